@@ -1,0 +1,112 @@
+//! The crate's error type.
+
+use core::fmt;
+
+/// What went wrong in a fallible `bitpack` operation.
+///
+/// Every message names the numbers involved, e.g. `cannot reinterpret 3 8-bit
+/// values as 16-bit values`. An operation that returns an `Error` has changed
+/// nothing.
+///
+/// # Examples
+///
+/// ```
+/// let e = bitpack::Error::Length { expected: 8, actual: 3 };
+/// assert_eq!(e.to_string(), "expected 8 values, got 3");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Error {
+    /// A slice or iterator had the wrong number of values.
+    Length {
+        /// The number of values required.
+        expected: usize,
+        /// The number given.
+        actual: usize,
+    },
+    /// An index was past the end.
+    Index {
+        /// The index given.
+        index: usize,
+        /// The length of the container.
+        len: usize,
+    },
+    /// The bit count of the source is not a whole number of target values.
+    Reinterpret {
+        /// The number of source values (along the packed dimension).
+        count: usize,
+        /// The source width in bits.
+        from_bits: u32,
+        /// The target width in bits.
+        to_bits: u32,
+    },
+    /// A byte buffer is too short for the values it should hold.
+    TooFewBytes {
+        /// Bytes needed.
+        needed: usize,
+        /// Bytes given.
+        actual: usize,
+    },
+    /// Padding bits past the last value were not zero.
+    NonZeroPadding {
+        /// The byte holding the first set padding bit.
+        byte: usize,
+    },
+    /// A shape does not hold the number of values it should.
+    Shape {
+        /// The number of values the shape describes (`None` if the product
+        /// overflows `usize`).
+        elements: Option<usize>,
+        /// The number of values present.
+        len: usize,
+    },
+    /// A value does not fit in the element's bits.
+    ValueTooWide {
+        /// The value, zero-extended.
+        value: u128,
+        /// The width it had to fit.
+        bits: u32,
+    },
+    /// An invalid argument, described in words.
+    Invalid(&'static str),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Error::Length { expected, actual } => {
+                write!(f, "expected {expected} values, got {actual}")
+            }
+            Error::Index { index, len } => {
+                write!(f, "index {index} is out of bounds for length {len}")
+            }
+            Error::Reinterpret { count, from_bits, to_bits } => write!(
+                f,
+                "cannot reinterpret {count} {from_bits}-bit values as {to_bits}-bit values \
+                 ({} bits is not a multiple of {to_bits})",
+                count as u128 * from_bits as u128
+            ),
+            Error::TooFewBytes { needed, actual } => {
+                write!(f, "need {needed} bytes, got {actual}")
+            }
+            Error::NonZeroPadding { byte } => {
+                write!(f, "padding bits past the last value are not zero (byte {byte})")
+            }
+            Error::Shape { elements: Some(n), len } => {
+                write!(f, "shape holds {n} values but the array has {len}")
+            }
+            Error::Shape { elements: None, len } => {
+                write!(f, "shape's value count overflows usize (the array has {len})")
+            }
+            Error::ValueTooWide { value, bits } => {
+                write!(f, "value {value} does not fit in {bits} bits")
+            }
+            Error::Invalid(what) => f.write_str(what),
+        }
+    }
+}
+
+impl core::error::Error for Error {}
+
+/// `Result<T, bitpack::Error>`.
+pub type Result<T, E = Error> = core::result::Result<T, E>;
