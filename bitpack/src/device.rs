@@ -64,7 +64,22 @@ macro_rules! impl_device_copy {
 }
 
 impl_device_copy!(
-    u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64, bool, ()
+    u8,
+    u16,
+    u32,
+    u64,
+    u128,
+    usize,
+    i8,
+    i16,
+    i32,
+    i64,
+    i128,
+    isize,
+    f32,
+    f64,
+    bool,
+    ()
 );
 
 #[cfg(feature = "half")]

@@ -104,7 +104,7 @@ pub mod __private;
 pub use device::DeviceCopy;
 pub use element::{BitElement, bitwidth, from_raw_bits, raw_bits};
 pub use error::{Error, Result};
-pub use storage::{Lanes, Storage, storage_bytes};
+pub use storage::{Lanes, SmallStorage, Storage, storage_bytes};
 pub use unsigned::Unsigned;
 
 /// Derives [`BitElement`](trait@BitElement) for a narrow newtype, a full-bytes
