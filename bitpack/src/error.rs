@@ -69,6 +69,20 @@ pub enum Error {
     },
     /// An invalid argument, described in words.
     Invalid(&'static str),
+    /// A bit width outside the range an operation supports (`1..=max`).
+    Width {
+        /// The width given.
+        width: u32,
+        /// The largest width supported there.
+        max: u32,
+    },
+    /// A packed word buffer is too short for the values it should hold.
+    TooFewWords {
+        /// 64-bit words needed (saturated at `usize::MAX`).
+        needed: usize,
+        /// Words given.
+        actual: usize,
+    },
 }
 
 impl fmt::Display for Error {
@@ -118,6 +132,12 @@ impl fmt::Display for Error {
                 write!(f, "value {value} does not fit in {bits} bits")
             }
             Error::Invalid(what) => f.write_str(what),
+            Error::Width { width, max } => {
+                write!(f, "width {width} is not supported here: must be 1..={max}")
+            }
+            Error::TooFewWords { needed, actual } => {
+                write!(f, "need {needed} 64-bit words, got {actual}")
+            }
         }
     }
 }

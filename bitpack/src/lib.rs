@@ -94,6 +94,7 @@ extern crate std;
 mod device;
 mod element;
 mod error;
+pub mod kernels;
 mod storage;
 mod unsigned;
 
