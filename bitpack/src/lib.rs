@@ -94,6 +94,8 @@ extern crate std;
 mod device;
 mod element;
 mod error;
+#[path = "float/mod.rs"]
+pub mod formats;
 mod storage;
 mod unsigned;
 
@@ -104,6 +106,7 @@ pub mod __private;
 pub use device::DeviceCopy;
 pub use element::{BitElement, bitwidth, from_raw_bits, raw_bits};
 pub use error::{Error, Result};
+pub use formats::{E2M1, E2M3, E3M2, E4M3, E5M2, E8M0};
 pub use storage::{Lanes, SmallStorage, Storage, storage_bytes};
 pub use unsigned::Unsigned;
 

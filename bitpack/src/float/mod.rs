@@ -1,0 +1,83 @@
+//! Low-precision float formats: FP4, FP6, FP8 and the E8M0 scale, with the
+//! rounding rules of the reference library and of the GPU.
+//!
+//! | type | format | bits | largest | smallest > 0 | inf | NaN |
+//! |---|---|---|---|---|---|---|
+//! | [`E2M1`] | OCP MX FP4 | 4 | 6 | 0.5 | no | no |
+//! | [`E2M3`] | OCP MX FP6 | 6 | 7.5 | 0.125 | no | no |
+//! | [`E3M2`] | OCP MX FP6 | 6 | 28 | 0.0625 | no | no |
+//! | [`E4M3`] | OCP FP8 `e4m3fn` | 8 | 448 | 2^-9 | no | `0x7f`, `0xff` |
+//! | [`E5M2`] | OCP FP8 | 8 | 57344 | 2^-16 | yes | IEEE |
+//! | [`E8M0`] | OCP MX scale, unsigned | 8 | 2^127 | 2^-127 | no | `0xff` |
+//!
+//! Each type is a byte holding the code in its low bits, and a
+//! [`BitElement`](crate::BitElement) of 4, 6 or 8 bits, so packed containers
+//! store it densely. Every type converts exactly to `f32`, `f64` and
+//! `half::bf16`, and rounds from `f32`, `f64`, `half::f16` and `half::bf16`
+//! in two modes ([`Mode`]):
+//!
+//! - `from_f32` etc.: round to nearest (ties to even; E8M0 ties away) with
+//!   the overflow and NaN rules of the reference library that ML frameworks
+//!   use on the host (ml_dtypes): FP4/FP6 saturate, E4M3 overflows to NaN,
+//!   E5M2 to infinity. Each type's `from_f32` documents its rule, including
+//!   where it departs from the reference.
+//! - `from_f32_satfinite` etc.: the GPU's `cvt.rn.satfinite` rule: clamp to
+//!   the largest finite value; NaN stays NaN where the format has one and
+//!   becomes the positive maximum where it does not.
+//!
+//! Every conversion goes through one `const fn` rounding routine driven by a
+//! [`FloatFormat`] description, which rounds directly from the source's
+//! sign, exponent and significand (no double rounding through `f32`).
+//!
+//! # Your own format
+//!
+//! A format the crate does not ship is a [`FloatFormat`] value and a
+//! [`MiniFloat`] impl on a `#[derive(BitElement)]` newtype; the conversions
+//! come with the trait. Here is the `fnuz` flavour of E4M3 (bias 8, the
+//! negative-zero code is the only NaN, no negative zero):
+//!
+//! ```
+//! use bitpack::BitElement;
+//! use bitpack::formats::{FloatFormat, MiniFloat, NanFallback, Overflow, Specials, Ties};
+//!
+//! #[derive(Clone, Copy, Debug, BitElement)]
+//! #[repr(transparent)]
+//! #[bitwidth(8)]
+//! struct E4M3Fnuz(u8);
+//!
+//! impl MiniFloat for E4M3Fnuz {
+//!     const FORMAT: FloatFormat = FloatFormat {
+//!         exponent_bits: 4,
+//!         mantissa_bits: 3,
+//!         bias: 8,
+//!         signed: true,
+//!         subnormals: true,
+//!         specials: Specials::NegativeZeroNan,
+//!         overflow: Overflow::Nan,
+//!         ties: Ties::Even,
+//!         nan_fallback: NanFallback::MaxPositive,
+//!     };
+//! }
+//!
+//! assert_eq!(E4M3Fnuz::from_f32(240.0).to_f32(), 240.0); // the largest value
+//! assert_eq!(E4M3Fnuz::from_f32(0.3).to_f32(), 0.3125);
+//! assert!(E4M3Fnuz::from_f32(1e6).is_nan());
+//! assert_eq!(E4M3Fnuz::from_f32_satfinite(-1e6).to_f32(), -240.0);
+//! assert_eq!(E4M3Fnuz::from_f32(-0.0).raw_bits(), 0x00); // no negative zero
+//! assert!(E4M3Fnuz::from_raw_bits(0x80).is_nan());
+//! ```
+//!
+//! # Conformance
+//!
+//! The test suite checks every code's value and the encoding of every input
+//! row of the reference vectors (ml_dtypes 0.6.0 for round to nearest, the
+//! PTX ISA text for the saturating rule), and every bit pattern of every
+//! format round-trips.
+
+mod spec;
+mod types;
+
+pub use spec::{FloatFormat, MiniFloat, Mode, NanFallback, Overflow, Specials, Ties};
+pub use types::{E2M1, E2M3, E3M2, E4M3, E5M2, E8M0};
+#[cfg(feature = "half")]
+pub use types::{bf16_from_f32_satfinite, f16_from_f32_satfinite};
