@@ -823,3 +823,29 @@ random_tests! {
     random_e4m3_fnuz: E4M3Fnuz, E4M3_FNUZ_M, -14, 10;
     random_e3m4: E3M4, E3M4_M, -10, 6;
 }
+
+// Layout traits: every format is one byte, `DeviceCopy` and `NoUninit`; the
+// 8-bit formats accept any byte (`Pod`), the 4- and 6-bit ones do not (a
+// byte with bits above the width set is not a value).
+static_assertions::assert_eq_size!(E2M1, u8);
+static_assertions::assert_eq_size!(E3M2, u8);
+static_assertions::assert_eq_size!(E8M0, u8);
+static_assertions::assert_impl_all!(E2M1: bitpack::DeviceCopy, bytemuck::NoUninit, bytemuck::Zeroable);
+static_assertions::assert_impl_all!(E2M3: bitpack::DeviceCopy, bytemuck::NoUninit, bytemuck::Zeroable);
+static_assertions::assert_impl_all!(E3M2: bitpack::DeviceCopy, bytemuck::NoUninit, bytemuck::Zeroable);
+static_assertions::assert_impl_all!(E4M3: bitpack::DeviceCopy, bytemuck::Pod);
+static_assertions::assert_impl_all!(E5M2: bitpack::DeviceCopy, bytemuck::Pod);
+static_assertions::assert_impl_all!(E8M0: bitpack::DeviceCopy, bytemuck::Pod);
+static_assertions::assert_not_impl_any!(E2M1: bytemuck::AnyBitPattern);
+static_assertions::assert_not_impl_any!(E2M3: bytemuck::AnyBitPattern);
+static_assertions::assert_not_impl_any!(E3M2: bytemuck::AnyBitPattern);
+
+#[test]
+fn byte_casts() {
+    let codes: &[E4M3] = bytemuck::cast_slice(&[0x38u8, 0x7e, 0xff]);
+    assert_eq!(codes[0].to_f32(), 1.0);
+    assert_eq!(codes[1], E4M3::MAX);
+    assert!(codes[2].is_nan());
+    let fp4 = [E2M1::from_bits(0x3), E2M1::from_bits(0xf)];
+    assert_eq!(bytemuck::cast_slice::<E2M1, u8>(&fp4), [0x3, 0xf]);
+}
