@@ -52,6 +52,13 @@ use core::marker::PhantomData;
 /// fn upload<T: DeviceCopy>(_value: &T) {}
 /// upload(&Params { scale: 1.0, flag: true });
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be copied to a device as raw bytes",
+    label = "`{Self}` is not `DeviceCopy`",
+    note = "references, raw pointers, `Box` and `Vec` hold host addresses, which mean nothing \
+            on the device; copy the data they point to into a device buffer and pass plain \
+            values (integers, floats, `bool`, arrays, `#[derive(DeviceCopy)]` types)"
+)]
 pub unsafe trait DeviceCopy: Copy + 'static {}
 
 macro_rules! impl_device_copy {
@@ -64,7 +71,22 @@ macro_rules! impl_device_copy {
 }
 
 impl_device_copy!(
-    u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64, bool, ()
+    u8,
+    u16,
+    u32,
+    u64,
+    u128,
+    usize,
+    i8,
+    i16,
+    i32,
+    i64,
+    i128,
+    isize,
+    f32,
+    f64,
+    bool,
+    ()
 );
 
 #[cfg(feature = "half")]

@@ -44,6 +44,14 @@ use crate::unsigned::Unsigned;
 /// assert_eq!(<i8 as BitElement>::from_raw_bits(0xff), -1);
 /// assert_eq!(1.0f32.raw_bits(), 0x3f80_0000);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a `BitElement`",
+    label = "`{Self}` has no fixed number of value bits",
+    note = "a `BitElement` is a `Copy` value whose bits are all of it: the integers, `f32`, \
+            `f64`, `bool`, `half::f16`/`bf16`, `arbitrary_int::u1`..`u127`, `NArray`, and \
+            `#[derive(BitElement)]` types; references, pointers and heap types (`Vec`, `Box`) \
+            point elsewhere and cannot be packed as bits"
+)]
 pub trait BitElement: Copy + Sized + 'static {
     /// Number of value bits, 1..=128.
     const BITS: u32;
@@ -196,12 +204,13 @@ mod narrow_ints {
               97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112
               113 114 115 116 117 118 119 120 121 122 123 124 125 126 127;
     }
-
 }
 
 /// Implements `Lanes<1..=64>` for the built-in element types.
 mod builtin_lanes {
-    crate::__impl_lanes!(u8, u16, u32, u64, u128, i8, i16, i32, i64, i128, bool, f32, f64);
+    crate::__impl_lanes!(
+        u8, u16, u32, u64, u128, i8, i16, i32, i64, i128, bool, f32, f64
+    );
 
     #[cfg(feature = "half")]
     crate::__impl_lanes!(half::f16, half::bf16);
@@ -215,9 +224,9 @@ mod builtin_lanes {
             u40, u41, u42, u43, u44, u45, u46, u47, u48, u49, u50, u51, u52, u53, u54, u55, u56,
             u57, u58, u59, u60, u61, u62, u63, u65, u66, u67, u68, u69, u70, u71, u72, u73, u74,
             u75, u76, u77, u78, u79, u80, u81, u82, u83, u84, u85, u86, u87, u88, u89, u90, u91,
-            u92, u93, u94, u95, u96, u97, u98, u99, u100, u101, u102, u103, u104, u105, u106,
-            u107, u108, u109, u110, u111, u112, u113, u114, u115, u116, u117, u118, u119, u120,
-            u121, u122, u123, u124, u125, u126, u127
+            u92, u93, u94, u95, u96, u97, u98, u99, u100, u101, u102, u103, u104, u105, u106, u107,
+            u108, u109, u110, u111, u112, u113, u114, u115, u116, u117, u118, u119, u120, u121,
+            u122, u123, u124, u125, u126, u127
         );
     }
 }

@@ -80,7 +80,11 @@ impl fmt::Display for Error {
             Error::Index { index, len } => {
                 write!(f, "index {index} is out of bounds for length {len}")
             }
-            Error::Reinterpret { count, from_bits, to_bits } => write!(
+            Error::Reinterpret {
+                count,
+                from_bits,
+                to_bits,
+            } => write!(
                 f,
                 "cannot reinterpret {count} {from_bits}-bit values as {to_bits}-bit values \
                  ({} bits is not a multiple of {to_bits})",
@@ -90,13 +94,25 @@ impl fmt::Display for Error {
                 write!(f, "need {needed} bytes, got {actual}")
             }
             Error::NonZeroPadding { byte } => {
-                write!(f, "padding bits past the last value are not zero (byte {byte})")
+                write!(
+                    f,
+                    "padding bits past the last value are not zero (byte {byte})"
+                )
             }
-            Error::Shape { elements: Some(n), len } => {
+            Error::Shape {
+                elements: Some(n),
+                len,
+            } => {
                 write!(f, "shape holds {n} values but the array has {len}")
             }
-            Error::Shape { elements: None, len } => {
-                write!(f, "shape's value count overflows usize (the array has {len})")
+            Error::Shape {
+                elements: None,
+                len,
+            } => {
+                write!(
+                    f,
+                    "shape's value count overflows usize (the array has {len})"
+                )
             }
             Error::ValueTooWide { value, bits } => {
                 write!(f, "value {value} does not fit in {bits} bits")

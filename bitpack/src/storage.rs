@@ -1,8 +1,8 @@
 //! The storage rule of the value layout: which word or word array holds
 //! `N` packed values of `BITS` bits.
 
-use crate::unsigned::{Unsigned, mask_u128};
 use crate::BitElement;
+use crate::unsigned::{Unsigned, mask_u128};
 use core::fmt::Debug;
 use core::hash::Hash;
 

@@ -106,5 +106,9 @@ impl_unsigned!(u8, u16, u32, u64, u128);
 /// The mask of the low `bits` bits of a `u128` (`bits` in `0..=128`).
 #[inline(always)]
 pub(crate) const fn mask_u128(bits: u32) -> u128 {
-    if bits >= 128 { u128::MAX } else { (1u128 << bits) - 1 }
+    if bits >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << bits) - 1
+    }
 }

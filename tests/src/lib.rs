@@ -32,7 +32,12 @@ pub fn read_tsv(name: &str) -> (Vec<String>, Vec<Vec<String>>) {
         .collect();
     assert!(!rows.is_empty(), "{} has no rows", path.display());
     for (i, row) in rows.iter().enumerate() {
-        assert_eq!(row.len(), header.len(), "{} row {i}: wrong column count", path.display());
+        assert_eq!(
+            row.len(),
+            header.len(),
+            "{} row {i}: wrong column count",
+            path.display()
+        );
     }
     (header, rows)
 }
