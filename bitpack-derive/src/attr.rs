@@ -173,10 +173,8 @@ fn parse_bitwidth(cx: &Ctxt, attr: &Attribute, out: &mut Container) {
             return;
         }
     };
-    let value = match lit.base10_parse::<u128>() {
-        Ok(v) => v,
-        Err(_) => u128::MAX,
-    };
+    // Too large for a `u128` is far above 128: the range check reports it.
+    let value = lit.base10_parse::<u128>().unwrap_or(u128::MAX);
     if let Some(first) = &out.bitwidth {
         cx.error_spanned_by(
             attr.path(),

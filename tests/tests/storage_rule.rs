@@ -16,7 +16,7 @@ fn rule(bytes: usize) -> (usize, usize) {
     }
     let word = [16, 8, 4, 2, 1]
         .into_iter()
-        .find(|w| bytes % w == 0)
+        .find(|&w| bytes.is_multiple_of(w))
         .unwrap();
     (word, bytes / word)
 }
@@ -138,13 +138,15 @@ arrays! {
     33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64
 }
 
+fn canonical<S: Storage>() -> bool {
+    S::CANONICAL
+}
+
 #[test]
 fn integers_are_canonical() {
-    assert!(
-        <u8 as Storage>::CANONICAL && <u16 as Storage>::CANONICAL && <u32 as Storage>::CANONICAL
-    );
-    assert!(<u64 as Storage>::CANONICAL && <u128 as Storage>::CANONICAL);
-    assert!(!<[u8; 2] as Storage>::CANONICAL && !<[u64; 2] as Storage>::CANONICAL);
+    assert!(canonical::<u8>() && canonical::<u16>() && canonical::<u32>());
+    assert!(canonical::<u64>() && canonical::<u128>());
+    assert!(!canonical::<[u8; 2]>() && !canonical::<[u64; 2]>());
 }
 
 /// Bit `k` of a storage, read one bit at a time from its words.

@@ -97,7 +97,10 @@ fn expand(input: &Input<'_>, krate: &TokenStream, form: &Form<'_>) -> TokenStrea
                 bits,
                 quote!(<#ty as #be>::Raw),
                 quote!(<#ty as #be>::raw_bits(self.#member) & #mask),
-                quote!(Self { #member: <#ty as #be>::from_raw_bits(__bitpack_raw & #mask) }),
+                construct(&[(
+                    member,
+                    quote!(<#ty as #be>::from_raw_bits(__bitpack_raw & #mask)),
+                )]),
             )
         }
         Form::Transparent { field } => {
@@ -115,7 +118,7 @@ fn expand(input: &Input<'_>, krate: &TokenStream, form: &Form<'_>) -> TokenStrea
                 quote!(<#ty as #be>::BITS),
                 quote!(<#ty as #be>::Raw),
                 quote!(<#ty as #be>::raw_bits(self.#member)),
-                quote!(Self { #member: <#ty as #be>::from_raw_bits(__bitpack_raw) }),
+                construct(&[(member, quote!(<#ty as #be>::from_raw_bits(__bitpack_raw)))]),
             )
         }
         Form::Aggregate { fields } => {
@@ -177,19 +180,24 @@ fn expand(input: &Input<'_>, krate: &TokenStream, form: &Form<'_>) -> TokenStrea
                     first_span(f.ty),
                 )
             });
-            let extract = fields.iter().map(|f| {
-                let (ty, member) = (same_span(f.ty), &f.member);
-                respan(
-                    quote! {
-                        #member: <#ty as #be>::from_raw_bits(
-                            <<#ty as #be>::Raw as #uns>::from_u128_truncate(
-                                #krate::__private::extract(__bitpack_raw, #offset_of!(Self, #member)),
-                            ),
-                        ),
-                    },
-                    first_span(f.ty),
-                )
-            });
+            let extract: Vec<_> = fields
+                .iter()
+                .map(|f| {
+                    let (ty, member) = (same_span(f.ty), &f.member);
+                    let value = respan(
+                        quote! {
+                            <#ty as #be>::from_raw_bits(
+                                <<#ty as #be>::Raw as #uns>::from_u128_truncate(
+                                    #krate::__private::extract(__bitpack_raw, #offset_of!(Self, #member)),
+                                ),
+                            )
+                        },
+                        first_span(f.ty),
+                    );
+                    (member, value)
+                })
+                .collect();
+            let construct = construct(&extract);
             (
                 quote!(#krate::__private::aggregate_bits(#size_of::<Self>())),
                 quote! {
@@ -204,7 +212,7 @@ fn expand(input: &Input<'_>, krate: &TokenStream, form: &Form<'_>) -> TokenStrea
                 },
                 quote! {
                     let __bitpack_raw: #u128_ = #uns::to_u128(__bitpack_raw);
-                    Self { #(#extract)* }
+                    #construct
                 },
             )
         }
@@ -281,4 +289,19 @@ fn expand(input: &Input<'_>, krate: &TokenStream, form: &Form<'_>) -> TokenStrea
 /// from different places in the generated code coincide.
 fn same_span(ty: &syn::Type) -> TokenStream {
     respan(quote!(#ty), first_span(ty))
+}
+
+/// `Self(a, b)` for a tuple struct, `Self { x: a, y: b }` otherwise: the
+/// value of each field, in field order.
+fn construct(fields: &[(&syn::Member, TokenStream)]) -> TokenStream {
+    let values = fields.iter().map(|(_, value)| value);
+    if fields
+        .iter()
+        .all(|(m, _)| matches!(m, syn::Member::Unnamed(_)))
+    {
+        quote!(Self( #(#values),* ))
+    } else {
+        let names = fields.iter().map(|(m, _)| m);
+        quote!(Self { #(#names: #values),* })
+    }
 }

@@ -4,9 +4,9 @@ use bitpack::DeviceCopy;
 
 #[derive(Clone, Copy, DeviceCopy)]
 #[repr(C)]
-struct Params {
-    scale: f32,
-    table: *const f32,
+struct Node {
+    value: f32,
+    next: *const Node,
 }
 
 fn main() {}

@@ -4,9 +4,9 @@ use bitpack::BitElement;
 
 #[derive(Clone, Copy, BitElement)]
 #[repr(C)]
-struct Pointer {
-    tag: u64,
-    data: *const u64,
+struct Node {
+    value: u64,
+    next: *const Node,
 }
 
 fn main() {}
