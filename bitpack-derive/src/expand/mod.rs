@@ -186,3 +186,87 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod expansion_tests {
+    use syn::{DeriveInput, parse_quote};
+
+    fn bit_element(input: DeriveInput) -> String {
+        super::bit_element::derive(&input).to_string()
+    }
+
+    fn device_copy(input: DeriveInput) -> String {
+        super::device_copy::derive(&input).to_string()
+    }
+
+    /// Whether the tokens name `bitpack` anywhere (`__bitpack` is the import).
+    fn names_bitpack(out: &str) -> bool {
+        out.split_whitespace().any(|token| token == "bitpack")
+    }
+
+    #[test]
+    fn names_the_runtime_crate_once_through_the_given_path() {
+        let forms: [DeriveInput; 4] = [
+            parse_quote! { #[bitpack(crate = "my::facade")] #[repr(transparent)] #[bitwidth(4)] struct F(u8); },
+            parse_quote! { #[bitpack(crate = "my::facade")] #[repr(C)] struct Rgb { r: u8, g: u8, b: u8 } },
+            parse_quote! { #[bitpack(crate = "my::facade")] #[repr(u8)] enum E { A, B } },
+            parse_quote! { #[bitpack(crate = "my::facade")] #[repr(transparent)] struct W<T>(T); },
+        ];
+        for input in forms {
+            let out = bit_element(input.clone());
+            assert!(out.contains("use my :: facade as __bitpack ;"), "{out}");
+            assert!(
+                !names_bitpack(&out),
+                "a path to `bitpack` other than the import: {out}"
+            );
+            assert!(!out.contains("compile_error"), "{out}");
+            let out = device_copy(input);
+            assert!(out.contains("use my :: facade as __bitpack ;"), "{out}");
+            assert!(!names_bitpack(&out), "{out}");
+        }
+    }
+
+    #[test]
+    fn default_path_is_the_bitpack_crate() {
+        let out = bit_element(parse_quote! { #[repr(transparent)] #[bitwidth(4)] struct F(u8); });
+        assert!(out.contains("use :: bitpack as __bitpack ;"), "{out}");
+    }
+
+    #[test]
+    fn lanes_only_for_non_generic_types() {
+        let out = bit_element(parse_quote! { #[repr(transparent)] #[bitwidth(4)] struct F(u8); });
+        assert!(out.contains("__bitpack :: __impl_lanes ! (F)"), "{out}");
+        let out = bit_element(parse_quote! { #[repr(transparent)] #[bitwidth(4)] struct F<T>(T); });
+        assert!(!out.contains("__impl_lanes"), "{out}");
+        assert!(out.contains("where T : __bitpack :: BitElement"), "{out}");
+    }
+
+    #[test]
+    fn errors_come_with_a_stub_impl_and_nothing_else() {
+        let out = bit_element(parse_quote! { #[repr(C)] #[bitwidth(0)] struct F(u8, u8); });
+        assert_eq!(out.matches("compile_error").count(), 1, "{out}");
+        assert!(out.contains("impl __bitpack :: BitElement for F"), "{out}");
+        assert!(out.contains("unreachable"), "{out}");
+        // The stub keeps the type usable as an element: Lanes are there too.
+        assert!(out.contains("__impl_lanes ! (F)"), "{out}");
+        let out = device_copy(parse_quote! { struct P<T> { a: T } });
+        assert_eq!(out.matches("compile_error").count(), 1, "{out}");
+        assert!(
+            out.contains("unsafe impl < T > __bitpack :: DeviceCopy for P < T >"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn enums_match_every_pattern_without_panicking() {
+        let out = bit_element(parse_quote! { #[repr(u8)] enum E { C = 2, A = 0, D = 3, B = 1 } });
+        assert!(
+            out.contains("0 => Self :: A , 1 => Self :: B , 2 => Self :: C , _ => Self :: D"),
+            "{out}"
+        );
+        assert!(
+            !out.contains("panic") && !out.contains("unreachable") && !out.contains("unsafe"),
+            "{out}"
+        );
+    }
+}
