@@ -33,5 +33,9 @@ out = [
 ]
 out += [f"    {b} => {rule(b)}," for b in range(1, MAX_BYTES + 1)]
 out.append("}")
+out.append("")
+out.append("impl_array_storage! {")
+out += [f"    {rule(b)[1:-1]}," for b in range(1, MAX_BYTES + 1) if rule(b).startswith("[")]
+out.append("}")
 path = pathlib.Path(__file__).resolve().parent.parent / "bitpack/src/storage_table.rs"
 path.write_text("\n".join(out) + "\n")

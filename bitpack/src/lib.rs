@@ -96,6 +96,7 @@ mod element;
 mod error;
 mod storage;
 mod unsigned;
+mod view;
 
 #[doc(hidden)]
 #[path = "private.rs"]
@@ -104,8 +105,9 @@ pub mod __private;
 pub use device::DeviceCopy;
 pub use element::{BitElement, bitwidth, from_raw_bits, raw_bits};
 pub use error::{Error, Result};
-pub use storage::{Lanes, Storage, storage_bytes};
+pub use storage::{Lanes, SmallStorage, Storage, storage_bytes};
 pub use unsigned::Unsigned;
+pub use view::{Layout, LayoutIter, MAX_DIMS};
 
 /// Derives [`BitElement`](trait@BitElement) for a narrow newtype, a
 /// `repr(transparent)` wrapper, a full-bytes aggregate or a fieldless enum.

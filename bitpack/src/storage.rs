@@ -22,17 +22,16 @@ mod sealed {
 /// bytes. If `B` is 1, 2, 4, 8 or 16 the storage is that unsigned integer;
 /// otherwise it is an array of the widest unsigned integer that divides `B`
 /// (3 bytes: `[u8; 3]`, 6: `[u16; 3]`, 12: `[u32; 3]`, 24: `[u64; 3]`, 32:
-/// `[u128; 2]`). [`Storage::CANONICAL`] says whether a storage type is the one
-/// the rule picks for its size.
+/// `[u128; 2]`). `Storage` is implemented only for the types the rule picks,
+/// for 1..=1024 bytes, so `[u8; 2]` (two bytes are a `u16`) is not a storage.
 ///
 /// # Examples
 ///
 /// ```
 /// use bitpack::Storage;
 ///
-/// assert!(<u16 as Storage>::CANONICAL);
-/// assert!(<[u16; 3] as Storage>::CANONICAL);
-/// assert!(!<[u8; 2] as Storage>::CANONICAL); // two bytes are a `u16`
+/// assert_eq!(<u16 as Storage>::BYTES, 2);
+/// assert_eq!(<[u16; 3] as Storage>::BYTES, 6);
 ///
 /// let mut s = [0u8; 3];
 /// s.set_bits(6, 6, 0b10_1101);
@@ -48,8 +47,6 @@ pub trait Storage:
     const BYTES: usize;
     /// Number of words.
     const WORDS: usize;
-    /// Whether this is the storage the rule picks for [`Self::BYTES`] bytes.
-    const CANONICAL: bool;
 
     /// The words, lowest bits first.
     fn words(&self) -> &[Self::Word];
@@ -125,7 +122,6 @@ macro_rules! impl_int_storage {
             type Word = $t;
             const BYTES: usize = core::mem::size_of::<$t>();
             const WORDS: usize = 1;
-            const CANONICAL: bool = true;
 
             #[inline(always)]
             fn words(&self) -> &[$t] {
@@ -155,27 +151,72 @@ macro_rules! impl_int_storage {
 
 impl_int_storage!(u8, u16, u32, u64, u128);
 
-impl<W: Unsigned, const K: usize> sealed::Sealed for [W; K] {}
+macro_rules! impl_array_storage {
+    ($($w:ty; $k:literal),* $(,)?) => {$(
+        impl sealed::Sealed for [$w; $k] {}
+        impl Storage for [$w; $k] {
+            type Word = $w;
+            const BYTES: usize = $k * core::mem::size_of::<$w>();
+            const WORDS: usize = $k;
 
-impl<W: Unsigned, const K: usize> Storage for [W; K] {
-    type Word = W;
-    const BYTES: usize = K * W::BYTES;
-    const WORDS: usize = K;
-    // The rule picks an array only when the byte count is not a power of two
-    // up to 16, and then of the widest word that divides it: an odd number of
-    // words, or `u128` words (the widest there is).
-    const CANONICAL: bool = K >= 2 && (W::BYTES == 16 || K % 2 == 1);
+            #[inline(always)]
+            fn words(&self) -> &[$w] {
+                self
+            }
 
-    #[inline(always)]
-    fn words(&self) -> &[W] {
-        self
+            #[inline(always)]
+            fn words_mut(&mut self) -> &mut [$w] {
+                self
+            }
+        }
+    )*};
+}
+
+/// A storage of at most 16 bytes, which fits one unsigned integer: the
+/// storage of an `NArray` that is itself an element.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::SmallStorage;
+///
+/// let s = [0x01u8, 0x02, 0x03];
+/// let raw: u32 = s.to_raw();
+/// assert_eq!(raw, 0x03_02_01);
+/// assert_eq!(<[u8; 3]>::from_raw(raw), s);
+/// ```
+pub trait SmallStorage: Storage {
+    /// The narrowest unsigned integer holding [`Storage::BYTES`] bytes.
+    type Raw: Unsigned;
+
+    /// The storage bits as one integer, bit `k` of the storage at bit `k`.
+    #[inline]
+    fn to_raw(&self) -> Self::Raw {
+        Self::Raw::from_u128_truncate(self.get_bits(0, 8 * Self::BYTES as u32))
     }
 
-    #[inline(always)]
-    fn words_mut(&mut self) -> &mut [W] {
-        self
+    /// The storage holding the low `8 * BYTES` bits of `raw`.
+    #[inline]
+    fn from_raw(raw: Self::Raw) -> Self {
+        let mut s: Self = bytemuck::Zeroable::zeroed();
+        s.set_bits(0, 8 * Self::BYTES as u32, raw.to_u128());
+        s
     }
 }
+
+macro_rules! impl_small_storage {
+    ($($s:ty => $raw:ty),* $(,)?) => {$(
+        impl SmallStorage for $s {
+            type Raw = $raw;
+        }
+    )*};
+}
+
+impl_small_storage!(
+    u8 => u8, u16 => u16, [u8; 3] => u32, u32 => u32, [u8; 5] => u64, [u16; 3] => u64,
+    [u8; 7] => u64, u64 => u64, [u8; 9] => u128, [u16; 5] => u128, [u8; 11] => u128,
+    [u32; 3] => u128, [u8; 13] => u128, [u16; 7] => u128, [u8; 15] => u128, u128 => u128,
+);
 
 /// Bytes taken by `n` values of `bits` bits: `ceil(n * bits / 8)`.
 ///
