@@ -1,13 +1,14 @@
 //! The storage rule, entry by entry: for every byte count `B` in
-//! `1..=1024`, `ByteCount<B>` maps to a storage of exactly `B` bytes that is
-//! the one the rule picks (and says so through `CANONICAL`); `CANONICAL` is
-//! checked for every array shape of every word; and `get_bits`/`set_bits` of
-//! integer and array storages agree with a bit-by-bit reference.
+//! `1..=1024`, `ByteCount<B>` maps to a storage of exactly `B` bytes made of
+//! the words the rule picks (so it is canonical); shapes the rule never picks
+//! are not storages; and `get_bits`/`set_bits` of integer and array storages
+//! agree with a bit-by-bit reference.
 
 use bitpack::__private::{ByteCount, StorageFor};
 use bitpack::{Storage, Unsigned};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
+use static_assertions::{assert_impl_all, assert_not_impl_any};
 
 /// The rule, written out: `(word bytes, word count)` for `bytes` bytes.
 fn rule(bytes: usize) -> (usize, usize) {
@@ -44,10 +45,6 @@ where
         "size of the storage for {B} bytes"
     );
     assert_eq!(<StorageOf<B> as Storage>::BYTES, B, "BYTES for {B} bytes");
-    assert!(
-        <StorageOf<B> as Storage>::CANONICAL,
-        "the storage for {B} bytes is not canonical"
-    );
     assert_eq!(
         core::mem::size_of::<<StorageOf<B> as Storage>::Word>(),
         word,
@@ -104,50 +101,24 @@ entries! {
     993 994 995 996 997 998 999 1000 1001 1002 1003 1004 1005 1006 1007 1008 1009 1010 1011 1012 1013 1014 1015 1016 1017 1018 1019 1020 1021 1022 1023 1024
 }
 
-/// `CANONICAL` of `[W; K]` is whether the rule picks it for its size (the
-/// rule picks an integer, not a one-word array, for 1, 2, 4, 8 and 16 bytes).
-fn check_array<W: bitpack::Unsigned, const K: usize>() {
-    let bytes = K * core::mem::size_of::<W>();
-    let picked =
-        ![1, 2, 4, 8, 16].contains(&bytes) && rule(bytes) == (core::mem::size_of::<W>(), K);
-    assert_eq!(
-        <[W; K] as Storage>::CANONICAL,
-        picked,
-        "[u{}; {K}] ({bytes} bytes)",
-        8 * core::mem::size_of::<W>()
-    );
-}
-
-macro_rules! arrays {
-    ($($k:literal)*) => {
-        #[test]
-        fn canonical_is_true_exactly_for_the_arrays_the_rule_picks() {
-            $(
-                check_array::<u8, $k>();
-                check_array::<u16, $k>();
-                check_array::<u32, $k>();
-                check_array::<u64, $k>();
-                check_array::<u128, $k>();
-            )*
-        }
-    };
-}
-
-arrays! {
-    1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32
-    33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64
-}
-
-fn canonical<S: Storage>() -> bool {
-    S::CANONICAL
-}
-
-#[test]
-fn integers_are_canonical() {
-    assert!(canonical::<u8>() && canonical::<u16>() && canonical::<u32>());
-    assert!(canonical::<u64>() && canonical::<u128>());
-    assert!(!canonical::<[u8; 2]>() && !canonical::<[u64; 2]>());
-}
+// Only the rule's types are storages: a shape of the same size that the rule
+// does not pick is not one.
+assert_not_impl_any!([u8; 1]: Storage);
+assert_not_impl_any!([u8; 2]: Storage);
+assert_not_impl_any!([u8; 4]: Storage);
+assert_not_impl_any!([u8; 6]: Storage);
+assert_not_impl_any!([u16; 2]: Storage);
+assert_not_impl_any!([u16; 6]: Storage);
+assert_not_impl_any!([u32; 2]: Storage);
+assert_not_impl_any!([u64; 2]: Storage);
+assert_not_impl_any!([u64; 4]: Storage);
+assert_not_impl_any!([u32; 4]: Storage);
+assert_not_impl_any!([u128; 1]: Storage);
+assert_not_impl_any!([u8; 1025]: Storage);
+assert_impl_all!(u8: Storage);
+assert_impl_all!(u128: Storage);
+assert_impl_all!([u128; 64]: Storage);
+assert_impl_all!([u8; 1023]: Storage);
 
 /// Bit `k` of a storage, read one bit at a time from its words.
 fn bit<S: Storage>(s: &S, k: usize) -> bool {
