@@ -20,10 +20,10 @@ use core::marker::PhantomData;
 ///
 /// # Layout
 ///
-/// `#[derive(DeviceCopy)]` requires `repr(C)` or `repr(transparent)` (a
-/// fieldless enum, an explicit integer repr) so that the layout is one that
-/// other compilers and frameworks can rely on, and requires every field to be
-/// `DeviceCopy`.
+/// `#[derive(DeviceCopy)]` requires `repr(C)` or `repr(transparent)` (for a
+/// struct or union; an enum, fieldless or not, needs an explicit integer repr)
+/// so that the layout is one that other compilers and frameworks can rely on,
+/// and requires every field to be `DeviceCopy`.
 ///
 /// # Safety
 ///
