@@ -382,26 +382,10 @@ fn midpoints_all_formats() {
 // User-defined formats: the crate does not ship these; the same rounding
 // routine must serve them.
 
-macro_rules! hand_element {
-    ($t:ident, $bits:literal) => {
-        impl BitElement for $t {
-            const BITS: u32 = $bits;
-            type Raw = u8;
-            fn raw_bits(self) -> u8 {
-                self.0 & ((1u16 << $bits) - 1) as u8
-            }
-            fn from_raw_bits(raw: u8) -> Self {
-                $t(raw & ((1u16 << $bits) - 1) as u8)
-            }
-        }
-    };
-}
-
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, BitElement)]
 #[repr(transparent)]
+#[bitwidth(8)]
 struct E4M3Fnuz(u8);
-
-hand_element!(E4M3Fnuz, 8);
 
 impl MiniFloat for E4M3Fnuz {
     const FORMAT: FloatFormat = FloatFormat {
@@ -429,11 +413,10 @@ const E4M3_FNUZ_M: Model = Model {
 };
 
 /// `float8_e3m4`: IEEE-like, bias 3.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, BitElement)]
 #[repr(transparent)]
+#[bitwidth(8)]
 struct E3M4(u8);
-
-hand_element!(E3M4, 8);
 
 impl MiniFloat for E3M4 {
     const FORMAT: FloatFormat = FloatFormat::ieee(3, 4);
@@ -451,11 +434,10 @@ const E3M4_M: Model = Model {
 };
 
 /// A 5-bit unsigned format with no NaN: negative inputs give 0.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, BitElement)]
 #[repr(transparent)]
+#[bitwidth(5)]
 struct UE3M2(u8);
-
-hand_element!(UE3M2, 5);
 
 impl MiniFloat for UE3M2 {
     const FORMAT: FloatFormat = FloatFormat {

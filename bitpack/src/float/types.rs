@@ -1,6 +1,7 @@
 //! The shipped formats: `E2M1`, `E2M3`, `E3M2`, `E4M3`, `E5M2`, `E8M0`.
 
 use super::spec::{FloatFormat, MiniFloat, Mode};
+use crate::{BitElement, DeviceCopy};
 use core::cmp::Ordering;
 use core::fmt;
 
@@ -436,37 +437,6 @@ const fn pow2(k: i32) -> f64 {
     f64::from_bits(((k + 1023) as u64) << 52)
 }
 
-// `BitElement`, the default `NArray` storage (`Lanes`) and `DeviceCopy` for
-// the format types: each is a `repr(transparent)` byte whose bits above
-// `BITS` are always zero (the field is private and every constructor masks).
-macro_rules! element_impls {
-    ($($t:ident: $bits:literal),* $(,)?) => {$(
-        impl crate::BitElement for $t {
-            const BITS: u32 = $bits;
-            type Raw = u8;
-
-            #[inline(always)]
-            fn raw_bits(self) -> u8 {
-                self.0 & ((1u16 << $bits) - 1) as u8
-            }
-
-            #[inline(always)]
-            fn from_raw_bits(raw: u8) -> Self {
-                $t(raw & ((1u16 << $bits) - 1) as u8)
-            }
-        }
-
-        crate::__impl_lanes!($t);
-
-        // SAFETY:
-        // - the type is `#[repr(transparent)]` over a `u8`, so it holds no
-        //   pointer and has the fixed layout of a `u8`;
-        // - it has no `Drop` and no interior mutability, so copying its byte
-        //   copies its value.
-        unsafe impl crate::DeviceCopy for $t {}
-    )*};
-}
-
 /// OCP MX FP4 (`float4_e2m1fn`): 1 sign, 2 exponent and 1 mantissa bit, bias
 /// 1; values `±{0, 0.5, 1, 1.5, 2, 3, 4, 6}`; no infinity, no NaN.
 ///
@@ -485,8 +455,10 @@ macro_rules! element_impls {
 /// assert_eq!(E2M1::from_f32(-100.0), E2M1::MIN); // saturates
 /// assert_eq!(format!("{x}"), "3");
 /// ```
-#[derive(Clone, Copy, bytemuck::Zeroable, bytemuck::NoUninit)]
+#[derive(Clone, Copy, BitElement, DeviceCopy, bytemuck::Zeroable, bytemuck::NoUninit)]
+#[bitpack(crate = "crate")]
 #[repr(transparent)]
+#[bitwidth(4)]
 pub struct E2M1(u8);
 
 /// OCP MX FP6 (`float6_e2m3fn`): 1 sign, 2 exponent and 3 mantissa bits,
@@ -500,8 +472,10 @@ pub struct E2M1(u8);
 /// assert_eq!(E2M3::from_f32(3.3).to_f32(), 3.25);
 /// assert_eq!(E2M3::MAX.to_f32(), 7.5);
 /// ```
-#[derive(Clone, Copy, bytemuck::Zeroable, bytemuck::NoUninit)]
+#[derive(Clone, Copy, BitElement, DeviceCopy, bytemuck::Zeroable, bytemuck::NoUninit)]
+#[bitpack(crate = "crate")]
 #[repr(transparent)]
+#[bitwidth(6)]
 pub struct E2M3(u8);
 
 /// OCP MX FP6 (`float6_e3m2fn`): 1 sign, 3 exponent and 2 mantissa bits,
@@ -515,8 +489,10 @@ pub struct E2M3(u8);
 /// assert_eq!(E3M2::from_f32(13.0).to_f32(), 12.0);
 /// assert_eq!(E3M2::MAX.to_f32(), 28.0);
 /// ```
-#[derive(Clone, Copy, bytemuck::Zeroable, bytemuck::NoUninit)]
+#[derive(Clone, Copy, BitElement, DeviceCopy, bytemuck::Zeroable, bytemuck::NoUninit)]
+#[bitpack(crate = "crate")]
 #[repr(transparent)]
+#[bitwidth(6)]
 pub struct E3M2(u8);
 
 /// OCP FP8 `E4M3` (`float8_e4m3fn`): 1 sign, 4 exponent and 3 mantissa bits,
@@ -531,8 +507,10 @@ pub struct E3M2(u8);
 /// assert!(E4M3::from_f32(1000.0).is_nan()); // the reference's overflow rule
 /// assert_eq!(E4M3::from_f32_satfinite(1000.0), E4M3::MAX); // the GPU's
 /// ```
-#[derive(Clone, Copy, bytemuck::Zeroable, bytemuck::Pod)]
+#[derive(Clone, Copy, BitElement, DeviceCopy, bytemuck::Zeroable, bytemuck::Pod)]
+#[bitpack(crate = "crate")]
 #[repr(transparent)]
+#[bitwidth(8)]
 pub struct E4M3(u8);
 
 /// OCP FP8 `E5M2` (`float8_e5m2`): 1 sign, 5 exponent and 2 mantissa bits,
@@ -547,8 +525,10 @@ pub struct E4M3(u8);
 /// assert_eq!(E5M2::from_f32(1000.0).to_f32(), 1024.0);
 /// assert_eq!(E5M2::from_f32(1e6), E5M2::INFINITY);
 /// ```
-#[derive(Clone, Copy, bytemuck::Zeroable, bytemuck::Pod)]
+#[derive(Clone, Copy, BitElement, DeviceCopy, bytemuck::Zeroable, bytemuck::Pod)]
+#[bitpack(crate = "crate")]
 #[repr(transparent)]
+#[bitwidth(8)]
 pub struct E5M2(u8);
 
 /// OCP MX scale `E8M0` (`float8_e8m0fnu`): an unsigned power of two. Code `c`
@@ -564,11 +544,11 @@ pub struct E5M2(u8);
 /// assert_eq!(E8M0::from_f32(3.0).to_f32(), 4.0); // the tie rounds away
 /// assert!(E8M0::from_f32(0.0).is_nan()); // no zero
 /// ```
-#[derive(Clone, Copy, bytemuck::Zeroable, bytemuck::Pod)]
+#[derive(Clone, Copy, BitElement, DeviceCopy, bytemuck::Zeroable, bytemuck::Pod)]
+#[bitpack(crate = "crate")]
 #[repr(transparent)]
+#[bitwidth(8)]
 pub struct E8M0(u8);
-
-element_impls!(E2M1: 4, E2M3: 6, E3M2: 6, E4M3: 8, E5M2: 8, E8M0: 8);
 
 minifloat!(
     E2M1, 4, max = "6.0", min_positive = "1.0", epsilon = "0.5",
