@@ -69,6 +69,13 @@ pub enum Error {
     },
     /// An invalid argument, described in words.
     Invalid(&'static str),
+    /// A byte buffer does not have the exact length required.
+    ByteCount {
+        /// The number of bytes required.
+        expected: usize,
+        /// The number given.
+        actual: usize,
+    },
 }
 
 impl fmt::Display for Error {
@@ -118,6 +125,9 @@ impl fmt::Display for Error {
                 write!(f, "value {value} does not fit in {bits} bits")
             }
             Error::Invalid(what) => f.write_str(what),
+            Error::ByteCount { expected, actual } => {
+                write!(f, "expected {expected} bytes, got {actual}")
+            }
         }
     }
 }

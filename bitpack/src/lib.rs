@@ -91,9 +91,12 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod array;
 mod device;
 mod element;
 mod error;
+#[cfg(feature = "alloc")]
+pub mod narrow;
 mod storage;
 mod unsigned;
 
@@ -101,9 +104,12 @@ mod unsigned;
 #[path = "private.rs"]
 pub mod __private;
 
+pub use array::NArray;
 pub use device::DeviceCopy;
 pub use element::{BitElement, bitwidth, from_raw_bits, raw_bits};
 pub use error::{Error, Result};
+#[cfg(feature = "alloc")]
+pub use narrow::{NarrowArray, ReinterpretError};
 pub use storage::{Lanes, SmallStorage, Storage, storage_bytes};
 pub use unsigned::Unsigned;
 
