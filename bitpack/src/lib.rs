@@ -99,6 +99,7 @@ mod error;
 pub mod narrow;
 mod storage;
 mod unsigned;
+mod view;
 
 #[doc(hidden)]
 #[path = "private.rs"]
@@ -112,6 +113,7 @@ pub use error::{Error, Result};
 pub use narrow::{NarrowArray, ReinterpretError};
 pub use storage::{Lanes, SmallStorage, Storage, storage_bytes};
 pub use unsigned::Unsigned;
+pub use view::{Layout, LayoutIter, MAX_DIMS};
 
 /// Derives [`BitElement`](trait@BitElement) for a narrow newtype, a full-bytes
 /// aggregate or a fieldless enum. See the trait and the crate docs.
