@@ -684,7 +684,8 @@ impl<T: BitElement> NarrowArray<T> {
     /// # Errors
     ///
     /// [`Error::Shape`] when the product of `shape` is not `len` (or
-    /// overflows); the shape is unchanged.
+    /// overflows), and [`Error::TooManyDims`] for more than
+    /// [`MAX_DIMS`](crate::MAX_DIMS) dimensions; the shape is unchanged.
     ///
     /// # Examples
     ///
@@ -698,6 +699,9 @@ impl<T: BitElement> NarrowArray<T> {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn reshape(&mut self, shape: &[usize]) -> Result<()> {
+        if shape.len() > crate::MAX_DIMS {
+            return Err(Error::TooManyDims { ndim: shape.len() });
+        }
         let elements = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
         if elements != Some(self.len) {
             return Err(Error::Shape {
