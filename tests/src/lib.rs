@@ -54,7 +54,7 @@ pub fn hex_bytes(s: &str) -> Vec<u8> {
     if s == "-" {
         return Vec::new();
     }
-    assert!(s.len() % 2 == 0, "odd hex byte string {s:?}");
+    assert!(s.len().is_multiple_of(2), "odd hex byte string {s:?}");
     (0..s.len() / 2)
         .map(|i| {
             u8::from_str_radix(&s[2 * i..2 * i + 2], 16)
@@ -152,7 +152,7 @@ pub fn assert_words_padded<T: bitpack::BitElement>(a: &bitpack::NarrowArray<T>) 
         "word count for {} values",
         a.len()
     );
-    if bits % 64 != 0 {
+    if !bits.is_multiple_of(64) {
         let last = u64::from_le(*words.last().unwrap());
         assert_eq!(last >> (bits % 64), 0, "padding bits of the last word");
     }

@@ -20,7 +20,7 @@ where
     let stream = model::pack(&values.iter().map(|&v| raw(v)).collect::<Vec<_>>(), A::BITS);
     let a = NarrowArray::from_slice(&values);
     let bits = n * A::BITS as usize;
-    if bits % B::BITS as usize == 0 {
+    if bits.is_multiple_of(B::BITS as usize) {
         let b = a.clone().reinterpret::<B>().unwrap();
         let m = bits / B::BITS as usize;
         assert_eq!(b.len(), m);
@@ -140,7 +140,7 @@ fn wide_widths_reinterpret() {
 fn nd_rule(shape: &[usize], a: u32, b: u32) -> Result<Vec<usize>, usize> {
     let inner = *shape.last().unwrap();
     let row_bits = inner * a as usize;
-    if row_bits % b as usize != 0 {
+    if !row_bits.is_multiple_of(b as usize) {
         return Err(inner);
     }
     let mut out = shape.to_vec();
@@ -312,7 +312,7 @@ proptest! {
         let values: Vec<u4> = raws.iter().map(|&r| value::<u4>(r)).collect();
         let mut a = NarrowArray::from_slice(&values);
         let stream = model::pack(&values.iter().map(|&v| raw(v)).collect::<Vec<_>>(), 4);
-        if values.len() % 2 == 0 {
+        if values.len().is_multiple_of(2) {
             let bytes: Vec<u128> = a.as_slice_of::<u8>().unwrap().iter().map(|&b| u128::from(b)).collect();
             prop_assert_eq!(bytes, model::unpack(&stream, 8));
         }

@@ -155,6 +155,10 @@ impl<T: BitElement> NarrowArray<T> {
     /// assert_eq!(m.shape(), [2, 2]);
     /// # Ok::<(), bitpack::Error>(())
     /// ```
+    #[allow(
+        clippy::result_large_err,
+        reason = "the error hands the array back by value, like `FromUtf8Error`; it is the cold path"
+    )]
     pub fn reinterpret<U: BitElement>(
         self,
     ) -> core::result::Result<NarrowArray<U>, ReinterpretError<T>> {
