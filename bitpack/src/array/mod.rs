@@ -49,7 +49,22 @@ pub use iter::IntoIter;
 /// Stable Rust cannot compute `S` from a generic `T` and `N`, so an element
 /// type without a [`Lanes`] impl (an `NArray` itself, or a generic type) names
 /// the storage. A storage that breaks the rule does not compile (see
-/// [`NArray::LAYOUT_OK`]):
+/// [`NArray::LAYOUT_OK`]), nor does an array of zero lanes:
+///
+/// ```compile_fail,E0277
+/// // An NArray element has no default storage: name it.
+/// fn nested(_: bitpack::NArray<bitpack::NArray<bool, 4>, 2>) {}
+/// ```
+///
+/// ```compile_fail,E0277
+/// // There is no storage of zero lanes.
+/// fn empty(_: bitpack::NArray<bool, 0>) {}
+/// ```
+///
+/// ```compile_fail,E0277
+/// // Four bytes are a u32, never a [u8; 4].
+/// fn four(_: bitpack::NArray<bool, 32, [u8; 4]>) {}
+/// ```
 ///
 /// ```
 /// use bitpack::NArray;
