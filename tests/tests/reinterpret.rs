@@ -266,6 +266,7 @@ fn nd_edge_shapes() {
     assert_eq!(err.into_array().shape(), [] as [usize; 0]);
 }
 
+#[cfg(target_endian = "little")]
 #[test]
 fn typed_views_are_the_same_memory() {
     let mut a = NarrowArray::from_slice(&[0x21u8, 0x43, 0x65, 0x87]);
@@ -306,6 +307,7 @@ fn typed_views_are_the_same_memory() {
     assert!(empty.as_slice_of::<u32>().unwrap().is_empty());
 }
 
+#[cfg(target_endian = "little")]
 proptest! {
     #[test]
     fn typed_views_match_the_model(raws in proptest::collection::vec(any::<u128>(), 0..=64)) {

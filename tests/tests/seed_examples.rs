@@ -126,7 +126,12 @@ fn chunk_lengths() {
 fn reinterpret_as_bytes_is_the_dense_stream() {
     // reinterpret(UInt8, x) is the dense packed byte stream.
     let x = NarrowArray::from_slice(&[u4::new(1), u4::new(2), u4::new(3), u4::new(4)]);
+    #[cfg(target_endian = "little")]
     assert_eq!(x.as_slice_of::<u8>().unwrap(), [0x21, 0x43]);
+    assert_eq!(
+        x.clone().reinterpret::<u8>().unwrap().to_vec(),
+        [0x21, 0x43]
+    );
     // reinterpret(Narrow(T), data) packs plain bytes.
     let back = NarrowArray::<u4>::from_bytes(&[0x21, 0x43], 4).unwrap();
     assert_eq!(back, x);

@@ -285,6 +285,7 @@ pub(crate) fn word_bytes(words: &[u64]) -> &[u8] {
 }
 
 /// The bytes of the stored words, mutably.
+#[cfg(target_endian = "little")]
 #[inline]
 pub(crate) fn word_bytes_mut(words: &mut [u64]) -> &mut [u8] {
     bytemuck::cast_slice_mut(words)
