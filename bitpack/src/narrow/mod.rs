@@ -83,7 +83,6 @@ pub use ops::ReinterpretError;
 ///
 /// A fallible operation validates everything before it writes, so an error
 /// leaves the array as it was.
-#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub struct NarrowArray<T: BitElement> {
     /// The stream, `words_for(len)` words, bits past the last element zero.
     words: Vec<u64>,
