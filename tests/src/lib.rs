@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+pub mod element;
+
 /// The directory holding the reference conformance vectors
 /// (`../shared/conformance` beside the checkout). Overridable with
 /// `BITPACK_CONFORMANCE_DIR`.
