@@ -101,6 +101,15 @@ pub enum Error {
         /// The extent it had to fit.
         len: usize,
     },
+
+    // Packed containers.
+    /// A byte buffer does not have the exact length required.
+    ByteCount {
+        /// The number of bytes required.
+        expected: usize,
+        /// The number given.
+        actual: usize,
+    },
 }
 
 impl fmt::Display for Error {
@@ -181,6 +190,9 @@ impl fmt::Display for Error {
             }
             Error::Range { start, end, len } => {
                 write!(f, "range {start}..{end} does not fit in extent {len}")
+            }
+            Error::ByteCount { expected, actual } => {
+                write!(f, "expected {expected} bytes, got {actual}")
             }
         }
     }

@@ -91,11 +91,14 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod array;
 mod device;
 mod element;
 mod error;
 #[path = "float/mod.rs"]
 pub mod formats;
+#[cfg(feature = "alloc")]
+pub mod narrow;
 mod storage;
 mod unsigned;
 mod view;
@@ -104,10 +107,13 @@ mod view;
 #[path = "private.rs"]
 pub mod __private;
 
+pub use array::NArray;
 pub use device::DeviceCopy;
 pub use element::{BitElement, bitwidth, from_raw_bits, raw_bits};
 pub use error::{Error, Result};
 pub use formats::{E2M1, E2M3, E3M2, E4M3, E5M2, E8M0};
+#[cfg(feature = "alloc")]
+pub use narrow::{NarrowArray, ReinterpretError};
 pub use storage::{Lanes, SmallStorage, Storage, storage_bytes};
 pub use unsigned::Unsigned;
 pub use view::{Layout, LayoutIter, MAX_DIMS};
