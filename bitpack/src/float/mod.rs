@@ -74,9 +74,21 @@
 //! PTX ISA text for the saturating rule), and every bit pattern of every
 //! format round-trips.
 
+mod bulk;
+#[cfg(feature = "alloc")]
+mod mx;
+#[cfg(feature = "alloc")]
+mod nvfp4;
 mod spec;
 mod types;
 
+#[cfg(feature = "alloc")]
+pub use bulk::{decode, decode_into, encode, encode_into};
+pub use bulk::{decode_packed, decode_slice, encode_packed, encode_slice};
+#[cfg(feature = "alloc")]
+pub use mx::{MxArray, MxElement, swizzle_scales};
+#[cfg(feature = "alloc")]
+pub use nvfp4::Nvfp4Array;
 pub use spec::{FloatFormat, MiniFloat, Mode, NanFallback, Overflow, Specials, Ties};
 pub use types::{E2M1, E2M3, E3M2, E4M3, E5M2, E8M0};
 #[cfg(feature = "half")]

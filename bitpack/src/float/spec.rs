@@ -149,7 +149,9 @@ pub enum Mode {
 /// value of this struct: implement [`MiniFloat`](super::MiniFloat) with it as
 /// `FORMAT` (see the [module docs](super)) and every conversion comes from the
 /// same routine. [`validate`](Self::validate) lists the constraints; a
-/// `MiniFloat` with an invalid format fails to compile.
+/// `MiniFloat` with an invalid format fails to compile, and the methods of an
+/// invalid `FloatFormat` value give unspecified codes (or panic on
+/// arithmetic overflow).
 ///
 /// # Examples
 ///
@@ -247,6 +249,22 @@ impl Parts {
     #[inline(always)]
     pub(crate) const fn from_f64(x: f64) -> Parts {
         Parts::from_ieee(x.to_bits(), 11, 52)
+    }
+
+    /// `self * 2^-shift` (exact: the exponent is unbounded).
+    #[cfg(feature = "alloc")]
+    #[inline(always)]
+    pub(crate) const fn scaled(self, shift: i32) -> Parts {
+        match self.class {
+            Class::Finite { exp, sig } => Parts {
+                negative: self.negative,
+                class: Class::Finite {
+                    exp: exp - shift,
+                    sig,
+                },
+            },
+            _ => self,
+        }
     }
 }
 
@@ -648,6 +666,18 @@ impl FloatFormat {
         self.decode_f64(code) as f32
     }
 
+    /// A table of [`decode_f32`](Self::decode_f32) for the codes `0..256`
+    /// (codes wider than the format's bits are masked).
+    pub(crate) const fn decode_table_f32(&self) -> [f32; 256] {
+        let mut t = [0.0f32; 256];
+        let mut i = 0;
+        while i < 256 {
+            t[i] = self.decode_f32(i as u32);
+            i += 1;
+        }
+        t
+    }
+
     /// Encodes an `f32`, rounding once (see [`Mode`]).
     ///
     /// # Examples
@@ -843,15 +873,32 @@ impl FloatFormat {
 /// from the crate's rounding routine.
 ///
 /// The formats the crate ships implement it too, and the bulk conversions
-/// ([`encode`](super::encode), [`decode`](super::decode)) work on any
-/// `MiniFloat`. The shipped types also have inherent `const fn` versions of
+/// ([`encode_slice`](super::encode_slice), [`decode_packed`](super::decode_packed),
+/// and with the `alloc` feature `encode` and `decode` on packed arrays) work
+/// on any `MiniFloat`. The shipped types also have inherent `const fn` versions of
 /// these methods; the trait's are the same functions.
 ///
 /// # Contract
 ///
 /// `FORMAT` must [validate](FloatFormat::validate) and have exactly
 /// [`BITS`](crate::BitElement::BITS) bits (at most 8); a type that breaks this
-/// fails to compile when a method is used.
+/// fails to compile when a method is used:
+///
+/// ```compile_fail,E0080
+/// use bitpack::BitElement;
+/// use bitpack::formats::{FloatFormat, MiniFloat};
+///
+/// #[derive(Clone, Copy, BitElement)]
+/// #[repr(transparent)]
+/// #[bitwidth(4)]
+/// struct Wrong(u8);
+///
+/// impl MiniFloat for Wrong {
+///     const FORMAT: FloatFormat = FloatFormat::E4M3; // 8 bits, not 4
+/// }
+///
+/// let _ = Wrong::from_f32(1.0);
+/// ```
 ///
 /// # Examples
 ///
@@ -938,4 +985,15 @@ pub(crate) const fn assert_format<F: MiniFloat>() {
         F::FORMAT.bits() == F::BITS,
         "MiniFloat::FORMAT must have exactly BITS bits"
     );
+}
+
+/// Tables built at compile time per format.
+pub(crate) struct Tables<F>(core::marker::PhantomData<F>);
+
+impl<F: MiniFloat> Tables<F> {
+    /// `decode_f32` of every code `0..256`.
+    pub(crate) const DECODE_F32: [f32; 256] = {
+        assert_format::<F>();
+        F::FORMAT.decode_table_f32()
+    };
 }
