@@ -29,6 +29,37 @@
 //! [`FloatFormat`] description, which rounds directly from the source's
 //! sign, exponent and significand (no double rounding through `f32`).
 //!
+//! Values compare as numbers (`PartialEq`/`PartialOrd`: NaN is unequal to
+//! everything, `+0 == -0`; `total_cmp` orders codes), and `Debug`/`Display`
+//! print the value. Every type is [`DeviceCopy`](crate::DeviceCopy) and
+//! `bytemuck::NoUninit`; the 8-bit ones are `bytemuck::Pod`, the 4- and
+//! 6-bit ones are not `AnyBitPattern` (a byte with bits above the width set
+//! is not one of their values).
+//!
+//! # Many values at once
+//!
+//! - With the `alloc` feature, `encode`/`decode` (and `encode_into`/
+//!   `decode_into`) convert between `f32` slices and packed `NarrowArray`s.
+//!   [`encode_packed`]/[`decode_packed`] work on a packed byte stream and
+//!   [`encode_slice`]/[`decode_slice`] on unpacked values, without an
+//!   allocator. Decoding goes through a table built at compile time.
+//! - With `alloc`, `MxArray` holds an N-d array in an OCP Microscaling
+//!   format (MXFP4, MXFP6, MXFP8: 32-value blocks with an [`E8M0`] scale)
+//!   and `Nvfp4Array` one in NVFP4 (16-value blocks with an [`E4M3`] scale
+//!   and an `f32` tensor scale); their docs give the byte layout a GPU GEMM
+//!   reads.
+//!
+//! ```
+//! use bitpack::formats::{E2M1, MxArray};
+//!
+//! let data = [0.1f32, -0.7, 1.9, 3.2, -5.0, 0.0, 2.4, 6.5];
+//! let mx = MxArray::<E2M1>::quantize(&data, &[data.len()])?;
+//! assert_eq!(mx.values().as_bytes().len(), 4); // 8 values, 4 bits each
+//! assert_eq!(mx.scales().get(0).unwrap().to_f32(), 1.0); // 2^(floor(log2 6.5) - 2)
+//! assert_eq!(mx.dequantize(), [0.0, -0.5, 2.0, 3.0, -4.0, 0.0, 2.0, 6.0]);
+//! # Ok::<(), bitpack::Error>(())
+//! ```
+//!
 //! # Your own format
 //!
 //! A format the crate does not ship is a [`FloatFormat`] value and a
