@@ -20,10 +20,10 @@ use core::marker::PhantomData;
 ///
 /// # Layout
 ///
-/// `#[derive(DeviceCopy)]` requires `repr(C)` or `repr(transparent)` (a
-/// fieldless enum, an explicit integer repr) so that the layout is one that
-/// other compilers and frameworks can rely on, and requires every field to be
-/// `DeviceCopy`.
+/// `#[derive(DeviceCopy)]` requires `repr(C)` or `repr(transparent)` (for a
+/// struct or union; an enum, fieldless or not, needs an explicit integer repr)
+/// so that the layout is one that other compilers and frameworks can rely on,
+/// and requires every field to be `DeviceCopy`.
 ///
 /// # Safety
 ///
@@ -52,6 +52,13 @@ use core::marker::PhantomData;
 /// fn upload<T: DeviceCopy>(_value: &T) {}
 /// upload(&Params { scale: 1.0, flag: true });
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be copied to a device as raw bytes",
+    label = "`{Self}` is not `DeviceCopy`",
+    note = "references, raw pointers, `Box` and `Vec` hold host addresses, which mean nothing \
+            on the device; copy the data they point to into a device buffer and pass plain \
+            values (integers, floats, `bool`, arrays, `#[derive(DeviceCopy)]` types)"
+)]
 pub unsafe trait DeviceCopy: Copy + 'static {}
 
 macro_rules! impl_device_copy {

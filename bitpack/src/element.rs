@@ -44,6 +44,14 @@ use crate::unsigned::Unsigned;
 /// assert_eq!(<i8 as BitElement>::from_raw_bits(0xff), -1);
 /// assert_eq!(1.0f32.raw_bits(), 0x3f80_0000);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a `BitElement`",
+    label = "`{Self}` has no fixed number of value bits",
+    note = "a `BitElement` is a `Copy` value whose bits are all of it: the integers, `f32`, \
+            `f64`, `bool`, `half::f16`/`bf16`, `arbitrary_int::u1`..`u127`, `NArray`, and \
+            `#[derive(BitElement)]` types; references, pointers and heap types (`Vec`, `Box`) \
+            point elsewhere and cannot be packed as bits"
+)]
 pub trait BitElement: Copy + Sized + 'static {
     /// Number of value bits, 1..=128.
     const BITS: u32;

@@ -69,6 +69,49 @@ pub enum Error {
     },
     /// An invalid argument, described in words.
     Invalid(&'static str),
+
+    // Strided views and layouts.
+    /// More dimensions than a layout can hold (64).
+    TooManyDims {
+        /// The number of dimensions given.
+        ndim: usize,
+    },
+    /// A non-empty view reaches outside its storage.
+    ViewBounds {
+        /// The lowest index reached (`None` if the extent overflows).
+        lowest: Option<i128>,
+        /// The highest index reached (`None` if the extent overflows).
+        highest: Option<i128>,
+        /// The storage length, in elements.
+        len: usize,
+    },
+    /// An axis past the last dimension.
+    Axis {
+        /// The axis given.
+        axis: usize,
+        /// The number of dimensions.
+        ndim: usize,
+    },
+    /// A range that is reversed or runs past the extent.
+    Range {
+        /// Start of the range.
+        start: usize,
+        /// End of the range.
+        end: usize,
+        /// The extent it had to fit.
+        len: usize,
+    },
+
+    // Packed containers.
+    /// A byte buffer does not have the exact length required.
+    ByteCount {
+        /// The number of bytes required.
+        expected: usize,
+        /// The number given.
+        actual: usize,
+    },
+
+    // Kernels.
     /// A bit width outside the range an operation supports (`1..=max`).
     Width {
         /// The width given.
@@ -132,6 +175,41 @@ impl fmt::Display for Error {
                 write!(f, "value {value} does not fit in {bits} bits")
             }
             Error::Invalid(what) => f.write_str(what),
+            Error::TooManyDims { ndim } => {
+                write!(f, "{ndim} dimensions given; a view has at most 64")
+            }
+            Error::ViewBounds {
+                lowest: Some(lo),
+                highest: Some(hi),
+                len,
+            } => {
+                if lo < 0 {
+                    write!(
+                        f,
+                        "view reaches element {lo}, before the start of the storage"
+                    )
+                } else {
+                    write!(
+                        f,
+                        "view reaches element {hi}, past the storage's {len} elements"
+                    )
+                }
+            }
+            Error::ViewBounds { len, .. } => {
+                write!(
+                    f,
+                    "view's extent overflows (the storage has {len} elements)"
+                )
+            }
+            Error::Axis { axis, ndim } => {
+                write!(f, "axis {axis} is out of range for {ndim} dimensions")
+            }
+            Error::Range { start, end, len } => {
+                write!(f, "range {start}..{end} does not fit in extent {len}")
+            }
+            Error::ByteCount { expected, actual } => {
+                write!(f, "expected {expected} bytes, got {actual}")
+            }
             Error::Width { width, max } => {
                 write!(f, "width {width} is not supported here: must be 1..={max}")
             }

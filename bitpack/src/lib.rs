@@ -91,27 +91,395 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod array;
 mod device;
 mod element;
 mod error;
+#[path = "float/mod.rs"]
+pub mod formats;
 pub mod kernels;
+#[cfg(feature = "alloc")]
+pub mod narrow;
 mod storage;
 mod unsigned;
+mod view;
 
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
 
+pub use array::NArray;
 pub use device::DeviceCopy;
 pub use element::{BitElement, bitwidth, from_raw_bits, raw_bits};
 pub use error::{Error, Result};
+pub use formats::{E2M1, E2M3, E3M2, E4M3, E5M2, E8M0};
+#[cfg(feature = "alloc")]
+pub use narrow::{NarrowArray, ReinterpretError};
 pub use storage::{Lanes, SmallStorage, Storage, storage_bytes};
 pub use unsigned::Unsigned;
+pub use view::{Layout, LayoutIter, MAX_DIMS};
 
-/// Derives [`BitElement`](trait@BitElement) for a narrow newtype, a full-bytes
-/// aggregate or a fieldless enum. See the trait and the crate docs.
+/// Derives [`BitElement`](trait@BitElement) for a narrow newtype, a
+/// `repr(transparent)` wrapper, a full-bytes aggregate or a fieldless enum.
+///
+/// Every layout promise is checked at compile time; a type that breaks one is
+/// a compile error at the token at fault, saying what is wrong and how to fix
+/// it.
+///
+/// # Narrow newtype: `#[repr(transparent)] #[bitwidth(N)]`
+///
+/// One field (tuple or named) holds the bits; the element is its low `N` bits,
+/// `1 <= N <= 128`. The field is an unsigned integer or any other
+/// `BitElement` of at least `N` bits. `Raw` is the field's `Raw`;
+/// `raw_bits` clears the bits above `N` and `from_raw_bits` ignores them.
+///
+/// ```
+/// use bitpack::BitElement;
+///
+/// #[derive(Clone, Copy, Debug, PartialEq, BitElement)]
+/// #[repr(transparent)]
+/// #[bitwidth(4)]
+/// struct Float4(u8);
+///
+/// assert_eq!(Float4::BITS, 4);
+/// assert_eq!(Float4(0xF3).raw_bits(), 0x3u8); // bits above 4 are cleared
+/// assert_eq!(Float4::from_raw_bits(0xA5), Float4(0x5)); // and ignored
+///
+/// // Over another element, and with a named field:
+/// #[derive(Clone, Copy, Debug, PartialEq, BitElement)]
+/// #[repr(transparent)]
+/// #[bitwidth(3)]
+/// struct Low3 {
+///     bits: Float4,
+/// }
+/// assert_eq!(Low3 { bits: Float4(0xF) }.raw_bits(), 0b111);
+/// ```
+///
+/// # Wrapper: `#[repr(transparent)]`, no `bitwidth`
+///
+/// One field, and the same element as that field: its `BITS`, its `Raw`, its
+/// bits. For a field that fills its bytes this is the full-bytes rule below.
+///
+/// ```
+/// use bitpack::BitElement;
+///
+/// #[derive(Clone, Copy, Debug, PartialEq, BitElement)]
+/// #[repr(transparent)]
+/// struct Meters(f32);
+///
+/// assert_eq!(Meters::BITS, 32);
+/// assert_eq!(Meters(1.5).raw_bits(), 1.5f32.to_bits());
+/// ```
+///
+/// # Full-bytes aggregate: `#[repr(C)]`, no `bitwidth`
+///
+/// A struct of at most 16 bytes, without padding, whose fields are all
+/// `BitElement`s that fill their bytes (`BITS == 8 * size_of`). It packs as
+/// all of its bytes: `BITS = 8 * size_of::<Self>()`, `Raw` is the narrowest
+/// of `u8`..`u128` holding them (3 bytes: `u32`), and each field's bits sit
+/// at `8 * offset_of!(Self, field)`, so the first field is in the low bits,
+/// whatever the target's byte order. `repr(C, packed)` is accepted.
+///
+/// ```
+/// use bitpack::BitElement;
+///
+/// #[derive(Clone, Copy, Debug, PartialEq, BitElement)]
+/// #[repr(C)]
+/// struct Rgb {
+///     r: u8,
+///     g: u8,
+///     b: u8,
+/// }
+///
+/// assert_eq!(Rgb::BITS, 24);
+/// let raw: u32 = Rgb { r: 1, g: 2, b: 3 }.raw_bits();
+/// assert_eq!(raw, 0x03_02_01);
+/// assert_eq!(Rgb::from_raw_bits(0xFF_03_02_01), Rgb { r: 1, g: 2, b: 3 });
+///
+/// // Mixed widths, largest alignment first: no padding.
+/// #[derive(Clone, Copy, Debug, PartialEq, BitElement)]
+/// #[repr(C)]
+/// struct Sample(u16, u8, i8);
+/// assert_eq!(Sample(0x1234, 0x56, -1).raw_bits(), 0xFF_56_1234u32);
+/// ```
+///
+/// A `bool`, an enum or a narrow newtype does not fill its bytes, so it
+/// cannot be an aggregate's field (a byte pattern like `2` would not survive
+/// the round trip); store narrow values in a narrow newtype or an `NArray`.
+///
+/// # Fieldless enum: an integer `repr`, discriminants exactly `0..2^k`
+///
+/// `2^k` variants (`k >= 1`) whose discriminants, implicit or integer
+/// literals in any order, are exactly `0..2^k`: every `k`-bit pattern is a
+/// variant, so `from_raw_bits` is a total `match` (no panic, no `unsafe`).
+/// `BITS = k`; `Raw` is the unsigned integer of the repr's size.
+///
+/// ```
+/// use bitpack::BitElement;
+///
+/// #[derive(Clone, Copy, Debug, PartialEq, BitElement)]
+/// #[repr(u8)]
+/// enum Rounding {
+///     Up = 2,
+///     Nearest = 0,
+///     Down = 3,
+///     Zero = 1,
+/// }
+///
+/// assert_eq!(Rounding::BITS, 2);
+/// assert_eq!(Rounding::Up.raw_bits(), 2u8);
+/// assert_eq!(Rounding::from_raw_bits(0b111), Rounding::Down);
+/// ```
+///
+/// # Generics
+///
+/// Narrow newtypes and wrappers may be generic; the derive bounds each field
+/// type that names a parameter by `BitElement`. A `repr(C)` aggregate or an
+/// enum cannot be generic (an aggregate's `Raw` depends on its size, which
+/// stable Rust cannot compute from a parameter), and no `BitElement` has
+/// lifetime parameters.
+///
+/// ```
+/// use bitpack::BitElement;
+///
+/// #[derive(Clone, Copy, Debug, PartialEq, BitElement)]
+/// #[repr(transparent)]
+/// #[bitwidth(3)]
+/// struct Low3<T>(T);
+///
+/// assert_eq!(<Low3<u16> as BitElement>::BITS, 3);
+/// assert_eq!(Low3(0xFFu8).raw_bits(), 0b111);
+/// ```
+///
+/// A generic narrow newtype's width is checked against its field when the
+/// impl is used with a concrete field (a full build; `cargo check` does not
+/// evaluate it):
+///
+/// ```compile_fail,E0080
+/// use bitpack::BitElement;
+///
+/// #[derive(Clone, Copy, BitElement)]
+/// #[repr(transparent)]
+/// #[bitwidth(12)]
+/// struct Low12<T>(T);
+///
+/// // 12 bits do not fit in a `u8`:
+/// let _ = Low12(0u8).raw_bits();
+/// ```
+///
+/// # Default storage (`Lanes`)
+///
+/// For a non-generic type the derive also implements [`Lanes<N>`](Lanes) for
+/// `N` in `1..=64`, so `NArray<T, N>` gets its default storage. A generic type
+/// gets none (stable Rust cannot pick a type from a generic `BITS`): name the
+/// storage explicitly.
+///
+/// ```
+/// use bitpack::{BitElement, Lanes};
+///
+/// #[derive(Clone, Copy, BitElement)]
+/// #[repr(transparent)]
+/// #[bitwidth(6)]
+/// struct Float6(u8);
+///
+/// let _: <Float6 as Lanes<4>>::Storage = [0u8; 3]; // 24 bits
+/// let _: <Float6 as Lanes<8>>::Storage = [0u16; 3]; // 48 bits
+/// ```
+///
+/// # Crates that re-export `bitpack`
+///
+/// The generated code names the runtime crate `::bitpack`; a crate that
+/// re-exports it gives the path with `#[bitpack(crate = "...")]`:
+///
+/// ```
+/// mod facade {
+///     pub(crate) use ::bitpack as packing;
+/// }
+///
+/// #[derive(Clone, Copy, facade::packing::BitElement)]
+/// #[bitpack(crate = "facade::packing")]
+/// #[repr(transparent)]
+/// #[bitwidth(4)]
+/// struct Float4(u8);
+/// # use bitpack::BitElement as _;
+/// # assert_eq!(Float4(0xF3).raw_bits(), 3);
+/// ```
+///
+/// # Compile errors
+///
+/// Each of these is rejected, with the error at the token at fault:
+/// `bitwidth` 0, above 128, above the field's width, not an integer literal,
+/// given twice, or on an aggregate or enum; a missing or wrong `repr`; more
+/// or fewer than one field in a newtype; padding; more than 16 bytes; a field
+/// that is not a `BitElement` or does not fill its bytes; an enum with a gap,
+/// a duplicate, a count that is not a power of two, a single variant, data,
+/// a non-literal discriminant or `#[non_exhaustive]`; unions; lifetime
+/// parameters; unknown or duplicate `#[bitpack(...)]` keys.
+///
+/// ```compile_fail,E0080
+/// use bitpack::BitElement;
+///
+/// #[derive(Clone, Copy, BitElement)]
+/// #[repr(C)]
+/// struct Mixed {
+///     a: u8,
+///     b: u16, // a padding byte before it: `Mixed` has padding
+///     c: u8,
+/// }
+/// ```
+///
+/// ```compile_fail
+/// use bitpack::BitElement;
+///
+/// #[derive(Clone, Copy, BitElement)]
+/// #[repr(u8)]
+/// enum Gap {
+///     A = 0,
+///     B = 1,
+///     D = 3, // `Gap` has 3 variants; add one for 2
+/// }
+/// ```
+///
+/// ```compile_fail,E0080
+/// use bitpack::BitElement;
+///
+/// #[derive(Clone, Copy, BitElement)]
+/// #[repr(C)]
+/// struct Flagged {
+///     value: u8,
+///     flag: bool, // 1 value bit in a byte: does not fill its bytes
+/// }
+/// ```
+///
+/// # Analysis
+///
+/// The derive emits no `unsafe` code. What it relies on, form by form, for
+/// the [`BitElement`](trait@BitElement) contract:
+///
+/// - *Narrow newtype.* `BITS = N <= F::BITS` (checked: at parse time for a
+///   primitive field, by a constant assertion otherwise), and
+///   `from_raw_bits(r) = Self(F::from_raw_bits(r & mask(N)))`,
+///   `raw_bits(x) = F::raw_bits(x.0) & mask(N)`. Since `F` round-trips its
+///   low `F::BITS >= N` bits, `from_raw_bits(r).raw_bits() == r & mask(N)`.
+///   `Raw = F::Raw` holds the value's bytes because `repr(transparent)` makes
+///   them the field's bytes.
+/// - *Wrapper.* The field's `BITS`, `Raw` and functions, unchanged.
+/// - *Full-bytes aggregate.* `repr(C)` fixes the offsets; a constant
+///   assertion proves that the size is the sum of the field sizes (no
+///   padding, so the value's bytes are exactly the fields' bytes) and at most
+///   16; another proves `F::BITS == 8 * size_of::<F>()` per field, so the
+///   fields' bit ranges `8 * offset .. 8 * (offset + size)` tile
+///   `0..8 * size_of::<Self>()` and each field round-trips all of its range.
+///   These are free constant items, which rustc evaluates even under
+///   `cargo check`.
+/// - *Enum.* The discriminants are read from the source as literals and must
+///   be exactly `0..2^k`, so `match r & mask(k)` has an arm for every value
+///   and returns the variant whose discriminant it is; `raw_bits` is the
+///   discriminant, `< 2^k`.
+///
+/// Checks that need types (a field's `BITS`, padding, trait bounds) are left
+/// to rustc as constant assertions and trait bounds, spanned on the user's
+/// tokens; see `ui-tests/` for every error and its message.
 pub use bitpack_derive::BitElement;
 
-/// Derives [`DeviceCopy`](trait@DeviceCopy) for a `repr(C)` or
-/// `repr(transparent)` type whose fields are all `DeviceCopy`.
+/// Derives [`DeviceCopy`](trait@DeviceCopy) for a type with a fixed layout
+/// whose fields are all `DeviceCopy`.
+///
+/// Accepted layouts:
+///
+/// - a struct or union with `#[repr(C)]` (optionally `packed` or `align`) or
+///   `#[repr(transparent)]`;
+/// - an enum with an explicit integer repr (`#[repr(u8)]` .. `#[repr(i64)]`,
+///   with or without `C`), fieldless or carrying data: the primitive
+///   representation fixes the tag and the layout of each variant.
+///
+/// Padding is tolerated: it is copied as raw bytes and never read as a value
+/// (see the trait's copy rule). Every field of every variant must be
+/// `DeviceCopy`; a field whose type names a generic parameter becomes a bound
+/// of the impl, any other field is checked where it is written.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::DeviceCopy;
+///
+/// #[derive(Clone, Copy, DeviceCopy)]
+/// #[repr(C)]
+/// struct Params {
+///     scale: f32,
+///     flag: bool, // three padding bytes follow: tolerated
+///     table: [u16; 4],
+/// }
+///
+/// #[derive(Clone, Copy, DeviceCopy)]
+/// #[repr(u8)]
+/// enum Op {
+///     Sum,
+///     Scale(f32),
+/// }
+///
+/// #[derive(Clone, Copy, DeviceCopy)]
+/// #[repr(transparent)]
+/// struct Tagged<T>(T);
+///
+/// fn upload<T: DeviceCopy>(value: &T) -> usize {
+///     core::mem::size_of_val(value)
+/// }
+/// assert_eq!(upload(&Params { scale: 1.0, flag: true, table: [0; 4] }), 16);
+/// assert_eq!(upload(&Op::Scale(2.0)), 8);
+/// let tagged = Tagged(Op::Sum);
+/// assert_eq!(upload(&tagged), upload(&tagged.0));
+/// if let Op::Scale(by) = Op::Scale(2.0) {
+///     assert_eq!(by, 2.0);
+/// }
+/// ```
+///
+/// # Compile errors
+///
+/// No `repr`, `repr(Rust)`, `repr(packed)` without `C`, an enum without an
+/// integer repr, a lifetime parameter, and a field that is not `DeviceCopy`
+/// (a reference, a raw pointer, a `Vec`, a `Box`) are errors:
+///
+/// ```compile_fail
+/// use bitpack::DeviceCopy;
+///
+/// #[derive(Clone, Copy, DeviceCopy)] // `Params` needs a fixed layout
+/// struct Params {
+///     scale: f32,
+/// }
+/// ```
+///
+/// ```compile_fail,E0277
+/// use bitpack::DeviceCopy;
+///
+/// #[derive(Clone, Copy, DeviceCopy)]
+/// #[repr(C)]
+/// struct Params {
+///     scale: f32,
+///     table: &'static [f32; 4], // a host address
+/// }
+/// ```
+///
+/// # Analysis
+///
+/// The derive emits `unsafe impl DeviceCopy`. It is sound because each duty
+/// listed under the trait's `# Safety` is checked before it is emitted:
+///
+/// - *No host pointers.* Every field's type must itself be `DeviceCopy`,
+///   proven by a trait bound per field (`&T`, `*const T`, `Box`, `Vec` are not
+///   `DeviceCopy`), so by induction the type holds no host address.
+/// - *Fixed layout.* The derive rejects every input but `repr(C)` /
+///   `repr(transparent)` structs and unions and enums with a primitive
+///   representation, whose layouts the Reference defines ("Type layout": the
+///   C representation, the transparent representation, primitive
+///   representations of enums with fields), so a device program compiled
+///   elsewhere sees the same fields at the same offsets.
+/// - *Bytes are the value.* `DeviceCopy: Copy` makes rustc require `Copy`, so
+///   the type has no `Drop` and no `UnsafeCell`; copying its bytes copies its
+///   value.
+///
+/// Padding and a union's inactive bytes may be uninitialized; the derive does
+/// not promise they are initialized, and the trait's copy rule never reads
+/// them as values. Turning bytes back into a value is a different promise,
+/// made by `bytemuck::AnyBitPattern`, not by `DeviceCopy`.
 pub use bitpack_derive::DeviceCopy;

@@ -1,0 +1,307 @@
+//! `#[derive(BitElement)]`.
+
+use super::{
+    const_assert, crate_path, errors, first_span, generic_names, mentions, respan, with_bounds,
+    wrap,
+};
+use crate::ast::{Field, Input, type_name};
+use crate::attr::Derive;
+use crate::check::{self, Ctxt, Form};
+use crate::fallback;
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::{DeriveInput, LitInt};
+
+/// Expands `#[derive(BitElement)]`.
+pub fn derive(input: &DeriveInput) -> TokenStream {
+    let cx = Ctxt::new();
+    let parsed = Input::from_syn(&cx, input, Derive::BitElement);
+    let path = crate_path(&parsed.attrs);
+    let krate = super::krate();
+    let form = check::bit_element(&cx, &parsed);
+    let body = match (cx.check(), form) {
+        (Ok(()), Some(form)) => expand(&parsed, &krate, &form),
+        (result, _) => {
+            let mut out = errors(result.err().unwrap_or_default());
+            out.extend(fallback::bit_element(&parsed, &krate));
+            out
+        }
+    };
+    wrap(&path, body)
+}
+
+fn expand(input: &Input<'_>, krate: &TokenStream, form: &Form<'_>) -> TokenStream {
+    let be = quote!(#krate::BitElement);
+    let uns = quote!(#krate::Unsigned);
+    let core = quote!(#krate::__private::core);
+    let u32_ = quote!(#core::primitive::u32);
+    let u128_ = quote!(#core::primitive::u128);
+    let usize_ = quote!(#core::primitive::usize);
+    let size_of = quote!(#core::mem::size_of);
+    let offset_of = quote!(#core::mem::offset_of);
+    let raw = quote!(<Self as #be>::Raw);
+    let mask = quote!(<#raw as #uns>::low_mask(<Self as #be>::BITS));
+    let ident = input.ident;
+    let names = generic_names(input.generics);
+
+    // Layout proofs that rustc evaluates even under `cargo check`: free
+    // items, so only for types that do not name a generic parameter.
+    let mut proofs = TokenStream::new();
+    let mut bounded: Vec<&syn::Type> = Vec::new();
+    // For a one-field form, the span of every token of the impl's items: an
+    // error that the field's type causes anywhere in them is then the same
+    // error at the same place, which rustc reports once.
+    let mut item_span = None;
+
+    let (bits, raw_ty, raw_bits, from_raw_bits) = match form {
+        Form::Narrow {
+            width,
+            lit,
+            field,
+            known_field_bits,
+        } => {
+            let Field {
+                member,
+                ty: field_ty,
+                ..
+            } = field;
+            item_span = Some(first_span(field_ty));
+            let ty = &same_span(field_ty);
+            let w = LitInt::new(&width.to_string(), lit.span());
+            let msg = format!(
+                "`#[bitwidth({width})]` is wider than the field type `{}`: a narrow newtype's \
+                 width must be at most its field's `BitElement::BITS`; lower the width or use a \
+                 wider field",
+                type_name(field_ty)
+            );
+            let generic = mentions(field_ty, &names);
+            let bits = if generic {
+                bounded.push(field_ty);
+                // Checked when the impl is instantiated (a full build, not
+                // `cargo check`): a compile_fail doctest covers it.
+                quote_spanned! {lit.span()=>
+                    { #core::assert!(#w <= <#ty as #be>::BITS, #msg); #w }
+                }
+            } else {
+                if known_field_bits.is_none() {
+                    proofs.extend(const_assert(
+                        krate,
+                        lit,
+                        quote!(#w <= <#ty as #be>::BITS),
+                        &msg,
+                    ));
+                }
+                quote!(#w)
+            };
+            (
+                bits,
+                quote!(<#ty as #be>::Raw),
+                quote!(<#ty as #be>::raw_bits(self.#member) & #mask),
+                construct(&[(
+                    member,
+                    quote!(<#ty as #be>::from_raw_bits(__bitpack_raw & #mask)),
+                )]),
+            )
+        }
+        Form::Transparent { field } => {
+            let Field {
+                member,
+                ty: field_ty,
+                ..
+            } = field;
+            item_span = Some(first_span(field_ty));
+            let ty = &same_span(field_ty);
+            if mentions(field_ty, &names) {
+                bounded.push(field_ty);
+            }
+            (
+                quote!(<#ty as #be>::BITS),
+                quote!(<#ty as #be>::Raw),
+                quote!(<#ty as #be>::raw_bits(self.#member)),
+                construct(&[(member, quote!(<#ty as #be>::from_raw_bits(__bitpack_raw)))]),
+            )
+        }
+        Form::Aggregate { fields } => {
+            for field in fields.iter() {
+                let ty = field.ty;
+                let ty_same = same_span(ty);
+                let msg = format!(
+                    "field {} of `{ident}` has type `{}`, which does not fill its bytes: a \
+                     `#[repr(C)]` aggregate packs all of its bytes, so each field's \
+                     `BitElement::BITS` must be 8 times its size (`bool`, enums and narrow \
+                     newtypes have fewer value bits); pack narrow values in a \
+                     `#[bitwidth]` newtype or an `NArray` instead",
+                    field.describe(),
+                    type_name(ty)
+                );
+                proofs.extend(const_assert(
+                    krate,
+                    ty,
+                    quote!(<#ty_same as #be>::BITS as #usize_ == 8 * #size_of::<#ty>()),
+                    &msg,
+                ));
+            }
+            let tys = fields.iter().map(|f| f.ty);
+            let padding = format!(
+                "`{ident}` has padding: its size is more than the sum of its fields' sizes. A \
+                 `#[repr(C)]` aggregate packs all of its bytes, and padding bytes hold no value; \
+                 order the fields from the largest alignment to the smallest, or make the padding \
+                 an explicit field"
+            );
+            proofs.extend(const_assert(
+                krate,
+                ident,
+                quote!(#size_of::<#ident>() == #(#size_of::<#tys>())+*),
+                &padding,
+            ));
+            let too_big = format!(
+                "`{ident}` is larger than 16 bytes: a `#[repr(C)]` aggregate packs into one \
+                 `BitElement::Raw` word, at most a `u128`; split it into smaller elements"
+            );
+            proofs.extend(const_assert(
+                krate,
+                ident,
+                quote!(#size_of::<#ident>() <= 16),
+                &too_big,
+            ));
+
+            // Each field's share of the two functions carries that field's
+            // span, like its assertion above, so that a field that is not a
+            // `BitElement` is reported once, at the field.
+            let place = fields.iter().map(|f| {
+                let (ty, member) = (same_span(f.ty), &f.member);
+                respan(
+                    quote! {
+                        __bitpack_acc |= #krate::__private::place(
+                            #uns::to_u128(<#ty as #be>::raw_bits(self.#member)),
+                            #offset_of!(Self, #member),
+                        );
+                    },
+                    first_span(f.ty),
+                )
+            });
+            let extract: Vec<_> = fields
+                .iter()
+                .map(|f| {
+                    let (ty, member) = (same_span(f.ty), &f.member);
+                    let value = respan(
+                        quote! {
+                            <#ty as #be>::from_raw_bits(
+                                <<#ty as #be>::Raw as #uns>::from_u128_truncate(
+                                    #krate::__private::extract(__bitpack_raw, #offset_of!(Self, #member)),
+                                ),
+                            )
+                        },
+                        first_span(f.ty),
+                    );
+                    (member, value)
+                })
+                .collect();
+            let construct = construct(&extract);
+            (
+                quote!(#krate::__private::aggregate_bits(#size_of::<Self>())),
+                quote! {
+                    <#krate::__private::ByteCount<
+                        { #krate::__private::aggregate_bytes(#size_of::<#ident>()) },
+                    > as #krate::__private::RawFor>::Raw
+                },
+                quote! {
+                    let mut __bitpack_acc: #u128_ = 0;
+                    #(#place)*
+                    <#raw as #uns>::from_u128_truncate(__bitpack_acc) & #mask
+                },
+                quote! {
+                    let __bitpack_raw: #u128_ = #uns::to_u128(__bitpack_raw);
+                    #construct
+                },
+            )
+        }
+        Form::Enum { bits, int, arms } => {
+            let raw_ty = match int.unsigned_name() {
+                Some(name) => {
+                    let name = format_ident!("{}", name);
+                    quote!(#core::primitive::#name)
+                }
+                None => quote! {
+                    <#krate::__private::ByteCount<{ #size_of::<#usize_>() }> as #krate::__private::RawFor>::Raw
+                },
+            };
+            let mask = Literal::u128_unsuffixed((1u128 << bits) - 1);
+            let (last, rest) = arms
+                .split_last()
+                .expect("an enum form has 2^k >= 2 variants");
+            let values = (0..rest.len()).map(|v| Literal::u128_unsuffixed(v as u128));
+            (
+                {
+                    let bits = Literal::u32_unsuffixed(*bits);
+                    quote!(#bits)
+                },
+                raw_ty,
+                quote!(<#raw as #uns>::from_u128_truncate(self as #u128_)),
+                quote! {
+                    match <#raw as #uns>::to_u128(__bitpack_raw) & #mask {
+                        #( #values => Self::#rest, )*
+                        _ => Self::#last,
+                    }
+                },
+            )
+        }
+    };
+
+    let generics = with_bounds(input.generics, bounded, &be);
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let lanes = if input.generics.params.is_empty() {
+        quote!(#krate::__impl_lanes!(#ident);)
+    } else {
+        quote!()
+    };
+    let items = quote! {
+        const BITS: #u32_ = #bits;
+        type Raw = #raw_ty;
+
+        #[inline(always)]
+        fn raw_bits(self) -> #raw {
+            #raw_bits
+        }
+
+        #[inline(always)]
+        fn from_raw_bits(__bitpack_raw: #raw) -> Self {
+            #from_raw_bits
+        }
+    };
+    let items = match item_span {
+        Some(span) => respan(items, span),
+        None => items,
+    };
+    quote! {
+        #proofs
+
+        #[automatically_derived]
+        impl #impl_generics #be for #ident #ty_generics #where_clause {
+            #items
+        }
+
+        #lanes
+    }
+}
+
+/// `ty` with every token at the span of its first, so that errors about it
+/// from different places in the generated code coincide.
+fn same_span(ty: &syn::Type) -> TokenStream {
+    respan(quote!(#ty), first_span(ty))
+}
+
+/// `Self(a, b)` for a tuple struct, `Self { x: a, y: b }` otherwise: the
+/// value of each field, in field order.
+fn construct(fields: &[(&syn::Member, TokenStream)]) -> TokenStream {
+    let values = fields.iter().map(|(_, value)| value);
+    if fields
+        .iter()
+        .all(|(m, _)| matches!(m, syn::Member::Unnamed(_)))
+    {
+        quote!(Self( #(#values),* ))
+    } else {
+        let names = fields.iter().map(|(m, _)| m);
+        quote!(Self { #(#names: #values),* })
+    }
+}

@@ -1,0 +1,65 @@
+//! `#[derive(DeviceCopy)]`.
+
+use super::{crate_path, errors, first_span, generic_names, mentions, with_bounds, wrap};
+use crate::ast::Input;
+use crate::attr::Derive;
+use crate::check::{self, Ctxt};
+use crate::fallback;
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::DeriveInput;
+
+/// Expands `#[derive(DeviceCopy)]`.
+pub fn derive(input: &DeriveInput) -> TokenStream {
+    let cx = Ctxt::new();
+    let parsed = Input::from_syn(&cx, input, Derive::DeviceCopy);
+    let path = crate_path(&parsed.attrs);
+    let krate = super::krate();
+    check::device_copy(&cx, &parsed);
+    let body = match cx.check() {
+        Ok(()) => expand(&parsed, &krate),
+        Err(errs) => {
+            let mut out = errors(errs);
+            out.extend(fallback::device_copy(&parsed, &krate));
+            out
+        }
+    };
+    wrap(&path, body)
+}
+
+fn expand(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
+    let dc = quote!(#krate::DeviceCopy);
+    let ident = input.ident;
+    let names = generic_names(input.generics);
+    let tys = input.all_field_types();
+
+    // Fields that name no generic parameter are checked here, each error at
+    // its field type; the others become bounds of the impl.
+    let checks = tys.iter().filter(|ty| !mentions(ty, &names)).map(|ty| {
+        let span = first_span(ty);
+        quote_spanned!(span=> #krate::__private::assert_device_copy::<#ty>();)
+    });
+    let generics = with_bounds(input.generics, tys.iter().copied(), &dc);
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+
+    // SAFETY (of the emitted impl):
+    // - `check::device_copy` accepted the input only with `repr(C)` or
+    //   `repr(transparent)` (a struct or union) or an explicit integer repr (an
+    //   enum), so its layout is fixed ("The Rust Reference", Type layout: "The
+    //   C Representation", "Primitive representations");
+    // - every field is `DeviceCopy`: checked above for concrete field types,
+    //   and required by the impl's bounds for generic ones, so no field holds
+    //   a host pointer, reference or handle;
+    // - `DeviceCopy: Copy + 'static` makes rustc require `Copy` (no `Drop`,
+    //   no interior mutability through `UnsafeCell`, which is not `Copy`);
+    // - padding bytes are moved as raw bytes and never read as values, which
+    //   the trait's copy rule allows.
+    quote! {
+        const _: () = {
+            #(#checks)*
+        };
+
+        #[automatically_derived]
+        unsafe impl #impl_generics #dc for #ident #ty_generics #where_clause {}
+    }
+}

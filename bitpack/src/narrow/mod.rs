@@ -1,0 +1,727 @@
+//! [`NarrowArray`]: a heap array of packed values (the memory layout).
+//!
+//! See the type's documentation for the layout; this module also holds its
+//! iterators and [`ReinterpretError`].
+
+use alloc::boxed::Box;
+use alloc::vec;
+use alloc::vec::Vec;
+use core::marker::PhantomData;
+
+use crate::{BitElement, Error, Result, Unsigned};
+
+mod bulk;
+mod iter;
+mod ops;
+mod traits;
+
+#[cfg(all(test, feature = "arbitrary-int"))]
+mod tests;
+
+pub use iter::{IntoIter, Iter};
+pub use ops::ReinterpretError;
+
+/// A growable heap array of values of `T`, packed densely LSB-first: the
+/// memory layout.
+///
+/// # Layout
+///
+/// Element `i` occupies bits `[i * T::BITS, (i + 1) * T::BITS)` of the byte
+/// stream [`as_bytes`](Self::as_bytes), bit `k` of the stream being bit `k %
+/// 8` of byte `k / 8`. This is DLPack's packed sub-byte layout, numpy's
+/// `packbits(bitorder='little')` and Arrow's bitmaps for `bool`, and
+/// `torch.float4_e2m1fn_x2` and CUTLASS's for 4-bit values. Bits past the last
+/// element are padding and are always zero, whatever operation ran last.
+///
+/// Seen as chunks, the stream is a sequence of [`NArray`](crate::NArray)s of
+/// [`CHUNK_LEN`](Self::CHUNK_LEN) values, each
+/// [`CHUNK_BYTES`](Self::CHUNK_BYTES) bytes with no padding: 8 bools in a
+/// byte, 2 four-bit values in a byte, 4 six-bit values in 3 bytes.
+///
+/// `as_bytes()` is exactly `ceil(len * T::BITS / 8)` bytes, not a whole
+/// number of chunks: the last chunk may be partial, and its missing values
+/// read as zero padding. The values live in a `Vec<u64>` (8-byte alignment,
+/// so typed views and word-at-a-time kernels need no copy), whose bytes past
+/// the stream are zero too.
+///
+/// The bytes are the dense stream on every target (the words are kept as
+/// little-endian bytes); only the typed views
+/// ([`as_slice_of`](Self::as_slice_of)) need a little-endian target, and
+/// exist only there.
+///
+/// ```
+/// use arbitrary_int::u4;
+/// use bitpack::NarrowArray;
+///
+/// let a: NarrowArray<u4> = [0x1, 0x2, 0x3].into_iter().map(u4::new).collect();
+/// assert_eq!(a.as_bytes(), [0x21, 0x03]); // element 0 in the low nibble
+/// assert_eq!(NarrowArray::<u4>::CHUNK_LEN, 2);
+///
+/// let flags = NarrowArray::from_slice(&[true, false, true, true, false, false, false, false, true]);
+/// assert_eq!(flags.as_bytes(), [0b0000_1101, 0b1]); // an Arrow bitmap
+/// ```
+///
+/// # Access
+///
+/// [`get`](Self::get) and [`set`](Self::set) read and write one element in
+/// O(1), touching only the words that hold it. Bulk operations
+/// ([`from_slice`](Self::from_slice), [`to_vec`](Self::to_vec),
+/// [`pack_from`](Self::pack_from), [`unpack_into`](Self::unpack_into),
+/// [`from_bytes`](Self::from_bytes), `extend`) go a word at a time.
+///
+/// # Shape
+///
+/// An array has a shape, 1-d (`[len]`) unless [`reshape`](Self::reshape)
+/// gives it another. Shapes are row-major: the last dimension is the
+/// innermost one, packed and contiguous, and
+/// [`reinterpret`](Self::reinterpret) rescales it. Element access, iteration
+/// and the bulk operations use the flat (row-major) index. `push`, `pop`,
+/// `truncate`, `clear` and `extend` work on the flat sequence and leave the
+/// array 1-d.
+///
+/// # Errors
+///
+/// A fallible operation validates everything before it writes, so an error
+/// leaves the array as it was.
+pub struct NarrowArray<T: BitElement> {
+    /// The stream, `words_for(len)` words, bits past the last element zero.
+    words: Vec<u64>,
+    len: usize,
+    /// The shape; `None` is 1-d, `[len]`.
+    dims: Option<Box<[usize]>>,
+    _values: PhantomData<T>,
+}
+
+/// `gcd(a, 8)` for `a >= 1`.
+const fn gcd8(a: u32) -> u32 {
+    let (mut x, mut y) = (a, 8);
+    while y != 0 {
+        let t = x % y;
+        x = y;
+        y = t;
+    }
+    x
+}
+
+impl<T: BitElement> NarrowArray<T> {
+    /// Values per chunk: the fewest values that fill whole bytes, `8 /
+    /// gcd(T::BITS, 8)` (8 for `bool`, 2 for 4- and 12-bit values, 4 for
+    /// 6-bit values, 1 for types that fill their bytes).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::NarrowArray;
+    ///
+    /// assert_eq!(NarrowArray::<bool>::CHUNK_LEN, 8);
+    /// assert_eq!(NarrowArray::<arbitrary_int::u6>::CHUNK_LEN, 4);
+    /// assert_eq!(NarrowArray::<arbitrary_int::u12>::CHUNK_LEN, 2);
+    /// assert_eq!(NarrowArray::<u16>::CHUNK_LEN, 1);
+    /// ```
+    pub const CHUNK_LEN: usize = (8 / gcd8(T::BITS)) as usize;
+
+    /// Bytes per chunk: `lcm(T::BITS, 8) / 8`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::NarrowArray;
+    ///
+    /// assert_eq!(NarrowArray::<bool>::CHUNK_BYTES, 1);
+    /// assert_eq!(NarrowArray::<arbitrary_int::u6>::CHUNK_BYTES, 3);
+    /// assert_eq!(NarrowArray::<arbitrary_int::u12>::CHUNK_BYTES, 3);
+    /// assert_eq!(NarrowArray::<u16>::CHUNK_BYTES, 2);
+    /// ```
+    pub const CHUNK_BYTES: usize = (T::BITS / gcd8(T::BITS)) as usize;
+
+    /// The stream bits of `len` values, panicking like `Vec` on overflow.
+    #[inline]
+    fn bits_for(len: usize) -> usize {
+        len.checked_mul(T::BITS as usize)
+            .expect("NarrowArray capacity overflow")
+    }
+
+    /// The words holding `len` values.
+    #[inline]
+    fn words_for(len: usize) -> usize {
+        bulk::words_for_bits(Self::bits_for(len))
+    }
+
+    /// The zero value of `T` (all value bits clear).
+    #[inline(always)]
+    fn zero_value() -> T {
+        T::from_raw_bits(T::Raw::ZERO)
+    }
+
+    /// An array over `words`, which must hold `len` values with zero padding.
+    #[inline]
+    fn from_parts(words: Vec<u64>, len: usize, dims: Option<Box<[usize]>>) -> Self {
+        debug_assert_eq!(words.len(), Self::words_for(len));
+        Self {
+            words,
+            len,
+            dims,
+            _values: PhantomData,
+        }
+    }
+
+    /// An empty array; allocates nothing.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = bitpack::NarrowArray::<bool>::new();
+    /// assert!(a.is_empty());
+    /// assert_eq!(a.as_bytes(), [] as [u8; 0]);
+    /// ```
+    #[inline]
+    pub const fn new() -> Self {
+        Self {
+            words: Vec::new(),
+            len: 0,
+            dims: None,
+            _values: PhantomData,
+        }
+    }
+
+    /// `len` values whose bits are all zero (`T::from_raw_bits(0)`).
+    ///
+    /// # Panics
+    ///
+    /// When `len * T::BITS` overflows `usize`, or the allocation fails.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = bitpack::NarrowArray::<arbitrary_int::u3>::zeroed(5);
+    /// assert_eq!(a.len(), 5);
+    /// assert_eq!(a.as_bytes(), [0, 0]);
+    /// ```
+    pub fn zeroed(len: usize) -> Self {
+        Self::from_parts(vec![0; Self::words_for(len)], len, None)
+    }
+
+    /// An empty array with room for at least `capacity` values.
+    ///
+    /// # Panics
+    ///
+    /// When `capacity * T::BITS` overflows `usize`, or the allocation fails.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = bitpack::NarrowArray::<bool>::with_capacity(100);
+    /// assert!(a.is_empty());
+    /// assert!(a.capacity() >= 100);
+    /// ```
+    pub fn with_capacity(capacity: usize) -> Self {
+        Self::from_parts(Vec::with_capacity(Self::words_for(capacity)), 0, None)
+    }
+
+    /// Packs a slice of values.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::NarrowArray;
+    ///
+    /// let a = NarrowArray::from_slice(&[0x21u8, 0x43]);
+    /// assert_eq!(a.as_bytes(), [0x21, 0x43]);
+    /// ```
+    pub fn from_slice(values: &[T]) -> Self {
+        let mut words = vec![0; Self::words_for(values.len())];
+        bulk::pack(values, &mut words, 0);
+        Self::from_parts(words, values.len(), None)
+    }
+
+    /// Packs plain bytes: the dense stream of `len` values (the reverse of
+    /// [`as_bytes`](Self::as_bytes)).
+    ///
+    /// `bytes` must hold at least `ceil(len * T::BITS / 8)` bytes. Bits past
+    /// the last value are padding and must be zero, including any bytes past
+    /// that length (so a zero-padded buffer, such as Arrow's 64-byte padded
+    /// bitmaps, is accepted as is).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::TooFewBytes`] when `bytes` is too short (with `needed`
+    /// saturated at `usize::MAX` when `len * T::BITS` overflows), and
+    /// [`Error::NonZeroPadding`] (naming the first byte with a set padding
+    /// bit) when a padding bit is set.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use arbitrary_int::u4;
+    /// use bitpack::{Error, NarrowArray};
+    ///
+    /// let a = NarrowArray::<u4>::from_bytes(&[0x21, 0x03], 3)?;
+    /// assert_eq!(a.to_vec(), [u4::new(1), u4::new(2), u4::new(3)]);
+    ///
+    /// assert_eq!(
+    ///     NarrowArray::<u4>::from_bytes(&[0x21], 3).unwrap_err(),
+    ///     Error::TooFewBytes { needed: 2, actual: 1 },
+    /// );
+    /// assert_eq!(
+    ///     NarrowArray::<u4>::from_bytes(&[0x21, 0x43], 3).unwrap_err(),
+    ///     Error::NonZeroPadding { byte: 1 },
+    /// );
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn from_bytes(bytes: &[u8], len: usize) -> Result<Self> {
+        let needed = len
+            .checked_mul(T::BITS as usize)
+            .map(|bits| bits.div_ceil(8));
+        let Some(needed) = needed.filter(|&n| n <= bytes.len()) else {
+            return Err(Error::TooFewBytes {
+                needed: needed.unwrap_or(usize::MAX),
+                actual: bytes.len(),
+            });
+        };
+        let bits = len * T::BITS as usize;
+        if !bits.is_multiple_of(8) && bytes[bits / 8] >> (bits % 8) != 0 {
+            return Err(Error::NonZeroPadding { byte: bits / 8 });
+        }
+        if let Some(k) = bytes[needed..].iter().position(|&b| b != 0) {
+            return Err(Error::NonZeroPadding { byte: needed + k });
+        }
+        let mut words = vec![0; bulk::words_for_bits(bits)];
+        bulk::bytes_to_words(&bytes[..needed], &mut words);
+        Ok(Self::from_parts(words, len, None))
+    }
+
+    /// The number of values.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(bitpack::NarrowArray::from_slice(&[true, false]).len(), 2);
+    /// ```
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the array holds no values.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert!(bitpack::NarrowArray::<u8>::new().is_empty());
+    /// ```
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// How many values the array holds without reallocating.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = bitpack::NarrowArray::<bool>::with_capacity(10);
+    /// assert!(a.capacity() >= 10);
+    /// ```
+    #[inline]
+    pub fn capacity(&self) -> usize {
+        self.words.capacity().saturating_mul(64) / T::BITS as usize
+    }
+
+    /// Reserves room for at least `additional` more values.
+    ///
+    /// # Panics
+    ///
+    /// When the new length in bits overflows `usize`, or the allocation
+    /// fails.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut a = bitpack::NarrowArray::<u8>::new();
+    /// a.reserve(64);
+    /// assert!(a.capacity() >= 64);
+    /// ```
+    pub fn reserve(&mut self, additional: usize) {
+        let len = self
+            .len
+            .checked_add(additional)
+            .expect("NarrowArray capacity overflow");
+        let need = Self::words_for(len);
+        self.words.reserve(need.saturating_sub(self.words.len()));
+    }
+
+    /// The value at flat index `i`, or `None` when `i >= len`. O(1): it reads
+    /// only the words holding the value.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::NarrowArray;
+    ///
+    /// let a = NarrowArray::from_slice(&[false, true]);
+    /// assert_eq!(a.get(1), Some(true));
+    /// assert_eq!(a.get(2), None);
+    /// ```
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<T> {
+        (i < self.len).then(|| self.value(i))
+    }
+
+    /// The value at `i`, which must be in bounds.
+    #[inline(always)]
+    fn value(&self, i: usize) -> T {
+        let raw = bulk::read(&self.words, i * T::BITS as usize, T::BITS);
+        T::from_raw_bits(T::Raw::from_u128_truncate(raw))
+    }
+
+    /// Sets the value at flat index `i`. O(1): it writes only the bits of that
+    /// value.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Index`] (naming `i` and the length) when `i >= len`; the array
+    /// is unchanged.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use arbitrary_int::u4;
+    /// use bitpack::NarrowArray;
+    ///
+    /// let mut a = NarrowArray::<u4>::zeroed(3);
+    /// a.set(1, u4::new(0xf))?;
+    /// assert_eq!(a.as_bytes(), [0xf0, 0x00]);
+    /// assert_eq!(
+    ///     a.set(3, u4::new(1)).unwrap_err().to_string(),
+    ///     "index 3 is out of bounds for length 3",
+    /// );
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    #[inline]
+    pub fn set(&mut self, i: usize, value: T) -> Result<()> {
+        if i >= self.len {
+            return Err(Error::Index {
+                index: i,
+                len: self.len,
+            });
+        }
+        bulk::write(
+            &mut self.words,
+            i * T::BITS as usize,
+            T::BITS,
+            value.raw_bits().to_u128(),
+        );
+        Ok(())
+    }
+
+    /// Appends a value (the array becomes 1-d).
+    ///
+    /// # Panics
+    ///
+    /// When the new length in bits overflows `usize`, or the allocation
+    /// fails.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut a = bitpack::NarrowArray::new();
+    /// a.push(true);
+    /// a.push(true);
+    /// assert_eq!(a.as_bytes(), [0b11]);
+    /// ```
+    pub fn push(&mut self, value: T) {
+        let len = self.len + 1;
+        self.words.resize(Self::words_for(len), 0);
+        bulk::write(
+            &mut self.words,
+            self.len * T::BITS as usize,
+            T::BITS,
+            value.raw_bits().to_u128(),
+        );
+        self.len = len;
+        self.dims = None;
+    }
+
+    /// Removes and returns the last value (the array becomes 1-d), or `None`
+    /// when the array is empty (then nothing changes).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut a = bitpack::NarrowArray::from_slice(&[1u8, 2]);
+    /// assert_eq!(a.pop(), Some(2));
+    /// assert_eq!(a.pop(), Some(1));
+    /// assert_eq!(a.pop(), None);
+    /// ```
+    pub fn pop(&mut self) -> Option<T> {
+        let last = self.len.checked_sub(1)?;
+        let value = self.value(last);
+        self.truncate(last);
+        Some(value)
+    }
+
+    /// Keeps the first `len` values and drops the rest (the array becomes
+    /// 1-d); does nothing when `len >= self.len()`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut a = bitpack::NarrowArray::from_slice(&[true; 12]);
+    /// a.truncate(3);
+    /// assert_eq!(a.as_bytes(), [0b111]);
+    /// ```
+    pub fn truncate(&mut self, len: usize) {
+        if len >= self.len {
+            return;
+        }
+        self.words.truncate(Self::words_for(len));
+        bulk::clear_from(&mut self.words, Self::bits_for(len));
+        self.len = len;
+        self.dims = None;
+    }
+
+    /// Removes every value (the array becomes 1-d); keeps the allocation.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut a = bitpack::NarrowArray::from_slice(&[1u8, 2]);
+    /// a.clear();
+    /// assert!(a.is_empty());
+    /// ```
+    pub fn clear(&mut self) {
+        self.words.clear();
+        self.len = 0;
+        self.dims = None;
+    }
+
+    /// Appends the values of a slice (the array becomes 1-d).
+    ///
+    /// # Panics
+    ///
+    /// When the new length in bits overflows `usize`, or the allocation
+    /// fails.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut a = bitpack::NarrowArray::from_slice(&[true]);
+    /// a.extend_from_slice(&[false, true]);
+    /// assert_eq!(a.as_bytes(), [0b101]);
+    /// ```
+    pub fn extend_from_slice(&mut self, values: &[T]) {
+        let len = self
+            .len
+            .checked_add(values.len())
+            .expect("NarrowArray capacity overflow");
+        self.words.resize(Self::words_for(len), 0);
+        bulk::pack(values, &mut self.words, self.len);
+        self.len = len;
+        self.dims = None;
+    }
+
+    /// Unpacks every value into a `Vec` (the compute layout).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = bitpack::NarrowArray::<bool>::from_bytes(&[0b110], 3)?;
+    /// assert_eq!(a.to_vec(), [false, true, true]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn to_vec(&self) -> Vec<T> {
+        let mut out = vec![Self::zero_value(); self.len];
+        bulk::unpack(&self.words, 0, &mut out);
+        out
+    }
+
+    /// Unpacks every value into `dst`, which must have the same length.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Length`] (naming both lengths) when `dst.len() != len`;
+    /// `dst` is unchanged.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = bitpack::NarrowArray::from_slice(&[3u16, 4]);
+    /// let mut out = [0u16; 2];
+    /// a.unpack_into(&mut out)?;
+    /// assert_eq!(out, [3, 4]);
+    /// assert!(a.unpack_into(&mut [0u16; 3]).is_err());
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn unpack_into(&self, dst: &mut [T]) -> Result<()> {
+        if dst.len() != self.len {
+            return Err(Error::Length {
+                expected: self.len,
+                actual: dst.len(),
+            });
+        }
+        bulk::unpack(&self.words, 0, dst);
+        Ok(())
+    }
+
+    /// Packs `src` over every value of the array, which keeps its length and
+    /// shape.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Length`] (naming both lengths) when `src.len() != len`; the
+    /// array is unchanged.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut a = bitpack::NarrowArray::<bool>::zeroed(3);
+    /// a.pack_from(&[true, false, true])?;
+    /// assert_eq!(a.as_bytes(), [0b101]);
+    /// assert!(a.pack_from(&[true]).is_err());
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn pack_from(&mut self, src: &[T]) -> Result<()> {
+        if src.len() != self.len {
+            return Err(Error::Length {
+                expected: self.len,
+                actual: src.len(),
+            });
+        }
+        bulk::pack(src, &mut self.words, 0);
+        Ok(())
+    }
+
+    /// The dense byte stream: exactly `ceil(len * T::BITS / 8)` bytes, padding
+    /// bits zero. No copy.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use arbitrary_int::u6;
+    /// use bitpack::NarrowArray;
+    ///
+    /// // Four 6-bit values fill three bytes.
+    /// let a: NarrowArray<u6> = [1, 2, 3, 4].into_iter().map(u6::new).collect();
+    /// assert_eq!(a.as_bytes(), [0x81, 0x30, 0x10]);
+    /// ```
+    #[inline]
+    pub fn as_bytes(&self) -> &[u8] {
+        let n = Self::bits_for(self.len).div_ceil(8);
+        &bulk::word_bytes(&self.words)[..n]
+    }
+
+    /// The dense byte stream, copied into a `Vec<u8>` (the same bytes as
+    /// [`as_bytes`](Self::as_bytes)).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = bitpack::NarrowArray::from_slice(&[true, true, false, true]);
+    /// assert_eq!(a.into_bytes(), [0b1011]);
+    /// ```
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.as_bytes().to_vec()
+    }
+
+    /// The 64-bit words holding the stream: stream bit `k` is bit `k % 64` of
+    /// word `k / 64` on little-endian targets (on big-endian targets the
+    /// words hold the same bytes, so their integer values are byte-swapped).
+    /// There are `ceil(len * T::BITS / 64)` words, and every bit past the
+    /// last value is zero.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = bitpack::NarrowArray::from_slice(&[true; 65]);
+    /// # #[cfg(target_endian = "little")]
+    /// assert_eq!(a.as_words(), [u64::MAX, 1]);
+    /// ```
+    #[inline]
+    pub fn as_words(&self) -> &[u64] {
+        &self.words
+    }
+
+    /// The shape, row-major (the last dimension is the packed one): `[len]`
+    /// for a 1-d array.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut a = bitpack::NarrowArray::<bool>::zeroed(6);
+    /// assert_eq!(a.shape(), [6]);
+    /// a.reshape(&[2, 3])?;
+    /// assert_eq!(a.shape(), [2, 3]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    #[inline]
+    pub fn shape(&self) -> &[usize] {
+        match &self.dims {
+            Some(dims) => dims,
+            None => core::slice::from_ref(&self.len),
+        }
+    }
+
+    /// The number of dimensions.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut a = bitpack::NarrowArray::<u8>::zeroed(1);
+    /// assert_eq!(a.ndim(), 1);
+    /// a.reshape(&[])?; // a 0-d array of one value
+    /// assert_eq!(a.ndim(), 0);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    #[inline]
+    pub fn ndim(&self) -> usize {
+        self.shape().len()
+    }
+
+    /// Gives the array a new shape with the same number of values (their
+    /// flat order is unchanged). The empty shape is a 0-d array of one value.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Shape`] when the product of `shape` is not `len` (or
+    /// overflows), and [`Error::TooManyDims`] for more than
+    /// [`MAX_DIMS`](crate::MAX_DIMS) dimensions; the shape is unchanged.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut a = bitpack::NarrowArray::from_slice(&[1u8, 2, 3, 4, 5, 6]);
+    /// a.reshape(&[3, 2])?;
+    /// assert_eq!(a.shape(), [3, 2]);
+    /// let err = a.reshape(&[4, 2]).unwrap_err();
+    /// assert_eq!(err.to_string(), "shape holds 8 values but the array has 6");
+    /// assert_eq!(a.shape(), [3, 2]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn reshape(&mut self, shape: &[usize]) -> Result<()> {
+        if shape.len() > crate::MAX_DIMS {
+            return Err(Error::TooManyDims { ndim: shape.len() });
+        }
+        let elements = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
+        if elements != Some(self.len) {
+            return Err(Error::Shape {
+                elements,
+                len: self.len,
+            });
+        }
+        self.dims = (shape.len() != 1).then(|| shape.into());
+        Ok(())
+    }
+
+    /// An iterator over the values in flat order.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = bitpack::NarrowArray::from_slice(&[true, false, true]);
+    /// assert_eq!(a.iter().filter(|&b| b).count(), 2);
+    /// ```
+    #[inline]
+    pub fn iter(&self) -> Iter<'_, T> {
+        Iter::new(self)
+    }
+}

@@ -1,0 +1,564 @@
+//! Strided layouts: shape, strides and offset in elements, validated against
+//! the length of the storage they address.
+
+use crate::error::{Error, Result};
+
+/// The most dimensions a [`Layout`] can have.
+pub const MAX_DIMS: usize = 64;
+
+/// A strided N-d layout over a linear run of elements: `shape`, `strides` and
+/// `offset`, all counted in **elements**.
+///
+/// The element at coordinates `[i0, i1, ...]` is the one at linear index
+/// `offset + i0 * strides[0] + i1 * strides[1] + ...`. Strides may be
+/// negative (a reversed axis), zero (a broadcast axis: one element repeated)
+/// or repeat elements; a 0-d layout is a scalar, and a layout with a zero
+/// extent is empty.
+///
+/// A `Layout` is only ever built validated against a storage length (see
+/// [`Layout::new`]): every index it can produce lies in `0..len`, and its
+/// element count fits in `usize`. The arithmetic of that check is done in
+/// `i128` with checked operations, so no descriptor can overflow into a
+/// wrong "valid" answer. An empty layout may carry an offset outside the
+/// storage; it never yields an index.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::Layout;
+///
+/// // A 2x3 row-major matrix over 6 elements, then transposed.
+/// let l = Layout::new(&[2, 3], &[3, 1], 0, 6).unwrap();
+/// assert_eq!(l.index(&[1, 2]), Some(5));
+/// let t = l.transpose();
+/// assert_eq!(t.shape(), &[3, 2]);
+/// assert_eq!(t.iter().collect::<Vec<_>>(), [0, 3, 1, 4, 2, 5]);
+///
+/// // A reversed axis and a broadcast axis.
+/// let r = Layout::new(&[3], &[-1], 5, 6).unwrap();
+/// assert_eq!(r.iter().collect::<Vec<_>>(), [5, 4, 3]);
+/// let b = Layout::new(&[4], &[0], 2, 6).unwrap();
+/// assert_eq!(b.iter().collect::<Vec<_>>(), [2, 2, 2, 2]);
+///
+/// // Bad descriptors are errors that name the problem.
+/// let e = Layout::new(&[2, 3], &[3, 1], 1, 6).unwrap_err();
+/// assert_eq!(e.to_string(), "view reaches element 6, past the storage's 6 elements");
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Layout {
+    ndim: u8,
+    shape: [usize; MAX_DIMS],
+    strides: [isize; MAX_DIMS],
+    offset: isize,
+    len: usize,
+    storage_len: usize,
+}
+
+impl core::fmt::Debug for Layout {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Layout")
+            .field("shape", &self.shape())
+            .field("strides", &self.strides())
+            .field("offset", &self.offset)
+            .finish()
+    }
+}
+
+impl Layout {
+    /// Validates a descriptor against a storage of `storage_len` elements.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::TooManyDims`] for more than [`MAX_DIMS`] dimensions;
+    /// - [`Error::Length`] when `shape` and `strides` differ in length;
+    /// - [`Error::Shape`] when the element count overflows `usize`;
+    /// - [`Error::ViewBounds`] when a non-empty view would reach an index
+    ///   below 0 or at or past `storage_len`, or its extent overflows.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::Layout;
+    ///
+    /// let scalar = Layout::new(&[], &[], 3, 4).unwrap();
+    /// assert_eq!(scalar.len(), 1);
+    /// assert_eq!(scalar.iter().collect::<Vec<_>>(), [3]);
+    ///
+    /// // Empty: the offset may lie anywhere and is never used.
+    /// let empty = Layout::new(&[0, 5], &[1, 1], -100, 4).unwrap();
+    /// assert!(empty.is_empty());
+    ///
+    /// assert!(Layout::new(&[2], &[-1], 0, 4).is_err()); // reaches index -1
+    /// assert!(Layout::new(&[1; 65], &[0; 65], 0, 4).is_err()); // 65 dims
+    /// ```
+    pub fn new(
+        shape: &[usize],
+        strides: &[isize],
+        offset: isize,
+        storage_len: usize,
+    ) -> Result<Self> {
+        if shape.len() > MAX_DIMS {
+            return Err(Error::TooManyDims { ndim: shape.len() });
+        }
+        if strides.len() != shape.len() {
+            return Err(Error::Length {
+                expected: shape.len(),
+                actual: strides.len(),
+            });
+        }
+        let mut l = Layout {
+            ndim: shape.len() as u8,
+            shape: [0; MAX_DIMS],
+            strides: [0; MAX_DIMS],
+            offset,
+            len: 0,
+            storage_len,
+        };
+        l.shape[..shape.len()].copy_from_slice(shape);
+        l.strides[..strides.len()].copy_from_slice(strides);
+        l.validate()?;
+        Ok(l)
+    }
+
+    /// The contiguous row-major layout of `shape` over exactly its elements.
+    ///
+    /// # Errors
+    ///
+    /// As [`Layout::new`]; also when the element count is not `storage_len`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = bitpack::Layout::contiguous(&[2, 3, 4], 24).unwrap();
+    /// assert_eq!(l.strides(), &[12, 4, 1]);
+    /// ```
+    pub fn contiguous(shape: &[usize], storage_len: usize) -> Result<Self> {
+        if shape.len() > MAX_DIMS {
+            return Err(Error::TooManyDims { ndim: shape.len() });
+        }
+        let count = checked_count(shape);
+        if count != Some(storage_len) {
+            return Err(Error::Shape {
+                elements: count,
+                len: storage_len,
+            });
+        }
+        let mut strides = [0isize; MAX_DIMS];
+        let mut step: isize = 1;
+        for d in (0..shape.len()).rev() {
+            strides[d] = step;
+            // Cannot overflow: the product of the extents is storage_len, which
+            // fits in usize, and a zero extent makes every later step irrelevant.
+            step = step.saturating_mul(shape[d] as isize);
+        }
+        Self::new(shape, &strides[..shape.len()], 0, storage_len)
+    }
+
+    fn validate(&mut self) -> Result<()> {
+        let shape = &self.shape[..self.ndim as usize];
+        let count = checked_count(shape).ok_or(Error::Shape {
+            elements: None,
+            len: self.storage_len,
+        })?;
+        self.len = count;
+        if count == 0 {
+            return Ok(());
+        }
+        let (lo, hi) = self.extent().ok_or(Error::ViewBounds {
+            lowest: None,
+            highest: None,
+            len: self.storage_len,
+        })?;
+        if lo < 0 || hi >= self.storage_len as i128 || hi > isize::MAX as i128 {
+            return Err(Error::ViewBounds {
+                lowest: Some(lo),
+                highest: Some(hi),
+                len: self.storage_len,
+            });
+        }
+        Ok(())
+    }
+
+    /// Lowest and highest linear index reached, in `i128` with checked
+    /// arithmetic (`None` on overflow). Only meaningful when non-empty.
+    fn extent(&self) -> Option<(i128, i128)> {
+        let mut lo = self.offset as i128;
+        let mut hi = self.offset as i128;
+        for d in 0..self.ndim as usize {
+            let span = (self.shape[d] as i128 - 1).checked_mul(self.strides[d] as i128)?;
+            if span < 0 {
+                lo = lo.checked_add(span)?;
+            } else {
+                hi = hi.checked_add(span)?;
+            }
+        }
+        Some((lo, hi))
+    }
+
+    /// Number of dimensions.
+    #[inline]
+    pub fn ndim(&self) -> usize {
+        self.ndim as usize
+    }
+
+    /// Extent of each dimension.
+    #[inline]
+    pub fn shape(&self) -> &[usize] {
+        &self.shape[..self.ndim as usize]
+    }
+
+    /// Stride of each dimension, in elements.
+    #[inline]
+    pub fn strides(&self) -> &[isize] {
+        &self.strides[..self.ndim as usize]
+    }
+
+    /// Linear index of the first element (coordinates all zero).
+    #[inline]
+    pub fn offset(&self) -> isize {
+        self.offset
+    }
+
+    /// Number of elements the layout addresses (with repeats).
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether some extent is zero.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Length of the storage the layout was validated against.
+    #[inline]
+    pub fn storage_len(&self) -> usize {
+        self.storage_len
+    }
+
+    /// Whether the layout is the row-major contiguous run
+    /// `offset..offset + len`.
+    pub fn is_contiguous(&self) -> bool {
+        let mut step = 1usize;
+        for d in (0..self.ndim()).rev() {
+            if self.shape[d] != 1 && self.strides[d] != step as isize {
+                return false;
+            }
+            step = step.wrapping_mul(self.shape[d]);
+        }
+        true
+    }
+
+    /// Linear index of the element at `coords`, or `None` when the number of
+    /// coordinates is not `ndim` or one is out of range.
+    #[inline]
+    pub fn index(&self, coords: &[usize]) -> Option<usize> {
+        if coords.len() != self.ndim() {
+            return None;
+        }
+        let mut at = self.offset;
+        for (d, &c) in coords.iter().enumerate() {
+            if c >= self.shape[d] {
+                return None;
+            }
+            // In range by validation: offset + c * stride lies between the
+            // layout's lowest and highest index, both inside 0..storage_len.
+            at += c as isize * self.strides[d];
+        }
+        Some(at as usize)
+    }
+
+    /// The linear indices in logical (row-major) order.
+    #[inline]
+    pub fn iter(&self) -> LayoutIter<'_> {
+        LayoutIter::new(self)
+    }
+
+    /// Calls `f(start, stride, count)` once per innermost run, in logical
+    /// order: each run is the indices `start + k * stride` for `k` in
+    /// `0..count`. Outer coordinates are walked once per run, with no
+    /// division; a 0-d layout is one run of one element.
+    pub fn for_each_run(&self, mut f: impl FnMut(usize, isize, usize)) {
+        if self.is_empty() {
+            return;
+        }
+        let nd = self.ndim();
+        if nd == 0 {
+            f(self.offset as usize, 1, 1);
+            return;
+        }
+        let inner = nd - 1;
+        let mut coords = [0usize; MAX_DIMS];
+        let mut base = self.offset;
+        loop {
+            f(base as usize, self.strides[inner], self.shape[inner]);
+            let mut d = inner;
+            loop {
+                if d == 0 {
+                    return;
+                }
+                d -= 1;
+                if coords[d] + 1 < self.shape[d] {
+                    coords[d] += 1;
+                    base += self.strides[d];
+                    break;
+                }
+                base -= self.strides[d] * (self.shape[d] as isize - 1);
+                coords[d] = 0;
+            }
+        }
+    }
+
+    /// Restricts `axis` to `start..end` (clamped to nothing when empty).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Axis`] for an axis past `ndim`; [`Error::Range`] when
+    /// `start > end` or `end` exceeds the extent.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = bitpack::Layout::contiguous(&[4, 5], 20).unwrap();
+    /// let s = l.slice(1, 1..3).unwrap();
+    /// assert_eq!(s.shape(), &[4, 2]);
+    /// assert_eq!(s.index(&[2, 0]), Some(11));
+    /// ```
+    pub fn slice(&self, axis: usize, range: core::ops::Range<usize>) -> Result<Self> {
+        let extent = self.axis_extent(axis)?;
+        if range.start > range.end || range.end > extent {
+            return Err(Error::Range {
+                start: range.start,
+                end: range.end,
+                len: extent,
+            });
+        }
+        let mut l = *self;
+        l.shape[axis] = range.end - range.start;
+        if range.start < range.end {
+            // Within the validated extent, so in isize.
+            l.offset += range.start as isize * self.strides[axis];
+        }
+        l.revalidate()
+    }
+
+    /// Takes every `step`-th element along `axis`; a negative step walks the
+    /// axis backwards from its last element.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Axis`] for an axis past `ndim`; [`Error::Invalid`] for a zero
+    /// step.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = bitpack::Layout::contiguous(&[7], 7).unwrap();
+    /// assert_eq!(l.step_by(0, 3).unwrap().iter().collect::<Vec<_>>(), [0, 3, 6]);
+    /// assert_eq!(l.step_by(0, -2).unwrap().iter().collect::<Vec<_>>(), [6, 4, 2, 0]);
+    /// ```
+    pub fn step_by(&self, axis: usize, step: isize) -> Result<Self> {
+        let extent = self.axis_extent(axis)?;
+        if step == 0 {
+            return Err(Error::Invalid("step must not be zero"));
+        }
+        let mut l = *self;
+        if step < 0 && extent > 0 {
+            l = l.reversed(axis)?;
+        }
+        let s = step.unsigned_abs();
+        l.shape[axis] = extent.div_ceil(s);
+        l.strides[axis] = l.strides[axis]
+            .checked_mul(s as isize)
+            .ok_or(Error::ViewBounds {
+                lowest: None,
+                highest: None,
+                len: self.storage_len,
+            })?;
+        l.revalidate()
+    }
+
+    /// Reverses `axis`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Axis`] for an axis past `ndim`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = bitpack::Layout::contiguous(&[2, 2], 4).unwrap();
+    /// assert_eq!(l.reversed(0).unwrap().iter().collect::<Vec<_>>(), [2, 3, 0, 1]);
+    /// ```
+    pub fn reversed(&self, axis: usize) -> Result<Self> {
+        let extent = self.axis_extent(axis)?;
+        let mut l = *self;
+        if extent > 0 {
+            l.offset += (extent as isize - 1) * self.strides[axis];
+        }
+        l.strides[axis] = -self.strides[axis];
+        l.revalidate()
+    }
+
+    /// Reorders the axes: axis `d` of the result is axis `order[d]` of `self`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Invalid`] when `order` is not a permutation of `0..ndim`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = bitpack::Layout::contiguous(&[2, 3, 4], 24).unwrap();
+    /// let p = l.permute(&[2, 0, 1]).unwrap();
+    /// assert_eq!(p.shape(), &[4, 2, 3]);
+    /// assert_eq!(p.strides(), &[1, 12, 4]);
+    /// ```
+    pub fn permute(&self, order: &[usize]) -> Result<Self> {
+        let nd = self.ndim();
+        if order.len() != nd {
+            return Err(Error::Length {
+                expected: nd,
+                actual: order.len(),
+            });
+        }
+        let mut seen = [false; MAX_DIMS];
+        let mut l = *self;
+        for (d, &src) in order.iter().enumerate() {
+            if src >= nd || seen[src] {
+                return Err(Error::Invalid("axis order is not a permutation of 0..ndim"));
+            }
+            seen[src] = true;
+            l.shape[d] = self.shape[src];
+            l.strides[d] = self.strides[src];
+        }
+        Ok(l)
+    }
+
+    /// Reverses the order of the axes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = bitpack::Layout::contiguous(&[2, 3], 6).unwrap();
+    /// assert_eq!(l.transpose().strides(), &[1, 3]);
+    /// ```
+    pub fn transpose(&self) -> Self {
+        let mut l = *self;
+        let nd = self.ndim();
+        l.shape[..nd].reverse();
+        l.strides[..nd].reverse();
+        l
+    }
+
+    /// Fixes `axis` at `index`, dropping that dimension.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Axis`] for an axis past `ndim`; [`Error::Index`] for an index
+    /// past the extent.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = bitpack::Layout::contiguous(&[2, 3], 6).unwrap();
+    /// let row = l.select(0, 1).unwrap();
+    /// assert_eq!(row.iter().collect::<Vec<_>>(), [3, 4, 5]);
+    /// ```
+    pub fn select(&self, axis: usize, index: usize) -> Result<Self> {
+        let extent = self.axis_extent(axis)?;
+        if index >= extent {
+            return Err(Error::Index { index, len: extent });
+        }
+        let nd = self.ndim();
+        let mut l = *self;
+        l.offset += index as isize * self.strides[axis];
+        l.shape.copy_within(axis + 1..nd, axis);
+        l.strides.copy_within(axis + 1..nd, axis);
+        l.ndim -= 1;
+        l.shape[nd - 1] = 0;
+        l.strides[nd - 1] = 0;
+        l.revalidate()
+    }
+
+    fn axis_extent(&self, axis: usize) -> Result<usize> {
+        if axis >= self.ndim() {
+            return Err(Error::Axis {
+                axis,
+                ndim: self.ndim(),
+            });
+        }
+        Ok(self.shape[axis])
+    }
+
+    fn revalidate(mut self) -> Result<Self> {
+        self.validate()?;
+        Ok(self)
+    }
+}
+
+/// `prod(shape)`, or `None` when it overflows `usize`. A zero extent gives 0
+/// even when the other extents' product would overflow.
+fn checked_count(shape: &[usize]) -> Option<usize> {
+    if shape.contains(&0) {
+        return Some(0);
+    }
+    shape.iter().try_fold(1usize, |acc, &n| acc.checked_mul(n))
+}
+
+/// The linear indices of a [`Layout`] in logical order.
+#[derive(Clone, Debug)]
+pub struct LayoutIter<'a> {
+    layout: &'a Layout,
+    coords: [usize; MAX_DIMS],
+    at: isize,
+    remaining: usize,
+}
+
+impl<'a> LayoutIter<'a> {
+    fn new(layout: &'a Layout) -> Self {
+        LayoutIter {
+            layout,
+            coords: [0; MAX_DIMS],
+            at: layout.offset,
+            remaining: layout.len,
+        }
+    }
+}
+
+impl Iterator for LayoutIter<'_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.remaining == 0 {
+            return None;
+        }
+        self.remaining -= 1;
+        let out = self.at as usize;
+        if self.remaining > 0 {
+            let l = self.layout;
+            let mut d = l.ndim();
+            loop {
+                d -= 1;
+                if self.coords[d] + 1 < l.shape[d] {
+                    self.coords[d] += 1;
+                    self.at += l.strides[d];
+                    break;
+                }
+                // Back to coordinate 0: within the validated extent.
+                self.at -= l.strides[d] * (l.shape[d] as isize - 1);
+                self.coords[d] = 0;
+            }
+        }
+        Some(out)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining, Some(self.remaining))
+    }
+}
+
+impl ExactSizeIterator for LayoutIter<'_> {}
