@@ -114,7 +114,7 @@ pub use element::{BitElement, bitwidth, from_raw_bits, raw_bits};
 pub use error::{Error, Result};
 pub use formats::{E2M1, E2M3, E3M2, E4M3, E5M2, E8M0};
 #[cfg(feature = "alloc")]
-pub use narrow::{NarrowArray, ReinterpretError};
+pub use narrow::{NarrowArray, ReinterpretError, UnsignedElement};
 pub use storage::{Lanes, SmallStorage, Storage, storage_bytes};
 pub use unsigned::Unsigned;
 pub use view::{Layout, LayoutIter, MAX_DIMS};

@@ -25,8 +25,12 @@ pub(crate) const AVX2: u8 = 1;
 pub(crate) const BMI2: u8 = 2;
 /// `popcnt` detected.
 pub(crate) const POPCNT: u8 = 4;
+/// `f16c` detected.
+pub(crate) const F16C: u8 = 8;
 /// `avx2` and `bmi2` detected.
 pub(crate) const AVX2_BMI2: u8 = AVX2 | BMI2;
+/// `avx2` and `f16c` detected.
+pub(crate) const AVX2_F16C: u8 = AVX2 | F16C;
 /// Detection has run.
 const DETECTED: u8 = 0x80;
 
@@ -53,6 +57,9 @@ fn detect() -> u8 {
     }
     if std::is_x86_feature_detected!("popcnt") {
         f |= POPCNT;
+    }
+    if std::is_x86_feature_detected!("f16c") {
+        f |= F16C;
     }
     FEATURES.store(f, Ordering::Relaxed);
     f
@@ -1119,48 +1126,66 @@ pub(crate) unsafe fn decode_perm_avx2<const W: u32>(
     scalar::decode_chunks(unpack, words, offset + i, table, &mut dst[i..]);
 }
 
-/// Decodes `W`-bit codes (`W` in `5..=8`) through a table of 4-byte values
-/// with `vpgatherdd`: codes are unpacked to dwords as in
-/// [`unpack_u32_avx2`], then gathered 8 at a time.
+/// Decodes unpacked codes of a small float format (one per byte) to `f32`
+/// through `binary16`, 16 per step: the code's magnitude bits are shifted
+/// into a `binary16` code and its sign into bit 15 (16-bit lanes), NaN codes
+/// of an all-ones-NaN format become the `binary16` quiet NaN and IEEE NaNs
+/// are made canonical, `vcvtph2ps` converts 8 at a time, and a multiply by
+/// `2^(15 - bias)` rescales (exact: a power of two, on normal `f32`s). The
+/// format must satisfy `minifloat::f16_ok`.
 ///
 /// # Safety
 ///
-/// The CPU must support AVX2.
-#[target_feature(enable = "avx2")]
-pub(crate) unsafe fn decode_gather_avx2<const W: u32>(
-    words: &[u64],
-    offset: usize,
-    table: &[u32],
-    dst: &mut [u32],
-) {
-    let n = dst.len();
-    let head = head8(offset, n);
-    let unpack = |w: &[u64], o: usize, d: &mut [u8]| scalar::unpack::<W, u8>(w, o, d);
-    scalar::decode_chunks(unpack, words, offset, table, &mut dst[..head]);
-    let table = &table[..1 << W];
-    let bytes: &[u8] = bytemuck::cast_slice(words);
-    let out: &mut [u8] = bytemuck::cast_slice_mut(dst);
-    let w = W as usize;
-    let (c0, _, sh) = unpack_u32_consts(W);
-    let (c0, sh) = (v256(c0), v256_u32(sh));
-    let mask = _mm256_set1_epi32(mask64(W) as i32);
-    let first = (offset + head) / 8 * w;
-    let steps = steps_within(first, w, 16, bytes.len(), (n - head) / 8);
-    assert!(steps == 0 || first + (steps - 1) * w + 16 <= bytes.len());
-    assert!(4 * (head + 8 * steps) <= out.len());
+/// The CPU must support AVX2 and F16C.
+#[target_feature(enable = "avx2,f16c")]
+pub(crate) unsafe fn decode_f16c<F: crate::formats::MiniFloat>(codes: &[u8], out: &mut [f32]) {
+    use crate::formats::Specials;
+    let f = F::FORMAT;
+    let (e, m) = (f.exponent_bits, f.mantissa_bits);
+    let n = codes.len().min(out.len());
+    let steps = n / 16;
+    let mag_mask = _mm256_set1_epi16(((1u32 << (e + m)) - 1) as i16);
+    let sign_bit = _mm256_set1_epi16((1u32 << (e + m)) as i16);
+    let shift = count(10 - m);
+    let sign_shift = count(15 - (e + m));
+    // The binary16 code of the format's NaN magnitude, the infinity
+    // magnitude of an IEEE format, and the canonical quiet NaN.
+    let nan_mag = _mm256_set1_epi16(((1u32 << (e + m)) - 1) as i16);
+    let inf_mag = _mm256_set1_epi16((((1u32 << e) - 1) << m) as i16);
+    let qnan = _mm256_set1_epi16(0x7e00);
+    let scale = _mm256_set1_ps(f32::from_bits(((127 + 15 - f.bias) as u32) << 23));
+    let out_bytes: &mut [u8] = bytemuck::cast_slice_mut(out);
+    assert!(16 * steps <= codes.len() && 64 * steps <= out_bytes.len());
     for s in 0..steps {
-        // SAFETY: `s < steps`, so the 16 bytes read are inside `bytes`.
-        let v = unsafe { bcast16(bytes, first + w * s) };
-        let idx = _mm256_and_si256(_mm256_srlv_epi32(_mm256_shuffle_epi8(v, c0), sh), mask);
-        // SAFETY: every index is masked to `W` bits, so each gathered element
-        // `table[idx]` (scale 4 bytes) lies inside `table`, which has exactly
-        // `2^W` entries.
-        let r = unsafe { _mm256_i32gather_epi32::<4>(table.as_ptr().cast(), idx) };
-        // SAFETY: the 32 bytes written end inside `out` (asserted above).
-        unsafe { store32(out, 4 * (head + 8 * s), r) };
+        // SAFETY: `16 * (s + 1) <= codes.len()` (asserted above).
+        let x = _mm256_cvtepu8_epi16(unsafe { load16(codes, 16 * s) });
+        let mag = _mm256_and_si256(x, mag_mask);
+        let sign = _mm256_sll_epi16(_mm256_and_si256(x, sign_bit), sign_shift);
+        let mut h = _mm256_or_si256(_mm256_sll_epi16(mag, shift), sign);
+        let nan = match f.specials {
+            Specials::AllOnesNan => Some(_mm256_cmpeq_epi16(mag, nan_mag)),
+            Specials::Ieee => Some(_mm256_cmpgt_epi16(mag, inf_mag)),
+            _ => None,
+        };
+        if let Some(nan) = nan {
+            h = _mm256_blendv_epi8(h, _mm256_or_si256(sign, qnan), nan);
+        }
+        let lo = _mm256_cvtph_ps(_mm256_castsi256_si128(h));
+        let hi = _mm256_cvtph_ps(_mm256_extracti128_si256::<1>(h));
+        let (lo, hi) = if f.bias == 15 {
+            (lo, hi)
+        } else {
+            (_mm256_mul_ps(lo, scale), _mm256_mul_ps(hi, scale))
+        };
+        let (lo, hi) = (_mm256_castps_si256(lo), _mm256_castps_si256(hi));
+        // SAFETY: `64 * (s + 1) <= out_bytes.len()` (asserted above).
+        unsafe { store32(out_bytes, 64 * s, lo) };
+        // SAFETY: as above.
+        unsafe { store32(out_bytes, 64 * s + 32, hi) };
     }
-    let i = head + 8 * steps;
-    scalar::decode_chunks(unpack, words, offset + i, table, &mut dst[i..]);
+    let done = 16 * steps;
+    let tail = |c: u8| super::minifloat::decode_fast::<F>(c);
+    scalar::map_values(&tail, &codes[done..n], &mut out[done..n]);
 }
 
 // ---------------------------------------------------------------------------
@@ -1227,5 +1252,4 @@ pub(crate) static SUM: XTable<SumX, 64> = xtable!(64;
 
 pub(crate) static DECODE_X32: XTable<DecodeX, 16> = xtable!(16;
     [AVX2 decode_perm_avx2] for 1 2 3 4;
-    [AVX2 decode_gather_avx2] for 5 6 7 8;
 );

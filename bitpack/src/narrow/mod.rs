@@ -13,6 +13,7 @@ use crate::{BitElement, Error, Result, Unsigned};
 mod bulk;
 mod iter;
 mod ops;
+mod reduce;
 mod traits;
 
 #[cfg(all(test, feature = "arbitrary-int"))]
@@ -20,6 +21,7 @@ mod tests;
 
 pub use iter::{IntoIter, Iter};
 pub use ops::ReinterpretError;
+pub use reduce::UnsignedElement;
 
 /// A growable heap array of values of `T`, packed densely LSB-first: the
 /// memory layout.
@@ -639,6 +641,13 @@ impl<T: BitElement> NarrowArray<T> {
     #[inline]
     pub fn as_words(&self) -> &[u64] {
         &self.words
+    }
+
+    /// The words, mutably, for the bulk kernels of other modules (format
+    /// encode); they must keep every bit past the last value zero.
+    #[inline]
+    pub(crate) fn words_mut(&mut self) -> &mut [u64] {
+        &mut self.words
     }
 
     /// The shape, row-major (the last dimension is the packed one): `[len]`
