@@ -32,7 +32,7 @@ pub(crate) fn encode_chunk<F: MiniFloat>(src: &[f32], mode: Mode, dst: &mut [F])
     debug_assert_eq!(src.len(), dst.len());
     let format = F::FORMAT;
     let sat = matches!(mode, Mode::SatFinite);
-    if minifloat::encode_fast_ok(&format) {
+    if const { minifloat::encode_fast_ok(&F::FORMAT) } {
         for (d, &x) in dst.iter_mut().zip(src) {
             *d = F::from_raw_bits(if sat {
                 minifloat::encode_fast::<F, true>(x)

@@ -29,7 +29,7 @@ pub(crate) const fn encode_fast_ok(f: &FloatFormat) -> bool {
 }
 
 /// The code the routine gives for a NaN input of sign `negative`.
-const fn nan_result(f: &FloatFormat, negative: bool, satfinite: bool) -> u32 {
+pub(crate) const fn nan_result(f: &FloatFormat, negative: bool, satfinite: bool) -> u32 {
     match f.nan_code(negative) {
         Some(c) => c,
         None if satfinite => f.max_code(),
@@ -43,7 +43,7 @@ const fn nan_result(f: &FloatFormat, negative: bool, satfinite: bool) -> u32 {
 
 /// The magnitude bits of the code an overflow (or an infinite input) gives
 /// (the sign is or-ed in by the caller).
-const fn overflow_magnitude(f: &FloatFormat, satfinite: bool) -> u32 {
+pub(crate) const fn overflow_magnitude(f: &FloatFormat, satfinite: bool) -> u32 {
     let rule = if satfinite {
         Overflow::Saturate
     } else {
@@ -75,41 +75,60 @@ const fn overflow_magnitude(f: &FloatFormat, satfinite: bool) -> u32 {
 /// above the largest finite code takes the overflow rule.
 #[inline(always)]
 pub(crate) fn encode_fast<F: MiniFloat, const SAT: bool>(x: f32) -> u8 {
-    let f = F::FORMAT;
-    let m = f.mantissa_bits;
-    let bias = f.bias;
-    let sign_shift = f.exponent_bits + m;
+    // Everything that depends on the format only is a compile-time constant
+    // (`const` blocks: the format's methods are not inlined across crates).
+    let m = const { F::FORMAT.mantissa_bits };
+    let bias = const { F::FORMAT.bias };
+    let sign_shift = const { F::FORMAT.exponent_bits + F::FORMAT.mantissa_bits };
+    let max = const { F::FORMAT.max_code() };
+    let over_mag = const { overflow_magnitude(&F::FORMAT, SAT) };
+    let nan_pos = const { nan_result(&F::FORMAT, false, SAT) };
+    let nan_neg = const { nan_result(&F::FORMAT, true, SAT) };
     let bits = x.to_bits();
-    let negative = bits >> 31;
-    let a = bits & 0x7fff_ffff;
+    let sign = (bits >> 31) << sign_shift;
+    // Every quantity below is under 2^31, so the compares are signed (one
+    // instruction each where unsigned ones are two).
+    let a = (bits & 0x7fff_ffff) as i32;
     // Normal range: round the mantissa on the integer bits, then rebias.
+    // Infinity lands above every finite code, so it overflows like one.
     let shift = 23 - m;
-    let r = a + ((1 << (shift - 1)) - 1) + ((a >> shift) & 1);
-    let normal = (r >> shift).wrapping_sub(((127 - bias) as u32) << m);
-    // Subnormal range: the FPU rounds to the quantum 2^(emin - m). Subnormal
-    // f32 inputs are flushed first (they round to zero anyway) so the add
-    // never sees a subnormal operand, which x86 handles slowly.
+    // (Wraps only for NaN inputs, whose result is replaced below.)
+    let r = a.wrapping_add((1 << (shift - 1)) - 1 + ((a >> shift) & 1));
+    let normal = (r >> shift).wrapping_sub((127 - bias) << m);
+    // Subnormal range: the FPU rounds to the quantum 2^(emin - m). Inputs
+    // below the smallest normal f32 are raised to it first (they all round
+    // to zero), so the add never sees a subnormal operand, which x86 handles
+    // slowly.
     let emin = 1 - bias;
     let magic = f32::from_bits(((127 + emin - m as i32 + 23) as u32) << 23);
-    let a_normal = if a < 0x0080_0000 { 0 } else { a };
-    let sub = (f32::from_bits(a_normal) + magic)
-        .to_bits()
-        .wrapping_sub(magic.to_bits());
-    let min_normal = ((127 + emin) as u32) << 23;
+    let sub = (f32::from_bits(a.max(0x0080_0000) as u32) + magic).to_bits() as i32
+        - magic.to_bits() as i32;
+    let min_normal = (127 + emin) << 23;
     let mag = if a < min_normal { sub } else { normal };
-    let over = a == 0x7f80_0000 || mag > f.max_code();
-    let mag = if over {
-        overflow_magnitude(&f, SAT)
+    let mag = if mag > max as i32 {
+        over_mag as i32
     } else {
         mag
     };
-    let code = (negative << sign_shift) | mag;
-    let nan = if negative == 1 {
-        nan_result(&f, true, SAT)
-    } else {
-        nan_result(&f, false, SAT)
+    let signed_nan = const {
+        nan_result(&F::FORMAT, true, SAT)
+            == nan_result(&F::FORMAT, false, SAT) | sign_bit_of(&F::FORMAT)
     };
-    (if a > 0x7f80_0000 { nan } else { code }) as u8
+    if signed_nan {
+        // NaN codes are the positive one with the sign or-ed in (every
+        // format with a NaN): only the magnitude is chosen.
+        let mag = if a > 0x7f80_0000 { nan_pos as i32 } else { mag };
+        (sign | mag as u32) as u8
+    } else {
+        let code = sign | mag as u32;
+        let nan = if sign != 0 { nan_neg } else { nan_pos };
+        (if a > 0x7f80_0000 { nan } else { code }) as u8
+    }
+}
+
+/// The sign bit's mask of a signed format.
+const fn sign_bit_of(f: &FloatFormat) -> u32 {
+    1 << (f.exponent_bits + f.mantissa_bits)
 }
 
 /// Whether [`decode_fast`] covers `f`: at most 8 bits, with subnormals, and
@@ -130,19 +149,20 @@ pub(crate) const fn decode_fast_ok(f: &FloatFormat) -> bool {
 /// `f32` subnormal is ever an operand.
 #[inline(always)]
 pub(crate) fn decode_fast<F: MiniFloat>(code: u8) -> f32 {
-    let f = F::FORMAT;
-    let (e, m) = (f.exponent_bits, f.mantissa_bits);
+    let (e, m) = const { (F::FORMAT.exponent_bits, F::FORMAT.mantissa_bits) };
+    let (bias, signed) = const { (F::FORMAT.bias, F::FORMAT.signed) };
+    let specials = const { F::FORMAT.specials };
     let mag_mask = (1u32 << (e + m)) - 1;
     let c = code as u32;
     let mag = c & mag_mask;
-    let negative = f.signed && (c >> (e + m)) & 1 == 1;
+    let negative = signed && (c >> (e + m)) & 1 == 1;
     let field = mag >> m;
-    let bits = (mag << (23 - m)) + (((127 - f.bias) as u32) << 23);
-    let min_normal = f32::from_bits(((127 + 1 - f.bias) as u32) << 23);
+    let bits = (mag << (23 - m)) + (((127 - bias) as u32) << 23);
+    let min_normal = f32::from_bits(((127 + 1 - bias) as u32) << 23);
     let sub = f32::from_bits(bits + (1 << 23)) - min_normal;
     let v = if field == 0 { sub.to_bits() } else { bits };
     let all_ones = (1u32 << e) - 1;
-    let v = match f.specials {
+    let v = match specials {
         Specials::FiniteOnly => v,
         Specials::Ieee => {
             if field == all_ones {
@@ -205,14 +225,14 @@ pub(crate) fn decode_codes<F: MiniFloat>(
     {
         use super::x86;
         let have = x86::features();
-        if f16_ok(&F::FORMAT) && have & x86::AVX2_F16C == x86::AVX2_F16C {
+        if const { f16_ok(&F::FORMAT) } && have & x86::AVX2_F16C == x86::AVX2_F16C {
             // SAFETY: `decode_f16c` enables `avx2` and `f16c`, both detected
             // at run time by `x86::features` just above.
             unsafe { x86::decode_f16c::<F>(codes, out) };
             return;
         }
         if have & x86::AVX2 != 0 {
-            if decode_fast_ok(&F::FORMAT) {
+            if const { decode_fast_ok(&F::FORMAT) } {
                 // SAFETY: `map_values_avx2` enables only `avx2`, detected
                 // just above.
                 unsafe { x86::map_values_avx2(&decode_fast::<F>, codes, out) };
@@ -223,7 +243,7 @@ pub(crate) fn decode_codes<F: MiniFloat>(
             return;
         }
     }
-    if decode_fast_ok(&F::FORMAT) {
+    if const { decode_fast_ok(&F::FORMAT) } {
         super::scalar::map_values(&decode_fast::<F>, codes, out);
     } else {
         super::scalar::map_values(&fallback, codes, out);
@@ -247,6 +267,14 @@ pub(crate) fn decode_words<F: MiniFloat>(
         }
         return;
     }
+    if w == 8 {
+        // Whole-byte codes: the words' bytes are the codes.
+        let bytes: &[u8] = bytemuck::cast_slice(words);
+        decode_codes::<F>(&bytes[offset..offset + out.len()], out, |x| {
+            table[x as usize]
+        });
+        return;
+    }
     let unpack = select!(UNPACK_U8[w](ws: &[u64], o: usize, d: &mut [u8]));
     let convert = |c: &[u8], o: &mut [f32]| decode_codes::<F>(c, o, |x| table[x as usize]);
     super::scalar::decode_map_chunks(unpack, convert, words, offset, out);
@@ -254,8 +282,9 @@ pub(crate) fn decode_words<F: MiniFloat>(
 
 /// Encodes `src` as codes of `F` from value `offset` of the word stream,
 /// `satfinite` selecting the saturating mode: [`encode_fast`] where it
-/// covers the format, else the rounding routine, monomorphized into the
-/// encode kernel ([`encode`](super::encode)).
+/// covers the format (as AVX2 code where detected: `x86::encode_f32_avx2`),
+/// else the rounding routine, monomorphized into the encode kernel
+/// ([`encode`](super::encode)).
 pub(crate) fn encode_words<F: MiniFloat>(
     src: &[f32],
     satfinite: bool,
@@ -264,7 +293,49 @@ pub(crate) fn encode_words<F: MiniFloat>(
 ) {
     use crate::formats::Mode;
     let w = F::BITS;
-    let r = match (encode_fast_ok(&F::FORMAT), satfinite) {
+    debug_assert!(super::check_words(w, offset, src.len(), words.len()).is_ok());
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if const { encode_fast_ok(&F::FORMAT) } && super::x86::features() & super::x86::AVX2 != 0 {
+        let map = |s: &[f32], c: &mut [u8]| {
+            if satfinite {
+                // SAFETY: `encode_f32_avx2` enables only `avx2`, which
+                // `x86::features` detected just above.
+                unsafe { super::x86::encode_f32_avx2::<F, true>(s, c) }
+            } else {
+                // SAFETY: as above.
+                unsafe { super::x86::encode_f32_avx2::<F, false>(s, c) }
+            }
+        };
+        if w == 8 {
+            // Whole-byte codes: write them straight into the words' bytes.
+            let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);
+            map(src, &mut bytes[offset..offset + src.len()]);
+        } else if w == 4 && offset.is_multiple_of(2) {
+            // Nibble pairs: packed straight into the words' bytes; an odd
+            // last value goes through the general path (its byte's other
+            // nibble may belong to a neighbour).
+            let even = src.len() & !1;
+            let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);
+            let out = &mut bytes[offset / 2..(offset + even) / 2];
+            if satfinite {
+                // SAFETY: `encode4_f32_avx2` enables only `avx2`, detected
+                // above.
+                unsafe { super::x86::encode4_f32_avx2::<F, true>(&src[..even], out) }
+            } else {
+                // SAFETY: as above.
+                unsafe { super::x86::encode4_f32_avx2::<F, false>(&src[..even], out) }
+            }
+            if even < src.len() {
+                let pack = select!(PACK_U8[w](s: &[u8], ws: &mut [u64], o: usize));
+                super::scalar::encode_chunks(map, pack, &src[even..], words, offset + even);
+            }
+        } else {
+            let pack = select!(PACK_U8[w](s: &[u8], ws: &mut [u64], o: usize));
+            super::scalar::encode_chunks(map, pack, src, words, offset);
+        }
+        return;
+    }
+    let r = match (const { encode_fast_ok(&F::FORMAT) }, satfinite) {
         (true, false) => super::encode(w, src, encode_fast::<F, false>, words, offset),
         (true, true) => super::encode(w, src, encode_fast::<F, true>, words, offset),
         (false, false) => super::encode(

@@ -441,6 +441,7 @@ pub fn decode_with<O: Copy, F: Fn(u8) -> O>(
 }
 
 /// Values converted per stack chunk by [`pack_map`] and [`unpack_map`].
+#[cfg(feature = "alloc")]
 const MAP_CHUNK: usize = 256;
 
 /// Packs `src`, each value converted to its raw bits by `raw`, as values of
@@ -452,6 +453,7 @@ const MAP_CHUNK: usize = 256;
 /// # Panics
 ///
 /// When the stream is too short (the callers size it).
+#[cfg(feature = "alloc")]
 pub(crate) fn pack_map<T: Copy, U: Unsigned>(
     width: u32,
     src: &[T],
@@ -492,6 +494,7 @@ pub(crate) fn pack_map<T: Copy, U: Unsigned>(
 /// # Panics
 ///
 /// When the stream is too short (the callers size it).
+#[cfg(feature = "alloc")]
 pub(crate) fn unpack_map<T, U: Unsigned>(
     width: u32,
     words: &[u64],

@@ -882,7 +882,52 @@ mod minifloat {
         if !encode_fast_ok(&f) {
             return;
         }
-        for x in inputs::<F>() {
+        let xs = inputs::<F>();
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        {
+            use crate::kernels::x86;
+            if x86::detected() & x86::AVX2 != 0 {
+                let near: Vec<u8> = xs
+                    .iter()
+                    .map(|&x| f.encode_f32(x, Mode::Nearest) as u8)
+                    .collect();
+                let sat: Vec<u8> = xs
+                    .iter()
+                    .map(|&x| f.encode_f32(x, Mode::SatFinite) as u8)
+                    .collect();
+                // Lengths that leave tails of every size, and the whole set.
+                for n in [0usize, 1, 31, 32, 33, 100, xs.len()] {
+                    let mut out = std::vec![0u8; n];
+                    // SAFETY: AVX2 was detected just above.
+                    unsafe { x86::encode_f32_avx2::<F, false>(&xs[..n], &mut out) };
+                    assert_eq!(out, near[..n], "{f:?} encode_f32_avx2 nearest, {n} values");
+                    // SAFETY: as above.
+                    unsafe { x86::encode_f32_avx2::<F, true>(&xs[..n], &mut out) };
+                    assert_eq!(out, sat[..n], "{f:?} encode_f32_avx2 satfinite, {n} values");
+                    if f.bits() == 4 {
+                        let packed = |c: &[u8]| -> Vec<u8> {
+                            c.chunks(2)
+                                .map(|p| p[0] | p.get(1).map_or(0, |h| h << 4))
+                                .collect()
+                        };
+                        let mut out = std::vec![0u8; n.div_ceil(2)];
+                        // SAFETY: as above.
+                        unsafe { x86::encode4_f32_avx2::<F, false>(&xs[..n], &mut out) };
+                        assert_eq!(out, packed(&near[..n]), "{f:?} encode4 nearest, {n} values");
+                        // SAFETY: as above.
+                        unsafe { x86::encode4_f32_avx2::<F, true>(&xs[..n], &mut out) };
+                        assert_eq!(
+                            out,
+                            packed(&sat[..n]),
+                            "{f:?} encode4 satfinite, {n} values"
+                        );
+                    }
+                }
+            } else {
+                std::eprintln!("skipped: encode_f32_avx2 for {f:?} (no AVX2)");
+            }
+        }
+        for x in xs {
             assert_eq!(
                 encode_fast::<F, false>(x) as u32,
                 f.encode_f32(x, Mode::Nearest),
@@ -896,6 +941,64 @@ mod minifloat {
                 x.to_bits()
             );
         }
+    }
+
+    /// `encode_words` and `decode_words` at every small offset and length
+    /// against the routine and the format's decode, value by value.
+    fn check_words<F: MiniFloat>() {
+        use crate::kernels::minifloat::{decode_words, encode_words};
+        let f = F::FORMAT;
+        let w = f.bits();
+        let table: [f32; 256] = core::array::from_fn(|c| f.decode_f32(c as u32));
+        let mut rng = Rng::new(w as u64 * 101);
+        for off in 0..5usize {
+            for n in (0..70usize).chain([255, 256, 257, 1000, 1025]) {
+                let src: Vec<f32> = (0..n)
+                    .map(|_| match rng.next() % 16 {
+                        0 => f32::NAN,
+                        1 => f32::NEG_INFINITY,
+                        2 => 1e30,
+                        3 => 1e-30,
+                        _ => (rng.next() % 2000) as f32 / 64.0 - 15.0,
+                    })
+                    .collect();
+                let nw = super::super::words_for(w, off + n) + 1;
+                let before = rng.words(nw);
+                for sat in [false, true] {
+                    let mode = if sat { Mode::SatFinite } else { Mode::Nearest };
+                    let mut expect = before.clone();
+                    for (i, &x) in src.iter().enumerate() {
+                        super::ref_set(&mut expect, off + i, w, f.encode_f32(x, mode) as u128);
+                    }
+                    let mut words = before.clone();
+                    encode_words::<F>(&src, sat, &mut words, off);
+                    assert_eq!(
+                        words, expect,
+                        "{f:?} encode_words sat={sat} offset {off} len {n}"
+                    );
+                }
+                let mut out = std::vec![0f32; n];
+                decode_words::<F>(&before, off, &mut out, &table);
+                for (i, x) in out.iter().enumerate() {
+                    let code = super::ref_get(&before, off + i, w) as u32;
+                    assert_eq!(
+                        x.to_bits(),
+                        f.decode_f32(code).to_bits(),
+                        "{f:?} decode_words"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn words_paths_match_the_routine() {
+        check_words::<E2M1>();
+        check_words::<E2M3>();
+        check_words::<E3M2>();
+        check_words::<E4M3>();
+        check_words::<E5M2>();
+        check_words::<E8M0>();
     }
 
     #[test]
