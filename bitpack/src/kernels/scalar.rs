@@ -377,7 +377,17 @@ pub(crate) fn popcount_range(words: &[u64], start: usize, n: usize) -> u64 {
         return ((ld(words[w0]) >> s0) & mask64((s1 - s0) as u32)).count_ones() as u64;
     }
     let mut total = (ld(words[w0]) >> s0).count_ones() as u64;
-    for &x in &words[w0 + 1..w1] {
+    // Four independent sums, so that the adds do not serialize the counts.
+    let mid = &words[w0 + 1..w1];
+    let mut quads = mid.chunks_exact(4);
+    let mut acc = [0u64; 4];
+    for q in &mut quads {
+        for (a, &x) in acc.iter_mut().zip(q) {
+            *a += x.count_ones() as u64;
+        }
+    }
+    total += acc.iter().sum::<u64>();
+    for &x in quads.remainder() {
         total += x.count_ones() as u64;
     }
     if s1 > 0 {

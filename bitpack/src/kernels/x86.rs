@@ -867,10 +867,10 @@ pub(crate) unsafe fn sum_popcnt<const W: u32>(words: &[u64], offset: usize, n: u
 }
 
 /// Sum of `W`-bit elements for `W` in {1, 2, 4, 8}, where no element crosses
-/// a byte: fields are folded pairwise inside each byte (bits into pairs,
-/// pairs into nibbles, nibbles into bytes), byte sums accumulate in 8-bit
-/// lanes for as many steps as cannot overflow, and `vpsadbw` adds each 8
-/// bytes into a 64-bit lane.
+/// a byte: each byte's field sum is two `pshufb` lookups of its nibbles'
+/// field sums (`W <= 2`; Mula's popcount for one bit) or the sum of its
+/// nibbles (`W == 4`); byte sums accumulate in 8-bit lanes for as many steps
+/// as cannot overflow, and `vpsadbw` adds each 8 bytes into a 64-bit lane.
 ///
 /// # Safety
 ///
@@ -892,9 +892,16 @@ pub(crate) unsafe fn sum_bytes_avx2<const W: u32>(words: &[u64], offset: usize, 
         (8 / w) * ((1 << w) - 1)
     };
     let batch = (255 / per_byte).max(1);
-    let m1 = _mm256_set1_epi8(0x55);
-    let m2 = _mm256_set1_epi8(0x33);
     let m4 = _mm256_set1_epi8(0x0f);
+    // Field sums of a nibble: 4 one-bit fields or 2 two-bit fields.
+    let lut = v256(core::array::from_fn(|i| {
+        let n = (i % 16) as u8;
+        if W == 1 {
+            n.count_ones() as u8
+        } else {
+            (n & 3) + (n >> 2)
+        }
+    }));
     let zero = _mm256_setzero_si256();
     let mut acc = zero;
     let mut s = 0;
@@ -905,16 +912,13 @@ pub(crate) unsafe fn sum_bytes_avx2<const W: u32>(words: &[u64], offset: usize, 
             // SAFETY: `s < steps`, so `first + 32 * s + 32 <= bytes.len()`
             // (asserted above).
             let mut v = unsafe { load32(bytes, first + 32 * s) };
-            if W == 1 {
-                v = _mm256_sub_epi8(v, _mm256_and_si256(_mm256_srli_epi16::<1>(v), m1));
-            }
             if W <= 2 {
-                v = _mm256_add_epi8(
-                    _mm256_and_si256(v, m2),
-                    _mm256_and_si256(_mm256_srli_epi16::<2>(v), m2),
-                );
-            }
-            if W <= 4 {
+                // A nibble's field sum by table (Mula's popcount for one
+                // bit): two lookups per byte.
+                let lo = _mm256_and_si256(v, m4);
+                let hi = _mm256_and_si256(_mm256_srli_epi16::<4>(v), m4);
+                v = _mm256_add_epi8(_mm256_shuffle_epi8(lut, lo), _mm256_shuffle_epi8(lut, hi));
+            } else if W == 4 {
                 v = _mm256_add_epi8(
                     _mm256_and_si256(v, m4),
                     _mm256_and_si256(_mm256_srli_epi16::<4>(v), m4),
@@ -1403,7 +1407,7 @@ pub(crate) static PACK_U64: XTable<PackX<u64>, 64> = XTable([[None; 2]; 64]);
 pub(crate) static PACK_U128: XTable<PackX<u128>, 128> = XTable([[None; 2]; 128]);
 
 pub(crate) static SUM: XTable<SumX, 64> = xtable!(64;
-    [POPCNT sum_popcnt, AVX2 sum_bytes_avx2] for 1;
+    [AVX2 sum_bytes_avx2, POPCNT sum_popcnt] for 1;
     [AVX2 sum_bytes_avx2] for 2 4 8;
     [AVX2 sum_fold_avx2] for 3 5 6 7;
 );
