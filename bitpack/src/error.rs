@@ -110,6 +110,20 @@ pub enum Error {
         /// The number given.
         actual: usize,
     },
+    /// A bit width outside the range an operation supports (`1..=max`).
+    Width {
+        /// The width given.
+        width: u32,
+        /// The largest width supported there.
+        max: u32,
+    },
+    /// A packed word buffer is too short for the values it should hold.
+    TooFewWords {
+        /// 64-bit words needed (saturated at `usize::MAX`).
+        needed: usize,
+        /// Words given.
+        actual: usize,
+    },
 }
 
 impl fmt::Display for Error {
@@ -193,6 +207,12 @@ impl fmt::Display for Error {
             }
             Error::ByteCount { expected, actual } => {
                 write!(f, "expected {expected} bytes, got {actual}")
+            }
+            Error::Width { width, max } => {
+                write!(f, "width {width} is not supported here: must be 1..={max}")
+            }
+            Error::TooFewWords { needed, actual } => {
+                write!(f, "need {needed} 64-bit words, got {actual}")
             }
         }
     }

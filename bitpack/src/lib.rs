@@ -95,6 +95,7 @@ pub mod array;
 mod device;
 mod element;
 mod error;
+pub mod kernels;
 #[cfg(feature = "alloc")]
 pub mod narrow;
 mod storage;

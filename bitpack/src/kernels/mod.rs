@@ -1,0 +1,436 @@
+//! Width-monomorphized bulk kernels on the dense LSB-first word stream.
+//!
+//! DOCS-PLACEHOLDER
+
+/// Expands `$body` 64 times with `$j` bound to `0usize..64` (a literal in
+/// each copy), so indices and shifts computed from `$j` fold to constants.
+macro_rules! unroll64 {
+    ($j:ident => $body:block) => {
+        unroll64!(@go $j $body;
+            0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+            32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60
+            61 62 63)
+    };
+    (@go $j:ident $body:block; $($n:literal)*) => {
+        $( { let $j: usize = $n; $body } )*
+    };
+}
+
+/// A table of one kernel instantiated at every width `1..=N`: entry `w - 1`
+/// is `$f::<w, extra...>`.
+macro_rules! width_table {
+    ($m:ident::$f:ident $(, $x:ty)?; 8) => {
+        width_table!(@ $m::$f $(, $x)?; 1 2 3 4 5 6 7 8)
+    };
+    ($m:ident::$f:ident $(, $x:ty)?; 16) => {
+        width_table!(@ $m::$f $(, $x)?; 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
+    };
+    ($m:ident::$f:ident $(, $x:ty)?; 32) => {
+        width_table!(@ $m::$f $(, $x)?;
+            1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30
+            31 32)
+    };
+    ($m:ident::$f:ident $(, $x:ty)?; 64) => {
+        width_table!(@ $m::$f $(, $x)?;
+            1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30
+            31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58
+            59 60 61 62 63 64)
+    };
+    ($m:ident::$f:ident $(, $x:ty)?; 128) => {
+        width_table!(@ $m::$f $(, $x)?;
+            1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30
+            31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58
+            59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86
+            87 88 89 90 91 92 93 94 95 96 97 98 99 100 101 102 103 104 105 106 107 108 109 110
+            111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127 128)
+    };
+    (@ $m:ident::$f:ident; $($w:literal)*) => {
+        [$( $m::$f::<$w> as _ ),*]
+    };
+    (@ $m:ident::$f:ident, $x:ty; $($w:literal)*) => {
+        [$( $m::$f::<$w, $x> as _ ),*]
+    };
+}
+
+mod scalar;
+#[cfg(test)]
+mod tests;
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+mod x86;
+
+use crate::error::{Error, Result};
+use crate::unsigned::Unsigned;
+
+/// The one dispatch macro: picks the variant of kernel `$table` for a
+/// run-time width, once, and evaluates to a closure that calls it.
+///
+/// The portable instantiation is `tables::$table[width - 1]`. Under `std` on
+/// `x86_64`, `x86::$table.get(width)` returns an AVX2/BMI2 instantiation when
+/// one exists for that width and the CPU features it needs were detected.
+macro_rules! select {
+    ($table:ident[$width:expr] ($($a:ident: $t:ty),*) $(-> $r:ty)?) => {{
+        let w = $width as usize;
+        let portable = tables::$table[w - 1];
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        let simd = x86::$table.get(w);
+        move |$($a: $t),*| $(-> $r)? {
+            #[cfg(all(feature = "std", target_arch = "x86_64"))]
+            if let Some(f) = simd {
+                // SAFETY: `XTable::get` returns a function only when every CPU
+                // feature named in its table entry (the features that
+                // function's `#[target_feature]` enables) was detected at run
+                // time by `x86::features`, which is the only precondition of
+                // calling it; its arguments are ordinary checked slices.
+                return unsafe { f($($a),*) };
+            }
+            portable($($a),*)
+        }
+    }};
+}
+
+/// Portable instantiations, one per width.
+mod tables {
+    use super::scalar;
+
+    pub(super) type UnpackFn<U> = fn(&[u64], usize, &mut [U]);
+    pub(super) type PackFn<U> = fn(&[U], &mut [u64], usize);
+    pub(super) type SumFn = fn(&[u64], usize, usize) -> u128;
+
+    pub(super) static UNPACK_U8: [UnpackFn<u8>; 8] = width_table!(scalar::unpack, u8; 8);
+    pub(super) static UNPACK_U16: [UnpackFn<u16>; 16] = width_table!(scalar::unpack, u16; 16);
+    pub(super) static UNPACK_U32: [UnpackFn<u32>; 32] = width_table!(scalar::unpack, u32; 32);
+    pub(super) static UNPACK_U64: [UnpackFn<u64>; 64] = width_table!(scalar::unpack, u64; 64);
+    pub(super) static UNPACK_U128: [UnpackFn<u128>; 128] = width_table!(scalar::unpack_wide; 128);
+    pub(super) static PACK_U8: [PackFn<u8>; 8] = width_table!(scalar::pack, u8; 8);
+    pub(super) static PACK_U16: [PackFn<u16>; 16] = width_table!(scalar::pack, u16; 16);
+    pub(super) static PACK_U32: [PackFn<u32>; 32] = width_table!(scalar::pack, u32; 32);
+    pub(super) static PACK_U64: [PackFn<u64>; 64] = width_table!(scalar::pack, u64; 64);
+    pub(super) static PACK_U128: [PackFn<u128>; 128] = width_table!(scalar::pack_wide; 128);
+    pub(super) static SUM: [SumFn; 64] = width_table!(scalar::sum; 64);
+}
+
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+#[doc(hidden)]
+pub use x86::limit_features as __limit_features;
+
+/// Limits the run-time CPU features the kernels may use (a mask of the
+/// internal feature bits; `0` forces the portable kernels). Not public API:
+/// benchmarks use it to measure each variant through the public functions.
+#[cfg(not(all(feature = "std", target_arch = "x86_64")))]
+#[doc(hidden)]
+pub fn __limit_features(_mask: u8) {}
+
+/// 64-bit words holding `len` values of `width` bits: `ceil(len * width / 64)`
+/// (saturating at `usize::MAX`).
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(bitpack::kernels::words_for(5, 13), 2); // 65 bits
+/// assert_eq!(bitpack::kernels::words_for(1, 64), 1);
+/// ```
+pub const fn words_for(width: u32, len: usize) -> usize {
+    let bits = len as u128 * width as u128;
+    let words = bits.div_ceil(64);
+    if words > usize::MAX as u128 {
+        usize::MAX
+    } else {
+        words as usize
+    }
+}
+
+fn check_width(width: u32, max: u32) -> Result<()> {
+    if width == 0 || width > max {
+        return Err(Error::Width { width, max });
+    }
+    Ok(())
+}
+
+fn check_words(width: u32, offset: usize, len: usize, actual: usize) -> Result<()> {
+    let end = offset as u128 + len as u128;
+    let needed = (end * width as u128).div_ceil(64);
+    if needed > actual as u128 {
+        let needed = if needed > usize::MAX as u128 {
+            usize::MAX
+        } else {
+            needed as usize
+        };
+        return Err(Error::TooFewWords { needed, actual });
+    }
+    Ok(())
+}
+
+/// Unpacks `dst.len()` values of `width` bits, starting at value `offset` of
+/// the stream `words`, into `dst`.
+///
+/// The stream is dense and LSB-first: value `i` sits at bits
+/// `[i * width, (i + 1) * width)`, bit `k` being bit `k % 64` of
+/// `words[k / 64]`. `width` may be `1..=U::BITS` (`1..=128` for `u128`).
+/// One variant of the kernel is picked per call for the width (see the
+/// module docs); no allocation.
+///
+/// # Errors
+///
+/// [`Error::Width`] when `width` is 0 or wider than `U`,
+/// [`Error::TooFewWords`] when the stream ends before value
+/// `offset + dst.len()`. `dst` is unchanged then.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::kernels;
+///
+/// // Three 5-bit values, 1, 2 and 31, packed LSB-first.
+/// let words = [1 | 2 << 5 | 31 << 10];
+/// let mut out = [0u8; 2];
+/// kernels::unpack(5, &words, 1, &mut out)?;
+/// assert_eq!(out, [2, 31]);
+/// # Ok::<(), bitpack::Error>(())
+/// ```
+pub fn unpack<U: Unsigned>(width: u32, words: &[u64], offset: usize, dst: &mut [U]) -> Result<()> {
+    check_width(width, U::BITS)?;
+    check_words(width, offset, dst.len(), words.len())?;
+    match U::BITS {
+        8 => select!(UNPACK_U8[width](w: &[u64], o: usize, d: &mut [u8]))(
+            words,
+            offset,
+            bytemuck::cast_slice_mut(dst),
+        ),
+        16 => select!(UNPACK_U16[width](w: &[u64], o: usize, d: &mut [u16]))(
+            words,
+            offset,
+            bytemuck::cast_slice_mut(dst),
+        ),
+        32 => select!(UNPACK_U32[width](w: &[u64], o: usize, d: &mut [u32]))(
+            words,
+            offset,
+            bytemuck::cast_slice_mut(dst),
+        ),
+        64 => select!(UNPACK_U64[width](w: &[u64], o: usize, d: &mut [u64]))(
+            words,
+            offset,
+            bytemuck::cast_slice_mut(dst),
+        ),
+        _ => select!(UNPACK_U128[width](w: &[u64], o: usize, d: &mut [u128]))(
+            words,
+            offset,
+            bytemuck::cast_slice_mut(dst),
+        ),
+    }
+    Ok(())
+}
+
+/// Packs `src` as values of `width` bits into the stream `words`, starting at
+/// value `offset`.
+///
+/// Bits of each value above `width` are ignored (as
+/// [`from_raw_bits`](crate::BitElement::from_raw_bits) ignores them); every
+/// stream bit outside values `offset..offset + src.len()` is left as it was,
+/// so packing into the middle of a stream keeps its neighbours and its zero
+/// padding. `width` may be `1..=U::BITS` (`1..=128` for `u128`).
+///
+/// # Errors
+///
+/// [`Error::Width`] when `width` is 0 or wider than `U`,
+/// [`Error::TooFewWords`] when the stream ends before value
+/// `offset + src.len()`. `words` is unchanged then.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::kernels;
+///
+/// let mut words = [0u64; 1];
+/// kernels::pack(5, &[1u8, 2, 31], &mut words, 0)?;
+/// assert_eq!(words[0], 1 | 2 << 5 | 31 << 10);
+/// kernels::pack(5, &[0xFFu8], &mut words, 1)?; // only the low 5 bits are kept
+/// assert_eq!(words[0], 1 | 31 << 5 | 31 << 10);
+/// # Ok::<(), bitpack::Error>(())
+/// ```
+pub fn pack<U: Unsigned>(width: u32, src: &[U], words: &mut [u64], offset: usize) -> Result<()> {
+    check_width(width, U::BITS)?;
+    check_words(width, offset, src.len(), words.len())?;
+    match U::BITS {
+        8 => select!(PACK_U8[width](s: &[u8], w: &mut [u64], o: usize))(
+            bytemuck::cast_slice(src),
+            words,
+            offset,
+        ),
+        16 => select!(PACK_U16[width](s: &[u16], w: &mut [u64], o: usize))(
+            bytemuck::cast_slice(src),
+            words,
+            offset,
+        ),
+        32 => select!(PACK_U32[width](s: &[u32], w: &mut [u64], o: usize))(
+            bytemuck::cast_slice(src),
+            words,
+            offset,
+        ),
+        64 => select!(PACK_U64[width](s: &[u64], w: &mut [u64], o: usize))(
+            bytemuck::cast_slice(src),
+            words,
+            offset,
+        ),
+        _ => select!(PACK_U128[width](s: &[u128], w: &mut [u64], o: usize))(
+            bytemuck::cast_slice(src),
+            words,
+            offset,
+        ),
+    }
+    Ok(())
+}
+
+/// The sum of `len` values of `width` bits (`1..=64`) from value `offset` of
+/// the stream, exact, as a `u128`.
+///
+/// No value is decoded into memory: one bit by population count, 2..=32 bits
+/// by in-word digit folding, wider by word extraction (see the module docs).
+/// The result is a `u128` because `len` values of up to 64 bits can exceed
+/// `u64::MAX`; for `width <= 32` and fewer than `2^32` values it always fits
+/// a `u64`.
+///
+/// # Errors
+///
+/// [`Error::Width`] when `width` is not in `1..=64`, [`Error::TooFewWords`]
+/// when the stream ends before value `offset + len`.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::kernels;
+///
+/// let words = [1 | 2 << 5 | 31 << 10];
+/// assert_eq!(kernels::sum(5, &words, 0, 3)?, 34);
+/// assert_eq!(kernels::sum(5, &words, 1, 2)?, 33);
+/// # Ok::<(), bitpack::Error>(())
+/// ```
+pub fn sum(width: u32, words: &[u64], offset: usize, len: usize) -> Result<u128> {
+    check_width(width, 64)?;
+    check_words(width, offset, len, words.len())?;
+    Ok(select!(SUM[width](w: &[u64], o: usize, n: usize) -> u128)(
+        words, offset, len,
+    ))
+}
+
+/// Decodes `dst.len()` codes of `width` bits (`1..=16`), from value `offset`
+/// of the stream, through `table`: `dst[i] = table[code(offset + i)]`.
+///
+/// This is the decode of a format by table (a 4-bit float through its 16
+/// values, an 8-bit float through 256). Codes are unpacked a stack chunk at a
+/// time by the width's unpack kernel; where a SIMD lookup exists for the
+/// width and a 4-byte output (`f32`, `u32`, `i32`), it decodes in registers
+/// (see the module docs).
+///
+/// # Errors
+///
+/// [`Error::Width`] when `width` is not in `1..=16`, [`Error::Length`] when
+/// `table` has fewer than `2^width` entries, [`Error::TooFewWords`] when the
+/// stream ends before value `offset + dst.len()`.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::kernels;
+///
+/// // 2-bit codes 0, 1, 2, 3 mapped to quarter steps.
+/// let table = [0.0f32, 0.25, 0.5, 0.75];
+/// let words = [0b11_10_01_00];
+/// let mut out = [0.0f32; 4];
+/// kernels::decode(2, &table, &words, 0, &mut out)?;
+/// assert_eq!(out, [0.0, 0.25, 0.5, 0.75]);
+/// # Ok::<(), bitpack::Error>(())
+/// ```
+pub fn decode<O: bytemuck::Pod>(
+    width: u32,
+    table: &[O],
+    words: &[u64],
+    offset: usize,
+    dst: &mut [O],
+) -> Result<()> {
+    check_width(width, 16)?;
+    let entries = 1usize << width;
+    if table.len() < entries {
+        return Err(Error::Length {
+            expected: entries,
+            actual: table.len(),
+        });
+    }
+    check_words(width, offset, dst.len(), words.len())?;
+    let table = &table[..entries];
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if core::mem::size_of::<O>() == 4
+        && core::mem::align_of::<O>() == 4
+        && let Some(f) = x86::DECODE_X32.get(width as usize)
+    {
+        let t32: &[u32] = bytemuck::cast_slice(table);
+        let d32: &mut [u32] = bytemuck::cast_slice_mut(dst);
+        // SAFETY: `XTable::get` returns a function only when every CPU
+        // feature its `#[target_feature]` enables was detected at run time by
+        // `x86::features`, the only precondition of calling it.
+        unsafe { f(words, offset, t32, d32) };
+        return Ok(());
+    }
+    decode_generic(width, words, offset, table, dst);
+    Ok(())
+}
+
+fn decode_generic<O: Copy>(width: u32, words: &[u64], offset: usize, table: &[O], dst: &mut [O]) {
+    if width <= 8 {
+        let unpack = select!(UNPACK_U8[width](w: &[u64], o: usize, d: &mut [u8]));
+        scalar::decode_chunks(unpack, words, offset, table, dst);
+    } else {
+        let unpack = select!(UNPACK_U16[width](w: &[u64], o: usize, d: &mut [u16]));
+        scalar::decode_chunks(unpack, words, offset, table, dst);
+    }
+}
+
+/// Encodes `src` through `f` into codes of `width` bits (`1..=8`) packed into
+/// the stream from value `offset`.
+///
+/// `f` maps one value to its code (a format's `from_f32`, say); it is
+/// monomorphized into the loop, which fills a stack chunk of codes that the
+/// width's pack kernel then writes. Bits of a code above `width` are ignored;
+/// stream bits outside the written values are unchanged.
+///
+/// # Errors
+///
+/// [`Error::Width`] when `width` is not in `1..=8`, [`Error::TooFewWords`]
+/// when the stream ends before value `offset + src.len()`. `words` is
+/// unchanged then.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::kernels;
+///
+/// // Round to the nearest of four 2-bit levels 0, 1, 2, 3.
+/// let mut words = [0u64; 1];
+/// let levels = |x: f32| x.clamp(0.0, 3.0).round() as u8;
+/// kernels::encode(2, &[0.2f32, 1.7, 9.0], levels, &mut words, 0)?;
+/// assert_eq!(words[0], 0b11_10_00);
+/// # Ok::<(), bitpack::Error>(())
+/// ```
+pub fn encode<S: Copy, F: Fn(S) -> u8>(
+    width: u32,
+    src: &[S],
+    f: F,
+    words: &mut [u64],
+    offset: usize,
+) -> Result<()> {
+    check_width(width, 8)?;
+    check_words(width, offset, src.len(), words.len())?;
+    let pack = select!(PACK_U8[width](s: &[u8], w: &mut [u64], o: usize));
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if x86::features() & x86::AVX2 != 0 {
+        let map = |s: &[S], c: &mut [u8]| {
+            // SAFETY: `map_codes_avx2` enables only `avx2`, which
+            // `x86::features` detected at run time just above.
+            unsafe { x86::map_codes_avx2(&f, s, c) }
+        };
+        scalar::encode_chunks(map, pack, src, words, offset);
+        return Ok(());
+    }
+    let map = |s: &[S], c: &mut [u8]| scalar::map_codes(&f, s, c);
+    scalar::encode_chunks(map, pack, src, words, offset);
+    Ok(())
+}

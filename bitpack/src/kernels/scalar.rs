@@ -1,0 +1,577 @@
+//! Portable kernels: one generic source per kernel, monomorphized per width.
+//!
+//! Every function here takes the width as a `const W: u32`, so shifts, masks,
+//! word indices and block sizes are compile-time constants. The hot loops work
+//! on *blocks*: the smallest run of elements whose bits are a whole number of
+//! 64-bit words ([`block_elems`] elements in [`block_words`] words). Within a
+//! block every element's word and shift are constants, and the block body is
+//! unrolled by [`unroll64!`], so a block compiles to straight-line loads,
+//! shifts, masks and stores. Elements before the first block boundary and
+//! after the last one (an unaligned starting offset, a ragged length) go
+//! through [`get64`]/[`set64`], one element at a time.
+//!
+//! The code is safe Rust, allocates nothing and is the source the
+//! `nvptx64-nvidia-cuda` build compiles; the callers in `super` have checked
+//! every length, and the kernels index slices (a wrong length panics rather
+//! than reading out of bounds).
+
+/// An element buffer type the word kernels write: `u8`, `u16`, `u32`, `u64`.
+pub(crate) trait Lane: Copy + Default + bytemuck::Pod + Send + Sync + 'static {
+    /// Width in bits.
+    const BITS: u32;
+    /// Truncates a word to this type.
+    fn from_u64(v: u64) -> Self;
+    /// Zero-extends to a word.
+    fn to_u64(self) -> u64;
+}
+
+macro_rules! impl_lane {
+    ($($t:ty),*) => {$(
+        impl Lane for $t {
+            const BITS: u32 = <$t>::BITS;
+            #[inline(always)]
+            fn from_u64(v: u64) -> Self {
+                v as $t
+            }
+            #[inline(always)]
+            fn to_u64(self) -> u64 {
+                self as u64
+            }
+        }
+    )*};
+}
+
+impl_lane!(u8, u16, u32, u64);
+
+/// `gcd(w, 64)` for `w >= 1`.
+#[inline(always)]
+pub(crate) const fn gcd64(w: u32) -> u32 {
+    let tz = w.trailing_zeros();
+    1 << if tz > 6 { 6 } else { tz }
+}
+
+/// Elements per block: the fewest elements of `w` bits that fill whole words.
+#[inline(always)]
+pub(crate) const fn block_elems(w: u32) -> usize {
+    (64 / gcd64(w)) as usize
+}
+
+/// Words per block.
+#[inline(always)]
+pub(crate) const fn block_words(w: u32) -> usize {
+    (w / gcd64(w)) as usize
+}
+
+/// The low `w` bits set (`w` in `0..=64`).
+#[inline(always)]
+pub(crate) const fn mask64(w: u32) -> u64 {
+    if w >= 64 { u64::MAX } else { (1 << w) - 1 }
+}
+
+/// The low `w` bits set (`w` in `0..=128`).
+#[inline(always)]
+pub(crate) const fn mask128(w: u32) -> u128 {
+    if w >= 128 { u128::MAX } else { (1 << w) - 1 }
+}
+
+/// `field` low bits set in every `period`-bit slot of a word, slot 0 at bit 0.
+pub(crate) const fn rep_mask(field: u32, period: u32) -> u64 {
+    let mut m = 0u64;
+    let mut p = 0;
+    while p < 64 {
+        m |= mask64(field) << p;
+        p += period;
+    }
+    m
+}
+
+/// Reads the `w`-bit element (`w` in `1..=64`) at stream bit `bit`.
+#[inline(always)]
+pub(crate) fn get64(words: &[u64], bit: usize, w: u32) -> u64 {
+    let i = bit / 64;
+    let s = (bit % 64) as u32;
+    let mut v = words[i] >> s;
+    if s + w > 64 {
+        v |= words[i + 1] << (64 - s);
+    }
+    v & mask64(w)
+}
+
+/// Writes the low `w` bits of `v` (`w` in `1..=64`) at stream bit `bit`,
+/// leaving every other bit unchanged.
+#[inline(always)]
+pub(crate) fn set64(words: &mut [u64], bit: usize, w: u32, v: u64) {
+    let i = bit / 64;
+    let s = (bit % 64) as u32;
+    let m = mask64(w);
+    let v = v & m;
+    words[i] = (words[i] & !(m << s)) | (v << s);
+    if s + w > 64 {
+        let hi = s + w - 64;
+        words[i + 1] = (words[i + 1] & !mask64(hi)) | (v >> (64 - s));
+    }
+}
+
+/// Reads the `w`-bit element (`w` in `1..=128`) at stream bit `bit`.
+#[inline(always)]
+pub(crate) fn get128(words: &[u64], bit: usize, w: u32) -> u128 {
+    let i = bit / 64;
+    let s = (bit % 64) as u32;
+    let mut v = (words[i] >> s) as u128;
+    let mut have = 64 - s;
+    if have < w {
+        v |= (words[i + 1] as u128) << have;
+        have += 64;
+        if have < w {
+            v |= (words[i + 2] as u128) << have;
+        }
+    }
+    v & mask128(w)
+}
+
+/// Writes the low `w` bits of `v` (`w` in `1..=128`) at stream bit `bit`,
+/// leaving every other bit unchanged.
+#[inline(always)]
+pub(crate) fn set128(words: &mut [u64], bit: usize, w: u32, v: u128) {
+    let mut i = bit / 64;
+    let mut s = (bit % 64) as u32;
+    let mut v = v & mask128(w);
+    let mut left = w;
+    while left > 0 {
+        let take = if 64 - s < left { 64 - s } else { left };
+        let m = mask64(take) << s;
+        words[i] = (words[i] & !m) | (((v as u64) << s) & m);
+        v >>= take;
+        left -= take;
+        s = 0;
+        i += 1;
+    }
+}
+
+/// Elements before the first block boundary at or after `offset`, capped at
+/// `n`.
+#[inline(always)]
+fn head_len(offset: usize, n: usize, b: usize) -> usize {
+    ((b - offset % b) % b).min(n)
+}
+
+// ---------------------------------------------------------------------------
+// unpack
+// ---------------------------------------------------------------------------
+
+/// Unpacks one block: `words` holds exactly [`block_words`]`(W)` words,
+/// `out` exactly [`block_elems`]`(W)` elements.
+#[inline(always)]
+fn unpack_block<const W: u32, U: Lane>(words: &[u64], out: &mut [U]) {
+    let b = block_elems(W);
+    let words = &words[..block_words(W)];
+    let out = &mut out[..b];
+    unroll64!(j => {
+        if j < b {
+            let bit = j * W as usize;
+            let w = bit / 64;
+            let s = (bit % 64) as u32;
+            let mut v = words[w] >> s;
+            if s + W > 64 {
+                v |= words[w + 1] << (64 - s);
+            }
+            out[j] = U::from_u64(v & mask64(W));
+        }
+    });
+}
+
+/// Copies whole-width elements (`W == U::BITS`) straight from the words'
+/// bytes. Little-endian only: there the words' bytes are the stream's bytes.
+#[cfg(target_endian = "little")]
+#[inline(always)]
+fn copy_full<U: Lane>(words: &[u64], offset: usize, dst: &mut [U]) -> bool {
+    let bytes: &[u8] = bytemuck::cast_slice(words);
+    let size = core::mem::size_of::<U>();
+    let src = &bytes[offset * size..(offset + dst.len()) * size];
+    bytemuck::cast_slice_mut::<U, u8>(dst).copy_from_slice(src);
+    true
+}
+
+#[cfg(not(target_endian = "little"))]
+#[inline(always)]
+fn copy_full<U: Lane>(_: &[u64], _: usize, _: &mut [U]) -> bool {
+    false
+}
+
+/// Unpacks `dst.len()` elements of `W` bits (`W <= U::BITS`, `W <= 64`)
+/// starting at element `offset` of the stream.
+pub(crate) fn unpack<const W: u32, U: Lane>(words: &[u64], offset: usize, dst: &mut [U]) {
+    if W == U::BITS && copy_full(words, offset, dst) {
+        return;
+    }
+    let n = dst.len();
+    let b = block_elems(W);
+    let bw = block_words(W);
+    let head = head_len(offset, n, b);
+    for (i, d) in dst[..head].iter_mut().enumerate() {
+        *d = U::from_u64(get64(words, (offset + i) * W as usize, W));
+    }
+    let start = offset + head;
+    let blocks = (n - head) / b;
+    let first_word = start / b * bw;
+    let body = &mut dst[head..head + blocks * b];
+    for (out, ws) in body
+        .chunks_exact_mut(b)
+        .zip(words[first_word..first_word + blocks * bw].chunks_exact(bw))
+    {
+        unpack_block::<W, U>(ws, out);
+    }
+    let done = head + blocks * b;
+    for (i, d) in dst[done..].iter_mut().enumerate() {
+        *d = U::from_u64(get64(words, (offset + done + i) * W as usize, W));
+    }
+}
+
+/// Unpacks into `u128` elements, `W` in `1..=128`, one element at a time.
+pub(crate) fn unpack_wide<const W: u32>(words: &[u64], offset: usize, dst: &mut [u128]) {
+    for (i, d) in dst.iter_mut().enumerate() {
+        *d = get128(words, (offset + i) * W as usize, W);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// pack
+// ---------------------------------------------------------------------------
+
+/// Packs one block: `src` holds exactly [`block_elems`]`(W)` elements, `words`
+/// exactly [`block_words`]`(W)` words, which are overwritten.
+#[inline(always)]
+fn pack_block<const W: u32, U: Lane>(src: &[U], words: &mut [u64]) {
+    let b = block_elems(W);
+    let src = &src[..b];
+    let words = &mut words[..block_words(W)];
+    let mut cur = 0u64;
+    unroll64!(j => {
+        if j < b {
+            let bit = j * W as usize;
+            let w = bit / 64;
+            let s = (bit % 64) as u32;
+            let v = src[j].to_u64() & mask64(W);
+            if s == 0 {
+                cur = v;
+            } else {
+                cur |= v << s;
+            }
+            if s + W >= 64 {
+                words[w] = cur;
+                cur = if s + W > 64 { v >> (64 - s) } else { 0 };
+            }
+        }
+    });
+    // The last element ends on a word boundary, so nothing is left over.
+    debug_assert_eq!(cur, 0);
+}
+
+/// Copies whole-width elements (`W == U::BITS`) straight into the words'
+/// bytes (little-endian only).
+#[cfg(target_endian = "little")]
+#[inline(always)]
+fn copy_full_in<U: Lane>(src: &[U], words: &mut [u64], offset: usize) -> bool {
+    let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);
+    let size = core::mem::size_of::<U>();
+    bytes[offset * size..(offset + src.len()) * size].copy_from_slice(bytemuck::cast_slice(src));
+    true
+}
+
+#[cfg(not(target_endian = "little"))]
+#[inline(always)]
+fn copy_full_in<U: Lane>(_: &[U], _: &mut [u64], _: usize) -> bool {
+    false
+}
+
+/// Packs `src` (`W <= U::BITS`, `W <= 64`) into the stream at element
+/// `offset`; bits of `src` above `W` are ignored and stream bits outside the
+/// written elements are unchanged.
+pub(crate) fn pack<const W: u32, U: Lane>(src: &[U], words: &mut [u64], offset: usize) {
+    if W == U::BITS && copy_full_in(src, words, offset) {
+        return;
+    }
+    let n = src.len();
+    let b = block_elems(W);
+    let bw = block_words(W);
+    let head = head_len(offset, n, b);
+    for (i, &v) in src[..head].iter().enumerate() {
+        set64(words, (offset + i) * W as usize, W, v.to_u64());
+    }
+    let start = offset + head;
+    let blocks = (n - head) / b;
+    let first_word = start / b * bw;
+    for (s, ws) in src[head..head + blocks * b]
+        .chunks_exact(b)
+        .zip(words[first_word..first_word + blocks * bw].chunks_exact_mut(bw))
+    {
+        pack_block::<W, U>(s, ws);
+    }
+    let done = head + blocks * b;
+    for (i, &v) in src[done..].iter().enumerate() {
+        set64(words, (offset + done + i) * W as usize, W, v.to_u64());
+    }
+}
+
+/// Packs `u128` elements, `W` in `1..=128`, one element at a time.
+pub(crate) fn pack_wide<const W: u32>(src: &[u128], words: &mut [u64], offset: usize) {
+    for (i, &v) in src.iter().enumerate() {
+        set128(words, (offset + i) * W as usize, W, v);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// sum
+// ---------------------------------------------------------------------------
+
+/// Sum of the `n` elements of `W` bits (`W` in `1..=64`) from element
+/// `offset`.
+///
+/// - `W == 1`: population count of the bit range, whole words at a time.
+/// - `W` in `2..=32`: in-word digit folding ([`sum_fold`]).
+/// - `W` in `33..=64`: word extraction into a `u128` accumulator.
+pub(crate) fn sum<const W: u32>(words: &[u64], offset: usize, n: usize) -> u128 {
+    if W == 1 {
+        popcount_range(words, offset, n) as u128
+    } else if W <= 32 {
+        sum_fold::<W>(words, offset, n)
+    } else {
+        sum_extract::<W>(words, offset, n)
+    }
+}
+
+/// Number of set bits in stream bits `[start, start + n)`.
+#[inline(always)]
+pub(crate) fn popcount_range(words: &[u64], start: usize, n: usize) -> u64 {
+    if n == 0 {
+        return 0;
+    }
+    let end = start + n;
+    let (w0, s0) = (start / 64, start % 64);
+    let (w1, s1) = (end / 64, end % 64);
+    if w0 == w1 {
+        return ((words[w0] >> s0) & mask64((s1 - s0) as u32)).count_ones() as u64;
+    }
+    let mut total = (words[w0] >> s0).count_ones() as u64;
+    for &x in &words[w0 + 1..w1] {
+        total += x.count_ones() as u64;
+    }
+    if s1 > 0 {
+        total += (words[w1] & mask64(s1 as u32)).count_ones() as u64;
+    }
+    total
+}
+
+/// Sum of `n` elements read one at a time (head and tail of the block loops).
+#[inline(always)]
+fn sum_each<const W: u32>(words: &[u64], offset: usize, n: usize) -> u128 {
+    let mut t = 0u128;
+    for i in 0..n {
+        t += get64(words, (offset + i) * W as usize, W) as u128;
+    }
+    t
+}
+
+/// Sum of the `w`-bit slots of `x` (slot 0 at bit 0, slots up to bit 63),
+/// exact when each slot holds at most its width: pairs of slots are added into
+/// slots twice as wide until one slot remains.
+#[inline(always)]
+pub(crate) const fn hsum(mut x: u64, mut w: u32) -> u64 {
+    while w < 64 {
+        let m = rep_mask(w, 2 * w);
+        x = (x & m) + ((x >> w) & m);
+        w *= 2;
+    }
+    x
+}
+
+/// First element boundary inside word `k` of a block: element bits
+/// `[0, e)` of the word are the high part of an element begun in word `k - 1`.
+#[inline(always)]
+const fn first_boundary(w: u32, k: usize) -> u32 {
+    let r = ((64 * k) % w as usize) as u32;
+    if r == 0 { 0 } else { w - r }
+}
+
+/// Words per flush of the fold accumulator: each word adds at most
+/// `2 * (2^W - 1)` to a `2W`-bit slot.
+#[inline(always)]
+const fn fold_words_per_flush(w: u32) -> usize {
+    let cap = mask64(2 * w);
+    let per = 2 * mask64(w);
+    let r = (cap / per) as usize;
+    if r > 1 << 12 { 1 << 12 } else { r }
+}
+
+/// In-word digit folding for `W` in `2..=32`.
+///
+/// Each word is a run of base-`2^W` digits (the elements), which may be cut
+/// at both ends by the word boundary. For word `k` of a block, with its first
+/// element boundary at bit `e`:
+///
+/// - the bits below `e` are the high part of an element: added as
+///   `(x & mask(e)) << (W - e)`;
+/// - `y = x >> e` has whole elements at bits `0, W, 2W, ...`; the first
+///   `2 * pairs` of them are folded pairwise, `(y & M) + ((y >> W) & M)` with
+///   `M` selecting even fields, into `2W`-bit slots that accumulate across
+///   words (the slots never reach bit 64, so carries cannot be lost);
+/// - what is left above them (at most one whole element plus the low part of
+///   the element the next word finishes) is added as `(r & mask(W)) + (r >> W)`.
+///
+/// Every shift and mask is a constant of `W` and `k`. The slot accumulator is
+/// flushed (its slots summed by [`hsum`]) before it can overflow.
+pub(crate) fn sum_fold<const W: u32>(words: &[u64], offset: usize, n: usize) -> u128 {
+    let b = block_elems(W);
+    let bw = block_words(W);
+    let head = head_len(offset, n, b);
+    let mut total = sum_each::<W>(words, offset, head);
+    let blocks = (n - head) / b;
+    let first_word = (offset + head) / b * bw;
+    let body = &words[first_word..first_word + blocks * bw];
+    let m1 = rep_mask(W, 2 * W);
+    let per_flush = {
+        let r = fold_words_per_flush(W) / bw;
+        if r == 0 { 1 } else { r }
+    };
+    for group in body.chunks(per_flush * bw) {
+        let mut acc = 0u64;
+        let mut extra = 0u64;
+        for ws in group.chunks_exact(bw) {
+            let ws = &ws[..bw];
+            unroll64!(k => {
+                if k < bw {
+                    let x = ws[k];
+                    let e = first_boundary(W, k);
+                    if e > 0 {
+                        extra += (x & mask64(e)) << (W - e);
+                    }
+                    let y = x >> e;
+                    let whole = (64 - e) / W;
+                    let pairs = whole / 2;
+                    if pairs > 0 {
+                        let main = y & mask64(2 * W * pairs);
+                        acc += (main & m1) + ((main >> W) & m1);
+                    }
+                    let rest_at = 2 * W * pairs;
+                    if rest_at < 64 {
+                        let r = y >> rest_at;
+                        extra += (r & mask64(W)) + if W < 64 { r >> W } else { 0 };
+                    }
+                }
+            });
+        }
+        total += hsum(acc, 2 * W) as u128 + extra as u128;
+    }
+    let done = head + blocks * b;
+    total + sum_each::<W>(words, offset + done, n - done)
+}
+
+/// Word extraction for `W` in `33..=64`: each element is read with constant
+/// shifts (a block at a time) and added to a `u128`.
+pub(crate) fn sum_extract<const W: u32>(words: &[u64], offset: usize, n: usize) -> u128 {
+    let b = block_elems(W);
+    let bw = block_words(W);
+    let head = head_len(offset, n, b);
+    let mut total = sum_each::<W>(words, offset, head);
+    let blocks = (n - head) / b;
+    let first_word = (offset + head) / b * bw;
+    for ws in words[first_word..first_word + blocks * bw].chunks_exact(bw) {
+        let ws = &ws[..bw];
+        unroll64!(j => {
+            if j < b {
+                let bit = j * W as usize;
+                let w = bit / 64;
+                let s = (bit % 64) as u32;
+                let mut v = ws[w] >> s;
+                if s + W > 64 {
+                    v |= ws[w + 1] << (64 - s);
+                }
+                total += (v & mask64(W)) as u128;
+            }
+        });
+    }
+    let done = head + blocks * b;
+    total + sum_each::<W>(words, offset + done, n - done)
+}
+
+// ---------------------------------------------------------------------------
+// table decode, mapped encode
+// ---------------------------------------------------------------------------
+
+/// Elements per stack chunk in [`decode`] and [`encode`]: a multiple of every
+/// block length, so chunks after the first start on a block boundary.
+pub(crate) const CHUNK: usize = 256;
+
+/// Length of the first chunk from element `offset`: up to the next multiple of
+/// 64 (a block boundary for every width), or a whole chunk when aligned.
+#[inline(always)]
+pub(crate) fn first_chunk(offset: usize, n: usize) -> usize {
+    let to_boundary = (64 - offset % 64) % 64;
+    (if to_boundary == 0 { CHUNK } else { to_boundary }).min(n)
+}
+
+/// Decodes codes through `table`: `dst[i] = table[code(offset + i)]`, with
+/// the codes unpacked a stack chunk at a time by `unpack` (the width's
+/// kernel, chosen once by the caller). `table.len()` is a power of two, at
+/// least `2^W`.
+#[inline(always)]
+pub(crate) fn decode_chunks<C: Lane, O: Copy>(
+    unpack: impl Fn(&[u64], usize, &mut [C]),
+    words: &[u64],
+    offset: usize,
+    table: &[O],
+    dst: &mut [O],
+) {
+    let mut codes = [C::default(); CHUNK];
+    let index_mask = table.len() - 1;
+    let mut done = 0;
+    let n = dst.len();
+    while done < n {
+        let len = if done == 0 {
+            first_chunk(offset, n)
+        } else {
+            CHUNK.min(n - done)
+        };
+        let codes = &mut codes[..len];
+        unpack(words, offset + done, codes);
+        for (d, &c) in dst[done..done + len].iter_mut().zip(codes.iter()) {
+            *d = table[c.to_u64() as usize & index_mask];
+        }
+        done += len;
+    }
+}
+
+/// Maps values to codes a stack chunk at a time with `map` and packs each
+/// chunk with `pack` (the width's kernel, chosen once by the caller) at
+/// element `offset`.
+#[inline(always)]
+pub(crate) fn encode_chunks<S: Copy>(
+    map: impl Fn(&[S], &mut [u8]),
+    pack: impl Fn(&[u8], &mut [u64], usize),
+    src: &[S],
+    words: &mut [u64],
+    offset: usize,
+) {
+    let mut codes = [0u8; CHUNK];
+    let mut done = 0;
+    let n = src.len();
+    while done < n {
+        let len = if done == 0 {
+            first_chunk(offset, n)
+        } else {
+            CHUNK.min(n - done)
+        };
+        let codes = &mut codes[..len];
+        map(&src[done..done + len], codes);
+        pack(codes, words, offset + done);
+        done += len;
+    }
+}
+
+/// `codes[i] = f(src[i])`: the portable map of [`encode_chunks`].
+#[inline(always)]
+pub(crate) fn map_codes<S: Copy, F: Fn(S) -> u8>(f: &F, src: &[S], codes: &mut [u8]) {
+    for (c, &s) in codes.iter_mut().zip(src) {
+        *c = f(s);
+    }
+}

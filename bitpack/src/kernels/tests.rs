@@ -1,0 +1,729 @@
+//! Every kernel variant against a bit-at-a-time reference, one test per width.
+//!
+//! `test_widths!` makes one `#[test]` per width (as portable-simd's
+//! `test_lanes!` makes one per lane count). Each test runs the portable
+//! kernel, every x86 variant the tables list for that width that this CPU can
+//! run (the others are reported as skipped by `x86_variants_report`), and the
+//! public dispatching function, on lengths around block and word boundaries
+//! and random lengths, at aligned, unaligned and random element offsets, over
+//! random data with random garbage around the written range and random bits
+//! above the width in the source values, plus all-ones extremes.
+
+extern crate std;
+
+use std::format;
+use std::string::String;
+use std::string::ToString;
+use std::vec;
+use std::vec::Vec;
+
+use super::scalar::{self, Lane};
+
+// ---------------------------------------------------------------------------
+// reference and data
+// ---------------------------------------------------------------------------
+
+/// Element `i` of width `w`, one bit at a time.
+fn ref_get(words: &[u64], i: usize, w: u32) -> u128 {
+    let mut v = 0u128;
+    for b in 0..w as usize {
+        let bit = i * w as usize + b;
+        v |= (((words[bit / 64] >> (bit % 64)) & 1) as u128) << b;
+    }
+    v
+}
+
+/// Sets element `i` of width `w` to the low `w` bits of `v`, one bit at a
+/// time.
+fn ref_set(words: &mut [u64], i: usize, w: u32, v: u128) {
+    for b in 0..w as usize {
+        let bit = i * w as usize + b;
+        let x = ((v >> b) & 1) as u64;
+        words[bit / 64] = (words[bit / 64] & !(1 << (bit % 64))) | (x << (bit % 64));
+    }
+}
+
+/// A small deterministic generator (xorshift64*), seeded per test.
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64) -> Self {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn words(&mut self, n: usize) -> Vec<u64> {
+        (0..n).map(|_| self.next()).collect()
+    }
+}
+
+/// `(length, offset)` cases: lengths around block and word boundaries and
+/// random, offsets aligned, unaligned and random.
+fn cases(rng: &mut Rng) -> Vec<(usize, usize)> {
+    let mut lens = vec![0, 1, 2, 7, 8, 9, 31, 32, 33, 63, 64, 65, 127, 128, 129];
+    lens.extend([4095, 4096, 4097]);
+    lens.extend((0..3).map(|_| rng.below(1500)));
+    let mut offs = vec![0, 1, 7, 8, 63, 64, 65];
+    offs.extend((0..2).map(|_| rng.below(300)));
+    let mut out = Vec::new();
+    for &n in &lens {
+        for &o in &offs {
+            out.push((n, o));
+        }
+    }
+    out
+}
+
+/// Random words, with a third of the cases all ones (the extreme values).
+fn data(rng: &mut Rng, n: usize, case: usize) -> Vec<u64> {
+    if case % 3 == 2 {
+        vec![u64::MAX; n]
+    } else {
+        rng.words(n)
+    }
+}
+
+/// The variants the x86 table lists for a width: `(name, runnable, f)`;
+/// `runnable` is false when this CPU lacks a feature the variant needs.
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+fn x86_list<F: Copy, const N: usize>(
+    t: &super::x86::XTable<F, N>,
+    w: u32,
+) -> Vec<(&'static str, bool, F)> {
+    let have = super::x86::detected();
+    t.0[w as usize - 1]
+        .iter()
+        .flatten()
+        .map(|&(need, name, f)| (name, have & need == need, f))
+        .collect()
+}
+
+// ---------------------------------------------------------------------------
+// unpack
+// ---------------------------------------------------------------------------
+
+type Unpack<'a, U> = (
+    String,
+    std::boxed::Box<dyn Fn(&[u64], usize, &mut [U]) + 'a>,
+);
+
+fn unpack_variants<const W: u32, U: Lane + super::Unsigned>() -> Vec<Unpack<'static, U>> {
+    let mut v: Vec<Unpack<'static, U>> = vec![
+        (
+            "scalar".into(),
+            std::boxed::Box::new(scalar::unpack::<W, U>),
+        ),
+        (
+            "public".into(),
+            std::boxed::Box::new(|w: &[u64], o: usize, d: &mut [U]| {
+                super::unpack(W, w, o, d).unwrap()
+            }),
+        ),
+    ];
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    {
+        use super::x86;
+        macro_rules! add {
+            ($t:ty, $table:ident) => {
+                if <U as Lane>::BITS == <$t>::BITS {
+                    for (name, ok, f) in x86_list(&x86::$table, W) {
+                        if ok {
+                            v.push((
+                                name.into(),
+                                std::boxed::Box::new(move |w: &[u64], o: usize, d: &mut [U]| {
+                                    // SAFETY: `ok` says this CPU has every
+                                    // feature the variant enables.
+                                    unsafe { f(w, o, bytemuck::cast_slice_mut::<U, $t>(d)) }
+                                }),
+                            ));
+                        }
+                    }
+                }
+            };
+        }
+        add!(u8, UNPACK_U8);
+        add!(u16, UNPACK_U16);
+        add!(u32, UNPACK_U32);
+        add!(u64, UNPACK_U64);
+    }
+    v
+}
+
+fn check_unpack<const W: u32, U: Lane + super::Unsigned>() {
+    let mut rng = Rng::new(W as u64 * 1000 + <U as Lane>::BITS as u64);
+    let variants = unpack_variants::<W, U>();
+    for (case, (n, off)) in cases(&mut rng).into_iter().enumerate() {
+        // One spare word so kernels may not rely on the exact length.
+        let nw = super::words_for(W, off + n) + case % 2;
+        let words = data(&mut rng, nw, case);
+        let expect: Vec<u64> = (0..n).map(|i| ref_get(&words, off + i, W) as u64).collect();
+        for (name, f) in &variants {
+            let mut out: Vec<U> = (0..n).map(|_| U::from_u64(rng.next())).collect();
+            f(&words, off, &mut out);
+            for i in 0..n {
+                assert_eq!(
+                    out[i].to_u64(),
+                    expect[i],
+                    "unpack W={W} U=u{} {name}: len {n} offset {off} element {i}",
+                    <U as Lane>::BITS
+                );
+            }
+        }
+    }
+}
+
+fn check_unpack_wide<const W: u32>() {
+    let mut rng = Rng::new(W as u64 * 77);
+    for (case, (n, off)) in cases(&mut rng).into_iter().enumerate().step_by(3) {
+        let words = data(&mut rng, super::words_for(W, off + n), case);
+        let mut out = vec![0u128; n];
+        scalar::unpack_wide::<W>(&words, off, &mut out);
+        let mut public = vec![7u128; n];
+        super::unpack(W, &words, off, &mut public).unwrap();
+        for i in 0..n {
+            let e = ref_get(&words, off + i, W);
+            assert_eq!(
+                out[i], e,
+                "unpack_wide W={W}: len {n} offset {off} element {i}"
+            );
+            assert_eq!(
+                public[i], e,
+                "unpack u128 public W={W}: len {n} offset {off}"
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// pack
+// ---------------------------------------------------------------------------
+
+type Pack<'a, U> = (
+    String,
+    std::boxed::Box<dyn Fn(&[U], &mut [u64], usize) + 'a>,
+);
+
+fn pack_variants<const W: u32, U: Lane + super::Unsigned>() -> Vec<Pack<'static, U>> {
+    let mut v: Vec<Pack<'static, U>> = vec![
+        ("scalar".into(), std::boxed::Box::new(scalar::pack::<W, U>)),
+        (
+            "public".into(),
+            std::boxed::Box::new(|s: &[U], w: &mut [u64], o: usize| {
+                super::pack(W, s, w, o).unwrap()
+            }),
+        ),
+    ];
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    {
+        use super::x86;
+        macro_rules! add {
+            ($t:ty, $table:ident) => {
+                if <U as Lane>::BITS == <$t>::BITS {
+                    for (name, ok, f) in x86_list(&x86::$table, W) {
+                        if ok {
+                            v.push((
+                                name.into(),
+                                std::boxed::Box::new(move |s: &[U], w: &mut [u64], o: usize| {
+                                    // SAFETY: `ok` says this CPU has every
+                                    // feature the variant enables.
+                                    unsafe { f(bytemuck::cast_slice::<U, $t>(s), w, o) }
+                                }),
+                            ));
+                        }
+                    }
+                }
+            };
+        }
+        add!(u8, PACK_U8);
+        add!(u16, PACK_U16);
+        add!(u32, PACK_U32);
+        add!(u64, PACK_U64);
+    }
+    v
+}
+
+fn check_pack<const W: u32, U: Lane + super::Unsigned>() {
+    let mut rng = Rng::new(W as u64 * 3000 + <U as Lane>::BITS as u64);
+    let variants = pack_variants::<W, U>();
+    for (case, (n, off)) in cases(&mut rng).into_iter().enumerate() {
+        let nw = super::words_for(W, off + n) + case % 2;
+        // Garbage around the written range must survive; source values carry
+        // random bits above the width, which must be ignored.
+        let before = data(&mut rng, nw, case + 1);
+        let src: Vec<U> = (0..n).map(|_| U::from_u64(rng.next())).collect();
+        let mut expect = before.clone();
+        for (i, s) in src.iter().enumerate() {
+            ref_set(&mut expect, off + i, W, s.to_u64() as u128);
+        }
+        for (name, f) in &variants {
+            let mut words = before.clone();
+            f(&src, &mut words, off);
+            assert!(
+                words == expect,
+                "pack W={W} U=u{} {name}: len {n} offset {off}: first wrong word {:?}",
+                <U as Lane>::BITS,
+                words.iter().zip(&expect).position(|(a, b)| a != b)
+            );
+        }
+    }
+}
+
+fn check_pack_wide<const W: u32>() {
+    let mut rng = Rng::new(W as u64 * 91);
+    for (case, (n, off)) in cases(&mut rng).into_iter().enumerate().step_by(3) {
+        let before = data(&mut rng, super::words_for(W, off + n), case + 1);
+        let src: Vec<u128> = (0..n)
+            .map(|_| (rng.next() as u128) << 64 | rng.next() as u128)
+            .collect();
+        let mut expect = before.clone();
+        for (i, &s) in src.iter().enumerate() {
+            ref_set(&mut expect, off + i, W, s);
+        }
+        let mut words = before.clone();
+        scalar::pack_wide::<W>(&src, &mut words, off);
+        assert_eq!(words, expect, "pack_wide W={W}: len {n} offset {off}");
+        let mut words = before.clone();
+        super::pack(W, &src, &mut words, off).unwrap();
+        assert_eq!(
+            words, expect,
+            "pack u128 public W={W}: len {n} offset {off}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// sum
+// ---------------------------------------------------------------------------
+
+type Sum<'a> = (
+    String,
+    std::boxed::Box<dyn Fn(&[u64], usize, usize) -> u128 + 'a>,
+);
+
+fn sum_variants<const W: u32>() -> Vec<Sum<'static>> {
+    let mut v: Vec<Sum<'static>> = vec![
+        ("scalar".into(), std::boxed::Box::new(scalar::sum::<W>)),
+        (
+            "public".into(),
+            std::boxed::Box::new(|w: &[u64], o: usize, n: usize| super::sum(W, w, o, n).unwrap()),
+        ),
+    ];
+    if W <= 32 {
+        v.push((
+            "scalar_extract".into(),
+            std::boxed::Box::new(scalar::sum_extract::<W>),
+        ));
+    }
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    for (name, ok, f) in x86_list(&super::x86::SUM, W) {
+        if ok {
+            v.push((
+                name.into(),
+                std::boxed::Box::new(move |w: &[u64], o: usize, n: usize| {
+                    // SAFETY: `ok` says this CPU has every feature the
+                    // variant enables.
+                    unsafe { f(w, o, n) }
+                }),
+            ));
+        }
+    }
+    v
+}
+
+fn check_sum<const W: u32>() {
+    let mut rng = Rng::new(W as u64 * 5000);
+    let variants = sum_variants::<W>();
+    for (case, (n, off)) in cases(&mut rng).into_iter().enumerate() {
+        let nw = super::words_for(W, off + n) + case % 2;
+        let words = data(&mut rng, nw, case);
+        let expect: u128 = (0..n).map(|i| ref_get(&words, off + i, W)).sum();
+        for (name, f) in &variants {
+            assert_eq!(
+                f(&words, off, n),
+                expect,
+                "sum W={W} {name}: len {n} offset {off}"
+            );
+        }
+    }
+    // Extremes: 2^20 values of 2^W - 1 sum exactly, at offsets 0, 1 and 63.
+    let n = 1usize << 20;
+    for off in [0usize, 1, 63] {
+        let words = vec![u64::MAX; super::words_for(W, off + n)];
+        let expect = n as u128 * scalar::mask64(W) as u128;
+        for (name, f) in &variants {
+            assert_eq!(
+                f(&words, off, n),
+                expect,
+                "sum W={W} {name}: 2^20 all-ones, offset {off}"
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// decode and encode
+// ---------------------------------------------------------------------------
+
+fn check_decode<const W: u32>() {
+    let mut rng = Rng::new(W as u64 * 7000);
+    let table: Vec<u32> = (0..1usize << W).map(|_| rng.next() as u32).collect();
+    let ftable: Vec<f32> = table
+        .iter()
+        .map(|&b| f32::from_bits(b & 0x7fbf_ffff))
+        .collect();
+    type Dec<'a> = (
+        String,
+        std::boxed::Box<dyn Fn(&[u64], usize, &[u32], &mut [u32]) + 'a>,
+    );
+    let mut variants: Vec<Dec<'static>> = vec![
+        (
+            "generic".into(),
+            std::boxed::Box::new(|w: &[u64], o: usize, t: &[u32], d: &mut [u32]| {
+                super::decode_generic(W, w, o, t, d)
+            }),
+        ),
+        (
+            "public".into(),
+            std::boxed::Box::new(|w: &[u64], o: usize, t: &[u32], d: &mut [u32]| {
+                super::decode(W, t, w, o, d).unwrap()
+            }),
+        ),
+    ];
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    for (name, ok, f) in x86_list(&super::x86::DECODE_X32, W) {
+        if ok {
+            variants.push((
+                name.into(),
+                std::boxed::Box::new(move |w: &[u64], o: usize, t: &[u32], d: &mut [u32]| {
+                    // SAFETY: `ok` says this CPU has every feature the
+                    // variant enables.
+                    unsafe { f(w, o, t, d) }
+                }),
+            ));
+        }
+    }
+    for (case, (n, off)) in cases(&mut rng).into_iter().enumerate() {
+        let words = data(&mut rng, super::words_for(W, off + n), case);
+        let expect: Vec<u32> = (0..n)
+            .map(|i| table[ref_get(&words, off + i, W) as usize])
+            .collect();
+        for (name, f) in &variants {
+            let mut out = vec![0xdead_beefu32; n];
+            f(&words, off, &table, &mut out);
+            assert!(out == expect, "decode W={W} {name}: len {n} offset {off}");
+        }
+        // f32 and 2-byte outputs through the public function.
+        let mut fout = vec![0.0f32; n];
+        super::decode(W, &ftable, &words, off, &mut fout).unwrap();
+        for i in 0..n {
+            assert_eq!(
+                fout[i].to_bits(),
+                ftable[expect_index(&words, off + i, W)].to_bits()
+            );
+        }
+        let htable: Vec<u16> = table.iter().map(|&b| b as u16).collect();
+        let mut hout = vec![0u16; n];
+        super::decode(W, &htable, &words, off, &mut hout).unwrap();
+        for i in 0..n {
+            assert_eq!(hout[i], htable[expect_index(&words, off + i, W)]);
+        }
+    }
+}
+
+fn expect_index(words: &[u64], i: usize, w: u32) -> usize {
+    ref_get(words, i, w) as usize
+}
+
+fn check_encode<const W: u32>() {
+    let mut rng = Rng::new(W as u64 * 9000);
+    // A branch-free code function with bits above W set.
+    let code = |x: f32| (x.to_bits().wrapping_mul(0x9E37_79B9) >> 24) as u8;
+    for (case, (n, off)) in cases(&mut rng).into_iter().enumerate() {
+        let before = data(&mut rng, super::words_for(W, off + n), case + 1);
+        let src: Vec<f32> = (0..n)
+            .map(|_| f32::from_bits(rng.next() as u32 & 0x7f7f_ffff))
+            .collect();
+        let mut expect = before.clone();
+        for (i, &s) in src.iter().enumerate() {
+            ref_set(&mut expect, off + i, W, code(s) as u128);
+        }
+        let mut words = before.clone();
+        super::encode(W, &src, code, &mut words, off).unwrap();
+        assert_eq!(words, expect, "encode W={W} public: len {n} offset {off}");
+        let mut words = before.clone();
+        let map = |s: &[f32], c: &mut [u8]| scalar::map_codes(&code, s, c);
+        scalar::encode_chunks(map, scalar::pack::<W, u8>, &src, &mut words, off);
+        assert_eq!(words, expect, "encode W={W} portable: len {n} offset {off}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// one test per width
+// ---------------------------------------------------------------------------
+
+/// One `#[test]` per width: `test_widths!(module, check::<W, extra>, up_to)`.
+macro_rules! test_widths {
+    ($m:ident, $check:ident $(, $x:ty)?; 8) => {
+        test_widths!(@ $m, $check $(, $x)?; w1 1 w2 2 w3 3 w4 4 w5 5 w6 6 w7 7 w8 8);
+    };
+    ($m:ident, $check:ident $(, $x:ty)?; 16) => {
+        test_widths!(@ $m, $check $(, $x)?; w1 1 w2 2 w3 3 w4 4 w5 5 w6 6 w7 7 w8 8 w9 9 w10 10
+            w11 11 w12 12 w13 13 w14 14 w15 15 w16 16);
+    };
+    ($m:ident, $check:ident $(, $x:ty)?; 32) => {
+        test_widths!(@ $m, $check $(, $x)?; w1 1 w2 2 w3 3 w4 4 w5 5 w6 6 w7 7 w8 8 w9 9 w10 10
+            w11 11 w12 12 w13 13 w14 14 w15 15 w16 16 w17 17 w18 18 w19 19 w20 20 w21 21 w22 22
+            w23 23 w24 24 w25 25 w26 26 w27 27 w28 28 w29 29 w30 30 w31 31 w32 32);
+    };
+    ($m:ident, $check:ident $(, $x:ty)?; 64) => {
+        test_widths!(@ $m, $check $(, $x)?; w1 1 w2 2 w3 3 w4 4 w5 5 w6 6 w7 7 w8 8 w9 9 w10 10
+            w11 11 w12 12 w13 13 w14 14 w15 15 w16 16 w17 17 w18 18 w19 19 w20 20 w21 21 w22 22
+            w23 23 w24 24 w25 25 w26 26 w27 27 w28 28 w29 29 w30 30 w31 31 w32 32 w33 33 w34 34
+            w35 35 w36 36 w37 37 w38 38 w39 39 w40 40 w41 41 w42 42 w43 43 w44 44 w45 45 w46 46
+            w47 47 w48 48 w49 49 w50 50 w51 51 w52 52 w53 53 w54 54 w55 55 w56 56 w57 57 w58 58
+            w59 59 w60 60 w61 61 w62 62 w63 63 w64 64);
+    };
+    ($m:ident, $check:ident $(, $x:ty)?; 65..=128) => {
+        test_widths!(@ $m, $check $(, $x)?; w65 65 w66 66 w67 67 w68 68 w69 69 w70 70 w71 71
+            w72 72 w73 73 w74 74 w75 75 w76 76 w77 77 w78 78 w79 79 w80 80 w81 81 w82 82 w83 83
+            w84 84 w85 85 w86 86 w87 87 w88 88 w89 89 w90 90 w91 91 w92 92 w93 93 w94 94 w95 95
+            w96 96 w97 97 w98 98 w99 99 w100 100 w101 101 w102 102 w103 103 w104 104 w105 105
+            w106 106 w107 107 w108 108 w109 109 w110 110 w111 111 w112 112 w113 113 w114 114
+            w115 115 w116 116 w117 117 w118 118 w119 119 w120 120 w121 121 w122 122 w123 123
+            w124 124 w125 125 w126 126 w127 127 w128 128);
+    };
+    (@ $m:ident, $check:ident; $($name:ident $w:literal)*) => {
+        mod $m {
+            $( #[test] fn $name() { super::$check::<$w>() } )*
+        }
+    };
+    (@ $m:ident, $check:ident, $x:ty; $($name:ident $w:literal)*) => {
+        mod $m {
+            $( #[test] fn $name() { super::$check::<$w, $x>() } )*
+        }
+    };
+}
+
+test_widths!(unpack_u8, check_unpack, u8; 8);
+test_widths!(unpack_u16, check_unpack, u16; 16);
+test_widths!(unpack_u32, check_unpack, u32; 32);
+test_widths!(unpack_u64, check_unpack, u64; 64);
+test_widths!(unpack_u128_narrow, check_unpack_wide; 64);
+test_widths!(unpack_u128, check_unpack_wide; 65..=128);
+test_widths!(pack_u8, check_pack, u8; 8);
+test_widths!(pack_u16, check_pack, u16; 16);
+test_widths!(pack_u32, check_pack, u32; 32);
+test_widths!(pack_u64, check_pack, u64; 64);
+test_widths!(pack_u128_narrow, check_pack_wide; 64);
+test_widths!(pack_u128, check_pack_wide; 65..=128);
+test_widths!(sum, check_sum; 64);
+test_widths!(decode, check_decode; 16);
+test_widths!(encode, check_encode; 8);
+
+// ---------------------------------------------------------------------------
+// variants report, errors
+// ---------------------------------------------------------------------------
+
+/// Lists, for every kernel table and width, the x86 variants run and the
+/// ones skipped for lack of a CPU feature (`cargo test -- --nocapture`
+/// shows it).
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+#[test]
+fn x86_variants_report() {
+    use super::x86::{self, XTable};
+    fn line<F: Copy, const N: usize>(name: &str, t: &XTable<F, N>) -> String {
+        let mut ran = Vec::new();
+        let mut skipped = Vec::new();
+        for w in 1..=N as u32 {
+            for (v, ok, _) in x86_list(t, w) {
+                let s = format!("{v}@{w}");
+                if ok { ran.push(s) } else { skipped.push(s) }
+            }
+        }
+        format!(
+            "{name}: tested {} variant-widths, skipped [{}]",
+            ran.len(),
+            skipped.join(" ")
+        )
+    }
+    let f = x86::detected();
+    std::eprintln!(
+        "x86 features: avx2={} bmi2={} popcnt={}",
+        f & x86::AVX2 != 0,
+        f & x86::BMI2 != 0,
+        f & x86::POPCNT != 0
+    );
+    for l in [
+        line("unpack_u8", &x86::UNPACK_U8),
+        line("unpack_u32", &x86::UNPACK_U32),
+        line("pack_u8", &x86::PACK_U8),
+        line("pack_u32", &x86::PACK_U32),
+        line("sum", &x86::SUM),
+        line("decode_x32", &x86::DECODE_X32),
+    ] {
+        std::eprintln!("{l}");
+    }
+    // Every table entry must need at least one feature (a variant without
+    // one would belong in the portable kernels).
+    for w in 1..=8 {
+        for (name, _, _) in x86_list(&x86::UNPACK_U8, w) {
+            assert!(name.ends_with("avx2") || name.ends_with("bmi2"), "{name}");
+        }
+    }
+}
+
+#[test]
+fn errors_name_the_numbers_and_change_nothing() {
+    use crate::Error;
+    let mut words = [0x1234u64; 2];
+    let mut out = [9u8; 4];
+    assert_eq!(
+        super::unpack(0, &words, 0, &mut out),
+        Err(Error::Width { width: 0, max: 8 })
+    );
+    assert_eq!(
+        super::unpack(9, &words, 0, &mut out),
+        Err(Error::Width { width: 9, max: 8 })
+    );
+    assert_eq!(
+        super::unpack(5, &words, 100, &mut out),
+        Err(Error::TooFewWords {
+            needed: 9,
+            actual: 2
+        })
+    );
+    assert_eq!(out, [9; 4]);
+    assert_eq!(
+        super::pack(33, &[1u32], &mut words, 0),
+        Err(Error::Width { width: 33, max: 32 })
+    );
+    assert_eq!(
+        super::pack(7, &[1u8; 19], &mut words, 0),
+        Err(Error::TooFewWords {
+            needed: 3,
+            actual: 2
+        })
+    );
+    assert_eq!(
+        super::pack(129, &[1u128], &mut words, 0),
+        Err(Error::Width {
+            width: 129,
+            max: 128
+        })
+    );
+    assert_eq!(words, [0x1234; 2]);
+    assert_eq!(
+        super::sum(65, &words, 0, 1),
+        Err(Error::Width { width: 65, max: 64 })
+    );
+    assert_eq!(
+        super::sum(64, &words, 1, 2),
+        Err(Error::TooFewWords {
+            needed: 3,
+            actual: 2
+        })
+    );
+    assert_eq!(
+        super::sum(1, &words, usize::MAX, 2),
+        Err(Error::TooFewWords {
+            needed: (1 << 58) + 1,
+            actual: 2
+        })
+    );
+    assert_eq!(
+        super::sum(64, &words, usize::MAX, usize::MAX),
+        Err(Error::TooFewWords {
+            needed: usize::MAX,
+            actual: 2
+        })
+    );
+    let mut f = [1.5f32; 3];
+    assert_eq!(
+        super::decode(4, &[0.0f32; 15], &words, 0, &mut f),
+        Err(Error::Length {
+            expected: 16,
+            actual: 15
+        })
+    );
+    assert_eq!(
+        super::decode(17, &[0.0f32; 4], &words, 0, &mut f),
+        Err(Error::Width { width: 17, max: 16 })
+    );
+    assert_eq!(f, [1.5; 3]);
+    assert_eq!(
+        super::encode(9, &[1.0f32], |_| 0, &mut words, 0),
+        Err(Error::Width { width: 9, max: 8 })
+    );
+    assert_eq!(
+        super::encode(8, &[1.0f32; 17], |_| 0, &mut words, 0),
+        Err(Error::TooFewWords {
+            needed: 3,
+            actual: 2
+        })
+    );
+    assert_eq!(words, [0x1234; 2]);
+    assert_eq!(
+        Error::TooFewWords {
+            needed: 3,
+            actual: 2
+        }
+        .to_string(),
+        "need 3 64-bit words, got 2"
+    );
+    assert_eq!(
+        Error::Width { width: 9, max: 8 }.to_string(),
+        "width 9 is not supported here: must be 1..=8"
+    );
+}
+
+#[test]
+fn words_for_rounds_up_and_saturates() {
+    assert_eq!(super::words_for(5, 0), 0);
+    assert_eq!(super::words_for(5, 12), 1);
+    assert_eq!(super::words_for(5, 13), 2);
+    assert_eq!(super::words_for(128, 3), 6);
+    assert_eq!(super::words_for(128, usize::MAX), usize::MAX);
+}
+
+#[test]
+fn block_geometry() {
+    for w in 1..=64u32 {
+        let (b, bw) = (scalar::block_elems(w), scalar::block_words(w));
+        assert_eq!(b * w as usize, bw * 64, "width {w}");
+        assert!((1..=64).contains(&b));
+        // No smaller run of elements fills whole words.
+        assert!(
+            (1..b).all(|k| !(k * w as usize).is_multiple_of(64)),
+            "width {w}"
+        );
+    }
+}
+
+#[test]
+fn hsum_adds_every_slot() {
+    let mut rng = Rng::new(11);
+    for s in [2u32, 3, 4, 6, 10, 12, 14, 16, 20, 28, 32] {
+        for _ in 0..200 {
+            // Slots hold at most half their range, as the folds guarantee.
+            let mut x = 0u64;
+            let mut expect = 0u64;
+            let mut p = 0;
+            while p + s <= 64 {
+                let v = rng.next() & scalar::mask64(s - 1);
+                x |= v << p;
+                expect += v;
+                p += s;
+            }
+            assert_eq!(scalar::hsum(x, s), expect, "slot width {s}");
+        }
+    }
+}
