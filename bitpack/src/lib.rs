@@ -111,7 +111,7 @@ pub use device::DeviceCopy;
 pub use element::{BitElement, bitwidth, from_raw_bits, raw_bits};
 pub use error::{Error, Result};
 #[cfg(feature = "alloc")]
-pub use narrow::{NarrowArray, ReinterpretError};
+pub use narrow::{Dense, NarrowArray, Packing, ReinterpretError, WordAligned};
 pub use storage::{Lanes, SmallStorage, Storage, storage_bytes};
 pub use unsigned::Unsigned;
 pub use view::{Layout, LayoutIter, MAX_DIMS};
