@@ -98,6 +98,8 @@ mod error;
 pub mod kernels;
 #[cfg(feature = "alloc")]
 pub mod narrow;
+#[cfg(feature = "alloc")]
+mod reduce;
 mod storage;
 mod unsigned;
 mod view;
@@ -111,10 +113,14 @@ pub use device::DeviceCopy;
 pub use element::{BitElement, bitwidth, from_raw_bits, raw_bits};
 pub use error::{Error, Result};
 #[cfg(feature = "alloc")]
-pub use narrow::{Dense, NarrowArray, Packing, ReinterpretError, WordAligned};
+pub use narrow::{Dense, DynNarrowArray, NarrowArray, Packing, ReinterpretError, WordAligned};
+#[cfg(feature = "alloc")]
+pub use reduce::UnsignedElement;
 pub use storage::{Lanes, SmallStorage, Storage, storage_bytes};
 pub use unsigned::Unsigned;
-pub use view::{Layout, LayoutIter, MAX_DIMS};
+pub use view::{Layout, LayoutIter, MAX_DIMS, Runs};
+#[cfg(feature = "alloc")]
+pub use view::{View, ViewIter, ViewMut};
 
 /// Derives [`BitElement`](trait@BitElement) for a narrow newtype, a
 /// `repr(transparent)` wrapper, a full-bytes aggregate or a fieldless enum.

@@ -12,9 +12,9 @@ use core::marker::PhantomData;
 
 use crate::{BitElement, Error, Result, Unsigned};
 
-mod aligned;
-mod bulk;
-// mod dynamic;
+pub(crate) mod aligned;
+pub(crate) mod bulk;
+mod dynamic;
 mod iter;
 mod ops;
 mod packing;
@@ -24,7 +24,7 @@ mod traits;
 #[cfg(all(test, feature = "arbitrary-int"))]
 mod tests;
 
-// pub use dynamic::DynNarrowArray;
+pub use dynamic::DynNarrowArray;
 pub use iter::{IntoIter, Iter};
 pub use ops::ReinterpretError;
 pub use packing::{Dense, Packing, WordAligned};
@@ -395,6 +395,12 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
     #[inline]
     pub(crate) fn words_mut(&mut self) -> &mut [u64] {
         &mut self.words
+    }
+
+    /// The word buffer.
+    #[inline]
+    pub(crate) fn into_words(self) -> Vec<u64> {
+        self.words
     }
 
     /// An empty array in layout `L`; allocates nothing.

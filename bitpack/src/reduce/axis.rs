@@ -1,0 +1,275 @@
+//! Sums over a set of axes, written into a caller-owned `u64` buffer,
+//! without unpacking the input.
+//!
+//! The output is row-major over the kept axes. Two strategies, by whether
+//! the innermost axis is kept:
+//!
+//! - *Reduced innermost axis* (row sums, whole-block sums): each output is
+//!   the N-d sum of the reduced axes from its base index, normalized once
+//!   (see [`super::nd`]) and walked run by run with the width's run kernels.
+//! - *Kept innermost axis* (column sums): column tiles. For each output row
+//!   and tile of up to 1024 columns, every reduced coordinate contributes one
+//!   row segment, decoded into a stack buffer of at most 1 KiB (`u8` values
+//!   for widths up to 8, `u16` up to 16, then `u32`, `u64`) and added into
+//!   tile accumulators of at most 2 KiB: `u16` for widths up to 8, `u32` up to
+//!   16, flushed into the `u64` output after at most `floor(MAX / (2^b - 1))`
+//!   rows, so they cannot overflow; wider values add into the output
+//!   directly. The decoders are the width's kernels, looked up once per call.
+
+use alloc::vec::Vec;
+
+use super::RunSum;
+use super::nd::{Normal, for_each_index};
+use crate::narrow::aligned::mask64;
+use crate::narrow::stream;
+use crate::view::MAX_DIMS;
+use crate::{Error, Layout, Result, Unsigned};
+
+/// Which axes are reduced, checked: each below `ndim`, none twice.
+pub(crate) fn check_axes(ndim: usize, axes: &[usize]) -> Result<[bool; MAX_DIMS]> {
+    let mut reduce = [false; MAX_DIMS];
+    for &a in axes {
+        if a >= ndim {
+            return Err(Error::Axis { axis: a, ndim });
+        }
+        if reduce[a] {
+            return Err(Error::DuplicateAxis { axis: a });
+        }
+        reduce[a] = true;
+    }
+    Ok(reduce)
+}
+
+/// The shape of a sum over `axes`: the kept extents, with a 1 in place of
+/// each reduced axis when `keepdims`.
+pub(crate) fn reduced_shape(shape: &[usize], axes: &[usize], keepdims: bool) -> Result<Vec<usize>> {
+    let reduce = check_axes(shape.len(), axes)?;
+    Ok(shape
+        .iter()
+        .enumerate()
+        .filter_map(|(d, &e)| match (reduce[d], keepdims) {
+            (false, _) => Some(e),
+            (true, true) => Some(1),
+            (true, false) => None,
+        })
+        .collect())
+}
+
+/// `(extent, stride)` lists of the kept and reduced axes.
+struct Split {
+    kept: [(usize, isize); MAX_DIMS],
+    nk: usize,
+    red: [(usize, isize); MAX_DIMS],
+    nr: usize,
+}
+
+impl Split {
+    fn new(layout: &Layout, reduce: &[bool; MAX_DIMS]) -> Split {
+        let mut s = Split {
+            kept: [(0, 0); MAX_DIMS],
+            nk: 0,
+            red: [(0, 0); MAX_DIMS],
+            nr: 0,
+        };
+        for (d, (&e, &st)) in layout.shape().iter().zip(layout.strides()).enumerate() {
+            if reduce[d] {
+                s.red[s.nr] = (e, st);
+                s.nr += 1;
+            } else {
+                s.kept[s.nk] = (e, st);
+                s.nk += 1;
+            }
+        }
+        s
+    }
+
+    fn kept(&self) -> &[(usize, isize)] {
+        &self.kept[..self.nk]
+    }
+
+    fn red(&self) -> &[(usize, isize)] {
+        &self.red[..self.nr]
+    }
+
+    /// The reduced axes, normalized for sums from base index 0.
+    fn red_normal(&self) -> Normal {
+        let mut shape = [0usize; MAX_DIMS];
+        let mut strides = [0isize; MAX_DIMS];
+        for (i, &(e, s)) in self.red().iter().enumerate() {
+            shape[i] = e;
+            strides[i] = s;
+        }
+        Normal::new(&shape[..self.nr], &strides[..self.nr], 0)
+    }
+}
+
+/// Sums the elements of `layout` over `axes` into `out`.
+pub(crate) fn sum_axes_into(
+    aligned: bool,
+    bits: u32,
+    words: &[u64],
+    layout: &Layout,
+    axes: &[usize],
+    out: &mut [u64],
+) -> Result<()> {
+    let reduce = check_axes(layout.ndim(), axes)?;
+    let split = Split::new(layout, &reduce);
+    let n_out = split
+        .kept()
+        .iter()
+        .try_fold(1usize, |n, &(e, _)| n.checked_mul(e))
+        .ok_or(Error::Shape {
+            elements: None,
+            len: out.len(),
+        })?;
+    if out.len() != n_out {
+        return Err(Error::Length {
+            expected: n_out,
+            actual: out.len(),
+        });
+    }
+    if n_out == 0 {
+        return Ok(());
+    }
+    // Not empty of outputs, so the group size divides the element count.
+    let group: usize = split.red().iter().map(|&(e, _)| e).product();
+    if group == 0 {
+        out.fill(0);
+        return Ok(());
+    }
+    let runs = RunSum::new(aligned, bits);
+    let base = layout.offset() as usize;
+    if group as u128 * u128::from(mask64(bits)) > u128::from(u64::MAX) {
+        return exact_two_pass(words, &split, &runs, base, out);
+    }
+    out.fill(0);
+    let nd = layout.ndim();
+    if nd == 0 || reduce[nd - 1] {
+        let red = split.red_normal();
+        let mut o = 0;
+        for_each_index(split.kept(), base, |b| {
+            let start = b.wrapping_add_signed(red.shift);
+            // Fits: at most `group` values of at most `2^b - 1`.
+            out[o] = (runs.normal(words, &red, start) * red.repeat) as u64;
+            o += 1;
+        });
+        return Ok(());
+    }
+    if bits <= 8 {
+        column_tiles::<u8, u16, 1024>(aligned, bits, words, &split, base, out);
+    } else if bits <= 16 {
+        column_tiles::<u16, u32, 512>(aligned, bits, words, &split, base, out);
+    } else if bits <= 32 {
+        column_tiles::<u32, u64, 256>(aligned, bits, words, &split, base, out);
+    } else {
+        column_tiles::<u64, u64, 128>(aligned, bits, words, &split, base, out);
+    }
+    Ok(())
+}
+
+/// Where an output may overflow a `u64`: every output exactly, checked
+/// before any is written.
+fn exact_two_pass(
+    words: &[u64],
+    split: &Split,
+    runs: &RunSum,
+    base: usize,
+    out: &mut [u64],
+) -> Result<()> {
+    let red = split.red_normal();
+    let each = |f: &mut dyn FnMut(usize, u128)| {
+        let mut o = 0;
+        for_each_index(split.kept(), base, |b| {
+            let start = b.wrapping_add_signed(red.shift);
+            f(o, runs.normal(words, &red, start) * red.repeat);
+            o += 1;
+        });
+    };
+    let mut bad = None;
+    each(&mut |o, s| {
+        if bad.is_none() && s > u128::from(u64::MAX) {
+            bad = Some(o);
+        }
+    });
+    if let Some(index) = bad {
+        return Err(Error::SumOverflow { index });
+    }
+    each(&mut |o, s| out[o] = s as u64);
+    Ok(())
+}
+
+/// A tile accumulator: `u16`, `u32` or `u64`.
+trait Acc: Copy + Default {
+    /// The largest value it holds.
+    const MAX: u64;
+    fn add(self, v: u64) -> Self;
+    fn get(self) -> u64;
+}
+
+macro_rules! impl_acc {
+    ($($t:ty),*) => {$(
+        impl Acc for $t {
+            const MAX: u64 = <$t>::MAX as u64;
+            #[inline(always)]
+            fn add(self, v: u64) -> Self {
+                self + v as $t
+            }
+            #[inline(always)]
+            fn get(self) -> u64 {
+                self as u64
+            }
+        }
+    )*};
+}
+
+impl_acc!(u16, u32, u64);
+
+/// Column tiles for a kept innermost axis: decode buffer of `TC` values of
+/// `D`, `TC` accumulators of `A`.
+fn column_tiles<D: Unsigned, A: Acc, const TC: usize>(
+    aligned: bool,
+    bits: u32,
+    words: &[u64],
+    split: &Split,
+    base: usize,
+    out: &mut [u64],
+) {
+    let (cols, col_stride) = split.kept[split.nk - 1];
+    let outer = &split.kept[..split.nk - 1];
+    let batch = (A::MAX / mask64(bits)).min(usize::MAX as u64) as usize;
+    let mut buf = [D::ZERO; TC];
+    let mut acc = [A::default(); TC];
+    let mut o = 0;
+    for_each_index(outer, base, |row_base| {
+        let out_row = &mut out[o * cols..(o + 1) * cols];
+        o += 1;
+        let mut c0 = 0;
+        while c0 < cols {
+            let tc = TC.min(cols - c0);
+            let tile_base = row_base.wrapping_add_signed((c0 as isize).wrapping_mul(col_stride));
+            let acc = &mut acc[..tc];
+            let buf = &mut buf[..tc];
+            let dst = &mut out_row[c0..c0 + tc];
+            acc.fill(A::default());
+            let mut rows = 0;
+            for_each_index(split.red(), tile_base, |start| {
+                stream::gather(aligned, bits, words, start, col_stride, buf);
+                for (a, &v) in acc.iter_mut().zip(buf.iter()) {
+                    *a = a.add(v.to_u128() as u64);
+                }
+                rows += 1;
+                if rows == batch {
+                    for (d, a) in dst.iter_mut().zip(acc.iter_mut()) {
+                        *d += a.get();
+                        *a = A::default();
+                    }
+                    rows = 0;
+                }
+            });
+            for (d, a) in dst.iter_mut().zip(acc.iter()) {
+                *d += a.get();
+            }
+            c0 += tc;
+        }
+    });
+}
