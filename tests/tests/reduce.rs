@@ -55,7 +55,7 @@ fn whole_and_strided_sums<T: UnsignedElement + PartialEq + Debug, L: Packing>() 
         -257isize..=257,
         any::<u32>(),
     );
-    runner(64)
+    runner(256)
         .run(&strategy, |(len, seed, shift, step, pick)| {
             let len = len + shift;
             let vals = values(bits, len, &seed);
@@ -146,7 +146,7 @@ fn axis_sums_match_reference<T: UnsignedElement + PartialEq + Debug, L: Packing>
         prop::collection::vec(any::<u64>(), 1..8),
         any::<u32>(),
     );
-    runner(12)
+    runner(48)
         .run(&strategy, |(shape, seed, pick)| {
             let n: usize = shape.iter().product();
             let vals = values(bits, n, &seed);

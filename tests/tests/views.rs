@@ -253,7 +253,7 @@ fn views_match_reference<T: UnsignedElement + PartialEq + Debug, L: Packing>() {
         prop::collection::vec(any::<u64>(), 0..120),
         descriptor(4, 4),
     );
-    runner(40)
+    runner(128)
         .run(&strategy, |(si, root, (shape, strides, pick))| {
             let vals = root_values(SHIFTS[si], &root, T::BITS);
             let a = array::<T, L>(&vals);
@@ -289,7 +289,7 @@ fn assignment_is_ordered_and_atomic<T: UnsignedElement + PartialEq + Debug, L: P
         prop::collection::vec(any::<u64>(), 64),
     );
     let bits = T::BITS;
-    runner(40)
+    runner(128)
         .run(&strategy, |(si, root, (shape, strides, pick), fresh)| {
             let vals = root_values(SHIFTS[si], &root, bits);
             let offset = place(&shape, &strides, SHIFTS[si], vals.len(), pick);
@@ -489,7 +489,7 @@ fn assign_within_copies_first<T: UnsignedElement + PartialEq + Debug, L: Packing
         prop::collection::vec(-7isize..=7, 3),
         any::<u16>(),
     );
-    runner(48)
+    runner(128)
         .run(
             &strategy,
             |(si, root, (shape, strides, pick), strides2, pick2)| {
