@@ -250,7 +250,8 @@ fn extreme_values_word_aligned() {
 fn extreme_typed<T: UnsignedElement + PartialEq + Debug, L: Packing>() {
     const N: usize = 1 << 20;
     let max = value::<T>(mask(T::BITS).into());
-    let mut a = NarrowArray::<T, L>::from_slice_in(&vec![max; N]);
+    let all_max: Vec<T> = std::iter::repeat_n(max, N).collect();
+    let mut a = NarrowArray::<T, L>::from_slice_in(&all_max);
     let m = u128::from(mask(T::BITS));
     assert_eq!(a.sum(), N as u128 * m);
     assert_eq!(

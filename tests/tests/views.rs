@@ -322,13 +322,12 @@ fn assignment_is_ordered_and_atomic<T: UnsignedElement + PartialEq + Debug, L: P
             // Wider integers: the same, and a value that does not fit is an
             // error naming it, with nothing written.
             let mut b = base.clone();
-            let mut vm = b.view_strided_mut(&shape, &strides, offset).unwrap();
-            vm.assign_from_uints(&new).unwrap();
-            assert_eq!(
-                vm.to_vec(),
-                a.view_strided(&shape, &strides, offset).unwrap().to_vec()
-            );
-            drop(vm);
+            {
+                let mut vm = b.view_strided_mut(&shape, &strides, offset).unwrap();
+                vm.assign_from_uints(&new).unwrap();
+                let written = a.view_strided(&shape, &strides, offset).unwrap();
+                assert_eq!(vm.to_vec(), written.to_vec());
+            }
             assert_holds(&b, &want);
             let mut c = base.clone();
             if n > 0 {

@@ -108,7 +108,7 @@ fn aligned_matches_model<T: BitElement + PartialEq + Debug, L: Packing>() {
 
             // Conversions: the other layout holds the same values, shape kept.
             let mut shaped = a.clone();
-            if n % 2 == 0 {
+            if n.is_multiple_of(2) {
                 shaped.reshape(&[2, n / 2]).unwrap();
             }
             let d: NarrowArray<T, L> = shaped.to_layout();

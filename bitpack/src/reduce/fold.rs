@@ -7,11 +7,12 @@
 //! digits pairwise into `2W`-bit slots: `(x & M) + ((x >> W) & M)`, `M`
 //! selecting the even digits of the first `2 * floor(p / 2)`; an odd last
 //! digit is `x >> (2W floor(p / 2))` (the gap above it is zero). The slot
-//! accumulator takes a bounded number of words, `floor((2^(2W) - 1) / (2 (2^W
-//! - 1)))` (4 for 3 bits, 16 for 5, 64 for 7, capped at 4096), before its
-//! slots are folded into one ([`hsum`]) and flushed into the `u128` total,
-//! so the sum is exact for any data. For `W > 32` each word holds one value,
-//! summed directly.
+//! accumulator takes a bounded number of words before its slots are folded
+//! into one ([`hsum`]) and flushed into the `u128` total: each word adds at
+//! most `2 (2^W - 1)` to a slot of `2W` bits, so the bound is `(2^(2W) - 1)
+//! / (2^(W + 1) - 2)` words (4 for 3 bits, 16 for 5, 64 for 7, capped at
+//! 4096), and the sum is exact for any data. For `W > 32` each word holds one
+//! value, summed directly.
 //!
 //! Every mask, shift and bound is a constant of `W`. A masked variant ANDs
 //! each word with a periodic mask first: the strided sums use it to keep only

@@ -10,8 +10,8 @@
 //! # Exactness and the accumulator rule
 //!
 //! Every sum is exact. A run of `n` values of `b` bits accumulates in `u64`
-//! while `n * (2^b - 1)` fits in a `u64` (that is, for up to `floor((2^64 -
-//! 1) / (2^b - 1))` values at a time: always for `b <= 32` and fewer than
+//! while `n * (2^b - 1)` fits in a `u64` (for up to `u64::MAX / (2^b - 1)`
+//! values at a time, which is always the case for `b <= 32` and fewer than
 //! `2^32` values) and in `u128` across such pieces, so whole sums are
 //! returned as `u128`. Axis sums write `u64`s: when a reduced group of `g`
 //! values could exceed `u64::MAX` (`g * (2^b - 1) > u64::MAX`), each output
