@@ -81,5 +81,44 @@ fn main() -> bitpack::Result<()> {
     // And back from plain bytes (checked: padding must be zero).
     let back = NarrowArray::<Float4>::from_bytes(&[0x92, 0x07], 3)?;
     println!("  from bytes [92, 07] as 3 values: {back:?}");
+
+    mx_tour();
     Ok(())
+}
+
+/// Low-precision floats: quantize a small vector to MXFP4 and back.
+fn mx_tour() {
+    use bitpack::formats::{E2M1, MxArray};
+
+    println!();
+    println!("MXFP4: 4-bit E2M1 values sharing one power-of-two E8M0 scale");
+    println!("-------------------------------------------------------------");
+    let data = [
+        0.03f32, -0.51, 1.2, 2.7, -3.3, 4.4, 0.0, 5.9, -7.9, 10.0, 0.26, -0.74,
+    ];
+    let mx = MxArray::<E2M1>::quantize(&data, &[data.len()]).expect("the shape holds the data");
+    let scale = mx.scales().get(0).expect("one block");
+    println!(
+        "scale: E8M0 code {:#04x} = {} (2^(floor(log2(amax)) - 2))",
+        scale.to_bits(),
+        scale
+    );
+    println!(
+        "packed values (element 0 in the low nibble): {:02x?}",
+        mx.values().as_bytes()
+    );
+    let back = mx.dequantize();
+    println!(
+        "{:>8}  {:>4}  {:>6}  {:>8}  {:>7}",
+        "input", "code", "E2M1", "output", "error"
+    );
+    for (i, (&x, &y)) in data.iter().zip(&back).enumerate() {
+        let code = mx.values().get(i).expect("in bounds");
+        println!(
+            "{x:>8.3}  {:>#4x}  {:>6}  {y:>8.3}  {:>7.3}",
+            code.to_bits(),
+            code.to_f32(),
+            y - x
+        );
+    }
 }

@@ -95,6 +95,8 @@ pub mod array;
 mod device;
 mod element;
 mod error;
+#[path = "float/mod.rs"]
+pub mod formats;
 pub mod kernels;
 #[cfg(feature = "alloc")]
 pub mod narrow;
@@ -112,6 +114,7 @@ pub use array::NArray;
 pub use device::DeviceCopy;
 pub use element::{BitElement, bitwidth, from_raw_bits, raw_bits};
 pub use error::{Error, Result};
+pub use formats::{E2M1, E2M3, E3M2, E4M3, E5M2, E8M0};
 #[cfg(feature = "alloc")]
 pub use narrow::{Dense, DynNarrowArray, NarrowArray, Packing, ReinterpretError, WordAligned};
 #[cfg(feature = "alloc")]

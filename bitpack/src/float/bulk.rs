@@ -1,0 +1,362 @@
+//! Bulk conversions between `f32` slices and packed arrays of a float
+//! format: encode (both modes) and decode by table.
+//!
+//! The per-width loops here ([`decode_stream`], [`encode_chunk`]) are the
+//! kernels: no allocation, no per-element dispatch, decode through a
+//! 256-entry table built at compile time.
+
+#[cfg(feature = "alloc")]
+use alloc::vec;
+#[cfg(feature = "alloc")]
+use alloc::vec::Vec;
+
+use super::spec::{MiniFloat, Mode, Tables};
+#[cfg(feature = "alloc")]
+use crate::NarrowArray;
+use crate::{Error, Result};
+
+/// Values encoded per stack chunk before they are packed.
+#[cfg(feature = "alloc")]
+const CHUNK: usize = 256;
+
+/// Encodes `src` into `dst` (the same length) with `mode`.
+#[inline]
+pub(crate) fn encode_chunk<F: MiniFloat>(src: &[f32], mode: Mode, dst: &mut [F]) {
+    debug_assert_eq!(src.len(), dst.len());
+    let format = F::FORMAT;
+    for (d, &x) in dst.iter_mut().zip(src) {
+        *d = F::from_raw_bits(format.encode_f32(x, mode) as u8);
+    }
+}
+
+/// Decodes the first `out.len()` values of the dense LSB-first stream
+/// `bytes` (element `i` at bits `[i * F::BITS, (i + 1) * F::BITS)`) by table.
+///
+/// `bytes` must hold at least `ceil(out.len() * F::BITS / 8)` bytes.
+pub(crate) fn decode_stream<F: MiniFloat>(bytes: &[u8], out: &mut [f32]) {
+    let table = &Tables::<F>::DECODE_F32;
+    match F::BITS {
+        8 => {
+            for (o, &b) in out.iter_mut().zip(bytes) {
+                *o = table[b as usize];
+            }
+        }
+        4 => {
+            let (pairs, tail) = out.as_chunks_mut::<2>();
+            for (p, &b) in pairs.iter_mut().zip(bytes) {
+                p[0] = table[(b & 0xf) as usize];
+                p[1] = table[(b >> 4) as usize];
+            }
+            if let [last] = tail {
+                *last = table[(bytes[pairs.len()] & 0xf) as usize];
+            }
+        }
+        6 => {
+            // Four values in three bytes.
+            let (quads, tail) = out.as_chunks_mut::<4>();
+            let (triples, _) = bytes.as_chunks::<3>();
+            for (q, t) in quads.iter_mut().zip(triples) {
+                let w = t[0] as u32 | (t[1] as u32) << 8 | (t[2] as u32) << 16;
+                q[0] = table[(w & 0x3f) as usize];
+                q[1] = table[((w >> 6) & 0x3f) as usize];
+                q[2] = table[((w >> 12) & 0x3f) as usize];
+                q[3] = table[(w >> 18) as usize];
+            }
+            decode_generic::<F>(bytes, quads.len() * 4, tail);
+        }
+        _ => decode_generic::<F>(bytes, 0, out),
+    }
+}
+
+/// Decodes the values at `first..first + out.len()` of the stream, a bit at
+/// a time through a 64-bit accumulator (any width up to 8).
+fn decode_generic<F: MiniFloat>(bytes: &[u8], first: usize, out: &mut [f32]) {
+    let table = &Tables::<F>::DECODE_F32;
+    let bits = F::BITS;
+    let mask = (1u64 << bits) - 1;
+    let start = first * bits as usize;
+    let mut byte = start / 8;
+    let mut acc = 0u64;
+    let mut have = 0u32;
+    let mut skip = (start % 8) as u32;
+    for o in out {
+        while have < bits + skip {
+            acc |= (bytes[byte] as u64) << have;
+            byte += 1;
+            have += 8;
+        }
+        acc >>= skip;
+        have -= skip;
+        skip = 0;
+        *o = table[(acc & mask) as usize];
+        acc >>= bits;
+        have -= bits;
+    }
+}
+
+/// Encodes `src` into `dst` (the same length), one value per element
+/// (unpacked), with the given [`Mode`]. Needs no allocator.
+///
+/// # Errors
+///
+/// [`Error::Length`] when the lengths differ; `dst` is unchanged.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::{E5M2, Mode, encode_slice};
+///
+/// let mut out = [E5M2::ZERO; 2];
+/// encode_slice(&[1e6, -1.0], Mode::Nearest, &mut out)?;
+/// assert_eq!(out[0], E5M2::INFINITY);
+/// assert_eq!(out[1].to_f32(), -1.0);
+/// # Ok::<(), bitpack::Error>(())
+/// ```
+pub fn encode_slice<F: MiniFloat>(src: &[f32], mode: Mode, dst: &mut [F]) -> Result<()> {
+    if src.len() != dst.len() {
+        return Err(Error::Length {
+            expected: dst.len(),
+            actual: src.len(),
+        });
+    }
+    encode_chunk(src, mode, dst);
+    Ok(())
+}
+
+/// Decodes `src` (one value per element, unpacked) into `dst` (the same
+/// length), by table. Needs no allocator.
+///
+/// # Errors
+///
+/// [`Error::Length`] when the lengths differ; `dst` is unchanged.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::{E2M1, decode_slice};
+///
+/// let mut out = [0.0f32; 3];
+/// decode_slice(&[E2M1::ONE, E2M1::MAX, E2M1::from_bits(0x9)], &mut out)?;
+/// assert_eq!(out, [1.0, 6.0, -0.5]);
+/// # Ok::<(), bitpack::Error>(())
+/// ```
+pub fn decode_slice<F: MiniFloat>(src: &[F], dst: &mut [f32]) -> Result<()> {
+    if src.len() != dst.len() {
+        return Err(Error::Length {
+            expected: src.len(),
+            actual: dst.len(),
+        });
+    }
+    let table = &Tables::<F>::DECODE_F32;
+    for (d, s) in dst.iter_mut().zip(src) {
+        *d = table[s.raw_bits() as usize];
+    }
+    Ok(())
+}
+
+/// Decodes the first `dst.len()` values of a dense LSB-first packed stream
+/// of `F` (value `i` at bits `[i * F::BITS, (i + 1) * F::BITS)`, as
+/// `NarrowArray::as_bytes` or a GPU buffer
+/// holds them), by table. Needs no allocator.
+///
+/// # Errors
+///
+/// [`Error::TooFewBytes`] when `bytes` is shorter than `ceil(dst.len() *
+/// F::BITS / 8)`; `dst` is unchanged.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::{E2M3, decode_packed};
+///
+/// // Four 6-bit codes in three bytes: 1.0 (0x08), 7.5 (0x1f), -1.0 (0x28), 0.
+/// let bytes = [0xc8, 0x87, 0x02];
+/// let mut out = [0.0f32; 4];
+/// decode_packed::<E2M3>(&bytes, &mut out)?;
+/// assert_eq!(out, [1.0, 7.5, -1.0, 0.0]);
+/// assert!(decode_packed::<E2M3>(&bytes[..2], &mut out).is_err());
+/// # Ok::<(), bitpack::Error>(())
+/// ```
+pub fn decode_packed<F: MiniFloat>(bytes: &[u8], dst: &mut [f32]) -> Result<()> {
+    let needed = packed_len::<F>(dst.len());
+    if bytes.len() < needed {
+        return Err(Error::TooFewBytes {
+            needed,
+            actual: bytes.len(),
+        });
+    }
+    decode_stream::<F>(bytes, dst);
+    Ok(())
+}
+
+/// Encodes `src` into a dense LSB-first packed stream of `F` in `bytes`
+/// (the layout of [`decode_packed`]), with the given [`Mode`]. It writes the
+/// first `ceil(src.len() * F::BITS / 8)` bytes, padding bits of the last
+/// one zero, and leaves the rest. Needs no allocator.
+///
+/// # Errors
+///
+/// [`Error::TooFewBytes`] when `bytes` is too short; `bytes` is unchanged.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::{E2M1, Mode, encode_packed};
+///
+/// let mut bytes = [0xffu8; 3];
+/// encode_packed::<E2M1>(&[1.0, -2.0, 6.0], Mode::Nearest, &mut bytes)?;
+/// assert_eq!(bytes, [0xc2, 0x07, 0xff]);
+/// # Ok::<(), bitpack::Error>(())
+/// ```
+pub fn encode_packed<F: MiniFloat>(src: &[f32], mode: Mode, bytes: &mut [u8]) -> Result<()> {
+    let needed = packed_len::<F>(src.len());
+    if bytes.len() < needed {
+        return Err(Error::TooFewBytes {
+            needed,
+            actual: bytes.len(),
+        });
+    }
+    let format = F::FORMAT;
+    if F::BITS == 8 {
+        for (b, &x) in bytes.iter_mut().zip(src) {
+            *b = format.encode_f32(x, mode) as u8;
+        }
+        return Ok(());
+    }
+    let mut acc = 0u32;
+    let mut have = 0u32;
+    let mut out = 0;
+    for &x in src {
+        acc |= format.encode_f32(x, mode) << have;
+        have += F::BITS;
+        while have >= 8 {
+            bytes[out] = acc as u8;
+            out += 1;
+            acc >>= 8;
+            have -= 8;
+        }
+    }
+    if have > 0 {
+        bytes[out] = acc as u8;
+    }
+    Ok(())
+}
+
+/// `ceil(n * F::BITS / 8)`. `n` counts the elements of a slice of 4-byte
+/// values, so `n * 8` does not overflow.
+fn packed_len<F: MiniFloat>(n: usize) -> usize {
+    (n * F::BITS as usize).div_ceil(8)
+}
+
+/// Encodes every value of `src` into a new packed array (1-d, `src.len()`
+/// values) with the given [`Mode`].
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::{E2M1, Mode, encode};
+///
+/// let a = encode::<E2M1>(&[1.0, -2.0, 7.0], Mode::Nearest);
+/// assert_eq!(a.len(), 3);
+/// // 1.0 is 0x2 (low nibble of byte 0), -2.0 is 0xc, 7.0 saturates to 6.0 = 0x7.
+/// assert_eq!(a.as_bytes(), [0xc2, 0x07]);
+/// ```
+#[cfg(feature = "alloc")]
+pub fn encode<F: MiniFloat>(src: &[f32], mode: Mode) -> NarrowArray<F> {
+    let mut out = NarrowArray::with_capacity(src.len());
+    let mut buf = [F::from_raw_bits(0); CHUNK];
+    for chunk in src.chunks(CHUNK) {
+        let buf = &mut buf[..chunk.len()];
+        encode_chunk(chunk, mode, buf);
+        out.extend_from_slice(buf);
+    }
+    out
+}
+
+/// Encodes `src` over every value of `dst`, which keeps its length and
+/// shape.
+///
+/// # Errors
+///
+/// [`Error::Length`] when `src.len() != dst.len()`; `dst` is unchanged.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::NarrowArray;
+/// use bitpack::formats::{E4M3, Mode, encode_into};
+///
+/// let mut a = NarrowArray::<E4M3>::zeroed(2);
+/// encode_into(&[1000.0, -0.5], Mode::SatFinite, &mut a)?;
+/// assert_eq!(a.as_bytes(), [0x7e, 0xb0]);
+/// assert!(encode_into(&[1.0], Mode::Nearest, &mut a).is_err());
+/// # Ok::<(), bitpack::Error>(())
+/// ```
+#[cfg(feature = "alloc")]
+pub fn encode_into<F: MiniFloat>(src: &[f32], mode: Mode, dst: &mut NarrowArray<F>) -> Result<()> {
+    if src.len() != dst.len() {
+        return Err(Error::Length {
+            expected: dst.len(),
+            actual: src.len(),
+        });
+    }
+    // Keep an N-d shape across the rewrite (a 1-d array needs nothing).
+    let shape: Option<Vec<usize>> = (dst.ndim() != 1).then(|| dst.shape().to_vec());
+    dst.clear();
+    let mut buf = [F::from_raw_bits(0); CHUNK];
+    for chunk in src.chunks(CHUNK) {
+        let buf = &mut buf[..chunk.len()];
+        encode_chunk(chunk, mode, buf);
+        dst.extend_from_slice(buf);
+    }
+    if let Some(shape) = shape {
+        dst.reshape(&shape)?;
+    }
+    Ok(())
+}
+
+/// Decodes every value of `src` into `dst` (the same length), by table.
+///
+/// # Errors
+///
+/// [`Error::Length`] when `dst.len() != src.len()`; `dst` is unchanged.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::{E3M2, Mode, decode_into, encode};
+///
+/// let a = encode::<E3M2>(&[0.25, 13.0, -100.0], Mode::Nearest);
+/// let mut out = [0.0f32; 3];
+/// decode_into(&a, &mut out)?;
+/// assert_eq!(out, [0.25, 12.0, -28.0]);
+/// # Ok::<(), bitpack::Error>(())
+/// ```
+#[cfg(feature = "alloc")]
+pub fn decode_into<F: MiniFloat>(src: &NarrowArray<F>, dst: &mut [f32]) -> Result<()> {
+    if dst.len() != src.len() {
+        return Err(Error::Length {
+            expected: src.len(),
+            actual: dst.len(),
+        });
+    }
+    decode_stream::<F>(src.as_bytes(), dst);
+    Ok(())
+}
+
+/// Decodes every value of `src` into a new `Vec<f32>`, by table.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::{E2M1, Mode, decode, encode};
+///
+/// let a = encode::<E2M1>(&[0.2, 0.3, 2.5, 5.0], Mode::Nearest);
+/// assert_eq!(decode(&a), [0.0, 0.5, 2.0, 4.0]);
+/// ```
+#[cfg(feature = "alloc")]
+pub fn decode<F: MiniFloat>(src: &NarrowArray<F>) -> Vec<f32> {
+    let mut out = vec![0.0f32; src.len()];
+    decode_stream::<F>(src.as_bytes(), &mut out);
+    out
+}

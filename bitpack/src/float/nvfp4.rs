@@ -1,0 +1,419 @@
+//! NVFP4: E2M1 values in blocks of 16, each block with an E4M3 scale, and
+//! one `f32` scale for the whole tensor.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use super::bulk::decode_stream;
+use super::mx::{amax_bits, scale_shape, split_shape, swizzle_scales};
+use super::types::{E2M1, E4M3};
+use crate::{Error, NarrowArray, Result};
+
+/// `6 * 448`: the largest E2M1 value times the largest E4M3 value.
+const FP4_TIMES_FP8_MAX: f32 = 6.0 * 448.0;
+
+/// Quantizes one block (at most 16 values) into `out`, returning its scale.
+#[inline]
+pub(crate) fn quantize_block(block: &[f32], tensor_scale: f32, out: &mut [E2M1]) -> E4M3 {
+    let (amax, finite) = amax_bits(block);
+    if !finite {
+        out.fill(E2M1::ZERO);
+        return E4M3::NAN;
+    }
+    let st = tensor_scale as f64;
+    // One rounding: the f64 quotient of an f32 by 6 * (an f32) cannot land
+    // on an E4M3 midpoint unless it is exactly one.
+    let scale = E4M3::from_f64_satfinite(f32::from_bits(amax) as f64 / (6.0 * st));
+    // Exact: a 4-bit significand times a 24-bit one.
+    let d = scale.to_f64() * st;
+    for (o, &x) in out.iter_mut().zip(block) {
+        *o = if d == 0.0 {
+            E2M1::from_bits(((x.to_bits() >> 28) & 0x8) as u8) // a zero of x's sign
+        } else {
+            E2M1::from_f64_satfinite(x as f64 / d)
+        };
+    }
+    scale
+}
+
+/// An N-d array in NVIDIA's NVFP4 format: [`E2M1`] values in blocks of 16
+/// along the innermost dimension, each block with an [`E4M3`] scale (used
+/// as unsigned, "UE4M3"), and one `f32` scale for the whole tensor.
+///
+/// The value of element `i` of block `b` is `value[i] * scale[b] *
+/// tensor_scale`.
+///
+/// # Quantizing
+///
+/// The block-scale formula is common practice (NVIDIA TransformerEngine,
+/// ModelOpt), not a published standard; this is the one used here:
+///
+/// 1. `tensor_scale = amax_tensor / (6 * 448)` over the finite values (so
+///    the block holding the largest value gets the largest E4M3 scale), or
+///    the scale given to
+///    [`quantize_with_tensor_scale`](Self::quantize_with_tensor_scale). If
+///    that quotient is zero (an all-zero tensor), the tensor scale is 1.
+/// 2. Per block of 16 consecutive values of a row (the last block may be
+///    shorter): `scale = E4M3(amax_block / (6 * tensor_scale))`, computed in
+///    `f64` and rounded once to nearest, ties to even, saturating at 448.
+/// 3. Each value is `x / (scale * tensor_scale)` rounded once to nearest,
+///    ties to even, into E2M1, saturating at ±6 (the rounding of the scale
+///    can put the block maximum slightly above 6). If the scale rounded to
+///    zero, the values are zeros of their sign.
+/// 4. A block holding a NaN or an infinity gets the E4M3 NaN scale (`0x7f`)
+///    and `+0` values; it dequantizes to NaN.
+///
+/// # Byte layout (for GPU GEMMs)
+///
+/// - [`values`](Self::values): a [`NarrowArray<E2M1>`] with the array's
+///   shape, row-major, two values per byte, element 0 in the low nibble.
+/// - [`scales`](Self::scales): a [`NarrowArray<E4M3>`], one byte per block,
+///   row-major with shape `[d0, ..., d(n-2), ceil(d(n-1) / 16)]`. cuBLASLt
+///   (`VEC16_UE4M3`) reads them tiled: [`scales_swizzled`](Self::scales_swizzled).
+/// - [`tensor_scale`](Self::tensor_scale): the `f32` a GEMM takes as its
+///   per-tensor scale (alpha).
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::Nvfp4Array;
+///
+/// let data: Vec<f32> = (0..32).map(|i| (i as f32 - 16.0) / 4.0).collect();
+/// let q = Nvfp4Array::quantize(&data, &[2, 16])?;
+/// assert_eq!(q.tensor_scale(), 4.0 / 2688.0);
+/// assert_eq!(q.scales().len(), 2);
+/// let back = q.dequantize();
+/// assert_eq!(back[0], -4.0); // the tensor's largest magnitude is exact
+/// # Ok::<(), bitpack::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Nvfp4Array {
+    values: NarrowArray<E2M1>,
+    scales: NarrowArray<E4M3>,
+    tensor_scale: f32,
+}
+
+impl Nvfp4Array {
+    /// Values per block: 16.
+    pub const BLOCK_SIZE: usize = 16;
+
+    /// The default tensor scale of `data`: the largest finite magnitude
+    /// divided by `6 * 448` (in `f32`), or 1 if that is zero.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::Nvfp4Array;
+    ///
+    /// assert_eq!(Nvfp4Array::default_tensor_scale(&[1.0, -2688.0, f32::INFINITY]), 1.0);
+    /// assert_eq!(Nvfp4Array::default_tensor_scale(&[0.0; 4]), 1.0);
+    /// ```
+    pub fn default_tensor_scale(data: &[f32]) -> f32 {
+        let mut amax = 0u32;
+        for &x in data {
+            let b = x.to_bits() & 0x7fff_ffff;
+            if b < 0x7f80_0000 {
+                amax = amax.max(b);
+            }
+        }
+        let s = f32::from_bits(amax) / FP4_TIMES_FP8_MAX;
+        if s > 0.0 { s } else { 1.0 }
+    }
+
+    /// Quantizes `data` (row-major, shape `shape`) with the
+    /// [default tensor scale](Self::default_tensor_scale).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Shape`] when the shape does not hold `data.len()` values,
+    /// [`Error::Invalid`] for an empty (0-d) shape.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::Nvfp4Array;
+    ///
+    /// // 5.25 = 6 * 448 / 512: the tensor scale is 2^-9, exactly.
+    /// let q = Nvfp4Array::quantize(&[5.25; 20], &[20])?;
+    /// assert_eq!(q.tensor_scale(), 1.0 / 512.0);
+    /// assert_eq!(q.scales().len(), 2); // 16 and a tail of 4
+    /// assert_eq!(q.dequantize(), [5.25; 20]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn quantize(data: &[f32], shape: &[usize]) -> Result<Self> {
+        Self::quantize_with_tensor_scale(data, shape, Self::default_tensor_scale(data))
+    }
+
+    /// Quantizes `data` (row-major, shape `shape`) with a given tensor scale
+    /// (for instance one computed over a larger tensor, or fixed in
+    /// advance).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Invalid`] unless `tensor_scale` is finite and positive, and
+    /// the errors of [`quantize`](Self::quantize).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::Nvfp4Array;
+    ///
+    /// let q = Nvfp4Array::quantize_with_tensor_scale(&[1.0, 2.0], &[2], 1.0)?;
+    /// assert_eq!(q.scales().get(0).unwrap().to_f32(), 0.34375); // E4M3(2 / 6)
+    /// assert!(Nvfp4Array::quantize_with_tensor_scale(&[1.0], &[1], 0.0).is_err());
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn quantize_with_tensor_scale(
+        data: &[f32],
+        shape: &[usize],
+        tensor_scale: f32,
+    ) -> Result<Self> {
+        if !(tensor_scale > 0.0 && tensor_scale.is_finite()) {
+            return Err(Error::Invalid(
+                "the NVFP4 tensor scale must be finite and positive",
+            ));
+        }
+        let (rows, cols) = split_shape(shape, data.len())?;
+        let blocks = cols.div_ceil(Self::BLOCK_SIZE);
+        let mut values = NarrowArray::with_capacity(data.len());
+        let mut scales = NarrowArray::with_capacity(rows * blocks);
+        let mut buf = [E2M1::ZERO; 16];
+        if cols > 0 {
+            for row in data.chunks_exact(cols) {
+                for block in row.chunks(Self::BLOCK_SIZE) {
+                    let out = &mut buf[..block.len()];
+                    scales.push(quantize_block(block, tensor_scale, out));
+                    values.extend_from_slice(out);
+                }
+            }
+        }
+        values.reshape(shape)?;
+        scales.reshape(&scale_shape(shape, Self::BLOCK_SIZE))?;
+        Ok(Nvfp4Array {
+            values,
+            scales,
+            tensor_scale,
+        })
+    }
+
+    /// An array from packed values, block scales (one per block,
+    /// row-major) and the tensor scale.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Invalid`] for a 0-d `values` or a tensor scale that is not
+    /// finite and positive; [`Error::Length`] when `scales` does not hold
+    /// one value per block.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::NarrowArray;
+    /// use bitpack::formats::{E2M1, E4M3, Nvfp4Array};
+    ///
+    /// let values = NarrowArray::<E2M1>::from_bytes(&[0x7a], 2)?; // [-1.0, 6.0]
+    /// let scales = NarrowArray::from_slice(&[E4M3::from_f32(0.5)]);
+    /// let q = Nvfp4Array::from_parts(values, scales, 2.0)?;
+    /// assert_eq!(q.dequantize(), [-1.0, 6.0]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn from_parts(
+        values: NarrowArray<E2M1>,
+        mut scales: NarrowArray<E4M3>,
+        tensor_scale: f32,
+    ) -> Result<Self> {
+        if !(tensor_scale > 0.0 && tensor_scale.is_finite()) {
+            return Err(Error::Invalid(
+                "the NVFP4 tensor scale must be finite and positive",
+            ));
+        }
+        let (rows, cols) = split_shape(values.shape(), values.len())?;
+        let expected = rows * cols.div_ceil(Self::BLOCK_SIZE);
+        if scales.len() != expected {
+            return Err(Error::Length {
+                expected,
+                actual: scales.len(),
+            });
+        }
+        scales.reshape(&scale_shape(values.shape(), Self::BLOCK_SIZE))?;
+        Ok(Nvfp4Array {
+            values,
+            scales,
+            tensor_scale,
+        })
+    }
+
+    /// The packed E2M1 values, with the array's shape.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::Nvfp4Array;
+    ///
+    /// let q = Nvfp4Array::quantize_with_tensor_scale(&[6.0, -6.0], &[2], 1.0)?;
+    /// assert_eq!(q.values().as_bytes(), [0xf7]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn values(&self) -> &NarrowArray<E2M1> {
+        &self.values
+    }
+
+    /// The E4M3 block scales, shape `[..., ceil(cols / 16)]`, row-major.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::Nvfp4Array;
+    ///
+    /// let q = Nvfp4Array::quantize(&[1.0; 48], &[3, 16])?;
+    /// assert_eq!(q.scales().shape(), [3, 1]);
+    /// assert_eq!(q.scales().get(0).unwrap().to_f32(), 448.0);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn scales(&self) -> &NarrowArray<E4M3> {
+        &self.scales
+    }
+
+    /// The per-tensor `f32` scale.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::Nvfp4Array;
+    ///
+    /// let q = Nvfp4Array::quantize(&[2688.0], &[1])?;
+    /// assert_eq!(q.tensor_scale(), 1.0);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn tensor_scale(&self) -> f32 {
+        self.tensor_scale
+    }
+
+    /// The shape of the values.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::Nvfp4Array;
+    ///
+    /// assert_eq!(Nvfp4Array::quantize(&[0.0; 6], &[3, 2])?.shape(), [3, 2]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn shape(&self) -> &[usize] {
+        self.values.shape()
+    }
+
+    /// The number of values.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::Nvfp4Array;
+    ///
+    /// assert_eq!(Nvfp4Array::quantize(&[0.0; 6], &[3, 2])?.len(), 6);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Whether the array holds no values.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::Nvfp4Array;
+    ///
+    /// assert!(Nvfp4Array::quantize(&[], &[0])?.is_empty());
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// Dequantizes into `out` (row-major, `len()` values): `value * scale *
+    /// tensor_scale`, computed exactly and rounded once to `f32`. A block
+    /// with a NaN scale gives NaN.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Length`] when `out.len() != len()`; `out` is unchanged.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::Nvfp4Array;
+    ///
+    /// let q = Nvfp4Array::quantize(&[0.875, 1.75, 5.25], &[3])?;
+    /// let mut out = [0.0; 3];
+    /// q.dequantize_into(&mut out)?;
+    /// assert_eq!(out, [0.875, 1.75, 5.25]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn dequantize_into(&self, out: &mut [f32]) -> Result<()> {
+        if out.len() != self.len() {
+            return Err(Error::Length {
+                expected: self.len(),
+                actual: out.len(),
+            });
+        }
+        decode_stream::<E2M1>(self.values.as_bytes(), out);
+        let cols = *self.shape().last().unwrap_or(&0);
+        if cols == 0 {
+            return Ok(());
+        }
+        let st = self.tensor_scale as f64;
+        let mut scales = self.scales.as_bytes().iter();
+        for row in out.chunks_exact_mut(cols) {
+            for block in row.chunks_mut(Self::BLOCK_SIZE) {
+                let scale = E4M3::from_bits(*scales.next().unwrap_or(&0x7f));
+                // Exact in f64 (4 + 4 + 24 significant bits); one rounding.
+                let s = scale.to_f64() * st;
+                for v in block {
+                    *v = (*v as f64 * s) as f32;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Dequantizes into a new `Vec<f32>` (row-major).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::Nvfp4Array;
+    ///
+    /// let q = Nvfp4Array::quantize(&[0.1, 0.2, 0.3, 0.4], &[4])?;
+    /// let back = q.dequantize();
+    /// assert!(back.iter().zip([0.1, 0.2, 0.3, 0.4]).all(|(b, x)| (b - x).abs() <= 0.05));
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn dequantize(&self) -> Vec<f32> {
+        let mut out = vec![0.0f32; self.len()];
+        self.dequantize_into(&mut out)
+            .expect("the output has the array's length");
+        out
+    }
+
+    /// The block scales in the tiled layout cuBLASLt (`VEC16_UE4M3`) reads:
+    /// see [`swizzle_scales`]. The leading dimensions are flattened into
+    /// rows.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::Nvfp4Array;
+    ///
+    /// let q = Nvfp4Array::quantize(&[1.0; 64], &[64])?;
+    /// assert_eq!(q.scales_swizzled().len(), 512);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn scales_swizzled(&self) -> Vec<u8> {
+        let shape = self.scales.shape();
+        let cols = *shape.last().unwrap_or(&0);
+        let rows = self.scales.len().checked_div(cols).unwrap_or(0);
+        swizzle_scales(self.scales.as_bytes(), rows, cols)
+            .expect("the scales hold rows * cols bytes")
+    }
+}

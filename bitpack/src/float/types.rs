@@ -1,0 +1,814 @@
+//! The shipped formats: `E2M1`, `E2M3`, `E3M2`, `E4M3`, `E5M2`, `E8M0`.
+
+use super::spec::{FloatFormat, MiniFloat, Mode};
+use crate::{BitElement, DeviceCopy};
+use core::cmp::Ordering;
+use core::fmt;
+
+/// The methods and trait impls every shipped format shares; each delegates
+/// to [`FloatFormat`].
+macro_rules! minifloat {
+    (
+        $t:ident, $bits:literal,
+        max = $max:literal, min_positive = $minp:literal, epsilon = $eps:literal,
+        $(#[$from_doc:meta])*
+    ) => {
+        impl $t {
+            /// Largest finite value:
+            #[doc = concat!("`", $max, "`.")]
+            pub const MAX: $t = $t(FloatFormat::$t.max_code() as u8);
+            /// Smallest positive normal value:
+            #[doc = concat!("`", $minp, "`.")]
+            pub const MIN_POSITIVE: $t = $t(FloatFormat::$t.encode_f64(
+                pow2(FloatFormat::$t.min_exponent()),
+                Mode::Nearest,
+            ) as u8);
+            /// The difference between `1.0` and the next larger value:
+            #[doc = concat!("`", $eps, "`.")]
+            pub const EPSILON: $t = $t(FloatFormat::$t.encode_f64(
+                pow2(-(FloatFormat::$t.mantissa_bits as i32)),
+                Mode::Nearest,
+            ) as u8);
+            /// `1.0`.
+            pub const ONE: $t = $t(FloatFormat::$t.encode_f64(1.0, Mode::Nearest) as u8);
+
+            /// The value with these bits; bits above
+            #[doc = concat!("the ", stringify!($bits), " value bits")]
+            /// are ignored (as in [`from_raw_bits`](crate::BitElement::from_raw_bits)).
+            ///
+            /// # Examples
+            ///
+            /// ```
+            #[doc = concat!("use bitpack::formats::", stringify!($t), ";")]
+            ///
+            #[doc = concat!("let one = ", stringify!($t), "::ONE;")]
+            #[doc = concat!("assert_eq!(", stringify!($t), "::from_bits(one.to_bits()).to_f32(), 1.0);")]
+            /// ```
+            #[inline(always)]
+            pub const fn from_bits(bits: u8) -> $t {
+                $t(bits & ((1u16 << $bits) - 1) as u8)
+            }
+
+            /// The value bits (as [`raw_bits`](crate::BitElement::raw_bits)).
+            ///
+            /// # Examples
+            ///
+            /// ```
+            #[doc = concat!("use bitpack::formats::", stringify!($t), ";")]
+            ///
+            #[doc = concat!("assert_eq!(", stringify!($t), "::from_bits(0xff).to_bits(), ",
+                "(0xffu16 >> (8 - ", stringify!($bits), ")) as u8);")]
+            /// ```
+            #[inline(always)]
+            pub const fn to_bits(self) -> u8 {
+                self.0
+            }
+
+            /// The exact value as an `f32` (NaN codes give a quiet NaN with
+            /// the code's sign).
+            ///
+            /// # Examples
+            ///
+            /// ```
+            #[doc = concat!("use bitpack::formats::", stringify!($t), ";")]
+            ///
+            #[doc = concat!("assert_eq!(", stringify!($t), "::MAX.to_f32(), ", $max, ");")]
+            /// ```
+            #[inline]
+            pub const fn to_f32(self) -> f32 {
+                FloatFormat::$t.decode_f32(self.0 as u32)
+            }
+
+            /// The exact value as an `f64`.
+            ///
+            /// # Examples
+            ///
+            /// ```
+            #[doc = concat!("use bitpack::formats::", stringify!($t), ";")]
+            ///
+            #[doc = concat!("assert_eq!(", stringify!($t), "::MIN_POSITIVE.to_f64(), ", $minp, ");")]
+            /// ```
+            #[inline]
+            pub const fn to_f64(self) -> f64 {
+                FloatFormat::$t.decode_f64(self.0 as u32)
+            }
+
+            $(#[$from_doc])*
+            #[inline]
+            pub const fn from_f32(x: f32) -> $t {
+                $t(FloatFormat::$t.encode_f32(x, Mode::Nearest) as u8)
+            }
+
+            /// Rounds an `f32` to nearest with the PTX `cvt.rn.satfinite`
+            /// rule ([`Mode::SatFinite`]): magnitudes above
+            #[doc = concat!("`", $max, "`")]
+            /// (infinities included) clamp to it, and NaN stays NaN where the
+            /// format has one and becomes the positive maximum where it does
+            /// not.
+            ///
+            /// # Examples
+            ///
+            /// ```
+            #[doc = concat!("use bitpack::formats::", stringify!($t), ";")]
+            ///
+            #[doc = concat!("assert_eq!(", stringify!($t), "::from_f32_satfinite(f32::INFINITY), ",
+                stringify!($t), "::MAX);")]
+            /// ```
+            #[inline]
+            pub const fn from_f32_satfinite(x: f32) -> $t {
+                $t(FloatFormat::$t.encode_f32(x, Mode::SatFinite) as u8)
+            }
+
+            /// Rounds an `f64` with the same rules as
+            #[doc = concat!("[`from_f32`](", stringify!($t), "::from_f32),")]
+            /// once (no intermediate rounding to `f32`).
+            ///
+            /// # Examples
+            ///
+            /// ```
+            #[doc = concat!("use bitpack::formats::", stringify!($t), ";")]
+            ///
+            #[doc = concat!("assert_eq!(", stringify!($t), "::from_f64(1.0), ", stringify!($t), "::ONE);")]
+            /// ```
+            #[inline]
+            pub const fn from_f64(x: f64) -> $t {
+                $t(FloatFormat::$t.encode_f64(x, Mode::Nearest) as u8)
+            }
+
+            /// Rounds an `f64` with the saturating rule of
+            #[doc = concat!("[`from_f32_satfinite`](", stringify!($t), "::from_f32_satfinite),")]
+            /// once.
+            ///
+            /// # Examples
+            ///
+            /// ```
+            #[doc = concat!("use bitpack::formats::", stringify!($t), ";")]
+            ///
+            #[doc = concat!("assert_eq!(", stringify!($t), "::from_f64_satfinite(1e300), ", stringify!($t), "::MAX);")]
+            /// ```
+            #[inline]
+            pub const fn from_f64_satfinite(x: f64) -> $t {
+                $t(FloatFormat::$t.encode_f64(x, Mode::SatFinite) as u8)
+            }
+
+            /// Rounds a `half::f16` with the rules of
+            #[doc = concat!("[`from_f32`](", stringify!($t), "::from_f32),")]
+            /// once.
+            ///
+            /// # Examples
+            ///
+            /// ```
+            #[doc = concat!("use bitpack::formats::", stringify!($t), ";")]
+            ///
+            #[doc = concat!("assert_eq!(", stringify!($t), "::from_f16(half::f16::ONE), ", stringify!($t), "::ONE);")]
+            /// ```
+            #[cfg(feature = "half")]
+            #[inline]
+            pub const fn from_f16(x: half::f16) -> $t {
+                $t(FloatFormat::$t.encode_f16(x, Mode::Nearest) as u8)
+            }
+
+            /// Rounds a `half::f16` with the saturating rule, once (the PTX
+            #[doc = concat!("`cvt.rn.satfinite` from `f16x2`).")]
+            ///
+            /// # Examples
+            ///
+            /// ```
+            #[doc = concat!("use bitpack::formats::", stringify!($t), ";")]
+            ///
+            #[doc = concat!("assert_eq!(", stringify!($t), "::from_f16_satfinite(half::f16::INFINITY), ",
+                stringify!($t), "::MAX);")]
+            /// ```
+            #[cfg(feature = "half")]
+            #[inline]
+            pub const fn from_f16_satfinite(x: half::f16) -> $t {
+                $t(FloatFormat::$t.encode_f16(x, Mode::SatFinite) as u8)
+            }
+
+            /// Rounds a `half::bf16` with the rules of
+            #[doc = concat!("[`from_f32`](", stringify!($t), "::from_f32),")]
+            /// once.
+            ///
+            /// # Examples
+            ///
+            /// ```
+            #[doc = concat!("use bitpack::formats::", stringify!($t), ";")]
+            ///
+            #[doc = concat!("assert_eq!(", stringify!($t), "::from_bf16(half::bf16::ONE), ", stringify!($t), "::ONE);")]
+            /// ```
+            #[cfg(feature = "half")]
+            #[inline]
+            pub const fn from_bf16(x: half::bf16) -> $t {
+                $t(FloatFormat::$t.encode_bf16(x, Mode::Nearest) as u8)
+            }
+
+            /// Rounds a `half::bf16` with the saturating rule, once.
+            ///
+            /// # Examples
+            ///
+            /// ```
+            #[doc = concat!("use bitpack::formats::", stringify!($t), ";")]
+            ///
+            #[doc = concat!("assert_eq!(", stringify!($t), "::from_bf16_satfinite(half::bf16::MAX), ",
+                stringify!($t), "::MAX);")]
+            /// ```
+            #[cfg(feature = "half")]
+            #[inline]
+            pub const fn from_bf16_satfinite(x: half::bf16) -> $t {
+                $t(FloatFormat::$t.encode_bf16(x, Mode::SatFinite) as u8)
+            }
+
+            /// The value as a `half::bf16`, exactly (`bf16` holds every value
+            /// of every shipped format).
+            ///
+            /// # Examples
+            ///
+            /// ```
+            #[doc = concat!("use bitpack::formats::", stringify!($t), ";")]
+            ///
+            #[doc = concat!("assert_eq!(", stringify!($t), "::MAX.to_bf16().to_f32(), ", $max, ");")]
+            /// ```
+            #[cfg(feature = "half")]
+            #[inline]
+            pub const fn to_bf16(self) -> half::bf16 {
+                half::bf16::from_bits(
+                    FloatFormat::BF16.encode_f32(self.to_f32(), Mode::Nearest) as u16,
+                )
+            }
+
+            /// The value as a `half::f16`, rounded to nearest (exact for every
+            /// shipped format but [`E8M0`], whose range exceeds `f16`'s).
+            ///
+            /// # Examples
+            ///
+            /// ```
+            #[doc = concat!("use bitpack::formats::", stringify!($t), ";")]
+            ///
+            #[doc = concat!("assert_eq!(", stringify!($t), "::ONE.to_f16(), half::f16::ONE);")]
+            /// ```
+            #[cfg(feature = "half")]
+            #[inline]
+            pub const fn to_f16(self) -> half::f16 {
+                half::f16::from_bits(
+                    FloatFormat::F16.encode_f32(self.to_f32(), Mode::Nearest) as u16,
+                )
+            }
+
+            /// Whether the value is a NaN.
+            ///
+            /// # Examples
+            ///
+            /// ```
+            #[doc = concat!("use bitpack::formats::", stringify!($t), ";")]
+            ///
+            #[doc = concat!("assert!(!", stringify!($t), "::ONE.is_nan());")]
+            /// ```
+            #[inline]
+            pub const fn is_nan(self) -> bool {
+                FloatFormat::$t.is_nan_code(self.0 as u32)
+            }
+
+            /// Whether the value is an infinity.
+            ///
+            /// # Examples
+            ///
+            /// ```
+            #[doc = concat!("use bitpack::formats::", stringify!($t), ";")]
+            ///
+            #[doc = concat!("assert!(!", stringify!($t), "::MAX.is_infinite());")]
+            /// ```
+            #[inline]
+            pub const fn is_infinite(self) -> bool {
+                FloatFormat::$t.is_infinite_code(self.0 as u32)
+            }
+
+            /// Whether the value is neither infinite nor NaN.
+            ///
+            /// # Examples
+            ///
+            /// ```
+            #[doc = concat!("use bitpack::formats::", stringify!($t), ";")]
+            ///
+            #[doc = concat!("assert!(", stringify!($t), "::MAX.is_finite());")]
+            /// ```
+            #[inline]
+            pub const fn is_finite(self) -> bool {
+                !self.is_nan() && !self.is_infinite()
+            }
+
+            /// Whether the sign bit is set (negative values, `-0`, and NaNs
+            /// with the sign bit); always `false` for an unsigned format.
+            ///
+            /// # Examples
+            ///
+            /// ```
+            #[doc = concat!("use bitpack::formats::", stringify!($t), ";")]
+            ///
+            #[doc = concat!("assert!(!", stringify!($t), "::ONE.is_sign_negative());")]
+            /// ```
+            #[inline]
+            pub const fn is_sign_negative(self) -> bool {
+                let f = FloatFormat::$t;
+                f.signed && (self.0 >> (f.exponent_bits + f.mantissa_bits)) & 1 == 1
+            }
+
+            /// Whether the sign bit is clear.
+            ///
+            /// # Examples
+            ///
+            /// ```
+            #[doc = concat!("use bitpack::formats::", stringify!($t), ";")]
+            ///
+            #[doc = concat!("assert!(", stringify!($t), "::ONE.is_sign_positive());")]
+            /// ```
+            #[inline]
+            pub const fn is_sign_positive(self) -> bool {
+                !self.is_sign_negative()
+            }
+
+            /// A total order on codes, as `f32::total_cmp` orders floats:
+            /// negative NaN, negative infinity, negative values, `-0`, `+0`,
+            /// positive values, infinity, positive NaN.
+            ///
+            /// # Examples
+            ///
+            /// ```
+            /// use core::cmp::Ordering;
+            #[doc = concat!("use bitpack::formats::", stringify!($t), ";")]
+            ///
+            #[doc = concat!("assert_eq!(", stringify!($t), "::ONE.total_cmp(&", stringify!($t),
+                "::MAX), Ordering::Less);")]
+            /// ```
+            #[inline]
+            pub const fn total_cmp(&self, other: &$t) -> Ordering {
+                const fn key(x: $t) -> i32 {
+                    let f = FloatFormat::$t;
+                    let mag = (x.0 as i32) & ((1 << (f.exponent_bits + f.mantissa_bits)) - 1);
+                    if x.is_sign_negative() { -mag - 1 } else { mag }
+                }
+                let (a, b) = (key(*self), key(*other));
+                if a < b {
+                    Ordering::Less
+                } else if a > b {
+                    Ordering::Greater
+                } else {
+                    Ordering::Equal
+                }
+            }
+        }
+
+        impl MiniFloat for $t {
+            const FORMAT: FloatFormat = FloatFormat::$t;
+        }
+
+        /// Compares values: NaN is unequal to everything, `+0 == -0`.
+        impl PartialEq for $t {
+            #[inline]
+            fn eq(&self, other: &$t) -> bool {
+                self.to_f32() == other.to_f32()
+            }
+        }
+
+        /// Orders values as `f32` does (NaN is unordered).
+        impl PartialOrd for $t {
+            #[inline]
+            fn partial_cmp(&self, other: &$t) -> Option<Ordering> {
+                self.to_f32().partial_cmp(&other.to_f32())
+            }
+        }
+
+        /// Shows the value, as `f32`'s `Debug` does.
+        impl fmt::Debug for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                fmt::Debug::fmt(&self.to_f32(), f)
+            }
+        }
+
+        /// Shows the value, as `f32`'s `Display` does.
+        impl fmt::Display for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                fmt::Display::fmt(&self.to_f32(), f)
+            }
+        }
+
+        /// Exact.
+        impl From<$t> for f32 {
+            #[inline]
+            fn from(x: $t) -> f32 {
+                x.to_f32()
+            }
+        }
+
+        /// Exact.
+        impl From<$t> for f64 {
+            #[inline]
+            fn from(x: $t) -> f64 {
+                x.to_f64()
+            }
+        }
+
+        /// Exact.
+        #[cfg(feature = "half")]
+        impl From<$t> for half::bf16 {
+            #[inline]
+            fn from(x: $t) -> half::bf16 {
+                x.to_bf16()
+            }
+        }
+    };
+}
+
+/// `From<T> for half::f16` for the formats whose values all fit `f16`.
+macro_rules! into_f16 {
+    ($($t:ident),*) => {$(
+        /// Exact.
+        #[cfg(feature = "half")]
+        impl From<$t> for half::f16 {
+            #[inline]
+            fn from(x: $t) -> half::f16 {
+                x.to_f16()
+            }
+        }
+    )*};
+}
+
+/// `2^k` as an `f64`, for `-1022 <= k <= 1023`.
+const fn pow2(k: i32) -> f64 {
+    f64::from_bits(((k + 1023) as u64) << 52)
+}
+
+/// OCP MX FP4 (`float4_e2m1fn`): 1 sign, 2 exponent and 1 mantissa bit, bias
+/// 1; values `±{0, 0.5, 1, 1.5, 2, 3, 4, 6}`; no infinity, no NaN.
+///
+/// A value is 4 bits, held in the low nibble of a byte; packed containers
+/// put element 0 in the low nibble (the `torch.float4_e2m1fn_x2` and CUDA
+/// `__nv_fp4x2_e2m1` order).
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::E2M1;
+///
+/// let x = E2M1::from_f32(2.7);
+/// assert_eq!(x.to_f32(), 3.0);
+/// assert_eq!(x.to_bits(), 0x5);
+/// assert_eq!(E2M1::from_f32(-100.0), E2M1::MIN); // saturates
+/// assert_eq!(format!("{x}"), "3");
+/// ```
+#[derive(Clone, Copy, BitElement, DeviceCopy, bytemuck::Zeroable, bytemuck::NoUninit)]
+#[bitpack(crate = "crate")]
+#[repr(transparent)]
+#[bitwidth(4)]
+pub struct E2M1(u8);
+
+/// OCP MX FP6 (`float6_e2m3fn`): 1 sign, 2 exponent and 3 mantissa bits,
+/// bias 1; largest `7.5`, smallest `0.125`; no infinity, no NaN.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::E2M3;
+///
+/// assert_eq!(E2M3::from_f32(3.3).to_f32(), 3.25);
+/// assert_eq!(E2M3::MAX.to_f32(), 7.5);
+/// ```
+#[derive(Clone, Copy, BitElement, DeviceCopy, bytemuck::Zeroable, bytemuck::NoUninit)]
+#[bitpack(crate = "crate")]
+#[repr(transparent)]
+#[bitwidth(6)]
+pub struct E2M3(u8);
+
+/// OCP MX FP6 (`float6_e3m2fn`): 1 sign, 3 exponent and 2 mantissa bits,
+/// bias 3; largest `28`, smallest `0.0625`; no infinity, no NaN.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::E3M2;
+///
+/// assert_eq!(E3M2::from_f32(13.0).to_f32(), 12.0);
+/// assert_eq!(E3M2::MAX.to_f32(), 28.0);
+/// ```
+#[derive(Clone, Copy, BitElement, DeviceCopy, bytemuck::Zeroable, bytemuck::NoUninit)]
+#[bitpack(crate = "crate")]
+#[repr(transparent)]
+#[bitwidth(6)]
+pub struct E3M2(u8);
+
+/// OCP FP8 `E4M3` (`float8_e4m3fn`): 1 sign, 4 exponent and 3 mantissa bits,
+/// bias 7; largest `448`; no infinity; NaN only at `0x7f` and `0xff`.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::E4M3;
+///
+/// assert_eq!(E4M3::from_f32(100.0).to_f32(), 96.0);
+/// assert!(E4M3::from_f32(1000.0).is_nan()); // the reference's overflow rule
+/// assert_eq!(E4M3::from_f32_satfinite(1000.0), E4M3::MAX); // the GPU's
+/// ```
+#[derive(Clone, Copy, BitElement, DeviceCopy, bytemuck::Zeroable, bytemuck::Pod)]
+#[bitpack(crate = "crate")]
+#[repr(transparent)]
+#[bitwidth(8)]
+pub struct E4M3(u8);
+
+/// OCP FP8 `E5M2` (`float8_e5m2`): 1 sign, 5 exponent and 2 mantissa bits,
+/// bias 15, IEEE infinities and NaNs; largest finite `57344`. It is the top
+/// byte of an IEEE `f16`.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::E5M2;
+///
+/// assert_eq!(E5M2::from_f32(1000.0).to_f32(), 1024.0);
+/// assert_eq!(E5M2::from_f32(1e6), E5M2::INFINITY);
+/// ```
+#[derive(Clone, Copy, BitElement, DeviceCopy, bytemuck::Zeroable, bytemuck::Pod)]
+#[bitpack(crate = "crate")]
+#[repr(transparent)]
+#[bitwidth(8)]
+pub struct E5M2(u8);
+
+/// OCP MX scale `E8M0` (`float8_e8m0fnu`): an unsigned power of two. Code `c`
+/// is `2^(c - 127)` for `c` in `0..=254` (`2^-127` to `2^127`); `0xff` is
+/// NaN. There is no sign and no zero.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::E8M0;
+///
+/// assert_eq!(E8M0::from_f32(0.25).to_bits(), 125);
+/// assert_eq!(E8M0::from_f32(3.0).to_f32(), 4.0); // the tie rounds away
+/// assert!(E8M0::from_f32(0.0).is_nan()); // no zero
+/// ```
+#[derive(Clone, Copy, BitElement, DeviceCopy, bytemuck::Zeroable, bytemuck::Pod)]
+#[bitpack(crate = "crate")]
+#[repr(transparent)]
+#[bitwidth(8)]
+pub struct E8M0(u8);
+
+minifloat!(
+    E2M1, 4, max = "6.0", min_positive = "1.0", epsilon = "0.5",
+    /// Rounds an `f32` to nearest, ties to even. Finite values beyond
+    /// `±6` (from the tie at `±7` on) and infinities saturate to `±6`, as
+    /// in the reference library (ml_dtypes).
+    ///
+    /// NaN becomes a **zero of the opposite sign** (`+NaN` gives `-0`,
+    /// `-NaN` gives `+0`): the format has no NaN, and this matches the
+    /// reference library bit for bit (its `nan_to_zero` rows).
+    /// [`from_f32_satfinite`](E2M1::from_f32_satfinite) gives `+6` instead,
+    /// as the GPU does.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::E2M1;
+    ///
+    /// assert_eq!(E2M1::from_f32(2.5).to_f32(), 2.0); // tie to even
+    /// assert_eq!(E2M1::from_f32(7.0).to_f32(), 6.0); // saturates
+    /// assert_eq!(E2M1::from_f32(f32::NAN).to_bits(), 0x8); // -0
+    /// ```
+);
+minifloat!(
+    E2M3, 6, max = "7.5", min_positive = "1.0", epsilon = "0.125",
+    /// Rounds an `f32` to nearest, ties to even. Finite values beyond
+    /// `±7.5` and infinities saturate to `±7.5`, as in the reference library
+    /// (ml_dtypes).
+    ///
+    /// NaN becomes a **zero of the opposite sign**, matching the reference
+    /// library bit for bit (its `nan_to_zero` rows);
+    /// [`from_f32_satfinite`](E2M3::from_f32_satfinite) gives `+7.5`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::E2M3;
+    ///
+    /// assert_eq!(E2M3::from_f32(1.0625).to_f32(), 1.0); // tie to even
+    /// assert_eq!(E2M3::from_f32(-9.0).to_f32(), -7.5); // saturates
+    /// assert_eq!(E2M3::from_f32(-f32::NAN).to_bits(), 0x00); // +0
+    /// ```
+);
+minifloat!(
+    E3M2, 6, max = "28.0", min_positive = "0.25", epsilon = "0.25",
+    /// Rounds an `f32` to nearest, ties to even. Finite values beyond
+    /// `±28` and infinities saturate to `±28`, as in the reference library
+    /// (ml_dtypes).
+    ///
+    /// NaN becomes a **zero of the opposite sign**, matching the reference
+    /// library bit for bit (its `nan_to_zero` rows);
+    /// [`from_f32_satfinite`](E3M2::from_f32_satfinite) gives `+28`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::E3M2;
+    ///
+    /// assert_eq!(E3M2::from_f32(0.09375).to_f32(), 0.125); // tie to even
+    /// assert_eq!(E3M2::from_f32(f32::INFINITY).to_f32(), 28.0);
+    /// ```
+);
+minifloat!(
+    E4M3, 8, max = "448.0", min_positive = "0.015625", epsilon = "0.125",
+    /// Rounds an `f32` to nearest, ties to even, with the reference
+    /// library's (ml_dtypes) overflow rule: `448 < |x| <= 464` gives `±448`
+    /// (464 is the tie, and 448's code is even), `|x| > 464` and infinities
+    /// give NaN with the input's sign. NaN stays NaN.
+    /// [`from_f32_satfinite`](E4M3::from_f32_satfinite) clamps to `±448`
+    /// instead, as the GPU does.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::E4M3;
+    ///
+    /// assert_eq!(E4M3::from_f32(464.0).to_f32(), 448.0);
+    /// assert_eq!(E4M3::from_f32(-465.0).to_bits(), 0xff); // -NaN
+    /// ```
+);
+minifloat!(
+    E5M2, 8, max = "57344.0", min_positive = "0.00006103515625", epsilon = "0.25",
+    /// Rounds an `f32` to nearest, ties to even. As in IEEE arithmetic (and
+    /// the reference library), `|x| >= 61440` (the tie above `57344`) gives
+    /// infinity of the input's sign; NaN stays NaN.
+    /// [`from_f32_satfinite`](E5M2::from_f32_satfinite) clamps to `±57344`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::E5M2;
+    ///
+    /// assert_eq!(E5M2::from_f32(61439.0).to_f32(), 57344.0);
+    /// assert_eq!(E5M2::from_f32(-61440.0), E5M2::NEG_INFINITY);
+    /// ```
+);
+minifloat!(
+    E8M0, 8, max = "1.7014118346046923e38", min_positive = "5.877471754111438e-39",
+    epsilon = "1.0",
+    /// Rounds an `f32` to the nearest power of two, **ties away from zero**
+    /// (`1.5 * 2^k` gives `2^(k+1)`), as the reference library (ml_dtypes)
+    /// does on its `tie_away` rows: with no mantissa, "even" would only mean
+    /// an even exponent.
+    ///
+    /// Like the reference: `x >= 1.5 * 2^127` and `+inf` give NaN (`0xff`);
+    /// NaN gives NaN; zero, `-0` and every negative input give NaN (the
+    /// format has no zero and no sign; rows `e8m0_nonpositive_to_nan`);
+    /// positive values below `2^-127` give `0x00` = `2^-127`, the nearest
+    /// value (rows `e8m0_underflow_to_min`).
+    ///
+    /// **Departure from the reference:** `f32` subnormals in `(2^-127,
+    /// 2^-126)` round to nearest like every other input: below the midpoint
+    /// `1.5 * 2^-127` they give `0x00`, from it on `0x01`. The reference
+    /// gives `0x01` for all of them (rows `e8m0_f32sub_round_up`), which is
+    /// not the nearest value.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::E8M0;
+    ///
+    /// assert_eq!(E8M0::from_f32(6.0).to_f32(), 8.0); // tie away
+    /// assert!(E8M0::from_f32(-1.0).is_nan());
+    /// let just_above_min = f32::from_bits(0x0040_0001); // 2^-127 (1 + 2^-22)
+    /// assert_eq!(E8M0::from_f32(just_above_min).to_bits(), 0x00);
+    /// ```
+);
+
+into_f16!(E2M1, E2M3, E3M2, E4M3, E5M2);
+
+impl E2M1 {
+    /// `+0.0`.
+    pub const ZERO: E2M1 = E2M1(0);
+    /// Smallest finite value, `-6.0`.
+    pub const MIN: E2M1 = E2M1(0xf);
+    /// Smallest positive subnormal value, `0.5`.
+    pub const MIN_POSITIVE_SUBNORMAL: E2M1 = E2M1(0x1);
+}
+
+impl E2M3 {
+    /// `+0.0`.
+    pub const ZERO: E2M3 = E2M3(0);
+    /// Smallest finite value, `-7.5`.
+    pub const MIN: E2M3 = E2M3(0x3f);
+    /// Smallest positive subnormal value, `0.125`.
+    pub const MIN_POSITIVE_SUBNORMAL: E2M3 = E2M3(0x01);
+}
+
+impl E3M2 {
+    /// `+0.0`.
+    pub const ZERO: E3M2 = E3M2(0);
+    /// Smallest finite value, `-28.0`.
+    pub const MIN: E3M2 = E3M2(0x3f);
+    /// Smallest positive subnormal value, `0.0625`.
+    pub const MIN_POSITIVE_SUBNORMAL: E3M2 = E3M2(0x01);
+}
+
+impl E4M3 {
+    /// `+0.0`.
+    pub const ZERO: E4M3 = E4M3(0);
+    /// Smallest finite value, `-448.0`.
+    pub const MIN: E4M3 = E4M3(0xfe);
+    /// Smallest positive subnormal value, `2^-9`.
+    pub const MIN_POSITIVE_SUBNORMAL: E4M3 = E4M3(0x01);
+    /// NaN (`0x7f`; `0xff` is the other NaN).
+    pub const NAN: E4M3 = E4M3(0x7f);
+}
+
+impl E5M2 {
+    /// `+0.0`.
+    pub const ZERO: E5M2 = E5M2(0);
+    /// Smallest finite value, `-57344.0`.
+    pub const MIN: E5M2 = E5M2(0xfb);
+    /// Smallest positive subnormal value, `2^-16`.
+    pub const MIN_POSITIVE_SUBNORMAL: E5M2 = E5M2(0x01);
+    /// The canonical quiet NaN, `0x7e` (`0x7d..=0x7f` and `0xfd..=0xff` are
+    /// all NaN).
+    pub const NAN: E5M2 = E5M2(0x7e);
+    /// `+inf` (`0x7c`).
+    pub const INFINITY: E5M2 = E5M2(0x7c);
+    /// `-inf` (`0xfc`).
+    pub const NEG_INFINITY: E5M2 = E5M2(0xfc);
+}
+
+impl E8M0 {
+    /// NaN, `0xff`.
+    pub const NAN: E8M0 = E8M0(0xff);
+    /// Smallest value, `2^-127` (code `0x00`; the same as
+    /// [`MIN_POSITIVE`](E8M0::MIN_POSITIVE)).
+    pub const MIN: E8M0 = E8M0(0x00);
+
+    /// `2^exp`, or `None` when `exp` is outside `-127..=127`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::E8M0;
+    ///
+    /// assert_eq!(E8M0::from_exponent(-3).unwrap().to_f32(), 0.125);
+    /// assert_eq!(E8M0::from_exponent(128), None);
+    /// ```
+    pub const fn from_exponent(exp: i32) -> Option<E8M0> {
+        if exp < -127 || exp > 127 {
+            None
+        } else {
+            Some(E8M0((exp + 127) as u8))
+        }
+    }
+
+    /// The exponent `k` of the value `2^k`, or `None` for NaN.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::E8M0;
+    ///
+    /// assert_eq!(E8M0::ONE.exponent(), Some(0));
+    /// assert_eq!(E8M0::NAN.exponent(), None);
+    /// ```
+    pub const fn exponent(self) -> Option<i32> {
+        if self.0 == 0xff {
+            None
+        } else {
+            Some(self.0 as i32 - 127)
+        }
+    }
+}
+
+/// Rounds an `f32` to a `half::f16` with the PTX `cvt.rn.satfinite.f16x2.f32`
+/// rule: to nearest, ties to even, magnitudes above `65504` (infinities
+/// included) clamp to `±65504`, NaN stays NaN. (`half::f16::from_f32` is
+/// the IEEE rule, which overflows to infinity.)
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::f16_from_f32_satfinite;
+///
+/// assert_eq!(f16_from_f32_satfinite(1e6), half::f16::MAX);
+/// assert_eq!(f16_from_f32_satfinite(-1.0), half::f16::NEG_ONE);
+/// ```
+#[cfg(feature = "half")]
+pub const fn f16_from_f32_satfinite(x: f32) -> half::f16 {
+    half::f16::from_bits(FloatFormat::F16.encode_f32(x, Mode::SatFinite) as u16)
+}
+
+/// Rounds an `f32` to a `half::bf16` with the PTX
+/// `cvt.rn.satfinite.bf16x2.f32` rule: to nearest, ties to even, magnitudes
+/// above `bf16::MAX` (infinities included) clamp to it with their sign, NaN
+/// stays NaN.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::bf16_from_f32_satfinite;
+///
+/// assert_eq!(bf16_from_f32_satfinite(f32::INFINITY), half::bf16::MAX);
+/// assert_eq!(bf16_from_f32_satfinite(f32::MIN), half::bf16::MIN);
+/// ```
+#[cfg(feature = "half")]
+pub const fn bf16_from_f32_satfinite(x: f32) -> half::bf16 {
+    half::bf16::from_bits(FloatFormat::BF16.encode_f32(x, Mode::SatFinite) as u16)
+}

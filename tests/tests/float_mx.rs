@@ -1,0 +1,566 @@
+//! MX and NVFP4 block arrays against a bit-level reference written here
+//! with plain `f64` arithmetic (its own element decoding, exponent search
+//! and nearest-value rounding), bit for bit on random data and edge blocks;
+//! plus the error bound of the round trip and the tiled scale layout.
+
+use bitpack::NarrowArray;
+use bitpack::formats::{
+    E2M1, E2M3, E3M2, E4M3, E5M2, E8M0, MxArray, MxElement, Nvfp4Array, swizzle_scales,
+};
+use bitpack::{BitElement, Error};
+use proptest::prelude::*;
+
+/// An element format in the reference's own terms: field widths, bias and
+/// whether the all-ones magnitude is NaN (E4M3) or the top exponent is
+/// special (E5M2). All are signed with subnormals.
+#[derive(Clone, Copy, Debug)]
+struct Elem {
+    e: u32,
+    m: u32,
+    bias: i32,
+    top_nan: bool,
+    ieee: bool,
+}
+
+const FP4: Elem = Elem {
+    e: 2,
+    m: 1,
+    bias: 1,
+    top_nan: false,
+    ieee: false,
+};
+const FP6_E2M3: Elem = Elem {
+    e: 2,
+    m: 3,
+    bias: 1,
+    top_nan: false,
+    ieee: false,
+};
+const FP6_E3M2: Elem = Elem {
+    e: 3,
+    m: 2,
+    bias: 3,
+    top_nan: false,
+    ieee: false,
+};
+const FP8_E4M3: Elem = Elem {
+    e: 4,
+    m: 3,
+    bias: 7,
+    top_nan: true,
+    ieee: false,
+};
+const FP8_E5M2: Elem = Elem {
+    e: 5,
+    m: 2,
+    bias: 15,
+    top_nan: false,
+    ieee: true,
+};
+
+impl Elem {
+    /// `(code, value)` of every finite non-negative value, ascending.
+    fn magnitudes(&self) -> Vec<(u32, f64)> {
+        let mut out = Vec::new();
+        for field in 0..(1u32 << self.e) {
+            if self.ieee && field == (1 << self.e) - 1 {
+                break;
+            }
+            for man in 0..(1u32 << self.m) {
+                let code = (field << self.m) | man;
+                if self.top_nan && code == (1 << (self.e + self.m)) - 1 {
+                    continue;
+                }
+                let frac = man as f64 / (1u32 << self.m) as f64;
+                let v = if field == 0 {
+                    frac * 2f64.powi(1 - self.bias)
+                } else {
+                    (1.0 + frac) * 2f64.powi(field as i32 - self.bias)
+                };
+                out.push((code, v));
+            }
+        }
+        out
+    }
+
+    fn sign_bit(&self) -> u32 {
+        1 << (self.e + self.m)
+    }
+
+    fn max(&self) -> f64 {
+        self.magnitudes().last().unwrap().1
+    }
+
+    /// The exponent of the largest value.
+    fn emax(&self) -> i32 {
+        self.max().log2().floor() as i32
+    }
+
+    /// Round-to-nearest-even code of `x` (finite), clamping at the maximum.
+    fn round_sat(&self, x: f64) -> u32 {
+        let mags = self.magnitudes();
+        let a = x.abs();
+        let sign = if x.is_sign_negative() {
+            self.sign_bit()
+        } else {
+            0
+        };
+        let (max_code, max) = *mags.last().unwrap();
+        if a >= max {
+            return sign | max_code;
+        }
+        let i = mags.iter().rposition(|&(_, v)| v <= a).unwrap();
+        let ((lo_c, lo), (hi_c, hi)) = (mags[i], mags[i + 1]);
+        let mid = (lo + hi) / 2.0;
+        let c = if a < mid || (a == mid && lo_c % 2 == 0) {
+            lo_c
+        } else {
+            hi_c
+        };
+        sign | c
+    }
+
+    /// The value of a code.
+    fn value(&self, code: u32) -> f64 {
+        let mag = code & (self.sign_bit() - 1);
+        let v = self
+            .magnitudes()
+            .iter()
+            .find(|&&(c, _)| c == mag)
+            .map(|&(_, v)| v)
+            .unwrap_or(f64::NAN);
+        if code & self.sign_bit() != 0 { -v } else { v }
+    }
+
+    /// The spacing of values around magnitude `a` (at most the maximum).
+    fn ulp(&self, a: f64) -> f64 {
+        let emin = 1 - self.bias;
+        let e = if a == 0.0 {
+            emin
+        } else {
+            (a.log2().floor() as i32).max(emin)
+        };
+        2f64.powi(e - self.m as i32)
+    }
+}
+
+/// `floor(log2(a))` for positive finite `a`, by search (no bit tricks).
+fn floor_log2(a: f64) -> i32 {
+    let mut k = a.log2().floor() as i32;
+    while 2f64.powi(k) > a {
+        k -= 1;
+    }
+    while 2f64.powi(k + 1) <= a {
+        k += 1;
+    }
+    k
+}
+
+/// The reference MX quantizer: codes (one per value, row-major) and scale
+/// codes (one per block).
+fn ref_mx(elem: Elem, data: &[f32], cols: usize) -> (Vec<u32>, Vec<u8>) {
+    let mut codes = Vec::new();
+    let mut scales = Vec::new();
+    if cols == 0 {
+        return (codes, scales);
+    }
+    for row in data.chunks(cols) {
+        for block in row.chunks(32) {
+            if block.iter().any(|x| !x.is_finite()) {
+                scales.push(0xff);
+                codes.extend(block.iter().map(|_| 0));
+                continue;
+            }
+            let amax = block.iter().map(|x| x.abs() as f64).fold(0.0, f64::max);
+            let e = if amax == 0.0 { -126 } else { floor_log2(amax) };
+            let shared = (e - elem.emax()).max(-127);
+            assert!(shared <= 127);
+            scales.push((shared + 127) as u8);
+            let x_scale = 2f64.powi(shared);
+            codes.extend(block.iter().map(|&x| elem.round_sat(x as f64 / x_scale)));
+        }
+    }
+    (codes, scales)
+}
+
+/// The reference NVFP4 quantizer.
+fn ref_nvfp4(data: &[f32], cols: usize, tensor_scale: f32) -> (Vec<u32>, Vec<u8>) {
+    let mut codes = Vec::new();
+    let mut scales = Vec::new();
+    if cols == 0 {
+        return (codes, scales);
+    }
+    let st = tensor_scale as f64;
+    for row in data.chunks(cols) {
+        for block in row.chunks(16) {
+            if block.iter().any(|x| !x.is_finite()) {
+                scales.push(0x7f);
+                codes.extend(block.iter().map(|_| 0));
+                continue;
+            }
+            let amax = block.iter().map(|x| x.abs() as f64).fold(0.0, f64::max);
+            let s_code = FP8_E4M3.round_sat(amax / (6.0 * st));
+            scales.push(s_code as u8);
+            let d = FP8_E4M3.value(s_code) * st;
+            codes.extend(block.iter().map(|&x| {
+                if d == 0.0 {
+                    if x.is_sign_negative() { 0x8 } else { 0 }
+                } else {
+                    FP4.round_sat(x as f64 / d)
+                }
+            }));
+        }
+    }
+    (codes, scales)
+}
+
+fn codes_of<F: BitElement<Raw = u8>>(a: &NarrowArray<F>) -> Vec<u32> {
+    a.iter().map(|v| v.raw_bits() as u32).collect()
+}
+
+/// Quantizes with bitpack and the reference and compares bit for bit, then
+/// checks the dequantized values and the error bound.
+fn check_mx<F: MxElement>(elem: Elem, data: &[f32], shape: &[usize]) {
+    let mx = MxArray::<F>::quantize(data, shape).unwrap();
+    let cols = *shape.last().unwrap();
+    let (codes, scales) = ref_mx(elem, data, cols);
+    assert_eq!(codes_of(mx.values()), codes, "values, shape {shape:?}");
+    assert_eq!(mx.scales().as_bytes(), scales.as_slice(), "scales");
+    assert_eq!(mx.shape(), shape);
+    let mut sshape = shape.to_vec();
+    *sshape.last_mut().unwrap() = cols.div_ceil(32);
+    assert_eq!(mx.scales().shape(), sshape.as_slice());
+
+    // Dequantize: value * 2^shared, exactly; NaN scale gives NaN.
+    let back = mx.dequantize();
+    assert_eq!(back.len(), data.len());
+    let blocks_per_row = cols.div_ceil(32);
+    for (i, (&x, &y)) in data.iter().zip(&back).enumerate() {
+        let (r, c) = (i / cols, i % cols);
+        let s = scales[r * blocks_per_row + c / 32];
+        if s == 0xff {
+            assert!(y.is_nan());
+            continue;
+        }
+        let scale = 2f64.powi(s as i32 - 127);
+        let want = elem.value(codes[i]) * scale;
+        assert_eq!(y as f64, want, "dequantized value {i}");
+        // Error: at most half an element ulp at the block scale, except for
+        // the clamp of the top binade.
+        let a = x.abs() as f64 / scale;
+        let err = (y as f64 - x as f64).abs();
+        if a > elem.max() {
+            assert_eq!(err, (a - elem.max()) * scale, "clamp at {i}");
+        } else {
+            assert!(
+                err <= elem.ulp(a) / 2.0 * scale,
+                "error {err:e} at {i}: x {x:e}, scale {scale:e}"
+            );
+        }
+    }
+}
+
+fn check_nvfp4(data: &[f32], shape: &[usize], tensor_scale: Option<f32>) {
+    let q = match tensor_scale {
+        Some(s) => Nvfp4Array::quantize_with_tensor_scale(data, shape, s).unwrap(),
+        None => Nvfp4Array::quantize(data, shape).unwrap(),
+    };
+    // Reference tensor scale: amax over finite values / 2688 in f32, 1 if 0.
+    let st = tensor_scale.unwrap_or_else(|| {
+        let amax = data
+            .iter()
+            .filter(|x| x.is_finite())
+            .map(|x| x.abs())
+            .fold(0.0f32, f32::max);
+        let s = amax / 2688.0;
+        if s > 0.0 { s } else { 1.0 }
+    });
+    assert_eq!(q.tensor_scale().to_bits(), st.to_bits());
+    let cols = *shape.last().unwrap();
+    let (codes, scales) = ref_nvfp4(data, cols, st);
+    assert_eq!(codes_of(q.values()), codes, "values");
+    assert_eq!(q.scales().as_bytes(), scales.as_slice(), "scales");
+    let back = q.dequantize();
+    let blocks_per_row = cols.div_ceil(16);
+    for (i, (&x, &y)) in data.iter().zip(&back).enumerate() {
+        let (r, c) = (i / cols, i % cols);
+        let s = scales[r * blocks_per_row + c / 16];
+        if s == 0x7f {
+            assert!(y.is_nan());
+            continue;
+        }
+        let d = FP8_E4M3.value(s as u32) * st as f64;
+        let want = (FP4.value(codes[i]) * d) as f32;
+        assert_eq!(y.to_bits(), want.to_bits(), "dequantized value {i}");
+        if d > 0.0 {
+            let a = x.abs() as f64 / d;
+            let err = (FP4.value(codes[i]) * d - x as f64).abs();
+            if a > 6.0 {
+                // The clamp: the value is ±6 at this scale.
+                assert_eq!(FP4.value(codes[i]).abs(), 6.0, "clamp at {i}");
+            } else {
+                assert!(err <= FP4.ulp(a) / 2.0 * d * (1.0 + 1e-12), "error at {i}");
+            }
+        }
+    }
+}
+
+/// All five element formats, one shape.
+fn check_all_mx(data: &[f32], shape: &[usize]) {
+    check_mx::<E2M1>(FP4, data, shape);
+    check_mx::<E2M3>(FP6_E2M3, data, shape);
+    check_mx::<E3M2>(FP6_E3M2, data, shape);
+    check_mx::<E4M3>(FP8_E4M3, data, shape);
+    check_mx::<E5M2>(FP8_E5M2, data, shape);
+}
+
+#[test]
+fn reference_agrees_with_the_element_types() {
+    // The reference's element tables are independent; make sure they match
+    // the crate's decoding before trusting the comparisons.
+    for (elem, decode) in [
+        (FP4, (|c| E2M1::from_bits(c).to_f32()) as fn(u8) -> f32),
+        (FP6_E2M3, |c| E2M3::from_bits(c).to_f32()),
+        (FP6_E3M2, |c| E3M2::from_bits(c).to_f32()),
+        (FP8_E4M3, |c| E4M3::from_bits(c).to_f32()),
+        (FP8_E5M2, |c| E5M2::from_bits(c).to_f32()),
+    ] {
+        for (c, v) in elem.magnitudes() {
+            assert_eq!(decode(c as u8) as f64, v);
+        }
+    }
+    assert_eq!(
+        [
+            FP4.emax(),
+            FP6_E2M3.emax(),
+            FP6_E3M2.emax(),
+            FP8_E4M3.emax(),
+            FP8_E5M2.emax()
+        ],
+        [E2M1::EMAX, E2M3::EMAX, E3M2::EMAX, E4M3::EMAX, E5M2::EMAX]
+    );
+    assert_eq!(
+        [E2M1::EMAX, E3M2::EMAX, E4M3::EMAX, E5M2::EMAX],
+        [2, 4, 8, 15]
+    );
+}
+
+#[test]
+fn edge_blocks() {
+    let mut data = vec![0.0f32; 32]; // all zero: scale 2^-127
+    data.extend([-0.0f32; 32]); // negative zeros keep their sign
+    data.extend((0..32).map(|i| if i == 5 { f32::NAN } else { 1.0 }));
+    data.extend((0..32).map(|i| if i == 9 { f32::NEG_INFINITY } else { 2.0 }));
+    data.extend((0..32).map(|i| f32::MAX / (i + 1) as f32)); // huge amax
+    data.extend((0..32).map(|i| f32::from_bits(i + 1))); // subnormal amax
+    data.extend((0..32).map(|i| (i as f32 - 16.0) * 1e-39)); // tiny, clamps at -127
+    data.extend((0..32).map(|i| 7.0 * (if i % 2 == 0 { 1.0 } else { -1.0 }))); // clips
+    data.extend((0..32).map(|i| 2f32.powi(i - 16))); // 32 binades
+    check_all_mx(&data, &[9, 32]);
+    // The first rows' scales, spelled out.
+    let mx = MxArray::<E2M1>::quantize(&data, &[9, 32]).unwrap();
+    let s = mx.scales().as_bytes();
+    assert_eq!(s[0], 0x00, "all-zero block: 2^(-126 - 2) clamps to 2^-127");
+    assert_eq!(s[2], 0xff, "NaN block");
+    assert_eq!(s[3], 0xff, "infinite block");
+    assert_eq!(s[4], (127 - 2 + 127) as u8, "f32::MAX block");
+    assert_eq!(mx.values().get(32).unwrap().to_bits(), 0x8, "-0 stays -0");
+    let back = mx.dequantize();
+    assert!(back[64..128].iter().all(|x| x.is_nan()));
+    assert_eq!(back[7 * 32], 6.0, "7 clips to 6 at scale 1");
+}
+
+#[test]
+fn tail_blocks_and_shapes() {
+    let data: Vec<f32> = (0..3 * 37)
+        .map(|i| ((i * 7919) % 1000) as f32 / 37.0 - 13.0)
+        .collect();
+    check_all_mx(&data, &[3, 37]);
+    check_all_mx(&data, &[111]);
+    check_all_mx(&data, &[3, 1, 37]);
+    check_all_mx(&data[..5], &[5]);
+    check_all_mx(&[], &[0]);
+    check_all_mx(&[], &[2, 0]);
+    let mx = MxArray::<E4M3>::quantize(&data, &[3, 1, 37]).unwrap();
+    assert_eq!(mx.scales().shape(), [3, 1, 2]);
+    check_nvfp4(&data, &[3, 37], None);
+    check_nvfp4(&data, &[111], Some(0.01));
+    check_nvfp4(&data[..5], &[5], None);
+    check_nvfp4(&[], &[0], None);
+}
+
+#[test]
+fn bad_shapes_are_errors() {
+    let data = [1.0f32; 6];
+    assert_eq!(
+        MxArray::<E2M1>::quantize(&data, &[4, 2]).unwrap_err(),
+        Error::Shape {
+            elements: Some(8),
+            len: 6
+        }
+    );
+    assert_eq!(
+        MxArray::<E2M1>::quantize(&data, &[usize::MAX, 2]).unwrap_err(),
+        Error::Shape {
+            elements: None,
+            len: 6
+        }
+    );
+    assert!(matches!(
+        MxArray::<E2M1>::quantize(&data, &[]),
+        Err(Error::Invalid(_))
+    ));
+    assert!(Nvfp4Array::quantize(&data, &[7]).is_err());
+    for bad in [0.0, -1.0, f32::INFINITY, f32::NAN] {
+        assert!(matches!(
+            Nvfp4Array::quantize_with_tensor_scale(&data, &[6], bad),
+            Err(Error::Invalid(_))
+        ));
+    }
+    let mx = MxArray::<E2M1>::quantize(&data, &[6]).unwrap();
+    let mut short = [0.0f32; 5];
+    assert_eq!(
+        mx.dequantize_into(&mut short).unwrap_err(),
+        Error::Length {
+            expected: 6,
+            actual: 5
+        }
+    );
+    assert_eq!(short, [0.0; 5], "unchanged on error");
+}
+
+#[test]
+fn from_parts_round_trips() {
+    let data: Vec<f32> = (0..2 * 40).map(|i| (i as f32).sin() * 100.0).collect();
+    let mx = MxArray::<E5M2>::quantize(&data, &[2, 40]).unwrap();
+    let (values, scales) = mx.clone().into_parts();
+    // Scales given flat: reshaped to the blocks' shape.
+    let flat = NarrowArray::from_slice(&scales.to_vec());
+    let again = MxArray::from_parts(values.clone(), flat).unwrap();
+    assert_eq!(again.scales().shape(), [2, 2]);
+    assert_eq!(
+        again
+            .dequantize()
+            .iter()
+            .map(|x| x.to_bits())
+            .collect::<Vec<_>>(),
+        mx.dequantize()
+            .iter()
+            .map(|x| x.to_bits())
+            .collect::<Vec<_>>()
+    );
+    let too_few = NarrowArray::from_slice(&[E8M0::ONE; 3]);
+    assert_eq!(
+        MxArray::from_parts(values, too_few).unwrap_err(),
+        Error::Length {
+            expected: 4,
+            actual: 3
+        }
+    );
+
+    let q = Nvfp4Array::quantize(&data, &[2, 40]).unwrap();
+    let again = Nvfp4Array::from_parts(
+        q.values().clone(),
+        NarrowArray::from_slice(&q.scales().to_vec()),
+        q.tensor_scale(),
+    )
+    .unwrap();
+    assert_eq!(again.scales().shape(), [2, 3]);
+    assert_eq!(again.dequantize(), q.dequantize());
+    assert!(Nvfp4Array::from_parts(q.values().clone(), q.scales().clone(), -1.0).is_err());
+}
+
+/// The tiled scale layout against a direct transcription of the block
+/// rearrangement (view as tiles of 4 row-groups of 32 x 4, then interleave
+/// the groups along the columns).
+#[test]
+fn swizzled_scales() {
+    for (rows, cols) in [(1, 1), (3, 2), (128, 4), (129, 5), (300, 9), (0, 3), (5, 0)] {
+        let scales: Vec<u8> = (0..rows * cols).map(|i| (i % 251 + 1) as u8).collect();
+        let got = swizzle_scales(&scales, rows, cols).unwrap();
+        let (rt, ct) = (rows.div_ceil(128), cols.div_ceil(4));
+        let mut want = vec![0u8; rt * ct * 512];
+        for tr in 0..rt {
+            for tc in 0..ct {
+                let tile = &mut want[(tr * ct + tc) * 512..][..512];
+                // tile viewed as [32][16]: column group g holds rows g*32..g*32+32.
+                for g in 0..4 {
+                    for i in 0..32 {
+                        for j in 0..4 {
+                            let (r, c) = (tr * 128 + g * 32 + i, tc * 4 + j);
+                            if r < rows && c < cols {
+                                tile[i * 16 + g * 4 + j] = scales[r * cols + c];
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(got, want, "{rows} x {cols}");
+        // Every scale appears exactly once; the rest is zero padding.
+        assert_eq!(got.iter().filter(|&&b| b != 0).count(), rows * cols);
+    }
+    assert!(swizzle_scales(&[1, 2, 3], 2, 2).is_err());
+
+    let data = vec![1.0f32; 130 * 64];
+    let mx = MxArray::<E4M3>::quantize(&data, &[130, 64]).unwrap();
+    assert_eq!(
+        mx.scales_swizzled(),
+        swizzle_scales(mx.scales().as_bytes(), 130, 2).unwrap()
+    );
+    let q = Nvfp4Array::quantize(&data, &[130, 64]).unwrap();
+    assert_eq!(
+        q.scales_swizzled(),
+        swizzle_scales(q.scales().as_bytes(), 130, 4).unwrap()
+    );
+}
+
+/// Random finite data with a per-row magnitude (so blocks have different
+/// scales) and occasional exact zeros.
+fn matrix() -> impl Strategy<Value = (Vec<f32>, usize, usize)> {
+    (1usize..5, 1usize..80).prop_flat_map(|(rows, cols)| {
+        let n = rows * cols;
+        (
+            proptest::collection::vec((any::<bool>(), -30i32..30, any::<u32>(), 0u8..20), n),
+            Just(rows),
+            Just(cols),
+        )
+            .prop_map(|(parts, rows, cols)| {
+                let data = parts
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (neg, e, m, z))| {
+                        if z == 0 {
+                            return 0.0;
+                        }
+                        let row_exp = ((i / cols) as i32 * 17) % 40 - 20;
+                        let field = (e + row_exp + 127).clamp(1, 254) as u32;
+                        f32::from_bits(((neg as u32) << 31) | (field << 23) | (m & 0x7f_ffff))
+                    })
+                    .collect();
+                (data, rows, cols)
+            })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn mx_random((data, rows, cols) in matrix()) {
+        check_all_mx(&data, &[rows, cols]);
+    }
+
+    #[test]
+    fn nvfp4_random((data, rows, cols) in matrix(), st in proptest::option::of(1e-6f32..1e3)) {
+        check_nvfp4(&data, &[rows, cols], st);
+    }
+
+    #[test]
+    fn mx_random_bits(bits in proptest::collection::vec(any::<u32>(), 1..100)) {
+        // Any f32 at all, NaN and infinities included.
+        let data: Vec<f32> = bits.into_iter().map(f32::from_bits).collect();
+        check_all_mx(&data, &[data.len()]);
+        check_nvfp4(&data, &[data.len()], None);
+    }
+}
