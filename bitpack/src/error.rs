@@ -110,6 +110,8 @@ pub enum Error {
         /// The number given.
         actual: usize,
     },
+
+    // Kernels.
     /// A bit width outside the range an operation supports (`1..=max`).
     Width {
         /// The width given.

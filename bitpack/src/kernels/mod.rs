@@ -384,6 +384,58 @@ fn decode_generic<O: Copy>(width: u32, words: &[u64], offset: usize, table: &[O]
     }
 }
 
+/// Decodes `dst.len()` codes of `width` bits (`1..=8`), from value `offset`
+/// of the stream, through `f`: `dst[i] = f(code(offset + i))`.
+///
+/// The table-free counterpart of [`decode`]: `f` is a format's decoding
+/// function (a branch-free one vectorizes), monomorphized into the loop,
+/// which maps a stack chunk of codes unpacked by the width's kernel. Where
+/// AVX2 is detected the loop is compiled for it.
+///
+/// # Errors
+///
+/// [`Error::Width`] when `width` is not in `1..=8`, [`Error::TooFewWords`]
+/// when the stream ends before value `offset + dst.len()`. `dst` is
+/// unchanged then.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::kernels;
+///
+/// // 3-bit codes as signed magnitudes: bit 2 is the sign.
+/// let words = [0b101_001];
+/// let mut out = [0i8; 2];
+/// let f = |c: u8| if c & 4 != 0 { -((c & 3) as i8) } else { c as i8 };
+/// kernels::decode_with(3, f, &words, 0, &mut out)?;
+/// assert_eq!(out, [1, -1]);
+/// # Ok::<(), bitpack::Error>(())
+/// ```
+pub fn decode_with<O: Copy, F: Fn(u8) -> O>(
+    width: u32,
+    f: F,
+    words: &[u64],
+    offset: usize,
+    dst: &mut [O],
+) -> Result<()> {
+    check_width(width, 8)?;
+    check_words(width, offset, dst.len(), words.len())?;
+    let unpack = select!(UNPACK_U8[width](w: &[u64], o: usize, d: &mut [u8]));
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if x86::features() & x86::AVX2 != 0 {
+        let map = |c: &[u8], o: &mut [O]| {
+            // SAFETY: `map_values_avx2` enables only `avx2`, which
+            // `x86::features` detected at run time just above.
+            unsafe { x86::map_values_avx2(&f, c, o) }
+        };
+        scalar::decode_map_chunks(unpack, map, words, offset, dst);
+        return Ok(());
+    }
+    let map = |c: &[u8], o: &mut [O]| scalar::map_values(&f, c, o);
+    scalar::decode_map_chunks(unpack, map, words, offset, dst);
+    Ok(())
+}
+
 /// Encodes `src` through `f` into codes of `width` bits (`1..=8`) packed into
 /// the stream from value `offset`.
 ///

@@ -541,6 +541,41 @@ pub(crate) fn decode_chunks<C: Lane, O: Copy>(
     }
 }
 
+/// Decodes codes through `map` a stack chunk at a time: codes are unpacked
+/// by `unpack` (the width's kernel, chosen once by the caller), then
+/// `map_chunk` turns the chunk into values.
+#[inline(always)]
+pub(crate) fn decode_map_chunks<O: Copy>(
+    unpack: impl Fn(&[u64], usize, &mut [u8]),
+    map_chunk: impl Fn(&[u8], &mut [O]),
+    words: &[u64],
+    offset: usize,
+    dst: &mut [O],
+) {
+    let mut codes = [0u8; CHUNK];
+    let mut done = 0;
+    let n = dst.len();
+    while done < n {
+        let len = if done == 0 {
+            first_chunk(offset, n)
+        } else {
+            CHUNK.min(n - done)
+        };
+        let codes = &mut codes[..len];
+        unpack(words, offset + done, codes);
+        map_chunk(codes, &mut dst[done..done + len]);
+        done += len;
+    }
+}
+
+/// `out[i] = f(codes[i])`: the portable map of [`decode_map_chunks`].
+#[inline(always)]
+pub(crate) fn map_values<O, F: Fn(u8) -> O>(f: &F, codes: &[u8], out: &mut [O]) {
+    for (o, &c) in out.iter_mut().zip(codes) {
+        *o = f(c);
+    }
+}
+
 /// Maps values to codes a stack chunk at a time with `map` and packs each
 /// chunk with `pack` (the width's kernel, chosen once by the caller) at
 /// element `offset`.

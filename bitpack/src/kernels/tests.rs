@@ -443,6 +443,32 @@ fn expect_index(words: &[u64], i: usize, w: u32) -> usize {
     ref_get(words, i, w) as usize
 }
 
+fn check_decode_with<const W: u32>() {
+    let mut rng = Rng::new(W as u64 * 8000);
+    let f = |c: u8| f32::from_bits((c as u32).wrapping_mul(0x0101_0101) & 0x7f7f_ffff);
+    for (case, (n, off)) in cases(&mut rng).into_iter().enumerate() {
+        let words = data(&mut rng, super::words_for(W, off + n), case);
+        let expect: Vec<u32> = (0..n)
+            .map(|i| f(ref_get(&words, off + i, W) as u8).to_bits())
+            .collect();
+        let mut out = vec![-1.0f32; n];
+        super::decode_with(W, f, &words, off, &mut out).unwrap();
+        let bits: Vec<u32> = out.iter().map(|x| x.to_bits()).collect();
+        assert!(
+            bits == expect,
+            "decode_with W={W} public: len {n} offset {off}"
+        );
+        let mut out = vec![-1.0f32; n];
+        let map = |c: &[u8], o: &mut [f32]| scalar::map_values(&f, c, o);
+        scalar::decode_map_chunks(scalar::unpack::<W, u8>, map, &words, off, &mut out);
+        let bits: Vec<u32> = out.iter().map(|x| x.to_bits()).collect();
+        assert!(
+            bits == expect,
+            "decode_with W={W} portable: len {n} offset {off}"
+        );
+    }
+}
+
 fn check_encode<const W: u32>() {
     let mut rng = Rng::new(W as u64 * 9000);
     // A branch-free code function with bits above W set.
@@ -527,6 +553,7 @@ test_widths!(pack_u128_narrow, check_pack_wide; 64);
 test_widths!(pack_u128, check_pack_wide; 65..=128);
 test_widths!(sum, check_sum; 64);
 test_widths!(decode, check_decode; 16);
+test_widths!(decode_with, check_decode_with; 8);
 test_widths!(encode, check_encode; 8);
 
 // ---------------------------------------------------------------------------
@@ -659,6 +686,18 @@ fn errors_name_the_numbers_and_change_nothing() {
         Err(Error::Width { width: 17, max: 16 })
     );
     assert_eq!(f, [1.5; 3]);
+    assert_eq!(
+        super::decode_with(9, |c| c, &words, 0, &mut out),
+        Err(Error::Width { width: 9, max: 8 })
+    );
+    assert_eq!(
+        super::decode_with(8, |c| c, &words, 14, &mut out),
+        Err(Error::TooFewWords {
+            needed: 3,
+            actual: 2
+        })
+    );
+    assert_eq!(out, [9; 4]);
     assert_eq!(
         super::encode(9, &[1.0f32], |_| 0, &mut words, 0),
         Err(Error::Width { width: 9, max: 8 })

@@ -25,6 +25,8 @@ pub(crate) const AVX2: u8 = 1;
 pub(crate) const BMI2: u8 = 2;
 /// `popcnt` detected.
 pub(crate) const POPCNT: u8 = 4;
+/// `avx2` and `bmi2` detected.
+pub(crate) const AVX2_BMI2: u8 = AVX2 | BMI2;
 /// Detection has run.
 const DETECTED: u8 = 0x80;
 
@@ -118,6 +120,13 @@ macro_rules! xtable {
 // ---------------------------------------------------------------------------
 // helpers
 // ---------------------------------------------------------------------------
+//
+// The loops below compute, before they start, how many steps stay inside the
+// slices they read and write, `assert!` the last step's extent once, and then
+// load and store through raw pointers without a bounds check per access (the
+// checks cost up to a third of the loop: see `BENCHMARKS.md`). Each such
+// access is an `unsafe` call to one of the helpers here, whose precondition is
+// that extent.
 
 /// A vector from 32 bytes.
 #[inline(always)]
@@ -143,7 +152,7 @@ fn splat64(x: u64) -> __m256i {
     bytemuck::cast([x; 4])
 }
 
-/// A shift count for `_mm256_srl_epi64`/`_mm256_srl_epi16`.
+/// A shift count for `_mm256_srl_epi64`.
 #[inline(always)]
 fn count(n: u32) -> __m128i {
     bytemuck::cast([n as u64, 0])
@@ -156,87 +165,222 @@ fn head8(offset: usize, n: usize) -> usize {
     ((8 - offset % 8) % 8).min(n)
 }
 
-/// Reads 16 bytes at `lo` of `bytes` into the low 128 bits and 16 bytes at
-/// `hi` into the high 128 bits.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn load2(bytes: &[u8], lo: usize, hi: usize) -> __m256i {
-    let lo = &bytes[lo..lo + 16];
-    let hi = &bytes[hi..hi + 16];
-    // SAFETY: `lo` and `hi` are 16 readable bytes each (the indexing above
-    // checked it); `_mm256_loadu2_m128i` reads 16 bytes from each pointer
-    // with no alignment requirement ("loadu"); its `avx` feature is implied
-    // by this function's `avx2`.
-    unsafe { _mm256_loadu2_m128i(hi.as_ptr().cast(), lo.as_ptr().cast()) }
-}
-
-/// Reads 32 bytes at `at`.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn load32(bytes: &[u8], at: usize) -> __m256i {
-    let s = &bytes[at..at + 32];
-    // SAFETY: `s` is 32 readable bytes (checked above) and `loadu` has no
-    // alignment requirement.
-    unsafe { _mm256_loadu_si256(s.as_ptr().cast()) }
-}
-
-/// Writes 32 bytes at `at`.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn store32(bytes: &mut [u8], at: usize, v: __m256i) {
-    let s = &mut bytes[at..at + 32];
-    // SAFETY: `s` is 32 writable bytes (checked above) and `storeu` has no
-    // alignment requirement.
-    unsafe { _mm256_storeu_si256(s.as_mut_ptr().cast(), v) }
-}
-
-/// Writes 16 bytes at `at`.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn store16(bytes: &mut [u8], at: usize, v: __m128i) {
-    let s = &mut bytes[at..at + 16];
-    // SAFETY: `s` is 16 writable bytes (checked above) and `storeu` has no
-    // alignment requirement.
-    unsafe { _mm_storeu_si128(s.as_mut_ptr().cast(), v) }
-}
-
-/// Reads 8 bytes at `at`, little-endian.
+/// Steps of `stride` bytes from byte `first` whose accesses, each reaching
+/// `span` bytes past the step's start, stay inside `len` bytes; at most
+/// `max`.
 #[inline(always)]
-fn read8(bytes: &[u8], at: usize) -> u64 {
-    u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or([0; 8]))
+fn steps_within(first: usize, stride: usize, span: usize, len: usize, max: usize) -> usize {
+    match len.checked_sub(first + span) {
+        Some(room) => (room / stride + 1).min(max),
+        None => 0,
+    }
+}
+
+/// 16 bytes at `at`.
+///
+/// # Safety
+///
+/// `at + 16 <= bytes.len()`.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn load16(bytes: &[u8], at: usize) -> __m128i {
+    debug_assert!(at + 16 <= bytes.len());
+    // SAFETY: the caller guarantees `at + 16 <= bytes.len()`, so the 16 bytes
+    // read are inside `bytes`; `loadu` has no alignment requirement.
+    unsafe { _mm_loadu_si128(bytes.as_ptr().wrapping_add(at).cast()) }
+}
+
+/// 32 bytes at `at`.
+///
+/// # Safety
+///
+/// `at + 32 <= bytes.len()`.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn load32(bytes: &[u8], at: usize) -> __m256i {
+    debug_assert!(at + 32 <= bytes.len());
+    // SAFETY: the caller guarantees `at + 32 <= bytes.len()`; `loadu` has no
+    // alignment requirement.
+    unsafe { _mm256_loadu_si256(bytes.as_ptr().wrapping_add(at).cast()) }
+}
+
+/// 16 bytes at `lo` in the low 128 bits, 16 bytes at `hi` in the high.
+///
+/// # Safety
+///
+/// `lo + 16 <= bytes.len()` and `hi + 16 <= bytes.len()`.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn load2(bytes: &[u8], lo: usize, hi: usize) -> __m256i {
+    // SAFETY: the caller guarantees both 16-byte ranges are inside `bytes`.
+    let l = unsafe { load16(bytes, lo) };
+    // SAFETY: as above.
+    let h = unsafe { load16(bytes, hi) };
+    _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(l), h)
+}
+
+/// The 16 bytes at `at` in both 128-bit halves (`vbroadcasti128`, a load
+/// with no shuffle).
+///
+/// # Safety
+///
+/// `at + 16 <= bytes.len()`.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn bcast16(bytes: &[u8], at: usize) -> __m256i {
+    // SAFETY: the caller guarantees `at + 16 <= bytes.len()`.
+    _mm256_broadcastsi128_si256(unsafe { load16(bytes, at) })
+}
+
+/// 8 bytes at `at`, little-endian.
+///
+/// # Safety
+///
+/// `at + 8 <= bytes.len()`.
+#[inline(always)]
+unsafe fn read8(bytes: &[u8], at: usize) -> u64 {
+    debug_assert!(at + 8 <= bytes.len());
+    // SAFETY: the caller guarantees `at + 8 <= bytes.len()`;
+    // `read_unaligned` has no alignment requirement.
+    u64::from_le(unsafe {
+        bytes
+            .as_ptr()
+            .wrapping_add(at)
+            .cast::<u64>()
+            .read_unaligned()
+    })
+}
+
+/// 4 bytes at `at`, little-endian.
+///
+/// # Safety
+///
+/// `at + 4 <= bytes.len()`.
+#[inline(always)]
+unsafe fn read4(bytes: &[u8], at: usize) -> u32 {
+    debug_assert!(at + 4 <= bytes.len());
+    // SAFETY: the caller guarantees `at + 4 <= bytes.len()`.
+    u32::from_le(unsafe {
+        bytes
+            .as_ptr()
+            .wrapping_add(at)
+            .cast::<u32>()
+            .read_unaligned()
+    })
 }
 
 /// Writes 8 bytes at `at`, little-endian.
+///
+/// # Safety
+///
+/// `at + 8 <= bytes.len()`.
 #[inline(always)]
-fn write8(bytes: &mut [u8], at: usize, v: u64) {
-    bytes[at..at + 8].copy_from_slice(&v.to_le_bytes());
+unsafe fn write8(bytes: &mut [u8], at: usize, v: u64) {
+    debug_assert!(at + 8 <= bytes.len());
+    // SAFETY: the caller guarantees `at + 8 <= bytes.len()`;
+    // `write_unaligned` has no alignment requirement.
+    unsafe {
+        bytes
+            .as_mut_ptr()
+            .wrapping_add(at)
+            .cast::<u64>()
+            .write_unaligned(v.to_le())
+    }
+}
+
+/// Writes 4 bytes at `at`, little-endian.
+///
+/// # Safety
+///
+/// `at + 4 <= bytes.len()`.
+#[inline(always)]
+unsafe fn write4(bytes: &mut [u8], at: usize, v: u32) {
+    debug_assert!(at + 4 <= bytes.len());
+    // SAFETY: the caller guarantees `at + 4 <= bytes.len()`.
+    unsafe {
+        bytes
+            .as_mut_ptr()
+            .wrapping_add(at)
+            .cast::<u32>()
+            .write_unaligned(v.to_le())
+    }
+}
+
+/// Writes 32 bytes at `at`.
+///
+/// # Safety
+///
+/// `at + 32 <= bytes.len()`.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn store32(bytes: &mut [u8], at: usize, v: __m256i) {
+    debug_assert!(at + 32 <= bytes.len());
+    // SAFETY: the caller guarantees `at + 32 <= bytes.len()`; `storeu` has
+    // no alignment requirement.
+    unsafe { _mm256_storeu_si256(bytes.as_mut_ptr().wrapping_add(at).cast(), v) }
+}
+
+/// Writes 16 bytes at `at`.
+///
+/// # Safety
+///
+/// `at + 16 <= bytes.len()`.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn store16(bytes: &mut [u8], at: usize, v: __m128i) {
+    debug_assert!(at + 16 <= bytes.len());
+    // SAFETY: the caller guarantees `at + 16 <= bytes.len()`.
+    unsafe { _mm_storeu_si128(bytes.as_mut_ptr().wrapping_add(at).cast(), v) }
 }
 
 // ---------------------------------------------------------------------------
 // unpack to u8, W in 1..=7
 // ---------------------------------------------------------------------------
 
-/// `pshufb` control for [`unpack_u8_avx2`]: 16-bit lane `j` of each half
-/// gathers the two bytes holding element `j` of an 8-element group (W bytes
-/// at the start of the half). An element that starts on a byte boundary takes
-/// that byte as the high byte (low byte zero) so that every lane shifts right
-/// by 1..=8.
+/// Where two groups `2W` bytes apart land in one 32-byte load: loading at
+/// `at + 2W - 16` puts the group at `at` at byte `16 - 2W` of the low half
+/// and the group at `at + 2W` at byte 0 of the high half, so no lane-crossing
+/// shuffle (`vinserti128`, or a `vbroadcasti128`, which is one on this core)
+/// is needed to give each half its own group.
+const fn low_base(two_groups: usize) -> usize {
+    16 - two_groups
+}
+
+/// Steps to leave to the portable head so that the first 32-byte load,
+/// `back` bytes before the first group, starts inside the buffer.
+#[inline(always)]
+fn skip_steps(first: usize, stride: usize, back: usize) -> usize {
+    if first >= back {
+        0
+    } else {
+        (back - first).div_ceil(stride)
+    }
+}
+
+/// `pshufb` control for [`unpack_u8_avx2`]: 16-bit lane `j` of a half
+/// gathers the two bytes holding element `j` of the half's 8-element group
+/// (at byte `16 - 2W` of the low half, byte 0 of the high half). An element
+/// that starts on a byte boundary takes that byte as the high byte (low byte
+/// zero) so that every lane shifts right by 1..=8.
 const fn unpack_u8_shuffle(w: u32) -> [u8; 32] {
     let mut c = [0u8; 32];
-    let mut j = 0;
-    while j < 8 {
-        let bit = j * w as usize;
-        let (b, s) = (bit / 8, bit % 8);
-        let (lo, hi) = if s == 0 {
-            (0x80, b as u8)
-        } else {
-            (b as u8, b as u8 + 1)
-        };
-        c[2 * j] = lo;
-        c[2 * j + 1] = hi;
-        c[16 + 2 * j] = lo;
-        c[16 + 2 * j + 1] = hi;
-        j += 1;
+    let mut h = 0;
+    while h < 2 {
+        let base = if h == 0 { low_base(2 * w as usize) } else { 0 };
+        let mut j = 0;
+        while j < 8 {
+            let bit = j * w as usize;
+            let (b, s) = (base + bit / 8, bit % 8);
+            let (lo, hi) = if s == 0 {
+                (0x80, b as u8)
+            } else {
+                (b as u8, b as u8 + 1)
+            };
+            c[16 * h + 2 * j] = lo;
+            c[16 * h + 2 * j + 1] = hi;
+            j += 1;
+        }
+        h += 1;
     }
     c
 }
@@ -256,12 +400,38 @@ const fn unpack_u8_mul(w: u32) -> [u16; 16] {
     m
 }
 
-/// Unpacks `W`-bit elements (`W` in `1..=7`) to bytes, 32 per iteration: four
-/// 8-element groups (`W` bytes each) are loaded into the four 128-bit
-/// half-lanes of two vectors, `pshufb` puts each element's two bytes in a
-/// 16-bit lane, `vpmulhuw` shifts each lane right by its own amount, a mask
-/// keeps `W` bits and `vpackuswb` interleaves the two vectors back into
-/// element order.
+/// `vpmulhuw` as written: through the intrinsic, LLVM turns the multiply
+/// (followed by the mask and `vpackuswb` of [`unpack_u8_avx2`]) into
+/// zero-extended 32-bit halves, two multiplies, `vpackusdw` and `vpermq`,
+/// which measured twice as slow.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn mulhi_epu16(a: __m256i, b: __m256i) -> __m256i {
+    let r: __m256i;
+    // SAFETY: the instruction reads the two named vector registers and
+    // writes the third, touches no memory, stack or flags, and needs only
+    // AVX2, which this function enables.
+    unsafe {
+        core::arch::asm!(
+            "vpmulhuw {r}, {a}, {b}",
+            r = lateout(ymm_reg) r,
+            a = in(ymm_reg) a,
+            b = in(ymm_reg) b,
+            options(pure, nomem, nostack, preserves_flags),
+        );
+    }
+    r
+}
+
+/// Unpacks `W`-bit elements (`W` in `1..=7`) to bytes, 32 per step.
+///
+/// A step's four 8-element groups (`W` bytes each, from byte `at`) come from
+/// two 32-byte loads, at `at + 2W - 16` (groups 0 and 2 in the low and high
+/// halves) and `at + 3W - 16` (groups 1 and 3); `pshufb` puts each element's
+/// two bytes in a 16-bit lane, `vpmulhuw` shifts each lane right by its own
+/// amount, a mask keeps `W` bits and `vpackuswb` interleaves the two vectors
+/// back into element order: two loads, two `pshufb`, two multiplies, two
+/// masks, one pack and one store per 32 elements.
 ///
 /// # Safety
 ///
@@ -269,24 +439,42 @@ const fn unpack_u8_mul(w: u32) -> [u16; 16] {
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn unpack_u8_avx2<const W: u32>(words: &[u64], offset: usize, dst: &mut [u8]) {
     let n = dst.len();
-    let head = head8(offset, n);
-    scalar::unpack::<W, u8>(words, offset, &mut dst[..head]);
     let bytes: &[u8] = bytemuck::cast_slice(words);
     let w = W as usize;
+    let back = low_base(2 * w);
+    let aligned = head8(offset, n);
+    let g0 = (offset + aligned) / 8 * w;
+    let skip = skip_steps(g0, 4 * w, back).min((n - aligned) / 32);
+    let head = aligned + 32 * skip;
+    scalar::unpack::<W, u8>(words, offset, &mut dst[..head]);
+    // A step loads bytes `first + 4ws .. first + 4ws + w + 32`; with too few
+    // values to reach a load start inside the buffer, there is no step.
+    let (first, steps) = match (g0 + 4 * w * skip).checked_sub(back) {
+        Some(f) => (
+            f,
+            steps_within(f, 4 * w, w + 32, bytes.len(), (n - head) / 32),
+        ),
+        None => (0, 0),
+    };
+    assert!(steps == 0 || first + (steps - 1) * 4 * w + w + 32 <= bytes.len());
+    assert!(head + 32 * steps <= n);
     let shuf = v256(unpack_u8_shuffle(W));
     let mul = v256_u16(unpack_u8_mul(W));
     let mask = _mm256_set1_epi16(mask64(W) as i16);
-    let mut i = head;
-    let mut at = (offset + head) / 8 * w;
-    while i + 32 <= n && at + 3 * w + 16 <= bytes.len() {
-        let a = load2(bytes, at, at + 2 * w);
-        let b = load2(bytes, at + w, at + 3 * w);
-        let a = _mm256_and_si256(_mm256_mulhi_epu16(_mm256_shuffle_epi8(a, shuf), mul), mask);
-        let b = _mm256_and_si256(_mm256_mulhi_epu16(_mm256_shuffle_epi8(b, shuf), mul), mask);
-        store32(dst, i, _mm256_packus_epi16(a, b));
-        i += 32;
-        at += 4 * w;
+    for s in 0..steps {
+        let at = first + 4 * w * s;
+        // SAFETY: `s < steps`, so `at + w + 32 <= bytes.len()` by the
+        // assertion above.
+        let a = unsafe { load32(bytes, at) };
+        // SAFETY: as above.
+        let b = unsafe { load32(bytes, at + w) };
+        let a = _mm256_and_si256(mulhi_epu16(_mm256_shuffle_epi8(a, shuf), mul), mask);
+        let b = _mm256_and_si256(mulhi_epu16(_mm256_shuffle_epi8(b, shuf), mul), mask);
+        let r = _mm256_packus_epi16(a, b);
+        // SAFETY: `head + 32 * steps <= dst.len()` was asserted above.
+        unsafe { store32(dst, head + 32 * s, r) };
     }
+    let i = head + 32 * steps;
     scalar::unpack::<W, u8>(words, offset + i, &mut dst[i..]);
 }
 
@@ -304,17 +492,19 @@ pub(crate) unsafe fn unpack_u8_bmi2<const W: u32>(words: &[u64], offset: usize, 
     let bytes: &[u8] = bytemuck::cast_slice(words);
     let w = W as usize;
     let dep = rep_mask(W, 8);
-    let mut i = head;
-    let mut at = (offset + head) / 8 * w;
-    while i + 32 <= n && at + 3 * w + 8 <= bytes.len() {
-        let out = &mut dst[i..i + 32];
-        for g in 0..4 {
-            let x = read8(bytes, at + g * w);
-            write8(out, 8 * g, _pdep_u64(x, dep));
-        }
-        i += 32;
-        at += 4 * w;
+    let first = (offset + head) / 8 * w;
+    let steps = steps_within(first, w, 8, bytes.len(), (n - head) / 8);
+    assert!(steps == 0 || first + (steps - 1) * w + 8 <= bytes.len());
+    assert!(head + 8 * steps <= n);
+    for s in 0..steps {
+        // SAFETY: `s < steps`: the read is inside `bytes` and the write
+        // inside `dst` by the assertions above.
+        let x = unsafe { read8(bytes, first + w * s) };
+        let v = _pdep_u64(x, dep);
+        // SAFETY: as above.
+        unsafe { write8(dst, head + 8 * s, v) };
     }
+    let i = head + 8 * steps;
     scalar::unpack::<W, u8>(words, offset + i, &mut dst[i..]);
 }
 
@@ -322,17 +512,28 @@ pub(crate) unsafe fn unpack_u8_bmi2<const W: u32>(words: &[u64], offset: usize, 
 // unpack to u32, W in 1..=31
 // ---------------------------------------------------------------------------
 
-/// Byte index of the 16-byte window for half `h` (elements `4h..4h + 4` of an
-/// 8-element group) and the bit where the window's first element starts.
+/// Whether [`unpack_u32_avx2`] reads a whole 8-element group from one
+/// 16-byte window broadcast to both halves: element 7's 4 bytes must lie in
+/// the window.
+const fn unpack_u32_bcast(w: u32) -> bool {
+    w <= 14
+}
+
+/// Byte where half `h`'s window starts (4 elements per half) and the bit of
+/// that byte where its first element starts.
 const fn u32_window(w: u32, h: usize) -> (usize, usize) {
-    let bit = 4 * h * w as usize;
-    (bit / 8, bit % 8)
+    if unpack_u32_bcast(w) {
+        (0, 0)
+    } else {
+        let bit = 4 * h * w as usize;
+        (bit / 8, bit % 8)
+    }
 }
 
 /// `pshufb` controls and shifts for [`unpack_u32_avx2`]: dword `j` of half
-/// `h` gathers 4 bytes from byte `k` of its window (`k + 4..k + 8` for the
-/// second control, used when `W > 25`), then shifts right by the element's
-/// bit offset in that byte.
+/// `h` gathers bytes `k..k + 4` of its window (`k + 4..k + 8` for the second
+/// control, used when `W > 25`), `k` the byte of the element's first bit;
+/// it then shifts right by the bit's position in that byte.
 const fn unpack_u32_consts(w: u32) -> ([u8; 32], [u8; 32], [u32; 8]) {
     let mut c0 = [0x80u8; 32];
     let mut c1 = [0x80u8; 32];
@@ -340,9 +541,10 @@ const fn unpack_u32_consts(w: u32) -> ([u8; 32], [u8; 32], [u32; 8]) {
     let mut h = 0;
     while h < 2 {
         let (_, phase) = u32_window(w, h);
+        let first = if unpack_u32_bcast(w) { 4 * h } else { 0 };
         let mut j = 0;
         while j < 4 {
-            let bit = phase + j * w as usize;
+            let bit = phase + (first + j) * w as usize;
             let (b, s) = (bit / 8, bit % 8);
             let mut t = 0;
             while t < 4 {
@@ -362,12 +564,12 @@ const fn unpack_u32_consts(w: u32) -> ([u8; 32], [u8; 32], [u32; 8]) {
     (c0, c1, sh)
 }
 
-/// Unpacks `W`-bit elements (`W` in `1..=31`) to `u32`, 8 per step: the two
-/// 4-element halves of an 8-element group (`W` bytes) are loaded into the two
-/// 128-bit lanes, `pshufb` gathers each element's bytes into its dword,
-/// `vpsrlvd` shifts each dword by its own amount and a mask keeps `W` bits
-/// (for `W > 25` an element can span 5 bytes, so a second gather is shifted
-/// left and or-ed in).
+/// Unpacks `W`-bit elements (`W` in `1..=31`) to `u32`, 8 per step: an
+/// 8-element group (`W` bytes) is loaded into both 128-bit halves (one
+/// broadcast window for `W <= 14`, else each half's own window), `pshufb`
+/// gathers each element's bytes into its dword, `vpsrlvd` shifts each dword
+/// by its own amount and a mask keeps `W` bits (for `W > 25` an element can
+/// span 5 bytes, so a second gather is shifted left and or-ed in).
 ///
 /// # Safety
 ///
@@ -385,24 +587,34 @@ pub(crate) unsafe fn unpack_u32_avx2<const W: u32>(words: &[u64], offset: usize,
     let sh_hi = _mm256_sub_epi32(_mm256_set1_epi32(32), sh);
     let mask = _mm256_set1_epi32(mask64(W) as i32);
     let (hi_off, _) = u32_window(W, 1);
-    let mut i = head;
-    let mut at = (offset + head) / 8 * w;
-    while i + 8 <= n && at + hi_off + 16 <= bytes.len() {
-        let v = load2(bytes, at, at + hi_off);
+    let first = (offset + head) / 8 * w;
+    let steps = steps_within(first, w, hi_off + 16, bytes.len(), (n - head) / 8);
+    assert!(steps == 0 || first + (steps - 1) * w + hi_off + 16 <= bytes.len());
+    assert!(4 * (head + 8 * steps) <= out.len());
+    for s in 0..steps {
+        let at = first + w * s;
+        let v = if unpack_u32_bcast(W) {
+            // SAFETY: `s < steps`, so `at + 16 <= bytes.len()` (asserted).
+            unsafe { bcast16(bytes, at) }
+        } else {
+            // SAFETY: `s < steps`, so `at + hi_off + 16 <= bytes.len()`.
+            unsafe { load2(bytes, at, at + hi_off) }
+        };
         let mut r = _mm256_srlv_epi32(_mm256_shuffle_epi8(v, c0), sh);
         if W > 25 {
             r = _mm256_or_si256(r, _mm256_sllv_epi32(_mm256_shuffle_epi8(v, c1), sh_hi));
         }
         let r = _mm256_and_si256(r, mask);
-        store32(out, 4 * i, r);
-        i += 8;
-        at += w;
+        // SAFETY: the output bytes of step `s` end at most at
+        // `4 * (head + 8 * steps) <= out.len()` (asserted).
+        unsafe { store32(out, 4 * (head + 8 * s), r) };
     }
+    let i = head + 8 * steps;
     scalar::unpack::<W, u32>(words, offset + i, &mut dst[i..]);
 }
 
 // ---------------------------------------------------------------------------
-// pack from u8 / u32, W in 1..=7
+// pack from u8 / u32, W in 1..=8
 // ---------------------------------------------------------------------------
 
 /// `pshufb` control that moves the low `W` bytes of both qwords of each half
@@ -442,57 +654,117 @@ fn pack_32_bytes<const W: u32>(v: __m256i) -> __m256i {
     _mm256_shuffle_epi8(_mm256_or_si256(lo, hi), v256(pack_compact(W)))
 }
 
-/// Stores the two halves of a [`pack_32_bytes`] result: `2W` bytes at `at`
-/// and `2W` at `at + 2W` (each store writes 16 bytes; the bytes past `4W` are
-/// overwritten by the next step or the tail).
+/// Packs 32 bytes whose low bit (`W == 1`) or low two bits (`W == 2`) are
+/// the elements: `vpmovmskb` takes one bit plane of 32 elements at a time
+/// and, for two bits, `pdep` interleaves the planes.
+#[target_feature(enable = "avx2,bmi2")]
+#[inline]
+fn pack_32_planes<const W: u32>(v: __m256i) -> u64 {
+    let p0 = _mm256_movemask_epi8(_mm256_slli_epi16::<7>(v)) as u32 as u64;
+    if W == 1 {
+        return p0;
+    }
+    let p1 = _mm256_movemask_epi8(_mm256_slli_epi16::<6>(v)) as u32 as u64;
+    _pdep_u64(p0, 0x5555_5555_5555_5555) | _pdep_u64(p1, 0xAAAA_AAAA_AAAA_AAAA)
+}
+
+/// Packs 32 `u32` values (each masked to 8 bits) into 32 bytes in element
+/// order: `vpackusdw`, `vpackuswb`, and a dword permute to undo their lane
+/// interleave.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn store_packed<const W: u32>(bytes: &mut [u8], at: usize, v: __m256i) {
-    store16(bytes, at, _mm256_castsi256_si128(v));
-    store16(bytes, at + 2 * W as usize, _mm256_extracti128_si256::<1>(v));
+fn narrow_32(a0: __m256i, a1: __m256i, a2: __m256i, a3: __m256i) -> __m256i {
+    let p01 = _mm256_packus_epi32(a0, a1);
+    let p23 = _mm256_packus_epi32(a2, a3);
+    let order = v256_u32([0, 4, 1, 5, 2, 6, 3, 7]);
+    _mm256_permutevar8x32_epi32(_mm256_packus_epi16(p01, p23), order)
 }
 
-/// The SIMD steps of a pack from element `start` (a multiple of 8) while the
-/// 16-byte stores stay inside the bytes that values `start..offset + n` own
-/// entirely: returns the number of source elements consumed, `32k`.
+/// Bytes a 32-element step of a pack writes past its start: `4W` packed
+/// bytes, stored as two 16-byte halves at `0` and `2W` (or 4 and 8 bytes
+/// for the bit-plane packs).
+const fn pack_span(w: u32) -> usize {
+    match w {
+        1 => 4,
+        2 => 8,
+        8 => 32,
+        _ => 2 * w as usize + 16,
+    }
+}
+
+/// Steps of 32 elements of a pack from element `start` (a multiple of 8)
+/// whose stores stay inside the bytes that values `start..offset + n` own
+/// entirely (the garbage a 16-byte store leaves past `4W` is rewritten by the
+/// next step or by the tail).
 #[inline(always)]
 fn pack_steps(w: u32, start: usize, offset: usize, n: usize, bytes_len: usize) -> usize {
-    let w = w as usize;
-    let first = start * w / 8;
-    let end_byte = ((offset + n) * w / 8).min(bytes_len);
+    let wu = w as usize;
+    let first = start * wu / 8;
+    let end_byte = ((offset + n) * wu / 8).min(bytes_len);
     let by_len = (n - (start - offset)) / 32;
-    // Step k stores up to byte `first + 4kw + 2w + 16`.
-    let by_bytes = match end_byte.checked_sub(first + 2 * w + 16) {
-        Some(room) => room / (4 * w) + 1,
-        None => 0,
-    };
-    32 * by_len.min(by_bytes)
+    steps_within(first, 4 * wu, pack_span(w), end_byte, by_len)
 }
 
-/// Packs bytes into `W`-bit elements (`W` in `1..=7`), 32 per step (see
+/// Packs 32 elements from `v` (bytes, already masked to `W` bits) at byte
+/// `at` of `bytes`.
+///
+/// # Safety
+///
+/// `at + pack_span(W) <= bytes.len()`.
+#[target_feature(enable = "avx2,bmi2")]
+#[inline]
+unsafe fn pack_step<const W: u32>(bytes: &mut [u8], at: usize, v: __m256i) {
+    match W {
+        1 => {
+            let p = pack_32_planes::<1>(v) as u32;
+            // SAFETY: the caller guarantees `at + pack_span(W) <= bytes.len()`.
+            unsafe { write4(bytes, at, p) }
+        }
+        2 => {
+            let p = pack_32_planes::<2>(v);
+            // SAFETY: as above.
+            unsafe { write8(bytes, at, p) }
+        }
+        // SAFETY: as above.
+        8 => unsafe { store32(bytes, at, v) },
+        _ => {
+            let p = pack_32_bytes::<W>(v);
+            let (lo, hi) = (_mm256_castsi256_si128(p), _mm256_extracti128_si256::<1>(p));
+            // SAFETY: as above (`pack_span` is `2W + 16`).
+            unsafe { store16(bytes, at, lo) };
+            // SAFETY: as above.
+            unsafe { store16(bytes, at + 2 * W as usize, hi) };
+        }
+    }
+}
+
+/// Packs bytes into `W`-bit elements (`W` in `1..=7`), 32 per step: bit
+/// planes by `vpmovmskb` for `W <= 2`, else multiply-add merges (see
 /// [`pack_32_bytes`]).
 ///
 /// # Safety
 ///
-/// The CPU must support AVX2.
-#[target_feature(enable = "avx2")]
+/// The CPU must support AVX2 and BMI2.
+#[target_feature(enable = "avx2,bmi2")]
 pub(crate) unsafe fn pack_u8_avx2<const W: u32>(src: &[u8], words: &mut [u64], offset: usize) {
     let n = src.len();
     let head = head8(offset, n);
     scalar::pack::<W, u8>(&src[..head], words, offset);
     let start = offset + head;
     let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);
-    let simd = pack_steps(W, start, offset, n, bytes.len());
+    let steps = pack_steps(W, start, offset, n, bytes.len());
     let w = W as usize;
+    let first = start / 8 * w;
+    assert!(steps == 0 || first + (steps - 1) * 4 * w + pack_span(W) <= bytes.len());
+    assert!(head + 32 * steps <= n);
     let keep = _mm256_set1_epi8(mask64(W) as i8);
-    let mut at = start / 8 * w;
-    let mut i = head;
-    while i < head + simd {
-        let v = _mm256_and_si256(load32(src, i), keep);
-        store_packed::<W>(bytes, at, pack_32_bytes::<W>(v));
-        i += 32;
-        at += 4 * w;
+    for s in 0..steps {
+        // SAFETY: `head + 32 * steps <= src.len()` (asserted).
+        let v = _mm256_and_si256(unsafe { load32(src, head + 32 * s) }, keep);
+        // SAFETY: the step's stores end inside `bytes` (asserted above).
+        unsafe { pack_step::<W>(bytes, first + 4 * w * s, v) };
     }
+    let i = head + 32 * steps;
     scalar::pack::<W, u8>(&src[i..], words, offset + i);
 }
 
@@ -511,25 +783,29 @@ pub(crate) unsafe fn pack_u8_bmi2<const W: u32>(src: &[u8], words: &mut [u64], o
     let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);
     let w = W as usize;
     let ext = rep_mask(W, 8);
+    let first = start / 8 * w;
     let end_byte = ((offset + n) * w / 8).min(bytes.len());
-    let mut at = start / 8 * w;
-    let mut i = head;
-    while i + 8 <= n && at + 8 <= end_byte {
-        write8(bytes, at, _pext_u64(read8(src, i), ext));
-        i += 8;
-        at += w;
+    let steps = steps_within(first, w, 8, end_byte, (n - head) / 8);
+    assert!(steps == 0 || first + (steps - 1) * w + 8 <= bytes.len());
+    assert!(head + 8 * steps <= n);
+    for s in 0..steps {
+        // SAFETY: `head + 8 * steps <= src.len()` (asserted).
+        let x = unsafe { read8(src, head + 8 * s) };
+        let v = _pext_u64(x, ext);
+        // SAFETY: the 8 bytes written end inside `bytes` (asserted).
+        unsafe { write8(bytes, first + w * s, v) };
     }
+    let i = head + 8 * steps;
     scalar::pack::<W, u8>(&src[i..], words, offset + i);
 }
 
-/// Packs `u32` elements into `W`-bit elements (`W` in `1..=7`): each 32
-/// values are masked, narrowed to bytes (`vpackusdw`, `vpackuswb`, a dword
-/// permute to undo their lane interleave) and packed as bytes.
+/// Packs `u32` elements into `W`-bit elements (`W` in `1..=8`): each 32
+/// values are masked, narrowed to bytes ([`narrow_32`]) and packed as bytes.
 ///
 /// # Safety
 ///
-/// The CPU must support AVX2.
-#[target_feature(enable = "avx2")]
+/// The CPU must support AVX2 and BMI2.
+#[target_feature(enable = "avx2,bmi2")]
 pub(crate) unsafe fn pack_u32_avx2<const W: u32>(src: &[u32], words: &mut [u64], offset: usize) {
     let n = src.len();
     let head = head8(offset, n);
@@ -537,25 +813,28 @@ pub(crate) unsafe fn pack_u32_avx2<const W: u32>(src: &[u32], words: &mut [u64],
     let start = offset + head;
     let sb: &[u8] = bytemuck::cast_slice(src);
     let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);
-    let simd = pack_steps(W, start, offset, n, bytes.len());
+    let steps = pack_steps(W, start, offset, n, bytes.len());
     let w = W as usize;
+    let first = start / 8 * w;
+    assert!(steps == 0 || first + (steps - 1) * 4 * w + pack_span(W) <= bytes.len());
+    assert!(4 * (head + 32 * steps) <= sb.len());
     let keep = _mm256_set1_epi32(mask64(W) as i32);
-    let order = v256_u32([0, 4, 1, 5, 2, 6, 3, 7]);
-    let mut at = start / 8 * w;
-    let mut i = head;
-    while i < head + simd {
-        let b = 4 * i;
-        let a0 = _mm256_and_si256(load32(sb, b), keep);
-        let a1 = _mm256_and_si256(load32(sb, b + 32), keep);
-        let a2 = _mm256_and_si256(load32(sb, b + 64), keep);
-        let a3 = _mm256_and_si256(load32(sb, b + 96), keep);
-        let p01 = _mm256_packus_epi32(a0, a1);
-        let p23 = _mm256_packus_epi32(a2, a3);
-        let v = _mm256_permutevar8x32_epi32(_mm256_packus_epi16(p01, p23), order);
-        store_packed::<W>(bytes, at, pack_32_bytes::<W>(v));
-        i += 32;
-        at += 4 * w;
+    for s in 0..steps {
+        let b = 4 * (head + 32 * s);
+        // SAFETY: `4 * (head + 32 * steps) <= sb.len()` (asserted), so the
+        // four loads of this step are inside `sb`.
+        let a0 = _mm256_and_si256(unsafe { load32(sb, b) }, keep);
+        // SAFETY: as above.
+        let a1 = _mm256_and_si256(unsafe { load32(sb, b + 32) }, keep);
+        // SAFETY: as above.
+        let a2 = _mm256_and_si256(unsafe { load32(sb, b + 64) }, keep);
+        // SAFETY: as above.
+        let a3 = _mm256_and_si256(unsafe { load32(sb, b + 96) }, keep);
+        let v = narrow_32(a0, a1, a2, a3);
+        // SAFETY: the step's stores end inside `bytes` (asserted above).
+        unsafe { pack_step::<W>(bytes, first + 4 * w * s, v) };
     }
+    let i = head + 32 * steps;
     scalar::pack::<W, u32>(&src[i..], words, offset + i);
 }
 
@@ -580,11 +859,11 @@ pub(crate) unsafe fn sum_popcnt<const W: u32>(words: &[u64], offset: usize, n: u
     scalar::popcount_range(words, offset, n) as u128
 }
 
-/// Sum of `W`-bit elements for `W` in {2, 4, 8}, where no element crosses a
-/// byte: fields are folded pairwise inside each byte (2-bit pairs into
-/// nibbles, nibbles into bytes), byte sums accumulate in 8-bit lanes for as
-/// many steps as cannot overflow, and `vpsadbw` adds each 8 bytes into a
-/// 64-bit lane.
+/// Sum of `W`-bit elements for `W` in {1, 2, 4, 8}, where no element crosses
+/// a byte: fields are folded pairwise inside each byte (bits into pairs,
+/// pairs into nibbles, nibbles into bytes), byte sums accumulate in 8-bit
+/// lanes for as many steps as cannot overflow, and `vpsadbw` adds each 8
+/// bytes into a 64-bit lane.
 ///
 /// # Safety
 ///
@@ -595,10 +874,10 @@ pub(crate) unsafe fn sum_bytes_avx2<const W: u32>(words: &[u64], offset: usize, 
     let mut total = scalar::sum::<W>(words, offset, head);
     let bytes: &[u8] = bytemuck::cast_slice(words);
     let w = W as usize;
-    let start = offset + head;
     let per_step = 256 / w;
-    let steps = (n - head) / per_step;
-    let first = start * w / 8;
+    let first = (offset + head) * w / 8;
+    let steps = steps_within(first, 32, 32, bytes.len(), (n - head) / per_step);
+    assert!(steps == 0 || first + 32 * steps <= bytes.len());
     // Largest byte sum one step adds, and how many steps a byte holds.
     let per_byte: usize = if W == 8 {
         255
@@ -606,6 +885,7 @@ pub(crate) unsafe fn sum_bytes_avx2<const W: u32>(words: &[u64], offset: usize, 
         (8 / w) * ((1 << w) - 1)
     };
     let batch = (255 / per_byte).max(1);
+    let m1 = _mm256_set1_epi8(0x55);
     let m2 = _mm256_set1_epi8(0x33);
     let m4 = _mm256_set1_epi8(0x0f);
     let zero = _mm256_setzero_si256();
@@ -615,8 +895,13 @@ pub(crate) unsafe fn sum_bytes_avx2<const W: u32>(words: &[u64], offset: usize, 
         let end = (s + batch).min(steps);
         let mut bsum = zero;
         while s < end {
-            let mut v = load32(bytes, first + 32 * s);
-            if W == 2 {
+            // SAFETY: `s < steps`, so `first + 32 * s + 32 <= bytes.len()`
+            // (asserted above).
+            let mut v = unsafe { load32(bytes, first + 32 * s) };
+            if W == 1 {
+                v = _mm256_sub_epi8(v, _mm256_and_si256(_mm256_srli_epi16::<1>(v), m1));
+            }
+            if W <= 2 {
                 v = _mm256_add_epi8(
                     _mm256_and_si256(v, m2),
                     _mm256_and_si256(_mm256_srli_epi16::<2>(v), m2),
@@ -650,18 +935,20 @@ const fn groups_per_lane(w: u32) -> usize {
 }
 
 /// `pshufb` control for [`sum_fold_avx2`]: qword `q` of each half receives
-/// `K = 8 / W` consecutive 8-element groups (bytes `qKW..(q + 1)KW` of the
-/// half's window) at its bottom; the rest is zero.
+/// `K = 8 / W` consecutive 8-element groups at its bottom (the half's groups
+/// start at byte `16 - 2KW` of the low half and byte 0 of the high half, see
+/// [`low_base`]); the rest is zero.
 const fn sum_shuffle(w: u32) -> [u8; 32] {
     let kw = groups_per_lane(w) * w as usize;
     let mut c = [0x80u8; 32];
     let mut h = 0;
     while h < 2 {
+        let base = if h == 0 { low_base(2 * kw) } else { 0 };
         let mut q = 0;
         while q < 2 {
             let mut t = 0;
             while t < kw {
-                c[16 * h + 8 * q + t] = (q * kw + t) as u8;
+                c[16 * h + 8 * q + t] = (base + q * kw + t) as u8;
                 t += 1;
             }
             q += 1;
@@ -688,14 +975,18 @@ fn hsum_lanes(mut x: __m256i, mut s: u32) -> __m256i {
 
 /// Sum of `W`-bit elements for `W` in {3, 5, 6, 7} by in-word digit folding.
 ///
-/// A step takes four 8-element groups per 64-bit lane... precisely: `pshufb`
-/// gives each 64-bit lane `K = 8 / W` whole groups (`8K` elements) at its
-/// bottom, so every lane holds whole fields at bits `0, W, 2W, ...`. One fold,
-/// `(v - t) + (t >> W)` with `t` the odd fields, leaves pair sums in `2W`-bit
-/// slots; these accumulate for as many steps as a slot can hold, then fold
-/// into `4W`-bit slots of a second accumulator, which is reduced to 64-bit
-/// lanes before it could overflow. Slots stop below bit `8KW`, so nothing is
-/// ever carried out of a lane.
+/// `pshufb` gives each 64-bit lane `K = 8 / W` whole 8-element groups at its
+/// bottom (32K elements per step from one 32-byte load), so every lane
+/// holds whole fields at bits `0, W, 2W, ...` below bit `8KW`. Then the fold
+/// `(v & even) + ((v & odd) >> W)`, which would leave pair sums in `2W`-bit
+/// slots, is split across the steps: a step only adds `v` and `v & odd` into
+/// two accumulators, and every `2^W + 1` steps, before a `2W`-bit slot of
+/// either parity could overflow, the even fields are recovered as `all -
+/// odd` (exact modulo `2^64`, and their true sum fits), both parities are
+/// folded into `4W`-bit slots of a third accumulator, and that one is reduced
+/// to 64-bit lanes before it could overflow. Slots stop below bit `8KW`, so
+/// nothing is carried out of a lane. A step is one load, one shuffle, one
+/// `and` and two adds for `32K` elements.
 ///
 /// # Safety
 ///
@@ -707,48 +998,63 @@ pub(crate) unsafe fn sum_fold_avx2<const W: u32>(words: &[u64], offset: usize, n
     let bytes: &[u8] = bytemuck::cast_slice(words);
     let w = W as usize;
     let kw = groups_per_lane(W) * w;
+    // A step: 4 lanes of K groups, `4KW` bytes from byte `at`, loaded as 32
+    // bytes from `at + 2KW - 16`.
     let per_step = 32 * groups_per_lane(W);
-    let start = offset + head;
-    let first = start * w / 8;
-    // Steps available, keeping each 16-byte load inside the buffer.
-    let mut steps = (n - head) / per_step;
-    while steps > 0 && first + (steps - 1) * 4 * kw + 2 * kw + 16 > bytes.len() {
-        steps -= 1;
-    }
+    let back = low_base(2 * kw);
+    let g0 = (offset + head) / 8 * w;
+    let skip = skip_steps(g0, 4 * kw, back).min((n - head) / per_step);
+    total += scalar::sum::<W>(words, offset + head, per_step * skip);
+    let head = head + per_step * skip;
+    let (first, steps) = match (g0 + 4 * kw * skip).checked_sub(back) {
+        Some(f) => (
+            f,
+            steps_within(f, 4 * kw, 32, bytes.len(), (n - head) / per_step),
+        ),
+        None => (0, 0),
+    };
+    assert!(steps == 0 || first + (steps - 1) * 4 * kw + 32 <= bytes.len());
     let shuf = v256(sum_shuffle(W));
     let fields = mask64(8 * kw as u32);
     let odd = splat64(rep_mask(W, 2 * W) << W & fields);
     let m4 = splat64(rep_mask(2 * W, 4 * W));
-    // Steps per flush of the 2W-bit slots, flushes per reduction of the
-    // 4W-bit slots.
-    let r1 = (mask64(2 * W) / (2 * mask64(W))) as usize;
-    let r2 = (mask64(4 * W) / (2 * mask64(2 * W))).min(1 << 20) as usize;
+    // Steps per combine: a `2W`-bit slot of the even or the odd fields gains
+    // at most `2^W - 1` a step. Combines per reduction of the `4W`-bit slots,
+    // which gain at most `4 (2^(2W) - 1)` a combine.
+    let r1 = (mask64(2 * W) / mask64(W)) as usize;
+    let r2 = (mask64(4 * W) / (4 * mask64(2 * W))).min(1 << 20) as usize;
     let zero = _mm256_setzero_si256();
     let mut lanes = zero;
     let mut acc2 = zero;
-    let mut flushes = 0;
+    let mut combines = 0;
     let mut s = 0;
     while s < steps {
         let end = (s + r1).min(steps);
-        let mut acc1 = zero;
+        let mut all = zero;
+        let mut odds = zero;
         while s < end {
-            let at = first + 4 * kw * s;
-            let v = _mm256_shuffle_epi8(load2(bytes, at, at + 2 * kw), shuf);
-            let t = _mm256_and_si256(v, odd);
-            let pairs = _mm256_add_epi64(_mm256_sub_epi64(v, t), _mm256_srl_epi64(t, count(W)));
-            acc1 = _mm256_add_epi64(acc1, pairs);
+            // SAFETY: `s < steps`, so the load ends inside `bytes` (asserted
+            // above).
+            let v = _mm256_shuffle_epi8(unsafe { load32(bytes, first + 4 * kw * s) }, shuf);
+            all = _mm256_add_epi64(all, v);
+            odds = _mm256_add_epi64(odds, _mm256_and_si256(v, odd));
             s += 1;
         }
-        let quads = _mm256_add_epi64(
-            _mm256_and_si256(acc1, m4),
-            _mm256_and_si256(_mm256_srl_epi64(acc1, count(2 * W)), m4),
-        );
-        acc2 = _mm256_add_epi64(acc2, quads);
-        flushes += 1;
-        if flushes == r2 {
+        // `all` may have wrapped, but `all - odds`, the even slots, did not.
+        let evens = _mm256_sub_epi64(all, odds);
+        let odds = _mm256_srl_epi64(odds, count(W));
+        let fold = |x: __m256i| {
+            _mm256_add_epi64(
+                _mm256_and_si256(x, m4),
+                _mm256_and_si256(_mm256_srl_epi64(x, count(2 * W)), m4),
+            )
+        };
+        acc2 = _mm256_add_epi64(acc2, _mm256_add_epi64(fold(evens), fold(odds)));
+        combines += 1;
+        if combines == r2 {
             lanes = _mm256_add_epi64(lanes, hsum_lanes(acc2, 4 * W));
             acc2 = zero;
-            flushes = 0;
+            combines = 0;
         }
     }
     lanes = _mm256_add_epi64(lanes, hsum_lanes(acc2, 4 * W));
@@ -784,19 +1090,17 @@ pub(crate) unsafe fn decode_perm_avx2<const W: u32>(
     scalar::decode_chunks(unpack, words, offset, table, &mut dst[..head]);
     let bytes: &[u8] = bytemuck::cast_slice(words);
     let out: &mut [u8] = bytemuck::cast_slice_mut(dst);
-    let mut lo = [0u32; 8];
-    let mut hi = [0u32; 8];
-    for k in 0..8 {
-        lo[k] = table[k & tmask];
-        hi[k] = table[(8 + k) & tmask];
-    }
-    let (lo, hi) = (v256_u32(lo), v256_u32(hi));
+    let lo = v256_u32(core::array::from_fn(|k| table[k & tmask]));
+    let hi = v256_u32(core::array::from_fn(|k| table[(8 + k) & tmask]));
     let w = W as usize;
     let shifts = v256_u32(core::array::from_fn(|j| j as u32 * W));
-    let mut i = head;
-    let mut at = (offset + head) / 8 * w;
-    while i + 8 <= n && at + 4 <= bytes.len() {
-        let g = u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+    let first = (offset + head) / 8 * w;
+    let steps = steps_within(first, w, 4, bytes.len(), (n - head) / 8);
+    assert!(steps == 0 || first + (steps - 1) * w + 4 <= bytes.len());
+    assert!(4 * (head + 8 * steps) <= out.len());
+    for s in 0..steps {
+        // SAFETY: `s < steps`, so the 4 bytes read are inside `bytes`.
+        let g = unsafe { read4(bytes, first + w * s) };
         let idx = _mm256_srlv_epi32(_mm256_set1_epi32(g as i32), shifts);
         let mut r = _mm256_permutevar8x32_epi32(lo, idx);
         if W == 4 {
@@ -808,10 +1112,10 @@ pub(crate) unsafe fn decode_perm_avx2<const W: u32>(
                 sel,
             ));
         }
-        store32(out, 4 * i, r);
-        i += 8;
-        at += w;
+        // SAFETY: the 32 bytes written end inside `out` (asserted above).
+        unsafe { store32(out, 4 * (head + 8 * s), r) };
     }
+    let i = head + 8 * steps;
     scalar::decode_chunks(unpack, words, offset + i, table, &mut dst[i..]);
 }
 
@@ -840,20 +1144,22 @@ pub(crate) unsafe fn decode_gather_avx2<const W: u32>(
     let (c0, _, sh) = unpack_u32_consts(W);
     let (c0, sh) = (v256(c0), v256_u32(sh));
     let mask = _mm256_set1_epi32(mask64(W) as i32);
-    let (hi_off, _) = u32_window(W, 1);
-    let mut i = head;
-    let mut at = (offset + head) / 8 * w;
-    while i + 8 <= n && at + hi_off + 16 <= bytes.len() {
-        let v = load2(bytes, at, at + hi_off);
+    let first = (offset + head) / 8 * w;
+    let steps = steps_within(first, w, 16, bytes.len(), (n - head) / 8);
+    assert!(steps == 0 || first + (steps - 1) * w + 16 <= bytes.len());
+    assert!(4 * (head + 8 * steps) <= out.len());
+    for s in 0..steps {
+        // SAFETY: `s < steps`, so the 16 bytes read are inside `bytes`.
+        let v = unsafe { bcast16(bytes, first + w * s) };
         let idx = _mm256_and_si256(_mm256_srlv_epi32(_mm256_shuffle_epi8(v, c0), sh), mask);
         // SAFETY: every index is masked to `W` bits, so each gathered element
         // `table[idx]` (scale 4 bytes) lies inside `table`, which has exactly
-        // `2^W` entries; AVX2 is enabled in this function.
+        // `2^W` entries.
         let r = unsafe { _mm256_i32gather_epi32::<4>(table.as_ptr().cast(), idx) };
-        store32(out, 4 * i, r);
-        i += 8;
-        at += w;
+        // SAFETY: the 32 bytes written end inside `out` (asserted above).
+        unsafe { store32(out, 4 * (head + 8 * s), r) };
     }
+    let i = head + 8 * steps;
     scalar::decode_chunks(unpack, words, offset + i, table, &mut dst[i..]);
 }
 
@@ -870,6 +1176,17 @@ pub(crate) unsafe fn decode_gather_avx2<const W: u32>(
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn map_codes_avx2<S: Copy, F: Fn(S) -> u8>(f: &F, src: &[S], codes: &mut [u8]) {
     scalar::map_codes(f, src, codes)
+}
+
+/// `out[i] = f(codes[i])`, compiled with AVX2 enabled so that a branch-free
+/// `f` is vectorized 8 values at a time.
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn map_values_avx2<O, F: Fn(u8) -> O>(f: &F, codes: &[u8], out: &mut [O]) {
+    scalar::map_values(f, codes, out)
 }
 
 // ---------------------------------------------------------------------------
@@ -893,17 +1210,17 @@ pub(crate) static UNPACK_U64: XTable<UnpackX<u64>, 64> = XTable([[None; 2]; 64])
 pub(crate) static UNPACK_U128: XTable<UnpackX<u128>, 128> = XTable([[None; 2]; 128]);
 
 pub(crate) static PACK_U8: XTable<PackX<u8>, 8> = xtable!(8;
-    [AVX2 pack_u8_avx2, BMI2 pack_u8_bmi2] for 1 2 3 4 5 6 7;
+    [AVX2_BMI2 pack_u8_avx2, BMI2 pack_u8_bmi2] for 1 2 3 4 5 6 7;
 );
 pub(crate) static PACK_U16: XTable<PackX<u16>, 16> = XTable([[None; 2]; 16]);
 pub(crate) static PACK_U32: XTable<PackX<u32>, 32> = xtable!(32;
-    [AVX2 pack_u32_avx2] for 1 2 3 4 5 6 7;
+    [AVX2_BMI2 pack_u32_avx2] for 1 2 3 4 5 6 7 8;
 );
 pub(crate) static PACK_U64: XTable<PackX<u64>, 64> = XTable([[None; 2]; 64]);
 pub(crate) static PACK_U128: XTable<PackX<u128>, 128> = XTable([[None; 2]; 128]);
 
 pub(crate) static SUM: XTable<SumX, 64> = xtable!(64;
-    [POPCNT sum_popcnt] for 1;
+    [POPCNT sum_popcnt, AVX2 sum_bytes_avx2] for 1;
     [AVX2 sum_bytes_avx2] for 2 4 8;
     [AVX2 sum_fold_avx2] for 3 5 6 7;
 );
