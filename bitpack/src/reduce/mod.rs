@@ -23,6 +23,8 @@ pub(crate) mod axis;
 pub(crate) mod fold;
 pub(crate) mod nd;
 pub(crate) mod strided;
+#[cfg(test)]
+mod tests;
 
 use crate::narrow::stream::width_fns;
 use crate::{BitElement, Layout};
