@@ -57,7 +57,7 @@ fn stream_of(rng: &mut Rng, aligned: bool, bits: u32, n: usize) -> (Vec<u64>, Ve
     let vals: Vec<u64> = (0..n)
         .map(|_| {
             let r = rng.next();
-            if r % 3 == 0 {
+            if r.is_multiple_of(3) {
                 mask(bits)
             } else {
                 rng.next() & mask(bits)
