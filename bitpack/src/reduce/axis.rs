@@ -368,14 +368,30 @@ fn short_rows<D: Unsigned, const BUF: usize>(
             let k = per_chunk.min(rows - r0);
             let n = k * nr;
             stream::unpack(aligned, bits, words, start + r0 * nr, &mut buf[..n]);
-            for (dst, row) in out[o + r0..o + r0 + k]
-                .iter_mut()
-                .zip(buf[..n].chunks_exact(nr))
-            {
-                *dst = row.iter().map(|&v| v.to_u128() as u64).sum();
+            let dst = &mut out[o + r0..o + r0 + k];
+            match nr {
+                1 => rows_of::<D, 1>(&buf[..n], dst),
+                2 => rows_of::<D, 2>(&buf[..n], dst),
+                3 => rows_of::<D, 3>(&buf[..n], dst),
+                4 => rows_of::<D, 4>(&buf[..n], dst),
+                8 => rows_of::<D, 8>(&buf[..n], dst),
+                _ => {
+                    for (d, row) in dst.iter_mut().zip(buf[..n].chunks_exact(nr)) {
+                        *d = row.iter().map(|&v| v.to_u128() as u64).sum();
+                    }
+                }
             }
             r0 += k;
         }
         o += rows;
     });
+}
+
+/// The sums of the rows of `N` values of `buf` into `out` (`N` a constant,
+/// so the inner loop unrolls).
+#[inline(always)]
+fn rows_of<D: Unsigned, const N: usize>(buf: &[D], out: &mut [u64]) {
+    for (d, row) in out.iter_mut().zip(buf.chunks_exact(N)) {
+        *d = row.iter().map(|&v| v.to_u128() as u64).sum();
+    }
 }
