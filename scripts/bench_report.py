@@ -176,9 +176,11 @@ def main():
     r.out()
     r.out("`kernel` is the public function (the variant the dispatch tables pick on this")
     r.out("CPU), `portable` the same call with the x86 variants switched off, `bmi2` the")
-    r.out("BMI2 variant. Floors: `read_floor` reads the same packed bytes (AVX2 add")
-    r.out("reduction), `write_floor` is a `memset` of the output, `memcpy` copies the")
-    r.out("packed bytes. Ratios named `x/floor` are time over floor (1.00 is the floor);")
+    r.out("BMI2 variant, `popcnt` the POPCNT variant. Floors: `read_floor` reads the same")
+    r.out("packed bytes (AVX2 add reduction), `read_input` the input values of a pack,")
+    r.out("`write_floor` is a `memset` of the output, `store_loop` writes the output with")
+    r.out("plain AVX2 stores of computed values, `memcpy` copies the packed bytes. Ratios")
+    r.out("named `x/floor` are time over floor (1.00 is the floor);")
     r.out("ratios named `baseline/kernel` are speed-ups of the kernel over that baseline.")
     r.out("Times are medians; the machine is shared, so expect a few percent of noise.")
     r.out()
@@ -187,8 +189,9 @@ def main():
     r.out("## Tables")
     r.out()
     r.table(
-        "sum/65536", ["kernel", "portable", "read_floor", "naive"], "read_floor",
+        "sum/65536", ["kernel", "portable", "popcnt", "read_floor", "naive"], "read_floor",
         [("kernel/floor", "kernel", "read_floor"), ("portable/kernel", "portable", "kernel"),
+         ("popcnt/kernel", "popcnt", "kernel"),
          ("naive/kernel", "naive", "kernel")],
         "sum of 65,536 packed values (cache-resident)",
     )
@@ -198,8 +201,10 @@ def main():
         "sum of 64 Mi packed values (memory-resident)",
     )
     r.table(
-        "unpack_u8/65536", ["kernel", "portable", "bmi2", "write_floor", "naive"], "write_floor",
-        [("kernel/floor", "kernel", "write_floor"), ("portable/kernel", "portable", "kernel"),
+        "unpack_u8/65536", ["kernel", "portable", "bmi2", "write_floor", "store_loop", "naive"],
+        "write_floor",
+        [("kernel/floor", "kernel", "write_floor"), ("store_loop/floor", "store_loop", "write_floor"),
+         ("portable/kernel", "portable", "kernel"),
          ("bmi2/kernel", "bmi2", "kernel"), ("naive/kernel", "naive", "kernel")],
         "unpack 65,536 values to `u8`",
     )
@@ -218,8 +223,9 @@ def main():
         "`bitpacker8x` decodes the same values from its own interleaved layout.",
     )
     r.table(
-        "pack_u8/65536", ["kernel", "portable", "bmi2", "memcpy", "naive"], "memcpy",
-        [("kernel/memcpy", "kernel", "memcpy"), ("portable/kernel", "portable", "kernel"),
+        "pack_u8/65536", ["kernel", "portable", "bmi2", "memcpy", "read_input", "naive"], "memcpy",
+        [("kernel/memcpy", "kernel", "memcpy"), ("read_input/memcpy", "read_input", "memcpy"),
+         ("portable/kernel", "portable", "kernel"),
          ("bmi2/kernel", "bmi2", "kernel"), ("naive/kernel", "naive", "kernel")],
         "pack 65,536 `u8` values",
     )
@@ -229,24 +235,30 @@ def main():
         "pack 64 Mi `u8` values",
     )
     r.table(
-        "pack_u32/65536", ["kernel", "portable", "bitpacker1x", "bitpacker8x", "memcpy"], "memcpy",
-        [("kernel/memcpy", "kernel", "memcpy"), ("bitpacker1x/kernel", "bitpacker1x", "kernel"),
+        "pack_u32/65536",
+        ["kernel", "portable", "bitpacker1x", "bitpacker8x", "memcpy", "read_input"], "memcpy",
+        [("kernel/memcpy", "kernel", "memcpy"), ("read_input/memcpy", "read_input", "memcpy"),
+         ("bitpacker1x/kernel", "bitpacker1x", "kernel"),
          ("bitpacker8x/kernel", "bitpacker8x", "kernel"), ("portable/kernel", "portable", "kernel")],
         "pack 65,536 `u32` values",
         "`bitpacker1x` writes the same bytes (checked by the benchmark); `bitpacker8x` its own layout.",
     )
     r.table(
-        "decode_f32/65536", ["kernel", "map", "portable", "per_element", "half_f16_to_f32", "write_floor"],
+        "decode_f32/65536",
+        ["kernel", "table", "portable", "per_element", "half_f16_to_f32", "write_floor", "store_loop"],
         "write_floor",
-        [("kernel/floor", "kernel", "write_floor"), ("map/floor", "map", "write_floor"),
-         ("per_element/kernel", "per_element", "kernel"),
+        [("kernel/floor", "kernel", "write_floor"), ("store_loop/floor", "store_loop", "write_floor"),
+         ("table/kernel", "table", "kernel"), ("per_element/kernel", "per_element", "kernel"),
          ("half/kernel", "half_f16_to_f32", "kernel"), ("portable/kernel", "portable", "kernel")],
         "decode 65,536 packed codes to `f32`",
+        "`kernel` is `formats::decode_into` on a `NarrowArray`; `table` the generic table kernel "
+        "(`kernels::decode`); `per_element` decodes one value at a time (`MiniFloat::to_f32`); "
+        "`store_loop` writes the same 256 KiB of computed `f32`s with plain AVX2 stores; "
         "`half_f16_to_f32` converts as many `f16` values to `f32` (the `half` crate, F16C).",
     )
     r.table(
-        "decode_f32/67108864", ["kernel", "map", "write_floor"], "write_floor",
-        [("kernel/floor", "kernel", "write_floor"), ("map/floor", "map", "write_floor")],
+        "decode_f32/67108864", ["kernel", "write_floor", "store_loop"], "write_floor",
+        [("kernel/floor", "kernel", "write_floor"), ("store_loop/floor", "store_loop", "write_floor")],
         "decode 64 Mi packed codes to `f32`",
     )
     r.table(
@@ -254,6 +266,8 @@ def main():
         [("per_element/kernel", "per_element", "kernel"), ("half/kernel", "half_f32_to_f16", "kernel"),
          ("portable/kernel", "portable", "kernel")],
         "encode 65,536 `f32` values (round to nearest even) and pack",
+        "`kernel` is `formats::encode_into` on a `NarrowArray`; `per_element` runs the crate's "
+        "rounding routine (`FloatFormat::encode_f32`) per value and writes its bits; "
         "`half_f32_to_f16` converts as many `f32` values to `f16` (the `half` crate, F16C).",
     )
     if r.ghz:

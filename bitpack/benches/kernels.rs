@@ -18,7 +18,8 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use bitpack::kernels;
+use bitpack::formats::{self, E2M1, E2M3, E4M3, MiniFloat, Mode};
+use bitpack::{NarrowArray, kernels};
 use bitpacking::{BitPacker, BitPacker1x, BitPacker8x};
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, Throughput, measurement::WallTime};
 use half::f16;
@@ -138,83 +139,30 @@ fn add_chain(iters: u64) -> u64 {
     x
 }
 
-// ---------------------------------------------------------------------------
-// bench-local formats: decode by fields, branch-free round-to-nearest-even
-// ---------------------------------------------------------------------------
-
-/// Value of an ExMy code (finite formats, no infinities; `nan_code` the
-/// all-ones magnitude where the format has a NaN).
-fn exmy_to_f32(code: u32, e: u32, m: u32, nan: bool) -> f32 {
-    let bias = (1i32 << (e - 1)) - 1;
-    let sign = if code >> (e + m) & 1 == 1 { -1.0 } else { 1.0 };
-    let exp = (code >> m) & ((1 << e) - 1);
-    let man = code & ((1 << m) - 1);
-    if nan && exp == (1 << e) - 1 && man == (1 << m) - 1 {
-        return f32::NAN;
-    }
-    let mag = if exp == 0 {
-        man as f32 * 2f32.powi(1 - bias - m as i32)
-    } else {
-        (1.0 + man as f32 / (1 << m) as f32) * 2f32.powi(exp as i32 - bias)
-    };
-    sign * mag
-}
-
-/// The value of an ExMy code without branches (so a loop of it vectorizes)
-/// and without arithmetic on `f32` subnormals (which takes a slow path on
-/// x86): normal codes rebias the exponent field in the integer bits;
-/// subnormal codes are `2^(1 - bias) * (1 + m / 2^M) - 2^(1 - bias)`, exact
-/// by Sterbenz; `NAN` says the format has a NaN at the all-ones magnitude.
-#[inline(always)]
-fn exmy_to_f32_fast<const E: u32, const M: u32, const NAN: bool>(code: u8) -> f32 {
-    let bias = (1u32 << (E - 1)) - 1;
-    let c = code as u32;
-    let mag = c & ((1 << (E + M)) - 1);
-    let bits = (mag << (23 - M)) + ((127 - bias) << 23);
-    let min_normal = f32::from_bits((127 + 1 - bias) << 23);
-    let sub = f32::from_bits(bits + (1 << 23)) - min_normal;
-    let v = if mag >> M == 0 {
-        sub
-    } else {
-        f32::from_bits(bits)
-    };
-    let v = f32::from_bits(v.to_bits() | (c >> (E + M)) << 31);
-    if NAN && mag == (1 << (E + M)) - 1 {
-        f32::NAN
-    } else {
-        v
+/// Writes 256 KiB of computed `f32`s with plain AVX2 stores: the floor for a
+/// kernel that stores what it computes (`memset` writes faster than any
+/// store loop, see `BENCHMARKS.md`).
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn store_loop_f32_avx2(out: &mut [f32], k: f32) {
+    for (i, x) in out.iter_mut().enumerate() {
+        *x = (i as u32) as f32 + k;
     }
 }
 
-/// Round to nearest, ties to even, to an ExMy code (`E`, `M` the field
-/// widths, `MAXC` the largest finite magnitude code, `NANC` the NaN magnitude
-/// code or `MAXC` to saturate), without branches so a loop of it vectorizes.
-#[inline(always)]
-fn exmy_from_f32<const E: u32, const M: u32, const MAXC: u32, const NANC: u32>(x: f32) -> u8 {
-    let bias = (1u32 << (E - 1)) - 1;
-    let bits = x.to_bits();
-    let sign = (bits >> 31) << (E + M);
-    let a = bits & 0x7fff_ffff;
-    // Normal range: round the mantissa to M bits on the integer bits.
-    let shift = 23 - M;
-    let r = a + ((1 << (shift - 1)) - 1) + ((a >> shift) & 1);
-    let normal = (r >> shift).wrapping_sub((127 - bias) << M);
-    // Subnormal range: adding 2^(23 + 1 - bias - M) rounds to the quantum.
-    let magic = f32::from_bits((127 + 23 + 1 - bias - M) << 23);
-    let sub = (f32::from_bits(a) + magic).to_bits() - magic.to_bits();
-    let min_normal = (127 + 1 - bias) << 23;
-    let mag = if a < min_normal { sub } else { normal };
-    let mag = if mag > MAXC { NANC } else { mag };
-    let mag = if a > 0x7f80_0000 { NANC } else { mag };
-    (sign | mag) as u8
-}
-
-fn e2m1_from_f32(x: f32) -> u8 {
-    exmy_from_f32::<2, 1, 7, 7>(x)
-}
-
-fn e4m3_from_f32(x: f32) -> u8 {
-    exmy_from_f32::<4, 3, 0x7e, 0x7f>(x)
+/// The same for bytes.
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn store_loop_u8_avx2(out: &mut [u8], k: u8) {
+    for (i, x) in out.iter_mut().enumerate() {
+        *x = (i as u8).wrapping_add(k);
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -223,8 +171,8 @@ fn e4m3_from_f32(x: f32) -> u8 {
 
 fn small_group<'a>(c: &'a mut Criterion, name: &str) -> BenchmarkGroup<'a, WallTime> {
     let mut g = c.benchmark_group(name);
-    g.warm_up_time(Duration::from_millis(300));
-    g.measurement_time(Duration::from_millis(1000));
+    g.warm_up_time(Duration::from_millis(200));
+    g.measurement_time(Duration::from_millis(800));
     g.sample_size(20);
     g
 }
@@ -245,9 +193,9 @@ fn with_features<R>(mask: u8, f: impl FnOnce() -> R) -> R {
     r
 }
 
-/// The internal feature bits of AVX2 and BMI2 (see `kernels::x86`).
-const AVX2: u8 = 1;
+/// The internal feature bits of BMI2 and POPCNT (see `kernels::x86`).
 const BMI2: u8 = 2;
+const POPCNT: u8 = 4;
 
 fn clock(c: &mut Criterion) {
     let mut g = small_group(c, "clock");
@@ -273,8 +221,8 @@ fn sum(c: &mut Criterion) {
             b.iter(|| read_floor(black_box(s)))
         });
         if w == 1 {
-            with_features(AVX2, || {
-                g.bench_with_input(BenchmarkId::new("avx2", w), &words, |b, s| {
+            with_features(POPCNT, || {
+                g.bench_with_input(BenchmarkId::new("popcnt", w), &words, |b, s| {
                     b.iter(|| kernels::sum(w, black_box(s), 0, n).unwrap())
                 })
             });
@@ -329,6 +277,11 @@ fn unpack_u8(c: &mut Criterion) {
         }
         g.bench_with_input(BenchmarkId::new("write_floor", w), &words, |b, _| {
             b.iter(|| black_box(&mut out[..]).fill(0))
+        });
+        g.bench_with_input(BenchmarkId::new("store_loop", w), &words, |b, _| {
+            assert!(std::is_x86_feature_detected!("avx2"));
+            // SAFETY: AVX2 was detected on the line above.
+            b.iter(|| unsafe { store_loop_u8_avx2(black_box(&mut out[..]), 1) })
         });
         g.bench_with_input(BenchmarkId::new("naive", w), &words, |b, s| {
             b.iter(|| {
@@ -531,134 +484,129 @@ fn pack_u32(c: &mut Criterion) {
     g.finish();
 }
 
-/// `(name, width, E, M, has NaN)` of the decoded formats.
-const FORMATS: [(&str, u32, u32, u32, bool); 3] = [
-    ("e2m1", 4, 2, 1, false),
-    ("e2m3", 6, 2, 3, false),
-    ("e4m3", 8, 4, 3, true),
-];
-
-fn decode(c: &mut Criterion) {
-    for (n, name) in [(SMALL, "decode_f32/65536"), (LARGE, "decode_f32/67108864")] {
-        let mut g = if n == SMALL {
-            small_group(c, name)
-        } else {
-            large_group(c, name)
-        };
-        g.throughput(Throughput::Elements(n as u64));
-        let mut out = vec![0f32; n];
-        for (fmt, w, e, m, nan) in FORMATS {
-            if n == LARGE && w == 6 {
-                continue;
-            }
-            let table: Vec<f32> = (0..1u32 << w).map(|c| exmy_to_f32(c, e, m, nan)).collect();
-            let words = stream(n, w, w as u64);
-            g.bench_with_input(BenchmarkId::new("kernel", fmt), &words, |b, s| {
-                b.iter(|| kernels::decode(w, &table, black_box(s), 0, &mut out).unwrap())
-            });
-            g.bench_with_input(BenchmarkId::new("write_floor", fmt), &words, |b, _| {
-                b.iter(|| black_box(&mut out[..]).fill(0.0))
-            });
-            macro_rules! map {
-                ($e:literal, $m:literal, $nan:literal) => {
-                    g.bench_with_input(BenchmarkId::new("map", fmt), &words, |b, s| {
-                        b.iter(|| {
-                            let f = exmy_to_f32_fast::<$e, $m, $nan>;
-                            kernels::decode_with(w, f, black_box(s), 0, &mut out).unwrap()
-                        })
-                    })
-                };
-            }
-            match fmt {
-                "e2m1" => map!(2, 1, false),
-                "e2m3" => map!(2, 3, false),
-                _ => map!(4, 3, true),
-            };
-            // The branch-free decode agrees with the table.
-            let mut a = vec![0f32; 4096];
-            let mut t = vec![0f32; 4096];
-            kernels::decode(w, &table, &words, 0, &mut t).unwrap();
-            match fmt {
-                "e2m1" => {
-                    kernels::decode_with(w, exmy_to_f32_fast::<2, 1, false>, &words, 0, &mut a)
+/// Decode groups for one format: the crate's bulk decode of a packed array
+/// (`kernel`), the generic table kernel (`table`), the portable path, a
+/// scalar per-element loop, the floors and the `half` crate's `f16` to
+/// `f32` slice conversion of as many values.
+fn decode_format<F: MiniFloat>(g: &mut BenchmarkGroup<'_, WallTime>, name: &str, n: usize) {
+    let w = F::BITS;
+    let src: Vec<f32> = rng_fill(n, 7)
+        .into_iter()
+        .map(|x| ((x >> 11) as f64 / (1u64 << 53) as f64 * 16.0 - 8.0) as f32)
+        .collect();
+    let a = formats::encode::<F>(&src, Mode::Nearest);
+    let table: Vec<f32> = (0..1u32 << w).map(|c| F::FORMAT.decode_f32(c)).collect();
+    let mut out = vec![0f32; n];
+    g.bench_with_input(BenchmarkId::new("kernel", name), &a, |b, a| {
+        b.iter(|| formats::decode_into(black_box(a), &mut out).unwrap())
+    });
+    g.bench_with_input(BenchmarkId::new("write_floor", name), &a, |b, _| {
+        b.iter(|| black_box(&mut out[..]).fill(0.0))
+    });
+    g.bench_with_input(BenchmarkId::new("store_loop", name), &a, |b, _| {
+        assert!(std::is_x86_feature_detected!("avx2"));
+        // SAFETY: AVX2 was detected on the line above.
+        b.iter(|| unsafe { store_loop_f32_avx2(black_box(&mut out[..]), 1.0) })
+    });
+    if n == SMALL {
+        g.bench_with_input(BenchmarkId::new("table", name), &a, |b, a| {
+            b.iter(|| kernels::decode(w, &table, black_box(a.as_words()), 0, &mut out).unwrap())
+        });
+        with_features(0, || {
+            g.bench_with_input(BenchmarkId::new("portable", name), &a, |b, a| {
+                b.iter(|| formats::decode_into(black_box(a), &mut out).unwrap())
+            })
+        });
+        g.bench_with_input(BenchmarkId::new("per_element", name), &a, |b, a| {
+            b.iter(|| {
+                let s = black_box(a.as_words());
+                for (i, o) in out.iter_mut().enumerate() {
+                    let code = naive_get(s, i, w) as u8;
+                    *o = F::from_raw_bits(code).to_f32();
                 }
-                "e2m3" => {
-                    kernels::decode_with(w, exmy_to_f32_fast::<2, 3, false>, &words, 0, &mut a)
-                }
-                _ => kernels::decode_with(w, exmy_to_f32_fast::<4, 3, true>, &words, 0, &mut a),
-            }
-            .unwrap();
-            for (x, y) in a.iter().zip(&t) {
-                assert!(x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()));
-            }
-            if n == SMALL {
-                with_features(0, || {
-                    g.bench_with_input(BenchmarkId::new("portable", fmt), &words, |b, s| {
-                        b.iter(|| kernels::decode(w, &table, black_box(s), 0, &mut out).unwrap())
-                    })
-                });
-                g.bench_with_input(BenchmarkId::new("per_element", fmt), &words, |b, s| {
-                    b.iter(|| {
-                        for (i, o) in out.iter_mut().enumerate() {
-                            let bit = i * w as usize;
-                            let x = (s[bit / 64] >> (bit % 64)) as u32 & (mask(w) as u32);
-                            *o = exmy_to_f32(x, e, m, nan);
-                        }
-                    })
-                });
-                let halves: Vec<f16> = (0..n).map(|i| f16::from_f32(i as f32)).collect();
-                g.bench_with_input(BenchmarkId::new("half_f16_to_f32", fmt), &halves, |b, h| {
-                    b.iter(|| black_box(h).convert_to_f32_slice(&mut out))
-                });
-            }
-        }
-        g.finish();
+            })
+        });
+        let halves: Vec<f16> = src.iter().map(|&x| f16::from_f32(x)).collect();
+        g.bench_with_input(
+            BenchmarkId::new("half_f16_to_f32", name),
+            &halves,
+            |b, h| b.iter(|| black_box(h).convert_to_f32_slice(&mut out)),
+        );
+    }
+    // The bulk decode agrees with the format's own per-value decode.
+    let mut check = vec![0f32; n.min(4096)];
+    formats::decode_into(
+        &formats::encode::<F>(&src[..check.len()], Mode::Nearest),
+        &mut check,
+    )
+    .unwrap();
+    for (i, x) in check.iter().enumerate() {
+        let y = a.get(i).unwrap().to_f32();
+        assert!(x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()));
     }
 }
 
-fn encode(c: &mut Criterion) {
-    let n = SMALL;
-    let mut g = small_group(c, "encode_f32/65536");
-    g.throughput(Throughput::Elements(n as u64));
+fn decode(c: &mut Criterion) {
+    let mut g = small_group(c, "decode_f32/65536");
+    g.throughput(Throughput::Elements(SMALL as u64));
+    decode_format::<E2M1>(&mut g, "e2m1", SMALL);
+    decode_format::<E2M3>(&mut g, "e2m3", SMALL);
+    decode_format::<E4M3>(&mut g, "e4m3", SMALL);
+    g.finish();
+    let mut g = large_group(c, "decode_f32/67108864");
+    g.throughput(Throughput::Elements(LARGE as u64));
+    decode_format::<E2M1>(&mut g, "e2m1", LARGE);
+    decode_format::<E4M3>(&mut g, "e4m3", LARGE);
+    g.finish();
+}
+
+/// Encode group for one format: the crate's bulk encode into a packed array
+/// (`kernel`, round to nearest even), the portable path, a scalar
+/// per-element loop (the crate's rounding routine per value, then its bits
+/// written) and the `half` crate's `f32` to `f16` slice conversion.
+fn encode_format<F: MiniFloat>(g: &mut BenchmarkGroup<'_, WallTime>, name: &str, n: usize) {
+    let w = F::BITS;
     let src: Vec<f32> = rng_fill(n, 99)
         .into_iter()
         .map(|x| ((x >> 11) as f64 / (1u64 << 53) as f64 * 16.0 - 8.0) as f32)
         .collect();
+    let mut a = NarrowArray::<F>::zeroed(n);
+    g.bench_with_input(BenchmarkId::new("kernel", name), &src, |b, s| {
+        b.iter(|| formats::encode_into(black_box(s), Mode::Nearest, &mut a).unwrap())
+    });
+    with_features(0, || {
+        g.bench_with_input(BenchmarkId::new("portable", name), &src, |b, s| {
+            b.iter(|| formats::encode_into(black_box(s), Mode::Nearest, &mut a).unwrap())
+        })
+    });
+    let mut words = vec![0u64; kernels::words_for(w, n)];
+    g.bench_with_input(BenchmarkId::new("per_element", name), &src, |b, s| {
+        b.iter(|| {
+            for (i, &x) in black_box(s).iter().enumerate() {
+                let code = F::FORMAT.encode_f32(x, Mode::Nearest) as u64;
+                let bit = i * w as usize;
+                let (k, sh) = (bit / 64, bit % 64);
+                words[k] = (words[k] & !(mask(w) << sh)) | (code << sh);
+            }
+        })
+    });
     let mut halves = vec![f16::ZERO; n];
-    for (fmt, w, f) in [
-        ("e2m1", 4u32, e2m1_from_f32 as fn(f32) -> u8),
-        ("e4m3", 8, e4m3_from_f32),
-    ] {
-        let mut words = vec![0u64; kernels::words_for(w, n)];
-        macro_rules! run {
-            ($id:expr, $mask:expr, $f:expr) => {
-                with_features($mask, || {
-                    g.bench_with_input(BenchmarkId::new($id, fmt), &src, |b, s| {
-                        b.iter(|| kernels::encode(w, black_box(s), $f, &mut words, 0).unwrap())
-                    })
-                });
-            };
-        }
-        if w == 4 {
-            run!("kernel", 0xff, e2m1_from_f32);
-            run!("portable", 0, e2m1_from_f32);
-        } else {
-            run!("kernel", 0xff, e4m3_from_f32);
-            run!("portable", 0, e4m3_from_f32);
-        }
-        g.bench_with_input(BenchmarkId::new("per_element", fmt), &src, |b, s| {
-            b.iter(|| {
-                for (i, &x) in black_box(s).iter().enumerate() {
-                    let bit = i * w as usize;
-                    let (k, sh) = (bit / 64, bit % 64);
-                    words[k] = (words[k] & !(mask(w) << sh)) | ((f(x) as u64) << sh);
-                }
-            })
-        });
-        g.bench_with_input(BenchmarkId::new("half_f32_to_f16", fmt), &src, |b, s| {
-            b.iter(|| halves.convert_from_f32_slice(black_box(s)))
-        });
-    }
+    g.bench_with_input(BenchmarkId::new("half_f32_to_f16", name), &src, |b, s| {
+        b.iter(|| halves.convert_from_f32_slice(black_box(s)))
+    });
+    // The bulk encode agrees with the per-element loop.
+    formats::encode_into(&src, Mode::Nearest, &mut a).unwrap();
+    let ours: &[u8] = bytemuck::cast_slice(a.as_words());
+    let theirs: &[u8] = bytemuck::cast_slice(&words);
+    let len = (n * w as usize).div_ceil(8);
+    assert_eq!(&ours[..len], &theirs[..len]);
+}
+
+fn encode(c: &mut Criterion) {
+    let mut g = small_group(c, "encode_f32/65536");
+    g.throughput(Throughput::Elements(SMALL as u64));
+    encode_format::<E2M1>(&mut g, "e2m1", SMALL);
+    encode_format::<E4M3>(&mut g, "e4m3", SMALL);
     g.finish();
 }
 

@@ -158,9 +158,9 @@ pub use element::{BitElement, bitwidth, from_raw_bits, raw_bits};
 pub use error::{Error, Result};
 pub use formats::{E2M1, E2M3, E3M2, E4M3, E5M2, E8M0};
 #[cfg(feature = "alloc")]
-pub use narrow::{Dense, DynNarrowArray, NarrowArray, Packing, ReinterpretError, WordAligned};
-#[cfg(feature = "alloc")]
-pub use reduce::UnsignedElement;
+pub use narrow::{
+    Dense, DynNarrowArray, NarrowArray, Packing, ReinterpretError, UnsignedElement, WordAligned,
+};
 pub use storage::{Lanes, SmallStorage, Storage, storage_bytes};
 pub use unsigned::Unsigned;
 pub use view::{Layout, LayoutIter, MAX_DIMS, Runs};

@@ -1,9 +1,13 @@
 //! Bulk conversions between `f32` slices and packed arrays of a float
-//! format: encode (both modes) and decode by table.
+//! format: encode (both modes) and decode.
 //!
-//! The per-width loops here ([`decode_stream`], [`encode_chunk`]) are the
-//! kernels: no allocation, no per-element dispatch, decode through a
-//! 256-entry table built at compile time.
+//! The packed paths go through the width's kernels
+//! ([`crate::kernels`]): decode by a table held in registers for 4-bit
+//! formats, else by a branch-free (or, on x86 with F16C, `vcvtph2ps`)
+//! conversion of unpacked codes, exact to the bit against the 256-entry
+//! table; encode by a branch-free rounding exact against the crate's rounding
+//! routine, which itself serves the formats the fast path does not cover (see
+//! `kernels::minifloat`). No allocation, no per-element dispatch.
 
 #[cfg(feature = "alloc")]
 use alloc::vec;
@@ -15,82 +19,54 @@ use super::spec::{MiniFloat, Mode, Tables};
 use crate::NarrowArray;
 use crate::{Error, Result};
 
-/// Values encoded per stack chunk before they are packed.
-#[cfg(feature = "alloc")]
-const CHUNK: usize = 256;
+use crate::kernels::minifloat;
+
+/// Values per stack chunk when a byte stream goes through the word kernels:
+/// 512 values of any width up to 8 bits are a whole number of bytes and fit
+/// in 64 words.
+const BYTE_CHUNK: usize = 512;
 
 /// Encodes `src` into `dst` (the same length) with `mode`.
 #[inline]
 pub(crate) fn encode_chunk<F: MiniFloat>(src: &[f32], mode: Mode, dst: &mut [F]) {
     debug_assert_eq!(src.len(), dst.len());
     let format = F::FORMAT;
+    let sat = matches!(mode, Mode::SatFinite);
+    if const { minifloat::encode_fast_ok(&F::FORMAT) } {
+        for (d, &x) in dst.iter_mut().zip(src) {
+            *d = F::from_raw_bits(if sat {
+                minifloat::encode_fast::<F, true>(x)
+            } else {
+                minifloat::encode_fast::<F, false>(x)
+            });
+        }
+        return;
+    }
     for (d, &x) in dst.iter_mut().zip(src) {
         *d = F::from_raw_bits(format.encode_f32(x, mode) as u8);
     }
 }
 
 /// Decodes the first `out.len()` values of the dense LSB-first stream
-/// `bytes` (element `i` at bits `[i * F::BITS, (i + 1) * F::BITS)`) by table.
+/// `bytes` (element `i` at bits `[i * F::BITS, (i + 1) * F::BITS)`).
 ///
-/// `bytes` must hold at least `ceil(out.len() * F::BITS / 8)` bytes.
+/// `bytes` must hold at least `ceil(out.len() * F::BITS / 8)` bytes. 8-bit
+/// codes are converted in place; narrower ones go through the word kernels
+/// a stack chunk at a time.
 pub(crate) fn decode_stream<F: MiniFloat>(bytes: &[u8], out: &mut [f32]) {
     let table = &Tables::<F>::DECODE_F32;
-    match F::BITS {
-        8 => {
-            for (o, &b) in out.iter_mut().zip(bytes) {
-                *o = table[b as usize];
-            }
-        }
-        4 => {
-            let (pairs, tail) = out.as_chunks_mut::<2>();
-            for (p, &b) in pairs.iter_mut().zip(bytes) {
-                p[0] = table[(b & 0xf) as usize];
-                p[1] = table[(b >> 4) as usize];
-            }
-            if let [last] = tail {
-                *last = table[(bytes[pairs.len()] & 0xf) as usize];
-            }
-        }
-        6 => {
-            // Four values in three bytes.
-            let (quads, tail) = out.as_chunks_mut::<4>();
-            let (triples, _) = bytes.as_chunks::<3>();
-            for (q, t) in quads.iter_mut().zip(triples) {
-                let w = t[0] as u32 | (t[1] as u32) << 8 | (t[2] as u32) << 16;
-                q[0] = table[(w & 0x3f) as usize];
-                q[1] = table[((w >> 6) & 0x3f) as usize];
-                q[2] = table[((w >> 12) & 0x3f) as usize];
-                q[3] = table[(w >> 18) as usize];
-            }
-            decode_generic::<F>(bytes, quads.len() * 4, tail);
-        }
-        _ => decode_generic::<F>(bytes, 0, out),
+    if F::BITS == 8 {
+        let n = out.len();
+        minifloat::decode_codes::<F>(&bytes[..n], out, |c| table[c as usize]);
+        return;
     }
-}
-
-/// Decodes the values at `first..first + out.len()` of the stream, a bit at
-/// a time through a 64-bit accumulator (any width up to 8).
-fn decode_generic<F: MiniFloat>(bytes: &[u8], first: usize, out: &mut [f32]) {
-    let table = &Tables::<F>::DECODE_F32;
-    let bits = F::BITS;
-    let mask = (1u64 << bits) - 1;
-    let start = first * bits as usize;
-    let mut byte = start / 8;
-    let mut acc = 0u64;
-    let mut have = 0u32;
-    let mut skip = (start % 8) as u32;
-    for o in out {
-        while have < bits + skip {
-            acc |= (bytes[byte] as u64) << have;
-            byte += 1;
-            have += 8;
-        }
-        acc >>= skip;
-        have -= skip;
-        skip = 0;
-        *o = table[(acc & mask) as usize];
-        acc >>= bits;
-        have -= bits;
+    let mut words = [0u64; BYTE_CHUNK / 8];
+    for (k, chunk) in out.chunks_mut(BYTE_CHUNK).enumerate() {
+        let start = k * BYTE_CHUNK * F::BITS as usize / 8;
+        let len = (chunk.len() * F::BITS as usize).div_ceil(8);
+        let buf: &mut [u8] = bytemuck::cast_slice_mut(&mut words);
+        buf[..len].copy_from_slice(&bytes[start..start + len]);
+        minifloat::decode_words::<F>(&words, 0, chunk, table);
     }
 }
 
@@ -216,28 +192,14 @@ pub fn encode_packed<F: MiniFloat>(src: &[f32], mode: Mode, bytes: &mut [u8]) ->
             actual: bytes.len(),
         });
     }
-    let format = F::FORMAT;
-    if F::BITS == 8 {
-        for (b, &x) in bytes.iter_mut().zip(src) {
-            *b = format.encode_f32(x, mode) as u8;
-        }
-        return Ok(());
-    }
-    let mut acc = 0u32;
-    let mut have = 0u32;
-    let mut out = 0;
-    for &x in src {
-        acc |= format.encode_f32(x, mode) << have;
-        have += F::BITS;
-        while have >= 8 {
-            bytes[out] = acc as u8;
-            out += 1;
-            acc >>= 8;
-            have -= 8;
-        }
-    }
-    if have > 0 {
-        bytes[out] = acc as u8;
+    for (k, chunk) in src.chunks(BYTE_CHUNK).enumerate() {
+        let start = k * BYTE_CHUNK * F::BITS as usize / 8;
+        let len = (chunk.len() * F::BITS as usize).div_ceil(8);
+        // Zeroed: the last byte's padding bits must come out zero.
+        let mut words = [0u64; BYTE_CHUNK / 8];
+        minifloat::encode_words::<F>(chunk, matches!(mode, Mode::SatFinite), &mut words, 0);
+        let buf: &[u8] = bytemuck::cast_slice(&words);
+        bytes[start..start + len].copy_from_slice(&buf[..len]);
     }
     Ok(())
 }
@@ -263,13 +225,8 @@ fn packed_len<F: MiniFloat>(n: usize) -> usize {
 /// ```
 #[cfg(feature = "alloc")]
 pub fn encode<F: MiniFloat>(src: &[f32], mode: Mode) -> NarrowArray<F> {
-    let mut out = NarrowArray::with_capacity(src.len());
-    let mut buf = [F::from_raw_bits(0); CHUNK];
-    for chunk in src.chunks(CHUNK) {
-        let buf = &mut buf[..chunk.len()];
-        encode_chunk(chunk, mode, buf);
-        out.extend_from_slice(buf);
-    }
+    let mut out = NarrowArray::zeroed(src.len());
+    minifloat::encode_words::<F>(src, matches!(mode, Mode::SatFinite), out.words_mut(), 0);
     out
 }
 
@@ -300,18 +257,9 @@ pub fn encode_into<F: MiniFloat>(src: &[f32], mode: Mode, dst: &mut NarrowArray<
             actual: src.len(),
         });
     }
-    // Keep an N-d shape across the rewrite (a 1-d array needs nothing).
-    let shape: Option<Vec<usize>> = (dst.ndim() != 1).then(|| dst.shape().to_vec());
-    dst.clear();
-    let mut buf = [F::from_raw_bits(0); CHUNK];
-    for chunk in src.chunks(CHUNK) {
-        let buf = &mut buf[..chunk.len()];
-        encode_chunk(chunk, mode, buf);
-        dst.extend_from_slice(buf);
-    }
-    if let Some(shape) = shape {
-        dst.reshape(&shape)?;
-    }
+    // Every value is rewritten in place: the length, the shape and the zero
+    // padding past the last value stay as they are.
+    minifloat::encode_words::<F>(src, matches!(mode, Mode::SatFinite), dst.words_mut(), 0);
     Ok(())
 }
 
@@ -340,7 +288,7 @@ pub fn decode_into<F: MiniFloat>(src: &NarrowArray<F>, dst: &mut [f32]) -> Resul
             actual: dst.len(),
         });
     }
-    decode_stream::<F>(src.as_bytes(), dst);
+    minifloat::decode_words::<F>(src.as_words(), 0, dst, &Tables::<F>::DECODE_F32);
     Ok(())
 }
 
@@ -357,6 +305,6 @@ pub fn decode_into<F: MiniFloat>(src: &NarrowArray<F>, dst: &mut [f32]) -> Resul
 #[cfg(feature = "alloc")]
 pub fn decode<F: MiniFloat>(src: &NarrowArray<F>) -> Vec<f32> {
     let mut out = vec![0.0f32; src.len()];
-    decode_stream::<F>(src.as_bytes(), &mut out);
+    minifloat::decode_words::<F>(src.as_words(), 0, &mut out, &Tables::<F>::DECODE_F32);
     out
 }

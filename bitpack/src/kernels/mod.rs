@@ -70,9 +70,9 @@ use crate::unsigned::Unsigned;
 macro_rules! select {
     ($table:ident[$width:expr] ($($a:ident: $t:ty),*) $(-> $r:ty)?) => {{
         let w = $width as usize;
-        let portable = tables::$table[w - 1];
+        let portable = $crate::kernels::tables::$table[w - 1];
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
-        let simd = x86::$table.get(w);
+        let simd = $crate::kernels::x86::$table.get(w);
         move |$($a: $t),*| $(-> $r)? {
             #[cfg(all(feature = "std", target_arch = "x86_64"))]
             if let Some(f) = simd {
@@ -87,6 +87,8 @@ macro_rules! select {
         }
     }};
 }
+
+pub(crate) mod minifloat;
 
 /// Portable instantiations, one per width.
 mod tables {
@@ -165,7 +167,9 @@ fn check_words(width: u32, offset: usize, len: usize, actual: usize) -> Result<(
 ///
 /// The stream is dense and LSB-first: value `i` sits at bits
 /// `[i * width, (i + 1) * width)`, bit `k` being bit `k % 64` of
-/// `words[k / 64]`. `width` may be `1..=U::BITS` (`1..=128` for `u128`).
+/// `u64::from_le(words[k / 64])` (the words hold the stream's bytes, as
+/// [`NarrowArray::as_words`](crate::NarrowArray::as_words) does; on
+/// little-endian targets a word's value is its 64 stream bits). `width` may be `1..=U::BITS` (`1..=128` for `u128`).
 /// One variant of the kernel is picked per call for the width (see the
 /// module docs); no allocation.
 ///
@@ -181,7 +185,7 @@ fn check_words(width: u32, offset: usize, len: usize, actual: usize) -> Result<(
 /// use bitpack::kernels;
 ///
 /// // Three 5-bit values, 1, 2 and 31, packed LSB-first.
-/// let words = [1 | 2 << 5 | 31 << 10];
+/// let words = [(1u64 | 2 << 5 | 31 << 10).to_le()];
 /// let mut out = [0u8; 2];
 /// kernels::unpack(5, &words, 1, &mut out)?;
 /// assert_eq!(out, [2, 31]);
@@ -242,9 +246,9 @@ pub fn unpack<U: Unsigned>(width: u32, words: &[u64], offset: usize, dst: &mut [
 ///
 /// let mut words = [0u64; 1];
 /// kernels::pack(5, &[1u8, 2, 31], &mut words, 0)?;
-/// assert_eq!(words[0], 1 | 2 << 5 | 31 << 10);
+/// assert_eq!(u64::from_le(words[0]), 1 | 2 << 5 | 31 << 10);
 /// kernels::pack(5, &[0xFFu8], &mut words, 1)?; // only the low 5 bits are kept
-/// assert_eq!(words[0], 1 | 31 << 5 | 31 << 10);
+/// assert_eq!(u64::from_le(words[0]), 1 | 31 << 5 | 31 << 10);
 /// # Ok::<(), bitpack::Error>(())
 /// ```
 pub fn pack<U: Unsigned>(width: u32, src: &[U], words: &mut [u64], offset: usize) -> Result<()> {
@@ -299,7 +303,7 @@ pub fn pack<U: Unsigned>(width: u32, src: &[U], words: &mut [u64], offset: usize
 /// ```
 /// use bitpack::kernels;
 ///
-/// let words = [1 | 2 << 5 | 31 << 10];
+/// let words = [(1u64 | 2 << 5 | 31 << 10).to_le()];
 /// assert_eq!(kernels::sum(5, &words, 0, 3)?, 34);
 /// assert_eq!(kernels::sum(5, &words, 1, 2)?, 33);
 /// # Ok::<(), bitpack::Error>(())
@@ -334,7 +338,7 @@ pub fn sum(width: u32, words: &[u64], offset: usize, len: usize) -> Result<u128>
 ///
 /// // 2-bit codes 0, 1, 2, 3 mapped to quarter steps.
 /// let table = [0.0f32, 0.25, 0.5, 0.75];
-/// let words = [0b11_10_01_00];
+/// let words = [0b11_10_01_00u64.to_le()];
 /// let mut out = [0.0f32; 4];
 /// kernels::decode(2, &table, &words, 0, &mut out)?;
 /// assert_eq!(out, [0.0, 0.25, 0.5, 0.75]);
@@ -404,7 +408,7 @@ fn decode_generic<O: Copy>(width: u32, words: &[u64], offset: usize, table: &[O]
 /// use bitpack::kernels;
 ///
 /// // 3-bit codes as signed magnitudes: bit 2 is the sign.
-/// let words = [0b101_001];
+/// let words = [0b101_001u64.to_le()];
 /// let mut out = [0i8; 2];
 /// let f = |c: u8| if c & 4 != 0 { -((c & 3) as i8) } else { c as i8 };
 /// kernels::decode_with(3, f, &words, 0, &mut out)?;
@@ -436,6 +440,94 @@ pub fn decode_with<O: Copy, F: Fn(u8) -> O>(
     Ok(())
 }
 
+/// Values converted per stack chunk by [`pack_map`] and [`unpack_map`].
+#[cfg(feature = "alloc")]
+const MAP_CHUNK: usize = 256;
+
+/// Packs `src`, each value converted to its raw bits by `raw`, as values of
+/// `width` bits (`width <= U::BITS`) from value `offset` of the stream: the
+/// bulk path of `NarrowArray`. The width's kernel is chosen once; values are
+/// converted a stack chunk at a time (the first chunk ends on a multiple of
+/// 64 values, so the others start on block boundaries).
+///
+/// # Panics
+///
+/// When the stream is too short (the callers size it).
+#[cfg(feature = "alloc")]
+pub(crate) fn pack_map<T: Copy, U: Unsigned>(
+    width: u32,
+    src: &[T],
+    raw: impl Fn(T) -> U,
+    words: &mut [u64],
+    offset: usize,
+) {
+    debug_assert!(check_width(width, U::BITS).is_ok());
+    debug_assert!(check_words(width, offset, src.len(), words.len()).is_ok());
+    macro_rules! run {
+        ($table:ident, $t:ty) => {{
+            let f = select!($table[width](s: &[$t], w: &mut [u64], o: usize));
+            let mut buf = [U::ZERO; MAP_CHUNK];
+            let mut done = 0;
+            while done < src.len() {
+                let len = (MAP_CHUNK - (offset + done) % 64).min(src.len() - done);
+                for (b, &v) in buf.iter_mut().zip(&src[done..done + len]) {
+                    *b = raw(v);
+                }
+                f(bytemuck::cast_slice(&buf[..len]), words, offset + done);
+                done += len;
+            }
+        }};
+    }
+    match U::BITS {
+        8 => run!(PACK_U8, u8),
+        16 => run!(PACK_U16, u16),
+        32 => run!(PACK_U32, u32),
+        64 => run!(PACK_U64, u64),
+        _ => run!(PACK_U128, u128),
+    }
+}
+
+/// Unpacks `dst.len()` values of `width` bits (`width <= U::BITS`) from value
+/// `offset` of the stream, each converted from its raw bits by `from`: the
+/// bulk path of `NarrowArray` (see [`pack_map`]).
+///
+/// # Panics
+///
+/// When the stream is too short (the callers size it).
+#[cfg(feature = "alloc")]
+pub(crate) fn unpack_map<T, U: Unsigned>(
+    width: u32,
+    words: &[u64],
+    offset: usize,
+    dst: &mut [T],
+    from: impl Fn(U) -> T,
+) {
+    debug_assert!(check_width(width, U::BITS).is_ok());
+    debug_assert!(check_words(width, offset, dst.len(), words.len()).is_ok());
+    macro_rules! run {
+        ($table:ident, $t:ty) => {{
+            let f = select!($table[width](w: &[u64], o: usize, d: &mut [$t]));
+            let mut buf = [U::ZERO; MAP_CHUNK];
+            let mut done = 0;
+            while done < dst.len() {
+                let len = (MAP_CHUNK - (offset + done) % 64).min(dst.len() - done);
+                f(words, offset + done, bytemuck::cast_slice_mut(&mut buf[..len]));
+                for (d, &b) in dst[done..done + len].iter_mut().zip(&buf[..len]) {
+                    *d = from(b);
+                }
+                done += len;
+            }
+        }};
+    }
+    match U::BITS {
+        8 => run!(UNPACK_U8, u8),
+        16 => run!(UNPACK_U16, u16),
+        32 => run!(UNPACK_U32, u32),
+        64 => run!(UNPACK_U64, u64),
+        _ => run!(UNPACK_U128, u128),
+    }
+}
+
 /// Encodes `src` through `f` into codes of `width` bits (`1..=8`) packed into
 /// the stream from value `offset`.
 ///
@@ -459,7 +551,7 @@ pub fn decode_with<O: Copy, F: Fn(u8) -> O>(
 /// let mut words = [0u64; 1];
 /// let levels = |x: f32| x.clamp(0.0, 3.0).round() as u8;
 /// kernels::encode(2, &[0.2f32, 1.7, 9.0], levels, &mut words, 0)?;
-/// assert_eq!(words[0], 0b11_10_00);
+/// assert_eq!(u64::from_le(words[0]), 0b11_10_00);
 /// # Ok::<(), bitpack::Error>(())
 /// ```
 pub fn encode<S: Copy, F: Fn(S) -> u8>(

@@ -23,6 +23,10 @@ pub(crate) trait Lane: Copy + Default + bytemuck::Pod + Send + Sync + 'static {
     fn from_u64(v: u64) -> Self;
     /// Zero-extends to a word.
     fn to_u64(self) -> u64;
+    /// The value of little-endian bytes.
+    fn from_le(x: Self) -> Self;
+    /// The little-endian bytes of the value.
+    fn to_le(self) -> Self;
 }
 
 macro_rules! impl_lane {
@@ -37,11 +41,33 @@ macro_rules! impl_lane {
             fn to_u64(self) -> u64 {
                 self as u64
             }
+            #[inline(always)]
+            fn from_le(x: Self) -> Self {
+                <$t>::from_le(x)
+            }
+            #[inline(always)]
+            fn to_le(self) -> Self {
+                <$t>::to_le(self)
+            }
         }
     )*};
 }
 
 impl_lane!(u8, u16, u32, u64);
+
+/// The value of a stored word: words hold the stream's bytes in
+/// little-endian order (as `NarrowArray` stores them), so this is free on
+/// little-endian targets.
+#[inline(always)]
+pub(crate) fn ld(word: u64) -> u64 {
+    u64::from_le(word)
+}
+
+/// The stored form of a word value (see [`ld`]).
+#[inline(always)]
+pub(crate) fn st(value: u64) -> u64 {
+    value.to_le()
+}
 
 /// `gcd(w, 64)` for `w >= 1`.
 #[inline(always)]
@@ -90,9 +116,9 @@ pub(crate) const fn rep_mask(field: u32, period: u32) -> u64 {
 pub(crate) fn get64(words: &[u64], bit: usize, w: u32) -> u64 {
     let i = bit / 64;
     let s = (bit % 64) as u32;
-    let mut v = words[i] >> s;
+    let mut v = ld(words[i]) >> s;
     if s + w > 64 {
-        v |= words[i + 1] << (64 - s);
+        v |= ld(words[i + 1]) << (64 - s);
     }
     v & mask64(w)
 }
@@ -105,10 +131,10 @@ pub(crate) fn set64(words: &mut [u64], bit: usize, w: u32, v: u64) {
     let s = (bit % 64) as u32;
     let m = mask64(w);
     let v = v & m;
-    words[i] = (words[i] & !(m << s)) | (v << s);
+    words[i] = st((ld(words[i]) & !(m << s)) | (v << s));
     if s + w > 64 {
         let hi = s + w - 64;
-        words[i + 1] = (words[i + 1] & !mask64(hi)) | (v >> (64 - s));
+        words[i + 1] = st((ld(words[i + 1]) & !mask64(hi)) | (v >> (64 - s)));
     }
 }
 
@@ -117,13 +143,13 @@ pub(crate) fn set64(words: &mut [u64], bit: usize, w: u32, v: u64) {
 pub(crate) fn get128(words: &[u64], bit: usize, w: u32) -> u128 {
     let i = bit / 64;
     let s = (bit % 64) as u32;
-    let mut v = (words[i] >> s) as u128;
+    let mut v = (ld(words[i]) >> s) as u128;
     let mut have = 64 - s;
     if have < w {
-        v |= (words[i + 1] as u128) << have;
+        v |= (ld(words[i + 1]) as u128) << have;
         have += 64;
         if have < w {
-            v |= (words[i + 2] as u128) << have;
+            v |= (ld(words[i + 2]) as u128) << have;
         }
     }
     v & mask128(w)
@@ -140,7 +166,7 @@ pub(crate) fn set128(words: &mut [u64], bit: usize, w: u32, v: u128) {
     while left > 0 {
         let take = if 64 - s < left { 64 - s } else { left };
         let m = mask64(take) << s;
-        words[i] = (words[i] & !m) | (((v as u64) << s) & m);
+        words[i] = st((ld(words[i]) & !m) | (((v as u64) << s) & m));
         v >>= take;
         left -= take;
         s = 0;
@@ -171,9 +197,9 @@ fn unpack_block<const W: u32, U: Lane>(words: &[u64], out: &mut [U]) {
             let bit = j * W as usize;
             let w = bit / 64;
             let s = (bit % 64) as u32;
-            let mut v = words[w] >> s;
+            let mut v = ld(words[w]) >> s;
             if s + W > 64 {
-                v |= words[w + 1] << (64 - s);
+                v |= ld(words[w + 1]) << (64 - s);
             }
             out[j] = U::from_u64(v & mask64(W));
         }
@@ -181,27 +207,26 @@ fn unpack_block<const W: u32, U: Lane>(words: &[u64], out: &mut [U]) {
 }
 
 /// Copies whole-width elements (`W == U::BITS`) straight from the words'
-/// bytes. Little-endian only: there the words' bytes are the stream's bytes.
-#[cfg(target_endian = "little")]
+/// bytes, which are the stream's bytes. On little-endian targets the bytes of
+/// a `U` are its value; elsewhere each element is then byte-swapped.
 #[inline(always)]
-fn copy_full<U: Lane>(words: &[u64], offset: usize, dst: &mut [U]) -> bool {
+fn copy_full<U: Lane>(words: &[u64], offset: usize, dst: &mut [U]) {
     let bytes: &[u8] = bytemuck::cast_slice(words);
     let size = core::mem::size_of::<U>();
     let src = &bytes[offset * size..(offset + dst.len()) * size];
     bytemuck::cast_slice_mut::<U, u8>(dst).copy_from_slice(src);
-    true
-}
-
-#[cfg(not(target_endian = "little"))]
-#[inline(always)]
-fn copy_full<U: Lane>(_: &[u64], _: usize, _: &mut [U]) -> bool {
-    false
+    if cfg!(target_endian = "big") {
+        for d in dst {
+            *d = U::from_le(*d);
+        }
+    }
 }
 
 /// Unpacks `dst.len()` elements of `W` bits (`W <= U::BITS`, `W <= 64`)
 /// starting at element `offset` of the stream.
 pub(crate) fn unpack<const W: u32, U: Lane>(words: &[u64], offset: usize, dst: &mut [U]) {
-    if W == U::BITS && copy_full(words, offset, dst) {
+    if W == U::BITS {
+        copy_full(words, offset, dst);
         return;
     }
     let n = dst.len();
@@ -258,7 +283,7 @@ fn pack_block<const W: u32, U: Lane>(src: &[U], words: &mut [u64]) {
                 cur |= v << s;
             }
             if s + W >= 64 {
-                words[w] = cur;
+                words[w] = st(cur);
                 cur = if s + W > 64 { v >> (64 - s) } else { 0 };
             }
         }
@@ -268,27 +293,26 @@ fn pack_block<const W: u32, U: Lane>(src: &[U], words: &mut [u64]) {
 }
 
 /// Copies whole-width elements (`W == U::BITS`) straight into the words'
-/// bytes (little-endian only).
-#[cfg(target_endian = "little")]
+/// bytes (byte-swapping each element first on big-endian targets).
 #[inline(always)]
-fn copy_full_in<U: Lane>(src: &[U], words: &mut [u64], offset: usize) -> bool {
+fn copy_full_in<U: Lane>(src: &[U], words: &mut [u64], offset: usize) {
     let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);
     let size = core::mem::size_of::<U>();
-    bytes[offset * size..(offset + src.len()) * size].copy_from_slice(bytemuck::cast_slice(src));
-    true
-}
-
-#[cfg(not(target_endian = "little"))]
-#[inline(always)]
-fn copy_full_in<U: Lane>(_: &[U], _: &mut [u64], _: usize) -> bool {
-    false
+    let out = &mut bytes[offset * size..(offset + src.len()) * size];
+    out.copy_from_slice(bytemuck::cast_slice(src));
+    if cfg!(target_endian = "big") {
+        for d in bytemuck::cast_slice_mut::<u8, U>(out) {
+            *d = d.to_le();
+        }
+    }
 }
 
 /// Packs `src` (`W <= U::BITS`, `W <= 64`) into the stream at element
 /// `offset`; bits of `src` above `W` are ignored and stream bits outside the
 /// written elements are unchanged.
 pub(crate) fn pack<const W: u32, U: Lane>(src: &[U], words: &mut [u64], offset: usize) {
-    if W == U::BITS && copy_full_in(src, words, offset) {
+    if W == U::BITS {
+        copy_full_in(src, words, offset);
         return;
     }
     let n = src.len();
@@ -350,14 +374,24 @@ pub(crate) fn popcount_range(words: &[u64], start: usize, n: usize) -> u64 {
     let (w0, s0) = (start / 64, start % 64);
     let (w1, s1) = (end / 64, end % 64);
     if w0 == w1 {
-        return ((words[w0] >> s0) & mask64((s1 - s0) as u32)).count_ones() as u64;
+        return ((ld(words[w0]) >> s0) & mask64((s1 - s0) as u32)).count_ones() as u64;
     }
-    let mut total = (words[w0] >> s0).count_ones() as u64;
-    for &x in &words[w0 + 1..w1] {
+    let mut total = (ld(words[w0]) >> s0).count_ones() as u64;
+    // Four independent sums, so that the adds do not serialize the counts.
+    let mid = &words[w0 + 1..w1];
+    let mut quads = mid.chunks_exact(4);
+    let mut acc = [0u64; 4];
+    for q in &mut quads {
+        for (a, &x) in acc.iter_mut().zip(q) {
+            *a += x.count_ones() as u64;
+        }
+    }
+    total += acc.iter().sum::<u64>();
+    for &x in quads.remainder() {
         total += x.count_ones() as u64;
     }
     if s1 > 0 {
-        total += (words[w1] & mask64(s1 as u32)).count_ones() as u64;
+        total += (ld(words[w1]) & mask64(s1 as u32)).count_ones() as u64;
     }
     total
 }
@@ -440,7 +474,7 @@ pub(crate) fn sum_fold<const W: u32>(words: &[u64], offset: usize, n: usize) -> 
             let ws = &ws[..bw];
             unroll64!(k => {
                 if k < bw {
-                    let x = ws[k];
+                    let x = ld(ws[k]);
                     let e = first_boundary(W, k);
                     if e > 0 {
                         extra += (x & mask64(e)) << (W - e);
@@ -482,9 +516,9 @@ pub(crate) fn sum_extract<const W: u32>(words: &[u64], offset: usize, n: usize) 
                 let bit = j * W as usize;
                 let w = bit / 64;
                 let s = (bit % 64) as u32;
-                let mut v = ws[w] >> s;
+                let mut v = ld(ws[w]) >> s;
                 if s + W > 64 {
-                    v |= ws[w + 1] << (64 - s);
+                    v |= ld(ws[w + 1]) << (64 - s);
                 }
                 total += (v & mask64(W)) as u128;
             }
@@ -500,7 +534,7 @@ pub(crate) fn sum_extract<const W: u32>(words: &[u64], offset: usize, n: usize) 
 
 /// Elements per stack chunk in [`decode`] and [`encode`]: a multiple of every
 /// block length, so chunks after the first start on a block boundary.
-pub(crate) const CHUNK: usize = 256;
+pub(crate) const CHUNK: usize = 1024;
 
 /// Length of the first chunk from element `offset`: up to the next multiple of
 /// 64 (a block boundary for every width), or a whole chunk when aligned.
@@ -606,7 +640,18 @@ pub(crate) fn encode_chunks<S: Copy>(
 /// `codes[i] = f(src[i])`: the portable map of [`encode_chunks`].
 #[inline(always)]
 pub(crate) fn map_codes<S: Copy, F: Fn(S) -> u8>(f: &F, src: &[S], codes: &mut [u8]) {
-    for (c, &s) in codes.iter_mut().zip(src) {
+    // Blocks of 32 let the vectorizer narrow four vectors of results to
+    // bytes at once.
+    let n = codes.len().min(src.len());
+    let (codes, src) = (&mut codes[..n], &src[..n]);
+    let mut blocks = codes.chunks_exact_mut(32);
+    let mut sblocks = src.chunks_exact(32);
+    for (c, s) in (&mut blocks).zip(&mut sblocks) {
+        for j in 0..32 {
+            c[j] = f(s[j]);
+        }
+    }
+    for (c, &s) in blocks.into_remainder().iter_mut().zip(sblocks.remainder()) {
         *c = f(s);
     }
 }

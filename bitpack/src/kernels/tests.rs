@@ -28,7 +28,7 @@ fn ref_get(words: &[u64], i: usize, w: u32) -> u128 {
     let mut v = 0u128;
     for b in 0..w as usize {
         let bit = i * w as usize + b;
-        v |= (((words[bit / 64] >> (bit % 64)) & 1) as u128) << b;
+        v |= (((u64::from_le(words[bit / 64]) >> (bit % 64)) & 1) as u128) << b;
     }
     v
 }
@@ -39,7 +39,8 @@ fn ref_set(words: &mut [u64], i: usize, w: u32, v: u128) {
     for b in 0..w as usize {
         let bit = i * w as usize + b;
         let x = ((v >> b) & 1) as u64;
-        words[bit / 64] = (words[bit / 64] & !(1 << (bit % 64))) | (x << (bit % 64));
+        let old = u64::from_le(words[bit / 64]);
+        words[bit / 64] = ((old & !(1 << (bit % 64))) | (x << (bit % 64))).to_le();
     }
 }
 
@@ -764,5 +765,284 @@ fn hsum_adds_every_slot() {
             }
             assert_eq!(scalar::hsum(x, s), expect, "slot width {s}");
         }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// table-free float conversions
+// ---------------------------------------------------------------------------
+
+mod minifloat {
+    use std::vec::Vec;
+
+    use super::Rng;
+    use crate::formats::{E2M1, E2M3, E3M2, E4M3, E5M2, E8M0, MiniFloat, Mode};
+    use crate::kernels::minifloat::{
+        decode_codes, decode_fast, decode_fast_ok, encode_fast, encode_fast_ok, f16_ok,
+    };
+
+    /// Every code: the branch-free decode, and every path of
+    /// `decode_codes`, against the format's own decode, bit for bit.
+    fn check_decode<F: MiniFloat>() {
+        let f = F::FORMAT;
+        let codes: Vec<u8> = (0..=255u8).collect();
+        let expect: Vec<u32> = codes
+            .iter()
+            .map(|&c| f.decode_f32(c as u32).to_bits())
+            .collect();
+        if decode_fast_ok(&f) {
+            for &c in &codes {
+                assert_eq!(
+                    decode_fast::<F>(c).to_bits(),
+                    expect[c as usize],
+                    "{f:?} decode_fast {c:#x}"
+                );
+            }
+        }
+        let table: Vec<f32> = codes.iter().map(|&c| f.decode_f32(c as u32)).collect();
+        let mut out = std::vec![0f32; 256];
+        decode_codes::<F>(&codes, &mut out, |c| table[c as usize]);
+        let bits: Vec<u32> = out.iter().map(|x| x.to_bits()).collect();
+        assert_eq!(bits, expect, "{f:?} decode_codes");
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        {
+            use crate::kernels::x86;
+            let have = x86::detected();
+            if f16_ok(&f) && have & x86::AVX2_F16C == x86::AVX2_F16C {
+                // Lengths that leave tails of every size.
+                for n in [0usize, 1, 15, 16, 17, 100, 256] {
+                    let mut out = std::vec![0f32; n];
+                    // SAFETY: AVX2 and F16C were detected just above.
+                    unsafe { x86::decode_f16c::<F>(&codes[..n], &mut out) };
+                    let bits: Vec<u32> = out.iter().map(|x| x.to_bits()).collect();
+                    assert_eq!(bits, expect[..n], "{f:?} decode_f16c, {n} codes");
+                }
+            } else if f16_ok(&f) {
+                std::eprintln!("skipped: decode_f16c for {f:?} (no AVX2 and F16C)");
+            }
+        }
+        let _ = f16_ok(&f);
+    }
+
+    /// Inputs around every value and every rounding boundary of the format,
+    /// special values, and a sweep of the whole `f32` range.
+    fn inputs<F: MiniFloat>() -> Vec<f32> {
+        let f = F::FORMAT;
+        let mut vals: Vec<f32> = (0..1u32 << f.bits())
+            .map(|c| f.decode_f32(c))
+            .filter(|v| v.is_finite())
+            .collect();
+        vals.sort_by(f32::total_cmp);
+        let mut out = Vec::new();
+        let near = |x: f32, out: &mut Vec<f32>| {
+            let b = x.to_bits();
+            for d in [-2i64, -1, 0, 1, 2] {
+                let nb = b as i64 + d;
+                if (0..=u32::MAX as i64).contains(&nb) {
+                    out.push(f32::from_bits(nb as u32));
+                }
+            }
+        };
+        for w in vals.windows(2) {
+            near(w[0], &mut out);
+            near((w[0] as f64 / 2.0 + w[1] as f64 / 2.0) as f32, &mut out);
+        }
+        if let Some(&top) = vals.last() {
+            // Beyond the largest value: the overflow boundary and far above.
+            let step = top - vals[vals.len() - 2];
+            near(top + step / 2.0, &mut out);
+            near(top + step, &mut out);
+            near(top * 4.0, &mut out);
+        }
+        for x in [
+            0.0f32,
+            f32::MIN_POSITIVE,
+            f32::from_bits(1),
+            f32::from_bits(0x007f_ffff),
+            f32::MAX,
+            f32::INFINITY,
+            f32::NAN,
+            f32::from_bits(0x7f80_0001),
+            f32::from_bits(0x7fff_ffff),
+        ] {
+            out.push(x);
+            out.push(-x);
+        }
+        let mut rng = Rng::new(f.bits() as u64 * 31 + f.mantissa_bits as u64);
+        for k in 0..(1u64 << 20) {
+            out.push(f32::from_bits(
+                (k as u32).wrapping_mul(4099) ^ rng.next() as u32 & 0xff,
+            ));
+        }
+        out
+    }
+
+    fn check_encode<F: MiniFloat>() {
+        let f = F::FORMAT;
+        if !encode_fast_ok(&f) {
+            return;
+        }
+        let xs = inputs::<F>();
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        {
+            use crate::kernels::x86;
+            if x86::detected() & x86::AVX2 != 0 {
+                let near: Vec<u8> = xs
+                    .iter()
+                    .map(|&x| f.encode_f32(x, Mode::Nearest) as u8)
+                    .collect();
+                let sat: Vec<u8> = xs
+                    .iter()
+                    .map(|&x| f.encode_f32(x, Mode::SatFinite) as u8)
+                    .collect();
+                // Lengths that leave tails of every size, and the whole set.
+                for n in [0usize, 1, 31, 32, 33, 100, xs.len()] {
+                    let mut out = std::vec![0u8; n];
+                    // SAFETY: AVX2 was detected just above.
+                    unsafe { x86::encode_f32_avx2::<F, false>(&xs[..n], &mut out) };
+                    assert_eq!(out, near[..n], "{f:?} encode_f32_avx2 nearest, {n} values");
+                    // SAFETY: as above.
+                    unsafe { x86::encode_f32_avx2::<F, true>(&xs[..n], &mut out) };
+                    assert_eq!(out, sat[..n], "{f:?} encode_f32_avx2 satfinite, {n} values");
+                    if f.bits() == 4 {
+                        let packed = |c: &[u8]| -> Vec<u8> {
+                            c.chunks(2)
+                                .map(|p| p[0] | p.get(1).map_or(0, |h| h << 4))
+                                .collect()
+                        };
+                        let mut out = std::vec![0u8; n.div_ceil(2)];
+                        // SAFETY: as above.
+                        unsafe { x86::encode4_f32_avx2::<F, false>(&xs[..n], &mut out) };
+                        assert_eq!(out, packed(&near[..n]), "{f:?} encode4 nearest, {n} values");
+                        // SAFETY: as above.
+                        unsafe { x86::encode4_f32_avx2::<F, true>(&xs[..n], &mut out) };
+                        assert_eq!(
+                            out,
+                            packed(&sat[..n]),
+                            "{f:?} encode4 satfinite, {n} values"
+                        );
+                    }
+                }
+            } else {
+                std::eprintln!("skipped: encode_f32_avx2 for {f:?} (no AVX2)");
+            }
+        }
+        for x in xs {
+            assert_eq!(
+                encode_fast::<F, false>(x) as u32,
+                f.encode_f32(x, Mode::Nearest),
+                "{f:?} nearest {x:e} ({:#x})",
+                x.to_bits()
+            );
+            assert_eq!(
+                encode_fast::<F, true>(x) as u32,
+                f.encode_f32(x, Mode::SatFinite),
+                "{f:?} satfinite {x:e} ({:#x})",
+                x.to_bits()
+            );
+        }
+    }
+
+    /// `encode_words` and `decode_words` at every small offset and length
+    /// against the routine and the format's decode, value by value.
+    fn check_words<F: MiniFloat>() {
+        use crate::kernels::minifloat::{decode_words, encode_words};
+        let f = F::FORMAT;
+        let w = f.bits();
+        let table: [f32; 256] = core::array::from_fn(|c| f.decode_f32(c as u32));
+        let mut rng = Rng::new(w as u64 * 101);
+        for off in 0..5usize {
+            for n in (0..70usize).chain([255, 256, 257, 1000, 1025]) {
+                let src: Vec<f32> = (0..n)
+                    .map(|_| match rng.next() % 16 {
+                        0 => f32::NAN,
+                        1 => f32::NEG_INFINITY,
+                        2 => 1e30,
+                        3 => 1e-30,
+                        _ => (rng.next() % 2000) as f32 / 64.0 - 15.0,
+                    })
+                    .collect();
+                let nw = super::super::words_for(w, off + n) + 1;
+                let before = rng.words(nw);
+                for sat in [false, true] {
+                    let mode = if sat { Mode::SatFinite } else { Mode::Nearest };
+                    let mut expect = before.clone();
+                    for (i, &x) in src.iter().enumerate() {
+                        super::ref_set(&mut expect, off + i, w, f.encode_f32(x, mode) as u128);
+                    }
+                    let mut words = before.clone();
+                    encode_words::<F>(&src, sat, &mut words, off);
+                    assert_eq!(
+                        words, expect,
+                        "{f:?} encode_words sat={sat} offset {off} len {n}"
+                    );
+                }
+                let mut out = std::vec![0f32; n];
+                decode_words::<F>(&before, off, &mut out, &table);
+                for (i, x) in out.iter().enumerate() {
+                    let code = super::ref_get(&before, off + i, w) as u32;
+                    assert_eq!(
+                        x.to_bits(),
+                        f.decode_f32(code).to_bits(),
+                        "{f:?} decode_words"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn words_paths_match_the_routine() {
+        check_words::<E2M1>();
+        check_words::<E2M3>();
+        check_words::<E3M2>();
+        check_words::<E4M3>();
+        check_words::<E5M2>();
+        check_words::<E8M0>();
+    }
+
+    #[test]
+    fn coverage_of_the_fast_paths() {
+        // Every shipped format but E8M0 (no zero, ties away) is covered.
+        assert!(encode_fast_ok(&E2M1::FORMAT) && encode_fast_ok(&E4M3::FORMAT));
+        assert!(encode_fast_ok(&E2M3::FORMAT) && encode_fast_ok(&E3M2::FORMAT));
+        assert!(encode_fast_ok(&E5M2::FORMAT) && !encode_fast_ok(&E8M0::FORMAT));
+        assert!(decode_fast_ok(&E4M3::FORMAT) && !decode_fast_ok(&E8M0::FORMAT));
+        assert!(f16_ok(&E4M3::FORMAT) && f16_ok(&E5M2::FORMAT) && f16_ok(&E3M2::FORMAT));
+    }
+
+    #[test]
+    fn decode_every_code() {
+        check_decode::<E2M1>();
+        check_decode::<E2M3>();
+        check_decode::<E3M2>();
+        check_decode::<E4M3>();
+        check_decode::<E5M2>();
+        check_decode::<E8M0>();
+    }
+
+    #[test]
+    fn encode_e2m1() {
+        check_encode::<E2M1>();
+    }
+
+    #[test]
+    fn encode_e2m3() {
+        check_encode::<E2M3>();
+    }
+
+    #[test]
+    fn encode_e3m2() {
+        check_encode::<E3M2>();
+    }
+
+    #[test]
+    fn encode_e4m3() {
+        check_encode::<E4M3>();
+    }
+
+    #[test]
+    fn encode_e5m2() {
+        check_encode::<E5M2>();
     }
 }

@@ -25,8 +25,12 @@ pub(crate) const AVX2: u8 = 1;
 pub(crate) const BMI2: u8 = 2;
 /// `popcnt` detected.
 pub(crate) const POPCNT: u8 = 4;
+/// `f16c` detected.
+pub(crate) const F16C: u8 = 8;
 /// `avx2` and `bmi2` detected.
 pub(crate) const AVX2_BMI2: u8 = AVX2 | BMI2;
+/// `avx2` and `f16c` detected.
+pub(crate) const AVX2_F16C: u8 = AVX2 | F16C;
 /// Detection has run.
 const DETECTED: u8 = 0x80;
 
@@ -53,6 +57,9 @@ fn detect() -> u8 {
     }
     if std::is_x86_feature_detected!("popcnt") {
         f |= POPCNT;
+    }
+    if std::is_x86_feature_detected!("f16c") {
+        f |= F16C;
     }
     FEATURES.store(f, Ordering::Relaxed);
     f
@@ -860,10 +867,10 @@ pub(crate) unsafe fn sum_popcnt<const W: u32>(words: &[u64], offset: usize, n: u
 }
 
 /// Sum of `W`-bit elements for `W` in {1, 2, 4, 8}, where no element crosses
-/// a byte: fields are folded pairwise inside each byte (bits into pairs,
-/// pairs into nibbles, nibbles into bytes), byte sums accumulate in 8-bit
-/// lanes for as many steps as cannot overflow, and `vpsadbw` adds each 8
-/// bytes into a 64-bit lane.
+/// a byte: each byte's field sum is two `pshufb` lookups of its nibbles'
+/// field sums (`W <= 2`; Mula's popcount for one bit) or the sum of its
+/// nibbles (`W == 4`); byte sums accumulate in 8-bit lanes for as many steps
+/// as cannot overflow, and `vpsadbw` adds each 8 bytes into a 64-bit lane.
 ///
 /// # Safety
 ///
@@ -885,9 +892,16 @@ pub(crate) unsafe fn sum_bytes_avx2<const W: u32>(words: &[u64], offset: usize, 
         (8 / w) * ((1 << w) - 1)
     };
     let batch = (255 / per_byte).max(1);
-    let m1 = _mm256_set1_epi8(0x55);
-    let m2 = _mm256_set1_epi8(0x33);
     let m4 = _mm256_set1_epi8(0x0f);
+    // Field sums of a nibble: 4 one-bit fields or 2 two-bit fields.
+    let lut = v256(core::array::from_fn(|i| {
+        let n = (i % 16) as u8;
+        if W == 1 {
+            n.count_ones() as u8
+        } else {
+            (n & 3) + (n >> 2)
+        }
+    }));
     let zero = _mm256_setzero_si256();
     let mut acc = zero;
     let mut s = 0;
@@ -898,16 +912,13 @@ pub(crate) unsafe fn sum_bytes_avx2<const W: u32>(words: &[u64], offset: usize, 
             // SAFETY: `s < steps`, so `first + 32 * s + 32 <= bytes.len()`
             // (asserted above).
             let mut v = unsafe { load32(bytes, first + 32 * s) };
-            if W == 1 {
-                v = _mm256_sub_epi8(v, _mm256_and_si256(_mm256_srli_epi16::<1>(v), m1));
-            }
             if W <= 2 {
-                v = _mm256_add_epi8(
-                    _mm256_and_si256(v, m2),
-                    _mm256_and_si256(_mm256_srli_epi16::<2>(v), m2),
-                );
-            }
-            if W <= 4 {
+                // A nibble's field sum by table (Mula's popcount for one
+                // bit): two lookups per byte.
+                let lo = _mm256_and_si256(v, m4);
+                let hi = _mm256_and_si256(_mm256_srli_epi16::<4>(v), m4);
+                v = _mm256_add_epi8(_mm256_shuffle_epi8(lut, lo), _mm256_shuffle_epi8(lut, hi));
+            } else if W == 4 {
                 v = _mm256_add_epi8(
                     _mm256_and_si256(v, m4),
                     _mm256_and_si256(_mm256_srli_epi16::<4>(v), m4),
@@ -1119,48 +1130,224 @@ pub(crate) unsafe fn decode_perm_avx2<const W: u32>(
     scalar::decode_chunks(unpack, words, offset + i, table, &mut dst[i..]);
 }
 
-/// Decodes `W`-bit codes (`W` in `5..=8`) through a table of 4-byte values
-/// with `vpgatherdd`: codes are unpacked to dwords as in
-/// [`unpack_u32_avx2`], then gathered 8 at a time.
+/// Decodes unpacked codes of a small float format (one per byte) to `f32`
+/// through `binary16`, 16 per step: the code's magnitude bits are shifted
+/// into a `binary16` code and its sign into bit 15 (16-bit lanes), NaN codes
+/// of an all-ones-NaN format become the `binary16` quiet NaN and IEEE NaNs
+/// are made canonical, `vcvtph2ps` converts 8 at a time, and a multiply by
+/// `2^(15 - bias)` rescales (exact: a power of two, on normal `f32`s). The
+/// format must satisfy `minifloat::f16_ok`.
+///
+/// # Safety
+///
+/// The CPU must support AVX2 and F16C.
+#[target_feature(enable = "avx2,f16c")]
+pub(crate) unsafe fn decode_f16c<F: crate::formats::MiniFloat>(codes: &[u8], out: &mut [f32]) {
+    use crate::formats::Specials;
+    let (e, m) = const { (F::FORMAT.exponent_bits, F::FORMAT.mantissa_bits) };
+    let (bias, specials) = const { (F::FORMAT.bias, F::FORMAT.specials) };
+    let n = codes.len().min(out.len());
+    let steps = n / 16;
+    let mag_mask = _mm256_set1_epi16(((1u32 << (e + m)) - 1) as i16);
+    let sign_bit = _mm256_set1_epi16((1u32 << (e + m)) as i16);
+    let shift = count(10 - m);
+    let sign_shift = count(15 - (e + m));
+    let bit14 = _mm256_set1_epi16(0x4000);
+    // The binary16 codes (sign clear) of the format's NaN magnitude and of
+    // an IEEE format's infinity, the canonical quiet NaN, and the xor that
+    // turns the first into the last.
+    let nan_h_bits = ((1u32 << (e + m)) - 1) << (10 - m);
+    let no_sign = _mm256_set1_epi16(0x7fff);
+    let nan_h = _mm256_set1_epi16(nan_h_bits as i16);
+    let nan_fix = _mm256_set1_epi16((nan_h_bits ^ 0x7e00) as i16);
+    let inf_h = _mm256_set1_epi16(((((1u32 << e) - 1) << m) << (10 - m)) as i16);
+    let qnan = _mm256_set1_epi16(0x7e00);
+    let scale = _mm256_set1_ps(f32::from_bits(((127 + 15 - bias) as u32) << 23));
+    let out_bytes: &mut [u8] = bytemuck::cast_slice_mut(out);
+    assert!(16 * steps <= codes.len() && 64 * steps <= out_bytes.len());
+    for s in 0..steps {
+        // SAFETY: `16 * (s + 1) <= codes.len()` (asserted above).
+        let x = _mm256_cvtepu8_epi16(unsafe { load16(codes, 16 * s) });
+        let mut h = if e + 10 == 14 {
+            // The sign lands on bit 14, one below binary16's: adding bit 14
+            // to itself carries it to bit 15 and clears it.
+            let y = _mm256_sll_epi16(x, shift);
+            _mm256_add_epi16(y, _mm256_and_si256(y, bit14))
+        } else {
+            let mag = _mm256_and_si256(x, mag_mask);
+            let sign = _mm256_sll_epi16(_mm256_and_si256(x, sign_bit), sign_shift);
+            _mm256_or_si256(_mm256_sll_epi16(mag, shift), sign)
+        };
+        match specials {
+            Specials::AllOnesNan => {
+                // The NaN magnitude's binary16 code becomes the quiet NaN.
+                let nan = _mm256_cmpeq_epi16(_mm256_and_si256(h, no_sign), nan_h);
+                h = _mm256_xor_si256(h, _mm256_and_si256(nan, nan_fix));
+            }
+            Specials::Ieee => {
+                let nan = _mm256_cmpgt_epi16(_mm256_and_si256(h, no_sign), inf_h);
+                let sign = _mm256_andnot_si256(no_sign, h);
+                h = _mm256_blendv_epi8(h, _mm256_or_si256(sign, qnan), nan);
+            }
+            _ => {}
+        }
+        let lo = _mm256_cvtph_ps(_mm256_castsi256_si128(h));
+        let hi = _mm256_cvtph_ps(_mm256_extracti128_si256::<1>(h));
+        let (lo, hi) = if bias == 15 {
+            (lo, hi)
+        } else {
+            (_mm256_mul_ps(lo, scale), _mm256_mul_ps(hi, scale))
+        };
+        let (lo, hi) = (_mm256_castps_si256(lo), _mm256_castps_si256(hi));
+        // SAFETY: `64 * (s + 1) <= out_bytes.len()` (asserted above).
+        unsafe { store32(out_bytes, 64 * s, lo) };
+        // SAFETY: as above.
+        unsafe { store32(out_bytes, 64 * s + 32, hi) };
+    }
+    let done = 16 * steps;
+    let tail = |c: u8| super::minifloat::decode_fast::<F>(c);
+    scalar::map_values(&tail, &codes[done..n], &mut out[done..n]);
+}
+
+/// The codes of 8 `f32` lanes (bits in `x`) under the format's
+/// round-to-nearest-even encode, exact: the integer rounding, subnormal add
+/// and selects of `minifloat::encode_fast`, written with signed 32-bit
+/// compares (the compiler turns the element function's compares into
+/// unsigned ones, two instructions each in AVX2).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn encode8<F: crate::formats::MiniFloat, const SAT: bool>(x: __m256i) -> __m256i {
+    use super::minifloat as mf;
+    let m = const { F::FORMAT.mantissa_bits };
+    let bias = const { F::FORMAT.bias };
+    let sign_shift = const { F::FORMAT.exponent_bits + F::FORMAT.mantissa_bits };
+    let max = const { F::FORMAT.max_code() };
+    let over_mag = const { mf::overflow_magnitude(&F::FORMAT, SAT) };
+    let nan_pos = const { mf::nan_result(&F::FORMAT, false, SAT) };
+    let nan_neg = const { mf::nan_result(&F::FORMAT, true, SAT) };
+    let shift = 23 - m;
+    let emin = 1 - bias;
+    let magic = f32::from_bits(((127 + emin - m as i32 + 23) as u32) << 23);
+    let c_sign = _mm256_set1_epi32(1 << sign_shift);
+    let a = _mm256_and_si256(x, _mm256_set1_epi32(0x7fff_ffff));
+    let sign = _mm256_and_si256(_mm256_srl_epi32(x, count(31 - sign_shift)), c_sign);
+    let lsb = _mm256_and_si256(_mm256_srl_epi32(a, count(shift)), _mm256_set1_epi32(1));
+    let r = _mm256_add_epi32(
+        a,
+        _mm256_add_epi32(_mm256_set1_epi32((1 << (shift - 1)) - 1), lsb),
+    );
+    let normal = _mm256_sub_epi32(
+        _mm256_srl_epi32(r, count(shift)),
+        _mm256_set1_epi32((127 - bias) << m),
+    );
+    let lifted = _mm256_castsi256_ps(_mm256_max_epi32(a, _mm256_set1_epi32(0x0080_0000)));
+    let sub = _mm256_sub_epi32(
+        _mm256_castps_si256(_mm256_add_ps(lifted, _mm256_set1_ps(magic))),
+        _mm256_set1_epi32(magic.to_bits() as i32),
+    );
+    let small = _mm256_cmpgt_epi32(_mm256_set1_epi32((127 + emin) << 23), a);
+    let mag = _mm256_blendv_epi8(normal, sub, small);
+    let over = _mm256_cmpgt_epi32(mag, _mm256_set1_epi32(max as i32));
+    let mag = _mm256_blendv_epi8(mag, _mm256_set1_epi32(over_mag as i32), over);
+    let nan = _mm256_cmpgt_epi32(a, _mm256_set1_epi32(0x7f80_0000));
+    let c_nan_pos = _mm256_set1_epi32(nan_pos as i32);
+    if nan_neg == nan_pos | 1 << sign_shift {
+        // The NaN code is the positive one with the sign or-ed in.
+        _mm256_or_si256(_mm256_blendv_epi8(mag, c_nan_pos, nan), sign)
+    } else {
+        let code = _mm256_or_si256(mag, sign);
+        let neg = _mm256_cmpeq_epi32(sign, c_sign);
+        let nan_code = _mm256_blendv_epi8(c_nan_pos, _mm256_set1_epi32(nan_neg as i32), neg);
+        _mm256_blendv_epi8(code, nan_code, nan)
+    }
+}
+
+/// Encodes 32 `f32` (bytes `at..at + 128` of `sb`) to 32 code bytes in
+/// element order: four [`encode8`] and one narrowing.
+///
+/// # Safety
+///
+/// `at + 128 <= sb.len()`.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn encode32<F: crate::formats::MiniFloat, const SAT: bool>(sb: &[u8], at: usize) -> __m256i {
+    // SAFETY: the caller guarantees the 128 bytes; each load reads 32 of
+    // them.
+    let c0 = encode8::<F, SAT>(unsafe { load32(sb, at) });
+    // SAFETY: as above.
+    let c1 = encode8::<F, SAT>(unsafe { load32(sb, at + 32) });
+    // SAFETY: as above.
+    let c2 = encode8::<F, SAT>(unsafe { load32(sb, at + 64) });
+    // SAFETY: as above.
+    let c3 = encode8::<F, SAT>(unsafe { load32(sb, at + 96) });
+    let p01 = _mm256_packus_epi32(c0, c1);
+    let p23 = _mm256_packus_epi32(c2, c3);
+    let order = v256_u32([0, 4, 1, 5, 2, 6, 3, 7]);
+    _mm256_permutevar8x32_epi32(_mm256_packus_epi16(p01, p23), order)
+}
+
+/// `codes[i] = minifloat::encode_fast::<F, SAT>(src[i])` (the format's
+/// round-to-nearest-even encode, exact), 32 values per step. The format must
+/// satisfy `minifloat::encode_fast_ok`.
 ///
 /// # Safety
 ///
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
-pub(crate) unsafe fn decode_gather_avx2<const W: u32>(
-    words: &[u64],
-    offset: usize,
-    table: &[u32],
-    dst: &mut [u32],
+pub(crate) unsafe fn encode_f32_avx2<F: crate::formats::MiniFloat, const SAT: bool>(
+    src: &[f32],
+    codes: &mut [u8],
 ) {
-    let n = dst.len();
-    let head = head8(offset, n);
-    let unpack = |w: &[u64], o: usize, d: &mut [u8]| scalar::unpack::<W, u8>(w, o, d);
-    scalar::decode_chunks(unpack, words, offset, table, &mut dst[..head]);
-    let table = &table[..1 << W];
-    let bytes: &[u8] = bytemuck::cast_slice(words);
-    let out: &mut [u8] = bytemuck::cast_slice_mut(dst);
-    let w = W as usize;
-    let (c0, _, sh) = unpack_u32_consts(W);
-    let (c0, sh) = (v256(c0), v256_u32(sh));
-    let mask = _mm256_set1_epi32(mask64(W) as i32);
-    let first = (offset + head) / 8 * w;
-    let steps = steps_within(first, w, 16, bytes.len(), (n - head) / 8);
-    assert!(steps == 0 || first + (steps - 1) * w + 16 <= bytes.len());
-    assert!(4 * (head + 8 * steps) <= out.len());
+    let n = src.len().min(codes.len());
+    let steps = n / 32;
+    let sb: &[u8] = bytemuck::cast_slice(src);
+    assert!(128 * steps <= sb.len() && 32 * steps <= codes.len());
     for s in 0..steps {
-        // SAFETY: `s < steps`, so the 16 bytes read are inside `bytes`.
-        let v = unsafe { bcast16(bytes, first + w * s) };
-        let idx = _mm256_and_si256(_mm256_srlv_epi32(_mm256_shuffle_epi8(v, c0), sh), mask);
-        // SAFETY: every index is masked to `W` bits, so each gathered element
-        // `table[idx]` (scale 4 bytes) lies inside `table`, which has exactly
-        // `2^W` entries.
-        let r = unsafe { _mm256_i32gather_epi32::<4>(table.as_ptr().cast(), idx) };
-        // SAFETY: the 32 bytes written end inside `out` (asserted above).
-        unsafe { store32(out, 4 * (head + 8 * s), r) };
+        // SAFETY: `128 * steps <= sb.len()` (asserted).
+        let r = unsafe { encode32::<F, SAT>(sb, 128 * s) };
+        // SAFETY: `32 * steps <= codes.len()` (asserted).
+        unsafe { store32(codes, 32 * s, r) };
     }
-    let i = head + 8 * steps;
-    scalar::decode_chunks(unpack, words, offset + i, table, &mut dst[i..]);
+    let done = 32 * steps;
+    let tail = |x: f32| super::minifloat::encode_fast::<F, SAT>(x);
+    scalar::map_codes(&tail, &src[done..n], &mut codes[done..n]);
+}
+
+/// Encodes `src` to 4-bit codes of `F` packed two per byte (element `2i` in
+/// the low nibble of `out[i]`, an odd tail's last nibble alone in a byte
+/// whose high nibble is cleared): [`encode32`] and a `vpmaddubsw` merge of
+/// nibble pairs, 32 values (16 bytes) per step. `out.len()` must be
+/// `ceil(src.len() / 2)`.
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn encode4_f32_avx2<F: crate::formats::MiniFloat, const SAT: bool>(
+    src: &[f32],
+    out: &mut [u8],
+) {
+    let n = src.len();
+    let steps = n / 32;
+    let sb: &[u8] = bytemuck::cast_slice(src);
+    assert!(128 * steps <= sb.len() && 16 * steps <= out.len());
+    let pairs = _mm256_set1_epi16(0x1001);
+    for s in 0..steps {
+        // SAFETY: `128 * steps <= sb.len()` (asserted).
+        let c = unsafe { encode32::<F, SAT>(sb, 128 * s) };
+        let p = _mm256_maddubs_epi16(c, pairs);
+        let b = _mm256_permute4x64_epi64::<0b00_00_10_00>(_mm256_packus_epi16(p, p));
+        let b = _mm256_castsi256_si128(b);
+        // SAFETY: `16 * steps <= out.len()` (asserted).
+        unsafe { store16(out, 16 * s, b) };
+    }
+    for (i, pair) in src[32 * steps..].chunks(2).enumerate() {
+        let lo = super::minifloat::encode_fast::<F, SAT>(pair[0]) & 0xf;
+        let hi = pair
+            .get(1)
+            .map_or(0, |&x| super::minifloat::encode_fast::<F, SAT>(x) & 0xf);
+        out[16 * steps + i] = lo | hi << 4;
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -1220,12 +1407,11 @@ pub(crate) static PACK_U64: XTable<PackX<u64>, 64> = XTable([[None; 2]; 64]);
 pub(crate) static PACK_U128: XTable<PackX<u128>, 128> = XTable([[None; 2]; 128]);
 
 pub(crate) static SUM: XTable<SumX, 64> = xtable!(64;
-    [POPCNT sum_popcnt, AVX2 sum_bytes_avx2] for 1;
+    [AVX2 sum_bytes_avx2, POPCNT sum_popcnt] for 1;
     [AVX2 sum_bytes_avx2] for 2 4 8;
     [AVX2 sum_fold_avx2] for 3 5 6 7;
 );
 
 pub(crate) static DECODE_X32: XTable<DecodeX, 16> = xtable!(16;
     [AVX2 decode_perm_avx2] for 1 2 3 4;
-    [AVX2 decode_gather_avx2] for 5 6 7 8;
 );

@@ -3,8 +3,8 @@
 //!
 //! Every bulk operation of the container (`from_slice`, `extend`,
 //! `pack_from`, `to_vec`, `unpack_into`, `from_bytes`) goes through the
-//! functions here, which take plain slices, so that width-specialized kernels
-//! can replace their bodies without touching the container.
+//! functions here, which take plain slices; [`pack`] and [`unpack`] are the
+//! width-monomorphized kernels of [`crate::kernels`], chosen once per call.
 //!
 //! # The stream
 //!
@@ -14,8 +14,8 @@
 //! free on little-endian targets), so the bytes of the word buffer are the
 //! dense byte stream on every target.
 
+use crate::BitElement;
 use crate::unsigned::mask_u128;
-use crate::{BitElement, Unsigned};
 
 /// The value of a stored word (stored words are little-endian bytes).
 #[inline(always)]
@@ -91,111 +91,11 @@ pub(crate) fn write(words: &mut [u64], bit: usize, width: u32, value: u128) {
     }
 }
 
-/// Streams pieces of up to 64 bits into consecutive stream bits.
-struct Writer<'a> {
-    words: &'a mut [u64],
-    idx: usize,
-    acc: u64,
-    fill: u32,
-}
-
-impl<'a> Writer<'a> {
-    /// A writer at stream bit `bit`; the stream bits below it are kept.
-    #[inline(always)]
-    fn new(words: &'a mut [u64], bit: usize) -> Self {
-        let idx = bit / 64;
-        let fill = (bit % 64) as u32;
-        let acc = if fill == 0 {
-            0
-        } else {
-            load(words[idx]) & mask64(fill)
-        };
-        Self {
-            words,
-            idx,
-            acc,
-            fill,
-        }
-    }
-
-    /// Appends the low `n` (1..=64) bits of `value` (higher bits are clear).
-    #[inline(always)]
-    fn push(&mut self, value: u64, n: u32) {
-        self.acc |= value << self.fill;
-        let total = self.fill + n;
-        if total >= 64 {
-            self.words[self.idx] = store(self.acc);
-            self.idx += 1;
-            self.acc = if self.fill == 0 {
-                0
-            } else {
-                value >> (64 - self.fill)
-            };
-            self.fill = total - 64;
-        } else {
-            self.fill = total;
-        }
-    }
-
-    /// Writes the last partial word, keeping the stream bits above it.
-    #[inline(always)]
-    fn finish(self) {
-        if self.fill > 0 {
-            let keep = load(self.words[self.idx]) & !mask64(self.fill);
-            self.words[self.idx] = store(keep | self.acc);
-        }
-    }
-}
-
-/// Streams pieces of up to 64 bits out of consecutive stream bits.
-struct Reader<'a> {
-    words: &'a [u64],
-    /// The next word to load.
-    idx: usize,
-    /// The unread bits of the current word, shifted down.
-    cur: u64,
-    /// How many bits of `cur` are unread.
-    avail: u32,
-}
-
-impl<'a> Reader<'a> {
-    /// A reader at stream bit `bit`, which must be inside `words`.
-    #[inline(always)]
-    fn new(words: &'a [u64], bit: usize) -> Self {
-        let idx = bit / 64;
-        let off = (bit % 64) as u32;
-        Self {
-            words,
-            idx: idx + 1,
-            cur: load(words[idx]) >> off,
-            avail: 64 - off,
-        }
-    }
-
-    /// The next `n` (1..=64) bits.
-    #[inline(always)]
-    fn pull(&mut self, n: u32) -> u64 {
-        if n <= self.avail {
-            let v = self.cur & mask64(n);
-            self.cur = if n == 64 { 0 } else { self.cur >> n };
-            self.avail -= n;
-            v
-        } else {
-            let next = load(self.words[self.idx]);
-            self.idx += 1;
-            // `avail < n <= 64`, so the shift is in range; `cur` is zero when
-            // `avail` is.
-            let v = (self.cur | (next << self.avail)) & mask64(n);
-            let used = n - self.avail;
-            self.cur = if used == 64 { 0 } else { next >> used };
-            self.avail = 64 - used;
-            v
-        }
-    }
-}
-
 /// Packs `src` into the stream, element `src[j]` at index `first + j`. Only
 /// the bits of those elements change.
+///
+/// Goes through the width's pack kernel ([`crate::kernels`]), chosen once
+/// per call, with the values' raw bits converted a stack chunk at a time.
 ///
 /// # Panics
 ///
@@ -204,24 +104,11 @@ pub(crate) fn pack<T: BitElement>(src: &[T], dst: &mut [u64], first: usize) {
     if src.is_empty() {
         return;
     }
-    let bits = T::BITS;
-    let mut w = Writer::new(dst, first * bits as usize);
-    if bits <= 64 {
-        for v in src {
-            w.push(v.raw_bits().to_u128() as u64, bits);
-        }
-    } else {
-        for v in src {
-            let raw = v.raw_bits().to_u128();
-            w.push(raw as u64, 64);
-            w.push((raw >> 64) as u64, bits - 64);
-        }
-    }
-    w.finish();
+    crate::kernels::pack_map(T::BITS, src, T::raw_bits, dst, first);
 }
 
 /// Unpacks the elements at indices `first..first + dst.len()` of the stream
-/// into `dst`.
+/// into `dst`, through the width's unpack kernel (see [`pack`]).
 ///
 /// # Panics
 ///
@@ -230,19 +117,7 @@ pub(crate) fn unpack<T: BitElement>(src: &[u64], first: usize, dst: &mut [T]) {
     if dst.is_empty() {
         return;
     }
-    let bits = T::BITS;
-    let mut r = Reader::new(src, first * bits as usize);
-    if bits <= 64 {
-        for v in dst {
-            *v = T::from_raw_bits(T::Raw::from_u128_truncate(u128::from(r.pull(bits))));
-        }
-    } else {
-        for v in dst {
-            let lo = u128::from(r.pull(64));
-            let hi = u128::from(r.pull(bits - 64));
-            *v = T::from_raw_bits(T::Raw::from_u128_truncate(lo | (hi << 64)));
-        }
-    }
+    crate::kernels::unpack_map(T::BITS, src, first, dst, T::from_raw_bits);
 }
 
 /// Clears every stream bit at or above `bit`.

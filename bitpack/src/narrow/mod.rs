@@ -18,6 +18,7 @@ mod dynamic;
 mod iter;
 mod ops;
 mod packing;
+mod reduce;
 pub(crate) mod stream;
 mod traits;
 
@@ -28,6 +29,7 @@ pub use dynamic::DynNarrowArray;
 pub use iter::{IntoIter, Iter};
 pub use ops::ReinterpretError;
 pub use packing::{Dense, Packing, WordAligned};
+pub use reduce::UnsignedElement;
 
 /// A growable heap array of values of `T`, packed densely LSB-first: the
 /// memory layout.

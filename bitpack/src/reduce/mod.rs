@@ -26,67 +26,10 @@ pub(crate) mod strided;
 #[cfg(test)]
 mod tests;
 
+use crate::Layout;
+pub(crate) use crate::narrow::UnsignedElement;
 use crate::narrow::stream::width_fns;
-use crate::{BitElement, Layout};
 use strided::{contiguous_aligned, contiguous_dense, strided_aligned, strided_dense};
-
-/// An element whose value is the unsigned integer its raw bits spell, at most
-/// 64 bits wide: the element type of sums ([`NarrowArray::sum`],
-/// [`View::sum`], [`View::sum_axes_into`]) and of assignment from wider
-/// integers ([`ViewMut::assign_from_uints`]).
-///
-/// Implemented for `bool` (0 or 1), `u8`, `u16`, `u32`, `u64` and
-/// `arbitrary_int`'s `u1`..`u63`. Implement it for your own narrow unsigned
-/// newtypes; a type wider than 64 bits is rejected at compile time where it
-/// is summed.
-///
-/// [`NarrowArray::sum`]: crate::NarrowArray::sum
-/// [`View::sum`]: crate::View::sum
-/// [`View::sum_axes_into`]: crate::View::sum_axes_into
-/// [`ViewMut::assign_from_uints`]: crate::ViewMut::assign_from_uints
-///
-/// # Examples
-///
-/// ```
-/// use bitpack::{BitElement, NarrowArray, UnsignedElement};
-///
-/// #[derive(Clone, Copy, Debug, PartialEq, BitElement)]
-/// #[repr(transparent)]
-/// #[bitwidth(5)]
-/// struct Count(u8);
-///
-/// impl UnsignedElement for Count {}
-///
-/// let a = NarrowArray::from_slice(&[Count(30), Count(31), Count(1)]);
-/// assert_eq!(a.sum(), 62);
-/// ```
-pub trait UnsignedElement: BitElement {}
-
-impl UnsignedElement for bool {}
-impl UnsignedElement for u8 {}
-impl UnsignedElement for u16 {}
-impl UnsignedElement for u32 {}
-impl UnsignedElement for u64 {}
-
-#[cfg(feature = "arbitrary-int")]
-mod narrow_ints {
-    use super::UnsignedElement;
-    use arbitrary_int::UInt;
-
-    macro_rules! impl_unsigned_element {
-        ($($raw:ty: $($bits:literal)*;)*) => {$($(
-            impl UnsignedElement for UInt<$raw, $bits> {}
-        )*)*};
-    }
-
-    impl_unsigned_element! {
-        u8: 1 2 3 4 5 6 7;
-        u16: 9 10 11 12 13 14 15;
-        u32: 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31;
-        u64: 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48
-             49 50 51 52 53 54 55 56 57 58 59 60 61 62 63;
-    }
-}
 
 /// Rejects, at compile time, a summed element type wider than 64 bits.
 pub(crate) const fn assert_summable<T: UnsignedElement>() {

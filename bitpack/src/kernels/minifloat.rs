@@ -1,0 +1,359 @@
+//! Table-free conversions between `f32` and the small float formats, generic
+//! over [`MiniFloat`]: the element functions the encode and decode kernels
+//! monomorphize into their loops.
+//!
+//! [`FloatFormat::encode_f32`] is the crate's one rounding routine: exact
+//! for every format, but built from branches on the input's class. The
+//! functions here compute the same codes without branches (selects only), so
+//! that a loop of them vectorizes, for the formats whose rules they cover
+//! ([`encode_fast_ok`], [`decode_fast_ok`]); the bulk paths fall back to the
+//! routine (or the decode table) for the others. Every shipped format except
+//! E8M0 is covered; the tests compare both directions against the routine on
+//! every code and on millions of inputs, in both modes.
+
+use crate::formats::{FloatFormat, MiniFloat, NanFallback, Overflow, Specials, Ties};
+
+/// Whether [`encode_fast`] covers `f`: a signed format of at most 8 bits with
+/// subnormals, ties to even, no `NegativeZeroNan`, at most 22 mantissa bits,
+/// and a smallest subnormal far above `f32`'s subnormals (so that every
+/// subnormal `f32` input rounds to zero).
+pub(crate) const fn encode_fast_ok(f: &FloatFormat) -> bool {
+    f.signed
+        && f.subnormals
+        && matches!(f.ties, Ties::Even)
+        && !matches!(f.specials, Specials::NegativeZeroNan)
+        && f.mantissa_bits <= 22
+        && f.bits() <= 8
+        && 1 - f.bias - f.mantissa_bits as i32 >= -100
+        && f.max_exponent() <= 100
+}
+
+/// The code the routine gives for a NaN input of sign `negative`.
+pub(crate) const fn nan_result(f: &FloatFormat, negative: bool, satfinite: bool) -> u32 {
+    match f.nan_code(negative) {
+        Some(c) => c,
+        None if satfinite => f.max_code(),
+        None => match f.nan_fallback {
+            NanFallback::ZeroOppositeSign if !negative => 1 << (f.exponent_bits + f.mantissa_bits),
+            NanFallback::ZeroOppositeSign | NanFallback::Zero => 0,
+            NanFallback::MaxPositive => f.max_code(),
+        },
+    }
+}
+
+/// The magnitude bits of the code an overflow (or an infinite input) gives
+/// (the sign is or-ed in by the caller).
+pub(crate) const fn overflow_magnitude(f: &FloatFormat, satfinite: bool) -> u32 {
+    let rule = if satfinite {
+        Overflow::Saturate
+    } else {
+        f.overflow
+    };
+    let mag_mask = (1 << (f.exponent_bits + f.mantissa_bits)) - 1;
+    let code = match rule {
+        Overflow::Saturate => f.max_code(),
+        Overflow::Infinity => match f.infinity_code(false) {
+            Some(c) => c,
+            None => f.max_code(),
+        },
+        Overflow::Nan => match f.nan_code(false) {
+            Some(c) => c,
+            None => f.max_code(),
+        },
+    };
+    code & mag_mask
+}
+
+/// `F::FORMAT.encode_f32(x, mode)` without branches, `SAT` selecting
+/// [`Mode::SatFinite`](crate::formats::Mode::SatFinite). Only for formats
+/// with [`encode_fast_ok`].
+///
+/// Normal results round the `f32` bits to `M` mantissa bits with the
+/// integer trick `(a + 2^(22 - M) - 1 + lsb) >> (23 - M)` (ties to even) and
+/// rebias; subnormal results come from adding `2^(emin - M + 23)`, which
+/// makes the FPU round to the subnormal quantum (ties to even); anything
+/// above the largest finite code takes the overflow rule.
+#[inline(always)]
+pub(crate) fn encode_fast<F: MiniFloat, const SAT: bool>(x: f32) -> u8 {
+    // Everything that depends on the format only is a compile-time constant
+    // (`const` blocks: the format's methods are not inlined across crates).
+    let m = const { F::FORMAT.mantissa_bits };
+    let bias = const { F::FORMAT.bias };
+    let sign_shift = const { F::FORMAT.exponent_bits + F::FORMAT.mantissa_bits };
+    let max = const { F::FORMAT.max_code() };
+    let over_mag = const { overflow_magnitude(&F::FORMAT, SAT) };
+    let nan_pos = const { nan_result(&F::FORMAT, false, SAT) };
+    let nan_neg = const { nan_result(&F::FORMAT, true, SAT) };
+    let bits = x.to_bits();
+    let sign = (bits >> 31) << sign_shift;
+    // Every quantity below is under 2^31, so the compares are signed (one
+    // instruction each where unsigned ones are two).
+    let a = (bits & 0x7fff_ffff) as i32;
+    // Normal range: round the mantissa on the integer bits, then rebias.
+    // Infinity lands above every finite code, so it overflows like one.
+    let shift = 23 - m;
+    // (Wraps only for NaN inputs, whose result is replaced below.)
+    let r = a.wrapping_add((1 << (shift - 1)) - 1 + ((a >> shift) & 1));
+    let normal = (r >> shift).wrapping_sub((127 - bias) << m);
+    // Subnormal range: the FPU rounds to the quantum 2^(emin - m). Inputs
+    // below the smallest normal f32 are raised to it first (they all round
+    // to zero), so the add never sees a subnormal operand, which x86 handles
+    // slowly.
+    let emin = 1 - bias;
+    let magic = f32::from_bits(((127 + emin - m as i32 + 23) as u32) << 23);
+    let sub = (f32::from_bits(a.max(0x0080_0000) as u32) + magic).to_bits() as i32
+        - magic.to_bits() as i32;
+    let min_normal = (127 + emin) << 23;
+    let mag = if a < min_normal { sub } else { normal };
+    let mag = if mag > max as i32 {
+        over_mag as i32
+    } else {
+        mag
+    };
+    let signed_nan = const {
+        nan_result(&F::FORMAT, true, SAT)
+            == nan_result(&F::FORMAT, false, SAT) | sign_bit_of(&F::FORMAT)
+    };
+    if signed_nan {
+        // NaN codes are the positive one with the sign or-ed in (every
+        // format with a NaN): only the magnitude is chosen.
+        let mag = if a > 0x7f80_0000 { nan_pos as i32 } else { mag };
+        (sign | mag as u32) as u8
+    } else {
+        let code = sign | mag as u32;
+        let nan = if sign != 0 { nan_neg } else { nan_pos };
+        (if a > 0x7f80_0000 { nan } else { code }) as u8
+    }
+}
+
+/// The sign bit's mask of a signed format.
+const fn sign_bit_of(f: &FloatFormat) -> u32 {
+    1 << (f.exponent_bits + f.mantissa_bits)
+}
+
+/// Whether [`decode_fast`] covers `f`: at most 8 bits, with subnormals, and
+/// every normal value a normal `f32`.
+pub(crate) const fn decode_fast_ok(f: &FloatFormat) -> bool {
+    f.subnormals
+        && f.bits() <= 8
+        && 1 - f.bias >= -126
+        && ((1 << f.exponent_bits) - 1) - f.bias <= 127
+}
+
+/// `F::FORMAT.decode_f32(code)` without branches, bit for bit (NaN codes
+/// give `0x7fc00000` with the code's sign). Only for formats with
+/// [`decode_fast_ok`].
+///
+/// A normal code's bits are rebiased into `f32` bits; a subnormal code `m`
+/// is computed as `2^emin * (1 + m / 2^M) - 2^emin`, exact (Sterbenz), so no
+/// `f32` subnormal is ever an operand.
+#[inline(always)]
+pub(crate) fn decode_fast<F: MiniFloat>(code: u8) -> f32 {
+    let (e, m) = const { (F::FORMAT.exponent_bits, F::FORMAT.mantissa_bits) };
+    let (bias, signed) = const { (F::FORMAT.bias, F::FORMAT.signed) };
+    let specials = const { F::FORMAT.specials };
+    let mag_mask = (1u32 << (e + m)) - 1;
+    let c = code as u32;
+    let mag = c & mag_mask;
+    let negative = signed && (c >> (e + m)) & 1 == 1;
+    let field = mag >> m;
+    let bits = (mag << (23 - m)) + (((127 - bias) as u32) << 23);
+    let min_normal = f32::from_bits(((127 + 1 - bias) as u32) << 23);
+    let sub = f32::from_bits(bits + (1 << 23)) - min_normal;
+    let v = if field == 0 { sub.to_bits() } else { bits };
+    let all_ones = (1u32 << e) - 1;
+    let v = match specials {
+        Specials::FiniteOnly => v,
+        Specials::Ieee => {
+            if field == all_ones {
+                if mag & ((1 << m) - 1) == 0 {
+                    0x7f80_0000
+                } else {
+                    0x7fc0_0000
+                }
+            } else {
+                v
+            }
+        }
+        Specials::AllOnesNan => {
+            if mag == mag_mask {
+                0x7fc0_0000
+            } else {
+                v
+            }
+        }
+        Specials::NegativeZeroNan => {
+            if negative && mag == 0 {
+                0x7fc0_0000
+            } else {
+                v
+            }
+        }
+    };
+    f32::from_bits(v | (negative as u32) << 31)
+}
+
+/// Whether the F16C conversion (`vcvtph2ps`) decodes `f` exactly: a signed
+/// format of at most 8 bits with subnormals whose codes are `binary16`
+/// codes scaled by a power of two: at most 5 exponent bits (5 only with IEEE
+/// specials, which `binary16` shares) and at most 10 mantissa bits.
+#[cfg_attr(not(all(feature = "std", target_arch = "x86_64")), allow(dead_code))]
+pub(crate) const fn f16_ok(f: &FloatFormat) -> bool {
+    decode_fast_ok(f)
+        && f.signed
+        && f.subnormals
+        && f.bits() <= 8
+        && f.mantissa_bits >= 1
+        && f.mantissa_bits <= 10
+        && match f.specials {
+            Specials::Ieee => f.exponent_bits == 5,
+            Specials::FiniteOnly | Specials::AllOnesNan => f.exponent_bits <= 4,
+            Specials::NegativeZeroNan => false,
+        }
+}
+
+/// `out[i] = F::FORMAT.decode_f32(codes[i])` for unpacked codes (one per
+/// byte, bits above the format's ignored), bit for bit: F16C where the CPU
+/// has it and the format allows ([`f16_ok`]), else [`decode_fast`] (a loop
+/// compiled for AVX2 where detected), else `fallback` (the table).
+pub(crate) fn decode_codes<F: MiniFloat>(
+    codes: &[u8],
+    out: &mut [f32],
+    fallback: impl Fn(u8) -> f32,
+) {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    {
+        use super::x86;
+        let have = x86::features();
+        if const { f16_ok(&F::FORMAT) } && have & x86::AVX2_F16C == x86::AVX2_F16C {
+            // SAFETY: `decode_f16c` enables `avx2` and `f16c`, both detected
+            // at run time by `x86::features` just above.
+            unsafe { x86::decode_f16c::<F>(codes, out) };
+            return;
+        }
+        if have & x86::AVX2 != 0 {
+            if const { decode_fast_ok(&F::FORMAT) } {
+                // SAFETY: `map_values_avx2` enables only `avx2`, detected
+                // just above.
+                unsafe { x86::map_values_avx2(&decode_fast::<F>, codes, out) };
+            } else {
+                // SAFETY: as above.
+                unsafe { x86::map_values_avx2(&fallback, codes, out) };
+            }
+            return;
+        }
+    }
+    if const { decode_fast_ok(&F::FORMAT) } {
+        super::scalar::map_values(&decode_fast::<F>, codes, out);
+    } else {
+        super::scalar::map_values(&fallback, codes, out);
+    }
+}
+
+/// Decodes `out.len()` codes of `F` from value `offset` of the word stream:
+/// a 16-entry table in registers for formats of at most 4 bits
+/// ([`decode`](super::decode)), else the codes unpacked a chunk at a time
+/// and converted by [`decode_codes`].
+pub(crate) fn decode_words<F: MiniFloat>(
+    words: &[u64],
+    offset: usize,
+    out: &mut [f32],
+    table: &[f32; 256],
+) {
+    let w = F::BITS;
+    if w <= 4 {
+        if super::decode(w, &table[..1 << w], words, offset, out).is_err() {
+            unreachable!("the caller sized the stream");
+        }
+        return;
+    }
+    if w == 8 {
+        // Whole-byte codes: the words' bytes are the codes.
+        let bytes: &[u8] = bytemuck::cast_slice(words);
+        decode_codes::<F>(&bytes[offset..offset + out.len()], out, |x| {
+            table[x as usize]
+        });
+        return;
+    }
+    let unpack = select!(UNPACK_U8[w](ws: &[u64], o: usize, d: &mut [u8]));
+    let convert = |c: &[u8], o: &mut [f32]| decode_codes::<F>(c, o, |x| table[x as usize]);
+    super::scalar::decode_map_chunks(unpack, convert, words, offset, out);
+}
+
+/// Encodes `src` as codes of `F` from value `offset` of the word stream,
+/// `satfinite` selecting the saturating mode: [`encode_fast`] where it
+/// covers the format (as AVX2 code where detected: `x86::encode_f32_avx2`),
+/// else the rounding routine, monomorphized into the encode kernel
+/// ([`encode`](super::encode)).
+pub(crate) fn encode_words<F: MiniFloat>(
+    src: &[f32],
+    satfinite: bool,
+    words: &mut [u64],
+    offset: usize,
+) {
+    use crate::formats::Mode;
+    let w = F::BITS;
+    debug_assert!(super::check_words(w, offset, src.len(), words.len()).is_ok());
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if const { encode_fast_ok(&F::FORMAT) } && super::x86::features() & super::x86::AVX2 != 0 {
+        let map = |s: &[f32], c: &mut [u8]| {
+            if satfinite {
+                // SAFETY: `encode_f32_avx2` enables only `avx2`, which
+                // `x86::features` detected just above.
+                unsafe { super::x86::encode_f32_avx2::<F, true>(s, c) }
+            } else {
+                // SAFETY: as above.
+                unsafe { super::x86::encode_f32_avx2::<F, false>(s, c) }
+            }
+        };
+        if w == 8 {
+            // Whole-byte codes: write them straight into the words' bytes.
+            let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);
+            map(src, &mut bytes[offset..offset + src.len()]);
+        } else if w == 4 && offset.is_multiple_of(2) {
+            // Nibble pairs: packed straight into the words' bytes; an odd
+            // last value goes through the general path (its byte's other
+            // nibble may belong to a neighbour).
+            let even = src.len() & !1;
+            let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);
+            let out = &mut bytes[offset / 2..(offset + even) / 2];
+            if satfinite {
+                // SAFETY: `encode4_f32_avx2` enables only `avx2`, detected
+                // above.
+                unsafe { super::x86::encode4_f32_avx2::<F, true>(&src[..even], out) }
+            } else {
+                // SAFETY: as above.
+                unsafe { super::x86::encode4_f32_avx2::<F, false>(&src[..even], out) }
+            }
+            if even < src.len() {
+                let pack = select!(PACK_U8[w](s: &[u8], ws: &mut [u64], o: usize));
+                super::scalar::encode_chunks(map, pack, &src[even..], words, offset + even);
+            }
+        } else {
+            let pack = select!(PACK_U8[w](s: &[u8], ws: &mut [u64], o: usize));
+            super::scalar::encode_chunks(map, pack, src, words, offset);
+        }
+        return;
+    }
+    let r = match (const { encode_fast_ok(&F::FORMAT) }, satfinite) {
+        (true, false) => super::encode(w, src, encode_fast::<F, false>, words, offset),
+        (true, true) => super::encode(w, src, encode_fast::<F, true>, words, offset),
+        (false, false) => super::encode(
+            w,
+            src,
+            |x| F::FORMAT.encode_f32(x, Mode::Nearest) as u8,
+            words,
+            offset,
+        ),
+        (false, true) => super::encode(
+            w,
+            src,
+            |x| F::FORMAT.encode_f32(x, Mode::SatFinite) as u8,
+            words,
+            offset,
+        ),
+    };
+    if r.is_err() {
+        unreachable!("the caller sized the stream");
+    }
+}

@@ -1,0 +1,118 @@
+//! [`UnsignedElement`], the element type of sums, and the tests of
+//! [`NarrowArray::sum`](crate::NarrowArray::sum). The sums themselves, for
+//! both layouts, whole arrays and views, are in the crate's `reduce` module.
+
+use crate::BitElement;
+
+/// An element whose value is its raw bits read as an unsigned integer, so
+/// that a sum of the raw bits is the sum of the values: `bool` (`true` is 1),
+/// `u8`..`u64` and, with the `arbitrary-int` feature, `arbitrary_int`'s
+/// `u1`..`u63`.
+///
+/// Implement it for your own type when that holds (a `#[bitwidth(5)]`
+/// newtype of a `u8` counter, say). [`NarrowArray::sum`](crate::NarrowArray::sum)
+/// needs `BITS <= 64` (a compile-time check).
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::{BitElement, NarrowArray, UnsignedElement};
+///
+/// #[derive(Clone, Copy, BitElement)]
+/// #[repr(transparent)]
+/// #[bitwidth(3)]
+/// struct Count(u8);
+///
+/// impl UnsignedElement for Count {}
+///
+/// let a = NarrowArray::from_slice(&[Count(7), Count(2), Count(5)]);
+/// assert_eq!(a.sum(), 14);
+/// ```
+pub trait UnsignedElement: BitElement {}
+
+macro_rules! unsigned_elements {
+    ($($t:ty),* $(,)?) => {$( impl UnsignedElement for $t {} )*};
+}
+
+unsigned_elements!(bool, u8, u16, u32, u64);
+
+#[cfg(feature = "arbitrary-int")]
+mod narrow_ints {
+    use super::UnsignedElement;
+    use arbitrary_int::*;
+
+    unsigned_elements!(
+        u1, u2, u3, u4, u5, u6, u7, u9, u10, u11, u12, u13, u14, u15, u17, u18, u19, u20, u21, u22,
+        u23, u24, u25, u26, u27, u28, u29, u30, u31, u33, u34, u35, u36, u37, u38, u39, u40, u41,
+        u42, u43, u44, u45, u46, u47, u48, u49, u50, u51, u52, u53, u54, u55, u56, u57, u58, u59,
+        u60, u61, u62, u63,
+    );
+}
+
+#[cfg(all(test, feature = "arbitrary-int"))]
+mod tests {
+    use alloc::vec::Vec;
+
+    use super::UnsignedElement;
+    use crate::{NarrowArray, Unsigned};
+
+    /// The array's sum against a plain sum of its values, for lengths around
+    /// block boundaries and all-ones data.
+    fn check<T: UnsignedElement + core::fmt::Debug>(seed: u64) {
+        let mut x = seed | 1;
+        for n in [0usize, 1, 7, 63, 64, 65, 127, 128, 129, 1000, 4097] {
+            let vals: Vec<T> = (0..n)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    T::from_raw_bits(T::Raw::from_u128_truncate(x as u128))
+                })
+                .collect();
+            let a = NarrowArray::from_slice(&vals);
+            let expect: u128 = vals.iter().map(|v| v.raw_bits().to_u128()).sum();
+            assert_eq!(a.sum(), expect, "{} bits, {n} values", T::BITS);
+            let ones = NarrowArray::from_slice(&alloc::vec![T::from_raw_bits(T::Raw::MAX); n]);
+            let max = u128::MAX >> (128 - T::BITS);
+            assert_eq!(ones.sum(), n as u128 * max, "{} bits, {n} ones", T::BITS);
+        }
+    }
+
+    #[test]
+    fn sum_matches_a_plain_sum() {
+        use arbitrary_int::*;
+        check::<bool>(1);
+        check::<u2>(2);
+        check::<u3>(3);
+        check::<u4>(4);
+        check::<u5>(5);
+        check::<u6>(6);
+        check::<u7>(7);
+        check::<u8>(8);
+        check::<u12>(12);
+        check::<u16>(16);
+        check::<u24>(24);
+        check::<u32>(32);
+        check::<u33>(33);
+        check::<u63>(63);
+        check::<u64>(64);
+    }
+
+    #[test]
+    fn sum_of_2_pow_20_maximal_values_is_exact() {
+        use arbitrary_int::*;
+        let n = 1 << 20;
+        assert_eq!(
+            NarrowArray::from_slice(&alloc::vec![u5::new(31); n]).sum(),
+            n as u128 * 31
+        );
+        assert_eq!(
+            NarrowArray::from_slice(&alloc::vec![u64::MAX; n]).sum(),
+            n as u128 * u64::MAX as u128
+        );
+        assert_eq!(
+            NarrowArray::from_slice(&alloc::vec![true; n]).sum(),
+            n as u128
+        );
+    }
+}
