@@ -126,6 +126,28 @@ pub enum Error {
         /// Words given.
         actual: usize,
     },
+
+    // Views, reductions and run-time widths.
+    /// Two shapes that must be equal differ.
+    ShapeMismatch {
+        /// The axis whose extents differ, or `None` when the numbers of
+        /// dimensions differ (then `expected` and `actual` count dimensions).
+        axis: Option<usize>,
+        /// The extent (or dimension count) required.
+        expected: usize,
+        /// The extent (or dimension count) given.
+        actual: usize,
+    },
+    /// An axis listed twice in a set of axes.
+    DuplicateAxis {
+        /// The axis given twice.
+        axis: usize,
+    },
+    /// A sum does not fit in the `u64` it is written to.
+    SumOverflow {
+        /// The flat index of that output.
+        index: usize,
+    },
 }
 
 impl fmt::Display for Error {
@@ -215,6 +237,24 @@ impl fmt::Display for Error {
             }
             Error::TooFewWords { needed, actual } => {
                 write!(f, "need {needed} 64-bit words, got {actual}")
+            }
+            Error::ShapeMismatch {
+                axis: None,
+                expected,
+                actual,
+            } => {
+                write!(f, "expected {expected} dimensions, got {actual}")
+            }
+            Error::ShapeMismatch {
+                axis: Some(axis),
+                expected,
+                actual,
+            } => {
+                write!(f, "axis {axis} has extent {actual}, expected {expected}")
+            }
+            Error::DuplicateAxis { axis } => write!(f, "axis {axis} is listed twice"),
+            Error::SumOverflow { index } => {
+                write!(f, "the sum at output {index} does not fit in a u64")
             }
         }
     }

@@ -66,6 +66,48 @@
 //! assert_eq!(Lane::from_raw_bits(0b110), Lane::C);
 //! ```
 //!
+//! # Arrays, views and sums
+//!
+//! [`NarrowArray`] (feature `alloc`) is the packed heap array. Its second type
+//! parameter is the physical layout: [`Dense`], the default and the byte
+//! stream DLPack, Arrow and numpy read, or [`WordAligned`], where no value
+//! straddles a 64-bit word. Strided N-d [`View`]s and [`ViewMut`]s read and
+//! write through [`Layout`]s (shape, strides and offset in elements; negative,
+//! zero and repeating strides; up to 64 dimensions), validated before anything
+//! is touched. Unsigned elements ([`UnsignedElement`]) sum without being
+//! unpacked: whole, strided, N-d, or over any set of axes into a buffer you
+//! own. [`DynNarrowArray`] holds unsigned integers at a width chosen at run
+//! time (1..=64 bits), dispatches each bulk call once to the width's kernel,
+//! and widens in place when a wider value arrives.
+//!
+//! ```
+//! use arbitrary_int::u5;
+//! use bitpack::{DynNarrowArray, NarrowArray, WordAligned};
+//!
+//! let mut a: NarrowArray<u5> = (0..12u8).map(u5::new).collect();
+//! a.reshape(&[3, 4])?;
+//! let v = a.view();
+//! assert_eq!(v.transpose().get(&[3, 2]), Some(u5::new(11)));
+//! assert_eq!(v.step_by(1, 2)?.sum(), 0 + 2 + 4 + 6 + 8 + 10);
+//! assert_eq!(v.sum_axes(&[0], false)?.1, [12, 15, 18, 21]);
+//! a.view_mut().select(0, 0)?.assign_from_uints(&[31u64, 30, 29, 28])?;
+//!
+//! let aligned = a.to_layout::<WordAligned>(); // 12 values per 64-bit word
+//! assert_eq!(aligned.sum(), a.sum());
+//!
+//! let mut d = DynNarrowArray::from_values(&[3, 1, 2]); // 2 bits each
+//! d.push(1000); // widens to 10 bits
+//! assert_eq!((d.width(), d.sum()), (10, 1006));
+//! # Ok::<(), bitpack::Error>(())
+//! ```
+//!
+//! Sums are exact: a run of `n` values of `b` bits accumulates in a `u64`
+//! while `n * (2^b - 1)` fits one (always for `b <= 32` and fewer than `2^32`
+//! values) and in a `u128` across such pieces, so whole sums are `u128`s;
+//! axis sums are `u64`s, and an output that cannot hold its sum is an
+//! [`Error::SumOverflow`] found before anything is written. `BENCHMARKS.md`
+//! ("Views and reductions") has the speeds and when each layout wins.
+//!
 //! # Device copies
 //!
 //! [`DeviceCopy`] marks types whose bytes can be copied to a device as raw
@@ -100,6 +142,8 @@ pub mod formats;
 pub mod kernels;
 #[cfg(feature = "alloc")]
 pub mod narrow;
+#[cfg(feature = "alloc")]
+mod reduce;
 mod storage;
 mod unsigned;
 mod view;
@@ -114,10 +158,14 @@ pub use element::{BitElement, bitwidth, from_raw_bits, raw_bits};
 pub use error::{Error, Result};
 pub use formats::{E2M1, E2M3, E3M2, E4M3, E5M2, E8M0};
 #[cfg(feature = "alloc")]
-pub use narrow::{NarrowArray, ReinterpretError, UnsignedElement};
+pub use narrow::{
+    Dense, DynNarrowArray, NarrowArray, Packing, ReinterpretError, UnsignedElement, WordAligned,
+};
 pub use storage::{Lanes, SmallStorage, Storage, storage_bytes};
 pub use unsigned::Unsigned;
-pub use view::{Layout, LayoutIter, MAX_DIMS};
+pub use view::{Layout, LayoutIter, MAX_DIMS, Runs};
+#[cfg(feature = "alloc")]
+pub use view::{View, ViewIter, ViewMut};
 
 /// Derives [`BitElement`](trait@BitElement) for a narrow newtype, a
 /// `repr(transparent)` wrapper, a full-bytes aggregate or a fieldless enum.

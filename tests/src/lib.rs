@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 pub mod element;
+pub mod views;
 
 /// The directory holding the reference conformance vectors
 /// (`../shared/conformance` beside the checkout). Overridable with

@@ -3,7 +3,7 @@
 use core::fmt;
 use core::iter::FusedIterator;
 
-use super::NarrowArray;
+use super::{Dense, NarrowArray, Packing};
 use crate::BitElement;
 
 /// A borrowing iterator over the values of a [`NarrowArray`], in flat order.
@@ -19,15 +19,15 @@ use crate::BitElement;
 /// assert_eq!(it.len(), 2);
 /// assert_eq!(it.collect::<Vec<_>>(), [1, 2]);
 /// ```
-pub struct Iter<'a, T: BitElement> {
-    array: &'a NarrowArray<T>,
+pub struct Iter<'a, T: BitElement, L: Packing = Dense> {
+    array: &'a NarrowArray<T, L>,
     front: usize,
     back: usize,
 }
 
-impl<'a, T: BitElement> Iter<'a, T> {
+impl<'a, T: BitElement, L: Packing> Iter<'a, T, L> {
     #[inline]
-    pub(super) fn new(array: &'a NarrowArray<T>) -> Self {
+    pub(super) fn new(array: &'a NarrowArray<T, L>) -> Self {
         Self {
             array,
             front: 0,
@@ -36,7 +36,7 @@ impl<'a, T: BitElement> Iter<'a, T> {
     }
 }
 
-impl<T: BitElement> Clone for Iter<'_, T> {
+impl<T: BitElement, L: Packing> Clone for Iter<'_, T, L> {
     #[inline]
     fn clone(&self) -> Self {
         Self {
@@ -47,7 +47,7 @@ impl<T: BitElement> Clone for Iter<'_, T> {
     }
 }
 
-impl<T: BitElement + fmt::Debug> fmt::Debug for Iter<'_, T> {
+impl<T: BitElement + fmt::Debug, L: Packing> fmt::Debug for Iter<'_, T, L> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let rest = Rest(self.array, self.front, self.back);
         f.debug_tuple("Iter").field(&rest).finish()
@@ -55,9 +55,9 @@ impl<T: BitElement + fmt::Debug> fmt::Debug for Iter<'_, T> {
 }
 
 /// The values `front..back` of an array, for `Debug`.
-struct Rest<'a, T: BitElement>(&'a NarrowArray<T>, usize, usize);
+struct Rest<'a, T: BitElement, L: Packing>(&'a NarrowArray<T, L>, usize, usize);
 
-impl<T: BitElement + fmt::Debug> fmt::Debug for Rest<'_, T> {
+impl<T: BitElement + fmt::Debug, L: Packing> fmt::Debug for Rest<'_, T, L> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_list()
             .entries((self.1..self.2).map(|i| self.0.value(i)))
@@ -65,7 +65,7 @@ impl<T: BitElement + fmt::Debug> fmt::Debug for Rest<'_, T> {
     }
 }
 
-impl<T: BitElement> Iterator for Iter<'_, T> {
+impl<T: BitElement, L: Packing> Iterator for Iter<'_, T, L> {
     type Item = T;
 
     #[inline]
@@ -92,7 +92,7 @@ impl<T: BitElement> Iterator for Iter<'_, T> {
     }
 }
 
-impl<T: BitElement> DoubleEndedIterator for Iter<'_, T> {
+impl<T: BitElement, L: Packing> DoubleEndedIterator for Iter<'_, T, L> {
     #[inline]
     fn next_back(&mut self) -> Option<T> {
         if self.front < self.back {
@@ -104,9 +104,9 @@ impl<T: BitElement> DoubleEndedIterator for Iter<'_, T> {
     }
 }
 
-impl<T: BitElement> ExactSizeIterator for Iter<'_, T> {}
+impl<T: BitElement, L: Packing> ExactSizeIterator for Iter<'_, T, L> {}
 
-impl<T: BitElement> FusedIterator for Iter<'_, T> {}
+impl<T: BitElement, L: Packing> FusedIterator for Iter<'_, T, L> {}
 
 /// An owning iterator over the values of a [`NarrowArray`], in flat order.
 ///
@@ -119,13 +119,13 @@ impl<T: BitElement> FusedIterator for Iter<'_, T> {}
 /// let v: Vec<bool> = a.into_iter().rev().collect();
 /// assert_eq!(v, [false, true]);
 /// ```
-pub struct IntoIter<T: BitElement> {
-    array: NarrowArray<T>,
+pub struct IntoIter<T: BitElement, L: Packing = Dense> {
+    array: NarrowArray<T, L>,
     front: usize,
     back: usize,
 }
 
-impl<T: BitElement> Clone for IntoIter<T> {
+impl<T: BitElement, L: Packing> Clone for IntoIter<T, L> {
     #[inline]
     fn clone(&self) -> Self {
         Self {
@@ -136,14 +136,14 @@ impl<T: BitElement> Clone for IntoIter<T> {
     }
 }
 
-impl<T: BitElement + fmt::Debug> fmt::Debug for IntoIter<T> {
+impl<T: BitElement + fmt::Debug, L: Packing> fmt::Debug for IntoIter<T, L> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let rest = Rest(&self.array, self.front, self.back);
         f.debug_tuple("IntoIter").field(&rest).finish()
     }
 }
 
-impl<T: BitElement> Iterator for IntoIter<T> {
+impl<T: BitElement, L: Packing> Iterator for IntoIter<T, L> {
     type Item = T;
 
     #[inline]
@@ -170,7 +170,7 @@ impl<T: BitElement> Iterator for IntoIter<T> {
     }
 }
 
-impl<T: BitElement> DoubleEndedIterator for IntoIter<T> {
+impl<T: BitElement, L: Packing> DoubleEndedIterator for IntoIter<T, L> {
     #[inline]
     fn next_back(&mut self) -> Option<T> {
         if self.front < self.back {
@@ -182,16 +182,16 @@ impl<T: BitElement> DoubleEndedIterator for IntoIter<T> {
     }
 }
 
-impl<T: BitElement> ExactSizeIterator for IntoIter<T> {}
+impl<T: BitElement, L: Packing> ExactSizeIterator for IntoIter<T, L> {}
 
-impl<T: BitElement> FusedIterator for IntoIter<T> {}
+impl<T: BitElement, L: Packing> FusedIterator for IntoIter<T, L> {}
 
-impl<T: BitElement> IntoIterator for NarrowArray<T> {
+impl<T: BitElement, L: Packing> IntoIterator for NarrowArray<T, L> {
     type Item = T;
-    type IntoIter = IntoIter<T>;
+    type IntoIter = IntoIter<T, L>;
 
     #[inline]
-    fn into_iter(self) -> IntoIter<T> {
+    fn into_iter(self) -> IntoIter<T, L> {
         let back = self.len;
         IntoIter {
             array: self,
@@ -201,12 +201,12 @@ impl<T: BitElement> IntoIterator for NarrowArray<T> {
     }
 }
 
-impl<'a, T: BitElement> IntoIterator for &'a NarrowArray<T> {
+impl<'a, T: BitElement, L: Packing> IntoIterator for &'a NarrowArray<T, L> {
     type Item = T;
-    type IntoIter = Iter<'a, T>;
+    type IntoIter = Iter<'a, T, L>;
 
     #[inline]
-    fn into_iter(self) -> Iter<'a, T> {
+    fn into_iter(self) -> Iter<'a, T, L> {
         Iter::new(self)
     }
 }

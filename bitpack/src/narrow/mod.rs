@@ -1,7 +1,9 @@
-//! [`NarrowArray`]: a heap array of packed values (the memory layout).
+//! [`NarrowArray`]: a heap array of packed values (the memory layout), its
+//! physical layouts ([`Dense`], [`WordAligned`]) and the run-time-width
+//! [`DynNarrowArray`].
 //!
-//! See the type's documentation for the layout; this module also holds its
-//! iterators and [`ReinterpretError`].
+//! See the types' documentation for the layouts; this module also holds
+//! their iterators and [`ReinterpretError`].
 
 use alloc::boxed::Box;
 use alloc::vec;
@@ -10,17 +12,23 @@ use core::marker::PhantomData;
 
 use crate::{BitElement, Error, Result, Unsigned};
 
-mod bulk;
+pub(crate) mod aligned;
+pub(crate) mod bulk;
+mod dynamic;
 mod iter;
 mod ops;
+mod packing;
 mod reduce;
+pub(crate) mod stream;
 mod traits;
 
 #[cfg(all(test, feature = "arbitrary-int"))]
 mod tests;
 
+pub use dynamic::DynNarrowArray;
 pub use iter::{IntoIter, Iter};
 pub use ops::ReinterpretError;
+pub use packing::{Dense, Packing, WordAligned};
 pub use reduce::UnsignedElement;
 
 /// A growable heap array of values of `T`, packed densely LSB-first: the
@@ -81,17 +89,57 @@ pub use reduce::UnsignedElement;
 /// `truncate`, `clear` and `extend` work on the flat sequence and leave the
 /// array 1-d.
 ///
+/// # Physical layouts
+///
+/// The second parameter picks how values sit in the words: [`Dense`] (the
+/// default, described above, so `NarrowArray<T>` is the dense stream) or
+/// [`WordAligned`] (no value straddles a 64-bit word; faster scans and sums
+/// for widths that do not divide 64, at the cost of the unused top bits of
+/// each word). Everything but the dense byte stream ([`as_bytes`],
+/// [`from_bytes`], [`reinterpret`], [`as_slice_of`]) works on both;
+/// [`to_layout`](Self::to_layout) and `From` convert. The default layout's
+/// constructors are [`new`](Self::new), [`zeroed`](Self::zeroed),
+/// [`with_capacity`](Self::with_capacity) and [`from_slice`](Self::from_slice);
+/// the same constructors for any layout, named by the type, end in `_in`:
+///
+/// ```
+/// use arbitrary_int::u5;
+/// use bitpack::{NarrowArray, WordAligned};
+///
+/// let values: Vec<u5> = (0..100u8).map(|i| u5::new(i % 32)).collect();
+/// let aligned = NarrowArray::<u5, WordAligned>::from_slice_in(&values);
+/// assert_eq!(aligned.as_words().len(), 9); // 12 values per word
+/// assert_eq!(aligned.to_vec(), values);
+/// let dense: NarrowArray<u5> = aligned.to_layout();
+/// assert_eq!(dense.as_bytes().len(), 63); // 500 bits
+/// assert_eq!(dense, aligned); // equal values, whatever the layout
+/// ```
+///
+/// [`as_bytes`]: Self::as_bytes
+/// [`from_bytes`]: Self::from_bytes
+/// [`reinterpret`]: Self::reinterpret
+/// [`as_slice_of`]: Self::as_slice_of
+///
+/// # Views and sums
+///
+/// [`view`](Self::view) and [`view_mut`](Self::view_mut) give strided N-d
+/// [`View`](crate::View)s and [`ViewMut`](crate::ViewMut)s (slicing,
+/// transposes, reversed and broadcast axes, assignment);
+/// [`sum`](Self::sum) and [`View::sum_axes`](crate::View::sum_axes) reduce
+/// unsigned elements without unpacking them.
+///
 /// # Errors
 ///
 /// A fallible operation validates everything before it writes, so an error
 /// leaves the array as it was.
-pub struct NarrowArray<T: BitElement> {
-    /// The stream, `words_for(len)` words, bits past the last element zero.
+pub struct NarrowArray<T: BitElement, L: Packing = Dense> {
+    /// The stream, `words_for(len)` words, bits past the last element (and,
+    /// word-aligned, gap bits) zero.
     words: Vec<u64>,
     len: usize,
     /// The shape; `None` is 1-d, `[len]`.
     dims: Option<Box<[usize]>>,
-    _values: PhantomData<T>,
+    _values: PhantomData<(T, L)>,
 }
 
 /// `gcd(a, 8)` for `a >= 1`.
@@ -143,30 +191,6 @@ impl<T: BitElement> NarrowArray<T> {
             .expect("NarrowArray capacity overflow")
     }
 
-    /// The words holding `len` values.
-    #[inline]
-    fn words_for(len: usize) -> usize {
-        bulk::words_for_bits(Self::bits_for(len))
-    }
-
-    /// The zero value of `T` (all value bits clear).
-    #[inline(always)]
-    fn zero_value() -> T {
-        T::from_raw_bits(T::Raw::ZERO)
-    }
-
-    /// An array over `words`, which must hold `len` values with zero padding.
-    #[inline]
-    fn from_parts(words: Vec<u64>, len: usize, dims: Option<Box<[usize]>>) -> Self {
-        debug_assert_eq!(words.len(), Self::words_for(len));
-        Self {
-            words,
-            len,
-            dims,
-            _values: PhantomData,
-        }
-    }
-
     /// An empty array; allocates nothing.
     ///
     /// # Examples
@@ -178,12 +202,7 @@ impl<T: BitElement> NarrowArray<T> {
     /// ```
     #[inline]
     pub const fn new() -> Self {
-        Self {
-            words: Vec::new(),
-            len: 0,
-            dims: None,
-            _values: PhantomData,
-        }
+        Self::new_in()
     }
 
     /// `len` values whose bits are all zero (`T::from_raw_bits(0)`).
@@ -200,7 +219,7 @@ impl<T: BitElement> NarrowArray<T> {
     /// assert_eq!(a.as_bytes(), [0, 0]);
     /// ```
     pub fn zeroed(len: usize) -> Self {
-        Self::from_parts(vec![0; Self::words_for(len)], len, None)
+        Self::zeroed_in(len)
     }
 
     /// An empty array with room for at least `capacity` values.
@@ -217,7 +236,7 @@ impl<T: BitElement> NarrowArray<T> {
     /// assert!(a.capacity() >= 100);
     /// ```
     pub fn with_capacity(capacity: usize) -> Self {
-        Self::from_parts(Vec::with_capacity(Self::words_for(capacity)), 0, None)
+        Self::with_capacity_in(capacity)
     }
 
     /// Packs a slice of values.
@@ -231,9 +250,7 @@ impl<T: BitElement> NarrowArray<T> {
     /// assert_eq!(a.as_bytes(), [0x21, 0x43]);
     /// ```
     pub fn from_slice(values: &[T]) -> Self {
-        let mut words = vec![0; Self::words_for(values.len())];
-        bulk::pack(values, &mut words, 0);
-        Self::from_parts(words, values.len(), None)
+        Self::from_slice_in(values)
     }
 
     /// Packs plain bytes: the dense stream of `len` values (the reverse of
@@ -292,6 +309,180 @@ impl<T: BitElement> NarrowArray<T> {
         Ok(Self::from_parts(words, len, None))
     }
 
+    /// The dense byte stream: exactly `ceil(len * T::BITS / 8)` bytes, padding
+    /// bits zero. No copy.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use arbitrary_int::u6;
+    /// use bitpack::NarrowArray;
+    ///
+    /// // Four 6-bit values fill three bytes.
+    /// let a: NarrowArray<u6> = [1, 2, 3, 4].into_iter().map(u6::new).collect();
+    /// assert_eq!(a.as_bytes(), [0x81, 0x30, 0x10]);
+    /// ```
+    #[inline]
+    pub fn as_bytes(&self) -> &[u8] {
+        let n = Self::bits_for(self.len).div_ceil(8);
+        &bulk::word_bytes(&self.words)[..n]
+    }
+
+    /// The dense byte stream, copied into a `Vec<u8>` (the same bytes as
+    /// [`as_bytes`](Self::as_bytes)).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = bitpack::NarrowArray::from_slice(&[true, true, false, true]);
+    /// assert_eq!(a.into_bytes(), [0b1011]);
+    /// ```
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.as_bytes().to_vec()
+    }
+}
+
+impl<T: BitElement, L: Packing> NarrowArray<T, L> {
+    /// The words holding `len` values, panicking like `Vec` on overflow.
+    #[inline]
+    fn words_for(len: usize) -> usize {
+        packing::words_for(L::WORD_ALIGNED, T::BITS, len).expect("NarrowArray capacity overflow")
+    }
+
+    /// The stream bit where value `i` starts.
+    #[inline(always)]
+    fn bit_of(i: usize) -> usize {
+        packing::bit_of(L::WORD_ALIGNED, T::BITS, i)
+    }
+
+    /// Packs `values` into `words` at index `first`.
+    #[inline]
+    fn pack_at(values: &[T], words: &mut [u64], first: usize) {
+        if L::WORD_ALIGNED {
+            aligned::pack(values, words, first);
+        } else {
+            bulk::pack(values, words, first);
+        }
+    }
+
+    /// Unpacks the values at `first..first + dst.len()` of `words`.
+    #[inline]
+    fn unpack_at(words: &[u64], first: usize, dst: &mut [T]) {
+        if L::WORD_ALIGNED {
+            aligned::unpack(words, first, dst);
+        } else {
+            bulk::unpack(words, first, dst);
+        }
+    }
+
+    /// The zero value of `T` (all value bits clear).
+    #[inline(always)]
+    pub(crate) fn zero_value() -> T {
+        T::from_raw_bits(T::Raw::ZERO)
+    }
+
+    /// An array over `words`, which must hold `len` values with zero padding.
+    #[inline]
+    pub(crate) fn from_parts(words: Vec<u64>, len: usize, dims: Option<Box<[usize]>>) -> Self {
+        debug_assert_eq!(words.len(), Self::words_for(len));
+        Self {
+            words,
+            len,
+            dims,
+            _values: PhantomData,
+        }
+    }
+
+    /// The words, mutably (the caller keeps padding and gap bits zero).
+    #[inline]
+    pub(crate) fn words_mut(&mut self) -> &mut [u64] {
+        &mut self.words
+    }
+
+    /// The word buffer.
+    #[inline]
+    pub(crate) fn into_words(self) -> Vec<u64> {
+        self.words
+    }
+
+    /// An empty array in layout `L`; allocates nothing.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::{NarrowArray, WordAligned};
+    ///
+    /// let a = NarrowArray::<u8, WordAligned>::new_in();
+    /// assert!(a.is_empty());
+    /// ```
+    #[inline]
+    pub const fn new_in() -> Self {
+        Self {
+            words: Vec::new(),
+            len: 0,
+            dims: None,
+            _values: PhantomData,
+        }
+    }
+
+    /// `len` values whose bits are all zero, in layout `L`.
+    ///
+    /// # Panics
+    ///
+    /// When the stream's bit count overflows `usize`, or the allocation
+    /// fails.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::{NarrowArray, WordAligned};
+    ///
+    /// let a = NarrowArray::<arbitrary_int::u7, WordAligned>::zeroed_in(10);
+    /// assert_eq!(a.len(), 10);
+    /// assert_eq!(a.as_words(), [0, 0]); // 9 values per word
+    /// ```
+    pub fn zeroed_in(len: usize) -> Self {
+        Self::from_parts(vec![0; Self::words_for(len)], len, None)
+    }
+
+    /// An empty array in layout `L` with room for at least `capacity` values.
+    ///
+    /// # Panics
+    ///
+    /// When the stream's bit count overflows `usize`, or the allocation
+    /// fails.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::{NarrowArray, WordAligned};
+    ///
+    /// let a = NarrowArray::<arbitrary_int::u3, WordAligned>::with_capacity_in(100);
+    /// assert!(a.capacity() >= 100);
+    /// ```
+    pub fn with_capacity_in(capacity: usize) -> Self {
+        Self::from_parts(Vec::with_capacity(Self::words_for(capacity)), 0, None)
+    }
+
+    /// Packs a slice of values in layout `L`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use arbitrary_int::u3;
+    /// use bitpack::{NarrowArray, WordAligned};
+    ///
+    /// let values = [u3::new(7); 22];
+    /// let a = NarrowArray::<u3, WordAligned>::from_slice_in(&values);
+    /// # #[cfg(target_endian = "little")]
+    /// assert_eq!(a.as_words(), [u64::MAX >> 1, 0b111]); // 21 values, then one
+    /// ```
+    pub fn from_slice_in(values: &[T]) -> Self {
+        let mut words = vec![0; Self::words_for(values.len())];
+        Self::pack_at(values, &mut words, 0);
+        Self::from_parts(words, values.len(), None)
+    }
+
     /// The number of values.
     ///
     /// # Examples
@@ -326,7 +517,7 @@ impl<T: BitElement> NarrowArray<T> {
     /// ```
     #[inline]
     pub fn capacity(&self) -> usize {
-        self.words.capacity().saturating_mul(64) / T::BITS as usize
+        packing::capacity_of(L::WORD_ALIGNED, T::BITS, self.words.capacity())
     }
 
     /// Reserves room for at least `additional` more values.
@@ -372,7 +563,7 @@ impl<T: BitElement> NarrowArray<T> {
     /// The value at `i`, which must be in bounds.
     #[inline(always)]
     fn value(&self, i: usize) -> T {
-        let raw = bulk::read(&self.words, i * T::BITS as usize, T::BITS);
+        let raw = bulk::read(&self.words, Self::bit_of(i), T::BITS);
         T::from_raw_bits(T::Raw::from_u128_truncate(raw))
     }
 
@@ -409,7 +600,7 @@ impl<T: BitElement> NarrowArray<T> {
         }
         bulk::write(
             &mut self.words,
-            i * T::BITS as usize,
+            Self::bit_of(i),
             T::BITS,
             value.raw_bits().to_u128(),
         );
@@ -436,7 +627,7 @@ impl<T: BitElement> NarrowArray<T> {
         self.words.resize(Self::words_for(len), 0);
         bulk::write(
             &mut self.words,
-            self.len * T::BITS as usize,
+            Self::bit_of(self.len),
             T::BITS,
             value.raw_bits().to_u128(),
         );
@@ -477,7 +668,7 @@ impl<T: BitElement> NarrowArray<T> {
             return;
         }
         self.words.truncate(Self::words_for(len));
-        bulk::clear_from(&mut self.words, Self::bits_for(len));
+        bulk::clear_from(&mut self.words, Self::bit_of(len));
         self.len = len;
         self.dims = None;
     }
@@ -517,7 +708,7 @@ impl<T: BitElement> NarrowArray<T> {
             .checked_add(values.len())
             .expect("NarrowArray capacity overflow");
         self.words.resize(Self::words_for(len), 0);
-        bulk::pack(values, &mut self.words, self.len);
+        Self::pack_at(values, &mut self.words, self.len);
         self.len = len;
         self.dims = None;
     }
@@ -533,7 +724,7 @@ impl<T: BitElement> NarrowArray<T> {
     /// ```
     pub fn to_vec(&self) -> Vec<T> {
         let mut out = vec![Self::zero_value(); self.len];
-        bulk::unpack(&self.words, 0, &mut out);
+        Self::unpack_at(&self.words, 0, &mut out);
         out
     }
 
@@ -561,7 +752,7 @@ impl<T: BitElement> NarrowArray<T> {
                 actual: dst.len(),
             });
         }
-        bulk::unpack(&self.words, 0, dst);
+        Self::unpack_at(&self.words, 0, dst);
         Ok(())
     }
 
@@ -589,47 +780,17 @@ impl<T: BitElement> NarrowArray<T> {
                 actual: src.len(),
             });
         }
-        bulk::pack(src, &mut self.words, 0);
+        Self::pack_at(src, &mut self.words, 0);
         Ok(())
-    }
-
-    /// The dense byte stream: exactly `ceil(len * T::BITS / 8)` bytes, padding
-    /// bits zero. No copy.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use arbitrary_int::u6;
-    /// use bitpack::NarrowArray;
-    ///
-    /// // Four 6-bit values fill three bytes.
-    /// let a: NarrowArray<u6> = [1, 2, 3, 4].into_iter().map(u6::new).collect();
-    /// assert_eq!(a.as_bytes(), [0x81, 0x30, 0x10]);
-    /// ```
-    #[inline]
-    pub fn as_bytes(&self) -> &[u8] {
-        let n = Self::bits_for(self.len).div_ceil(8);
-        &bulk::word_bytes(&self.words)[..n]
-    }
-
-    /// The dense byte stream, copied into a `Vec<u8>` (the same bytes as
-    /// [`as_bytes`](Self::as_bytes)).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let a = bitpack::NarrowArray::from_slice(&[true, true, false, true]);
-    /// assert_eq!(a.into_bytes(), [0b1011]);
-    /// ```
-    pub fn into_bytes(self) -> Vec<u8> {
-        self.as_bytes().to_vec()
     }
 
     /// The 64-bit words holding the stream: stream bit `k` is bit `k % 64` of
     /// word `k / 64` on little-endian targets (on big-endian targets the
     /// words hold the same bytes, so their integer values are byte-swapped).
-    /// There are `ceil(len * T::BITS / 64)` words, and every bit past the
-    /// last value is zero.
+    /// Dense: there are `ceil(len * T::BITS / 64)` words, and every bit past
+    /// the last value is zero. Word-aligned: see [`WordAligned`] (for
+    /// `T::BITS <= 64`, `ceil(len / floor(64 / T::BITS))` words); gap bits
+    /// and bits past the last value are zero.
     ///
     /// # Examples
     ///
@@ -641,13 +802,6 @@ impl<T: BitElement> NarrowArray<T> {
     #[inline]
     pub fn as_words(&self) -> &[u64] {
         &self.words
-    }
-
-    /// The words, mutably, for the bulk kernels of other modules (format
-    /// encode); they must keep every bit past the last value zero.
-    #[inline]
-    pub(crate) fn words_mut(&mut self) -> &mut [u64] {
-        &mut self.words
     }
 
     /// The shape, row-major (the last dimension is the packed one): `[len]`
@@ -730,7 +884,87 @@ impl<T: BitElement> NarrowArray<T> {
     /// assert_eq!(a.iter().filter(|&b| b).count(), 2);
     /// ```
     #[inline]
-    pub fn iter(&self) -> Iter<'_, T> {
+    pub fn iter(&self) -> Iter<'_, T, L> {
         Iter::new(self)
+    }
+
+    /// The same values and shape in layout `L2` (a fresh array).
+    ///
+    /// Where the two layouts are the same bits (the same layout, or a width
+    /// that divides 64) this copies the words; otherwise it repacks through
+    /// a small stack buffer, in O(n).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use arbitrary_int::u6;
+    /// use bitpack::{Dense, NarrowArray, WordAligned};
+    ///
+    /// let mut a = NarrowArray::from_slice(&[u6::new(9); 12]);
+    /// a.reshape(&[3, 4])?;
+    /// let b = a.to_layout::<WordAligned>();
+    /// assert_eq!(b.shape(), [3, 4]);
+    /// assert_eq!(b.as_words().len(), 2); // 10 values per word
+    /// assert_eq!(b.to_layout::<Dense>(), a);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn to_layout<L2: Packing>(&self) -> NarrowArray<T, L2> {
+        if L::WORD_ALIGNED == L2::WORD_ALIGNED || packing::same_as_dense(T::BITS) {
+            return NarrowArray {
+                words: self.words.clone(),
+                len: self.len,
+                dims: self.dims.clone(),
+                _values: PhantomData,
+            };
+        }
+        self.repacked()
+    }
+
+    /// The same values and shape in layout `L2`, reusing the words where the
+    /// two layouts are the same bits (see [`to_layout`](Self::to_layout)).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::{NarrowArray, WordAligned};
+    ///
+    /// let a = NarrowArray::from_slice(&[1u8, 2, 3]);
+    /// let b = a.into_layout::<WordAligned>(); // 8 bits divide 64: no copy
+    /// assert_eq!(b.to_vec(), [1, 2, 3]);
+    /// ```
+    pub fn into_layout<L2: Packing>(self) -> NarrowArray<T, L2> {
+        if L::WORD_ALIGNED == L2::WORD_ALIGNED || packing::same_as_dense(T::BITS) {
+            return NarrowArray {
+                words: self.words,
+                len: self.len,
+                dims: self.dims,
+                _values: PhantomData,
+            };
+        }
+        self.repacked()
+    }
+
+    /// Repacks into a fresh array of layout `L2`, a chunk at a time.
+    fn repacked<L2: Packing>(&self) -> NarrowArray<T, L2> {
+        const BUF: usize = 256;
+        // A multiple of the values per word, so chunks after the first start
+        // on a word of the word-aligned side.
+        let chunk = if T::BITS <= 64 {
+            let per = packing::per_word(T::BITS);
+            BUF / per * per
+        } else {
+            BUF
+        };
+        let mut out = NarrowArray::<T, L2>::zeroed_in(self.len);
+        let mut buf = [Self::zero_value(); BUF];
+        let mut i = 0;
+        while i < self.len {
+            let n = (self.len - i).min(chunk);
+            Self::unpack_at(&self.words, i, &mut buf[..n]);
+            NarrowArray::<T, L2>::pack_at(&buf[..n], &mut out.words, i);
+            i += n;
+        }
+        out.dims = self.dims.clone();
+        out
     }
 }

@@ -1,7 +1,7 @@
-//! Reductions over a [`NarrowArray`] of unsigned values, straight from the
-//! packed words.
+//! [`UnsignedElement`], the element type of sums, and the tests of
+//! [`NarrowArray::sum`](crate::NarrowArray::sum). The sums themselves, for
+//! both layouts, whole arrays and views, are in the crate's `reduce` module.
 
-use super::NarrowArray;
 use crate::BitElement;
 
 /// An element whose value is its raw bits read as an unsigned integer, so
@@ -10,7 +10,8 @@ use crate::BitElement;
 /// `u1`..`u63`.
 ///
 /// Implement it for your own type when that holds (a `#[bitwidth(5)]`
-/// newtype of a `u8` counter, say). [`NarrowArray::sum`] needs `BITS <= 64`.
+/// newtype of a `u8` counter, say). [`NarrowArray::sum`](crate::NarrowArray::sum)
+/// needs `BITS <= 64` (a compile-time check).
 ///
 /// # Examples
 ///
@@ -46,43 +47,6 @@ mod narrow_ints {
         u42, u43, u44, u45, u46, u47, u48, u49, u50, u51, u52, u53, u54, u55, u56, u57, u58, u59,
         u60, u61, u62, u63,
     );
-}
-
-impl<T: UnsignedElement> NarrowArray<T> {
-    /// The sum of every value, exact, as a `u128` (a `u64` could overflow:
-    /// `2^32 + 2` values of `u32::MAX` already do).
-    ///
-    /// Computed from the packed words without decoding them
-    /// ([`kernels::sum`](crate::kernels::sum)): one-bit values by population
-    /// count, 2..=32-bit values by in-word digit folding, wider values by
-    /// word extraction. `T::BITS` must be at most 64 (a compile-time check).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bitpack::NarrowArray;
-    /// use arbitrary_int::u5;
-    ///
-    /// let a: NarrowArray<u5> = (0..100u8).map(|i| u5::new(i % 32)).collect();
-    /// assert_eq!(a.sum(), (0..100u128).map(|i| i % 32).sum());
-    ///
-    /// let bits = NarrowArray::from_slice(&[true, false, true, true]);
-    /// assert_eq!(bits.sum(), 3);
-    /// ```
-    pub fn sum(&self) -> u128 {
-        const {
-            assert!(
-                T::BITS <= 64,
-                "NarrowArray::sum needs elements of at most 64 bits"
-            )
-        };
-        match crate::kernels::sum(T::BITS, self.as_words(), 0, self.len()) {
-            Ok(s) => s,
-            // The array's words always hold its values and the width was
-            // checked at compile time.
-            Err(_) => unreachable!("a NarrowArray's words hold its values"),
-        }
-    }
 }
 
 #[cfg(all(test, feature = "arbitrary-int"))]

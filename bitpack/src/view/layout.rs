@@ -275,6 +275,39 @@ impl Layout {
         LayoutIter::new(self)
     }
 
+    /// The innermost runs in logical order, as `(start, stride, count)`: the
+    /// same runs as [`for_each_run`](Self::for_each_run), as an iterator (so
+    /// two layouts of the same shape can be walked in step).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = bitpack::Layout::new(&[2, 3], &[1, 2], 0, 6).unwrap();
+    /// assert_eq!(l.runs().collect::<Vec<_>>(), [(0, 2, 3), (1, 2, 3)]);
+    /// let empty = bitpack::Layout::new(&[2, 0], &[1, 1], 0, 6).unwrap();
+    /// assert_eq!(empty.runs().count(), 0);
+    /// ```
+    #[inline]
+    pub fn runs(&self) -> Runs<'_> {
+        let (stride, count, left) = match self.ndim() {
+            _ if self.is_empty() => (1, 0, 0),
+            0 => (1, 1, 1),
+            nd => (
+                self.strides[nd - 1],
+                self.shape[nd - 1],
+                self.len / self.shape[nd - 1],
+            ),
+        };
+        Runs {
+            layout: self,
+            coords: [0; MAX_DIMS],
+            base: self.offset,
+            stride,
+            count,
+            left,
+        }
+    }
+
     /// Calls `f(start, stride, count)` once per innermost run, in logical
     /// order: each run is the indices `start + k * stride` for `k` in
     /// `0..count`. Outer coordinates are walked once per run, with no
@@ -562,3 +595,52 @@ impl Iterator for LayoutIter<'_> {
 }
 
 impl ExactSizeIterator for LayoutIter<'_> {}
+
+/// The innermost runs of a [`Layout`] in logical order, as `(start, stride,
+/// count)`; made by [`Layout::runs`].
+#[derive(Clone, Debug)]
+pub struct Runs<'a> {
+    layout: &'a Layout,
+    coords: [usize; MAX_DIMS],
+    base: isize,
+    stride: isize,
+    count: usize,
+    left: usize,
+}
+
+impl Iterator for Runs<'_> {
+    type Item = (usize, isize, usize);
+
+    #[inline]
+    fn next(&mut self) -> Option<(usize, isize, usize)> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let out = (self.base as usize, self.stride, self.count);
+        if self.left > 0 {
+            let l = self.layout;
+            let mut d = l.ndim() - 1;
+            loop {
+                // `left > 0` means some outer coordinate can still advance.
+                d -= 1;
+                if self.coords[d] + 1 < l.shape[d] {
+                    self.coords[d] += 1;
+                    self.base += l.strides[d];
+                    break;
+                }
+                // Back to coordinate 0: within the validated extent.
+                self.base -= l.strides[d] * (l.shape[d] as isize - 1);
+                self.coords[d] = 0;
+            }
+        }
+        Some(out)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl ExactSizeIterator for Runs<'_> {}

@@ -1,5 +1,12 @@
-//! Strided N-d views over packed storage.
+//! Strided N-d views over packed storage: validated [`Layout`]s, and the
+//! [`View`]s and [`ViewMut`]s of packed arrays built on them.
 
 mod layout;
+#[cfg(feature = "alloc")]
+mod strided;
 
-pub use layout::{Layout, LayoutIter, MAX_DIMS};
+pub use layout::{Layout, LayoutIter, MAX_DIMS, Runs};
+#[cfg(feature = "alloc")]
+pub(crate) use strided::assign_within;
+#[cfg(feature = "alloc")]
+pub use strided::{View, ViewIter, ViewMut};
