@@ -362,7 +362,11 @@ fn check_sum<const W: u32>() {
     }
     // Extremes: 2^20 values of 2^W - 1 sum exactly, at offsets 0, 1 and 63
     // (2^10 under Miri, which interprets every access).
-    let n = if cfg!(miri) { 1usize << 10 } else { 1usize << 20 };
+    let n = if cfg!(miri) {
+        1usize << 10
+    } else {
+        1usize << 20
+    };
     for off in [0usize, 1, 63] {
         let words = vec![u64::MAX; super::words_for(W, off + n)];
         let expect = n as u128 * scalar::mask64(W) as u128;
