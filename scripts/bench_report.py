@@ -182,7 +182,8 @@ def main():
     r.out("plain AVX2 stores of computed values, `memcpy` copies the packed bytes. Ratios")
     r.out("named `x/floor` are time over floor (1.00 is the floor);")
     r.out("ratios named `baseline/kernel` are speed-ups of the kernel over that baseline.")
-    r.out("Times are medians; the machine is shared, so expect a few percent of noise.")
+    r.out("Times are medians. The machine is shared with other builds, so medians move")
+    r.out("between runs (see the notes at the end).")
     r.out()
 
     targets_at = len(r.lines)

@@ -110,28 +110,28 @@
 //! 30% between runs):
 //!
 //! <!-- perf:start -->
-//! - `sum/65536`: the 5-bit sum takes 1.21 µs, 3.42x `read_floor` (reading its
-//!   40 KiB) and 196x faster than the bit-at-a-time `naive` loop; widths 1..=8
-//!   run at 1.06-3.84x `read_floor`.
-//! - `sum/67108864`: 0.79-1.50x `read_floor` for widths 1..=8.
-//! - `unpack_u8/65536`: 2.03-2.78x `write_floor` (`memset` of the 64 KiB
-//!   output) and 1.49-2.04x `store_loop` (plain AVX2 stores of as many bytes);
-//!   the 5-bit unpack takes 1.57 µs.
-//! - `unpack_u32/65536`: 0.85-1.32x the time of `bitpacker8x` (its own
-//!   interleaved layout) and 2.10-7.23x faster than `bitpacker1x` (the same
-//!   bytes); 5 bits: 4.52 µs against 3.50 µs and 20.43 µs.
-//! - `pack_u32/65536`: 2.80-4.88x faster than `bitpacker1x` for widths 1..=8
+//! - `sum/65536`: the 5-bit sum takes 1.34 µs, 2.48x `read_floor` (reading its
+//!   40 KiB) and 259x faster than the bit-at-a-time `naive` loop; widths 1..=8
+//!   run at 1.04-4.24x `read_floor`.
+//! - `sum/67108864`: 0.92-1.51x `read_floor` for widths 1..=8.
+//! - `unpack_u8/65536`: 1.99-2.79x `write_floor` (`memset` of the 64 KiB
+//!   output) and 1.48-2.03x `store_loop` (plain AVX2 stores of as many bytes);
+//!   the 5-bit unpack takes 2.36 µs.
+//! - `unpack_u32/65536`: 0.75-1.29x the time of `bitpacker8x` (its own
+//!   interleaved layout) and 2.10-7.05x faster than `bitpacker1x` (the same
+//!   bytes); 5 bits: 4.52 µs against 3.63 µs and 20.41 µs.
+//! - `pack_u32/65536`: 3.21-5.39x faster than `bitpacker1x` for widths 1..=8
 //!   (same bytes written); 9..=31 bits run the portable kernel, at
 //!   `bitpacker1x`'s speed.
-//! - `pack_u8/65536`: 0.93-2.37x `memcpy` of the packed bytes for widths 4..=8;
+//! - `pack_u8/65536`: 0.90-3.24x `memcpy` of the packed bytes for widths 4..=8;
 //!   at 1, 2 and 3 bits reading the input values alone (`read_input`) takes
-//!   6.62x, 1.97x and 1.18x that `memcpy`.
-//! - `decode_f32/65536`: E2M1 3.78 µs (0.96x `write_floor`, the `memset` of the
-//!   256 KiB output), E4M3 8.93 µs (2.63x; `store_loop` alone is 2.53x); 176x
+//!   7.24x, 1.81x and 1.39x that `memcpy`.
+//! - `decode_f32/65536`: E2M1 5.47 µs (1.64x `write_floor`, the `memset` of the
+//!   256 KiB output), E4M3 9.00 µs (2.62x; `store_loop` alone is 2.01x); 154x
 //!   faster than the per-value `MiniFloat::to_f32` loop.
-//! - `encode_f32/65536`: E2M1 1.06 and E4M3 1.27 values per cycle at the
-//!   measured 3.66 GHz (73x the per-value rounding routine; `half`'s `f32` to
-//!   `f16` slice conversion: 1.53).
+//! - `encode_f32/65536`: E2M1 1.15 and E4M3 1.24 values per cycle at the
+//!   measured 2.40 GHz (66x the per-value rounding routine; `half`'s `f32` to
+//!   `f16` slice conversion: 1.59).
 //! <!-- perf:end -->
 //!
 //! What was measured and not kept (each against the kept code in one timing
