@@ -147,13 +147,27 @@ pub(crate) fn unpack<T: BitElement>(words: &[u64], first: usize, dst: &mut [T]) 
     }
 }
 
-/// The body of [`unpack`] for `T::BITS <= 64` (an AVX2 build measured
-/// slower for element types whose `from_raw_bits` checks its argument).
+/// The body of [`unpack`] for `T::BITS <= 64`: the raw values are unpacked
+/// a stack chunk at a time by the width's raw kernel ([`unpack_raw`], with
+/// its BMI2 and AVX2 builds), then turned into values.
 #[inline(always)]
 fn unpack_typed<T: BitElement>(words: &[u64], first: usize, dst: &mut [T]) {
-    unpack_core(T::BITS, words, first, dst, |v| {
-        T::from_raw_bits(T::Raw::from_u128_truncate(u128::from(v)))
-    });
+    const MAP: usize = 256;
+    let per = per_word(T::BITS);
+    // Whole words per chunk after the first, which ends on a word.
+    let chunk = MAP / per * per;
+    let mut buf = [T::Raw::ZERO; MAP];
+    let n = dst.len();
+    let mut done = 0;
+    while done < n {
+        let head = (per - (first + done) % per) % per;
+        let len = if head > 0 { head } else { chunk }.min(n - done);
+        super::stream::unpack(true, T::BITS, words, first + done, &mut buf[..len]);
+        for (d, &r) in dst[done..done + len].iter_mut().zip(&buf[..len]) {
+            *d = T::from_raw_bits(r);
+        }
+        done += len;
+    }
 }
 
 /// [`pack`] for raw integers of `W` bits (`W <= U::BITS`, `W <= 64`); bits of
