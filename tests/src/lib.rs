@@ -1,19 +1,42 @@
 //! Shared helpers for the integration tests: bit-by-bit reference models and
-//! readers for the conformance vectors in `../shared/conformance/`.
+//! readers for the conformance vectors committed under `tests/conformance/`.
 
 use std::path::PathBuf;
 
 pub mod element;
 pub mod views;
 
-/// The directory holding the reference conformance vectors
-/// (`../shared/conformance` beside the checkout). Overridable with
-/// `BITPACK_CONFORMANCE_DIR`.
+/// The environment variable that points the tests at another copy of the
+/// conformance vectors.
+pub const CONFORMANCE_DIR_VAR: &str = "BITPACK_CONFORMANCE_DIR";
+
+/// The directory holding the reference conformance vectors: the committed copy
+/// in `tests/conformance/` (byte-identical to the reference set, checked by
+/// `.ci/run`), or the directory named by `BITPACK_CONFORMANCE_DIR`.
 pub fn conformance_dir() -> PathBuf {
-    if let Ok(dir) = std::env::var("BITPACK_CONFORMANCE_DIR") {
+    if let Some(dir) = std::env::var_os(CONFORMANCE_DIR_VAR) {
         return PathBuf::from(dir);
     }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("conformance")
+}
+
+/// What a test says when a conformance file cannot be read: the file, the
+/// folder it was looked for in, and how that folder is chosen.
+pub fn missing_file_message(path: &std::path::Path, err: &std::io::Error) -> String {
+    let dir = path.parent().unwrap_or(path);
+    let source = match std::env::var_os(CONFORMANCE_DIR_VAR) {
+        Some(_) => format!("the folder named by {CONFORMANCE_DIR_VAR}"),
+        None => format!(
+            "the committed copy in tests/conformance/ ({CONFORMANCE_DIR_VAR} is not set)"
+        ),
+    };
+    format!(
+        "cannot read conformance file {}: {err}; looked in {} ({source}); set \
+         {CONFORMANCE_DIR_VAR} to a folder holding the reference vectors, or restore \
+         tests/conformance/ from the repository",
+        path.display(),
+        dir.display(),
+    )
 }
 
 /// Reads a tab-separated conformance file: the header's column names and the
@@ -22,7 +45,7 @@ pub fn conformance_dir() -> PathBuf {
 pub fn read_tsv(name: &str) -> (Vec<String>, Vec<Vec<String>>) {
     let path = conformance_dir().join(name);
     let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("cannot read conformance file {}: {e}", path.display()));
+        .unwrap_or_else(|e| panic!("{}", missing_file_message(&path, &e)));
     let mut lines = text.lines().filter(|l| !l.is_empty());
     let header: Vec<String> = lines
         .next()

@@ -1,5 +1,5 @@
 //! The float formats against the reference vectors in
-//! `shared/conformance/`: every code decodes to the reference value, and
+//! `tests/conformance/` (the committed reference vectors): every code decodes to the reference value, and
 //! every input row encodes to the reference code in both modes, except where
 //! bitpack documents a different rule (checked here on exactly those rows).
 

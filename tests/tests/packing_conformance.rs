@@ -1,4 +1,4 @@
-//! The reference packing vectors, read from `../shared/conformance`: dense
+//! The reference packing vectors, read from the committed copy in `tests/conformance/`: dense
 //! LSB-first sub-byte packing (`subbyte.pack_lsb.tsv`) and numpy
 //! `packbits(bitorder='little')` / Arrow bitmaps (`bool.packbits.tsv`), byte
 //! for byte, through `NarrowArray` and `NArray`.
