@@ -9,8 +9,8 @@
 //! routine, which itself serves the formats the fast path does not cover (see
 //! `kernels::minifloat`). No allocation, no per-element dispatch.
 
-#[cfg(feature = "alloc")]
 use crate::error::LengthOf;
+#[cfg(feature = "alloc")]
 use alloc::vec;
 #[cfg(feature = "alloc")]
 use alloc::vec::Vec;
