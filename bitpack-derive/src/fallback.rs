@@ -14,7 +14,7 @@ fn where_clause(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
     if input.generics.params.is_empty() {
         return quote!(#where_clause);
     }
-    let mut preds = quote!(#ident #ty_generics: #krate::__private::core::marker::Copy + 'static,);
+    let mut preds = quote!(#ident #ty_generics: ::core::marker::Copy + 'static,);
     if let Some(wc) = where_clause {
         let existing = &wc.predicates;
         preds = quote!(#existing, #preds);
@@ -28,7 +28,7 @@ pub fn bit_element(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
     let ident = input.ident;
     let (impl_generics, ty_generics, _) = input.generics.split_for_impl();
     let where_clause = where_clause(input, krate);
-    let core = quote!(#krate::__private::core);
+    let core = quote!(::core);
     let lanes = if input.generics.params.is_empty() {
         quote!(#krate::__impl_lanes!(#ident);)
     } else {
