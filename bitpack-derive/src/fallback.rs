@@ -8,7 +8,7 @@ use quote::quote;
 
 /// `where Self: Copy + 'static` for a generic type, so that the stub's
 /// supertraits hold without asking more of the parameters.
-fn where_clause(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
+fn where_clause(input: &Input<'_>) -> TokenStream {
     let ident = input.ident;
     let (_, ty_generics, where_clause) = input.generics.split_for_impl();
     if input.generics.params.is_empty() {
@@ -27,7 +27,7 @@ fn where_clause(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
 pub fn bit_element(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
     let ident = input.ident;
     let (impl_generics, ty_generics, _) = input.generics.split_for_impl();
-    let where_clause = where_clause(input, krate);
+    let where_clause = where_clause(input);
     let core = quote!(::core);
     let lanes = if input.generics.params.is_empty() {
         quote!(#krate::__impl_lanes!(#ident);)
@@ -58,7 +58,7 @@ pub fn bit_element(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
 pub fn device_copy(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
     let ident = input.ident;
     let (impl_generics, ty_generics, _) = input.generics.split_for_impl();
-    let where_clause = where_clause(input, krate);
+    let where_clause = where_clause(input);
     quote! {
         #[automatically_derived]
         unsafe impl #impl_generics #krate::DeviceCopy for #ident #ty_generics #where_clause {}

@@ -55,12 +55,7 @@ fn expand(input: &Input<'_>, krate: &TokenStream, form: &Form<'_>) -> TokenStrea
     let mut item_span = None;
 
     let (bits, raw_ty, raw_bits, from_raw_bits) = match form {
-        Form::Narrow {
-            width,
-            lit,
-            field,
-            known_field_bits: _,
-        } => {
+        Form::Narrow { width, lit, field } => {
             let Field {
                 member,
                 ty: field_ty,
@@ -84,9 +79,9 @@ fn expand(input: &Input<'_>, krate: &TokenStream, form: &Form<'_>) -> TokenStrea
                     { #core::assert!(#w <= <#ty as #be>::BITS, #msg); #w }
                 }
             } else {
-                // Always, also for a field spelled like a primitive
-                // (`known_field_bits`): the spelling is not the type (`type
-                // u8 = bool;`), the field's `BITS` is.
+                // Always, also for a field spelled like a primitive: the
+                // spelling is not the type (`type u8 = bool;`), the field's
+                // `BITS` is.
                 proofs.extend(const_assert(lit, quote!(#w <= <#ty as #be>::BITS), &msg));
                 quote!(#w)
             };
