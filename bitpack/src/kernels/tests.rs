@@ -610,6 +610,21 @@ fn x86_variants_report() {
     ] {
         std::eprintln!("{l}");
     }
+    // A build with the features enabled at compile time (the Miri step of
+    // `.ci/run`, where detection reports exactly those) runs every variant:
+    // none may be skipped there.
+    if cfg!(all(
+        target_feature = "avx2",
+        target_feature = "bmi2",
+        target_feature = "popcnt"
+    )) {
+        let all = x86::AVX2 | x86::BMI2 | x86::POPCNT;
+        assert_eq!(
+            f & all,
+            all,
+            "features enabled at compile time not detected"
+        );
+    }
     // Every table entry must need at least one feature (a variant without
     // one would belong in the portable kernels).
     for w in 1..=8 {
