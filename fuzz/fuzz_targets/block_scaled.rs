@@ -7,7 +7,7 @@
 #![no_main]
 
 use arbitrary::Arbitrary;
-use bitpack::formats::{E2M1, E4M3, E8M0, MiniFloat, MxArray, Nvfp4Array};
+use bitpack::formats::{E2M1, E4M3, E8M0, MxArray, Nvfp4Array};
 use bitpack::{BitElement, NarrowArray};
 use libfuzzer_sys::fuzz_target;
 

@@ -7,8 +7,8 @@
 
 #![no_main]
 
+use bitpack::NarrowArray;
 use bitpack::formats::{self, E2M1, E2M3, E3M2, E4M3, E5M2, E8M0, MiniFloat, Mode};
-use bitpack::{BitElement, NarrowArray};
 use libfuzzer_sys::fuzz_target;
 
 fn same(a: f32, b: f32) -> bool {

@@ -122,7 +122,11 @@ fuzz_target!(|input: Input| {
                 want.is_some(),
                 "accepted an invalid view {shape:?} {strides:?} {off}"
             );
-            let count = shape.iter().product::<usize>();
+            let count = if shape.contains(&0) {
+                0
+            } else {
+                shape.iter().product::<usize>()
+            };
             assert_eq!(v.len(), count);
             for (k, x) in v.iter().take(64).enumerate() {
                 let i = index_of(&shape, &strides, off, k as u128);
