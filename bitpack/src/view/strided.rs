@@ -430,6 +430,11 @@ impl<'a, T: BitElement, L: Packing> View<'a, T, L> {
 
     /// The elements in logical order, unpacked a run at a time.
     ///
+    /// # Panics
+    ///
+    /// As `Vec` does, when the copy cannot be allocated: a broadcast view
+    /// can address far more elements than its storage holds.
+    ///
     /// # Examples
     ///
     /// ```
@@ -454,6 +459,11 @@ impl<'a, T: BitElement, L: Packing> View<'a, T, L> {
     /// small stack buffer. Values keep their raw bits as `T` (a run-time
     /// width view of `u64`s gives 64-bit values: see
     /// [`to_dyn_array`](Self::to_dyn_array)).
+    ///
+    /// # Panics
+    ///
+    /// As `Vec` does, when the copy cannot be allocated: a broadcast view
+    /// can address far more elements than its storage holds.
     ///
     /// # Examples
     ///
@@ -754,6 +764,11 @@ impl<'a, L: Packing> View<'a, u64, L> {
     /// A compact copy as a run-time-width array of the view's width, with
     /// the view's shape.
     ///
+    /// # Panics
+    ///
+    /// As `Vec` does, when the copy cannot be allocated (a broadcast view
+    /// can address far more elements than its storage holds).
+    ///
     /// # Examples
     ///
     /// ```
@@ -933,6 +948,10 @@ impl<'a, T: BitElement, L: Packing> ViewMut<'a, T, L> {
     }
 
     /// The elements in logical order (see [`View::to_vec`]).
+    ///
+    /// # Panics
+    ///
+    /// As [`View::to_vec`].
     ///
     /// # Examples
     ///
