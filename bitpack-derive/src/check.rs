@@ -60,9 +60,6 @@ pub enum Form<'a> {
         width: u32,
         lit: &'a LitInt,
         field: &'a Field<'a>,
-        /// The field's width when it is a primitive whose width is known here
-        /// (then the width check is done and no assertion is emitted).
-        known_field_bits: Option<u32>,
     },
     /// `#[repr(transparent)]` over one element, no `bitwidth`: the field's
     /// element, as is.
@@ -205,8 +202,10 @@ fn bit_element_struct<'a>(
             w => Some(w as u32),
         };
         let (field, width) = (field?, width?);
-        let known_field_bits = known_bits(field.ty);
-        if let Some(bits) = known_field_bits
+        // A field spelled like a primitive gets its message here; the spelling
+        // may be an alias (`type u8 = bool;`), so the expansion checks the
+        // field's `BITS` through the type system in every case.
+        if let Some(bits) = known_bits(field.ty)
             && width > bits
         {
             cx.error_spanned_by(
@@ -225,7 +224,6 @@ fn bit_element_struct<'a>(
             width,
             lit: &bw.lit,
             field,
-            known_field_bits,
         });
     }
     match layout {
@@ -758,29 +756,19 @@ mod tests {
         form_of(
             parse_quote! { #[repr(transparent)] #[bitwidth(4)] struct F(u8); },
             |form| {
-                let Form::Narrow {
-                    width,
-                    known_field_bits,
-                    ..
-                } = form
-                else {
+                let Form::Narrow { width, .. } = form else {
                     panic!("not narrow")
                 };
-                assert_eq!((*width, *known_field_bits), (4, Some(8)));
+                assert_eq!(*width, 4);
             },
         );
         form_of(
             parse_quote! { #[repr(transparent)] #[bitwidth(128)] struct F { x: Inner } },
             |form| {
-                let Form::Narrow {
-                    width,
-                    known_field_bits,
-                    ..
-                } = form
-                else {
+                let Form::Narrow { width, .. } = form else {
                     panic!("not narrow")
                 };
-                assert_eq!((*width, *known_field_bits), (128, None));
+                assert_eq!(*width, 128);
             },
         );
         assert_one(

@@ -8,13 +8,13 @@ use quote::quote;
 
 /// `where Self: Copy + 'static` for a generic type, so that the stub's
 /// supertraits hold without asking more of the parameters.
-fn where_clause(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
+fn where_clause(input: &Input<'_>) -> TokenStream {
     let ident = input.ident;
     let (_, ty_generics, where_clause) = input.generics.split_for_impl();
     if input.generics.params.is_empty() {
         return quote!(#where_clause);
     }
-    let mut preds = quote!(#ident #ty_generics: #krate::__private::core::marker::Copy + 'static,);
+    let mut preds = quote!(#ident #ty_generics: ::core::marker::Copy + 'static,);
     if let Some(wc) = where_clause {
         let existing = &wc.predicates;
         preds = quote!(#existing, #preds);
@@ -27,8 +27,8 @@ fn where_clause(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
 pub fn bit_element(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
     let ident = input.ident;
     let (impl_generics, ty_generics, _) = input.generics.split_for_impl();
-    let where_clause = where_clause(input, krate);
-    let core = quote!(#krate::__private::core);
+    let where_clause = where_clause(input);
+    let core = quote!(::core);
     let lanes = if input.generics.params.is_empty() {
         quote!(#krate::__impl_lanes!(#ident);)
     } else {
@@ -58,7 +58,7 @@ pub fn bit_element(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
 pub fn device_copy(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
     let ident = input.ident;
     let (impl_generics, ty_generics, _) = input.generics.split_for_impl();
-    let where_clause = where_clause(input, krate);
+    let where_clause = where_clause(input);
     quote! {
         #[automatically_derived]
         unsafe impl #impl_generics #krate::DeviceCopy for #ident #ty_generics #where_clause {}

@@ -153,6 +153,26 @@ pub enum Error {
         /// The flat index of that output.
         index: usize,
     },
+
+    // Sizes that do not fit.
+    /// A layout operation computes an offset or a stride outside `isize`
+    /// (possible for empty views, whose offset and strides are never used).
+    LayoutOverflow {
+        /// What was computed: `"offset"` or `"stride"`.
+        what: &'static str,
+        /// The exact value, outside `isize` (saturated at the `i128` bounds).
+        value: i128,
+    },
+    /// A buffer could not be allocated: its size overflows, or the allocator
+    /// refused it.
+    Alloc {
+        /// What the buffer was for.
+        what: &'static str,
+        /// The number of values asked for (`None` when it overflows `usize`).
+        count: Option<usize>,
+        /// The size of one value, in bytes.
+        value_bytes: usize,
+    },
 }
 
 impl fmt::Display for Error {
@@ -263,6 +283,26 @@ impl fmt::Display for Error {
             Error::SumOverflow { index } => {
                 write!(f, "the sum at output {index} does not fit in a u64")
             }
+            Error::LayoutOverflow { what, value } => {
+                write!(f, "the view's {what} would be {value}, outside isize")
+            }
+            Error::Alloc {
+                what,
+                count: Some(count),
+                value_bytes,
+            } => write!(
+                f,
+                "cannot allocate {what}: {count} values of {value_bytes} bytes"
+            ),
+            Error::Alloc {
+                what,
+                count: None,
+                value_bytes,
+            } => write!(
+                f,
+                "cannot allocate {what}: its value count overflows usize ({value_bytes} bytes \
+                 each)"
+            ),
         }
     }
 }

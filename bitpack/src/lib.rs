@@ -194,7 +194,7 @@ pub use formats::{E2M1, E2M3, E3M2, E4M3, E5M2, E8M0};
 pub use narrow::{
     Dense, DynNarrowArray, NarrowArray, Packing, ReinterpretError, UnsignedElement, WordAligned,
 };
-pub use storage::{Lanes, SmallStorage, Storage, storage_bytes};
+pub use storage::{Lanes, SmallStorage, Storage, checked_storage_bytes, storage_bytes};
 pub use unsigned::Unsigned;
 pub use view::{Layout, LayoutIter, MAX_DIMS, Runs};
 #[cfg(feature = "alloc")]

@@ -218,16 +218,46 @@ impl_small_storage!(
     [u32; 3] => u128, [u8; 13] => u128, [u16; 7] => u128, [u8; 15] => u128, u128 => u128,
 );
 
-/// Bytes taken by `n` values of `bits` bits: `ceil(n * bits / 8)`.
+/// Bytes taken by `n` values of `bits` bits: `ceil(n * bits / 8)`, exact
+/// for every result that fits in `usize` (the product is formed in `u128`).
+///
+/// # Panics
+///
+/// When the byte count overflows `usize` (`storage_bytes(usize::MAX, 16)`);
+/// [`checked_storage_bytes`] returns `None` there instead.
 ///
 /// # Examples
 ///
 /// ```
 /// assert_eq!(bitpack::storage_bytes(4, 6), 3);
 /// assert_eq!(bitpack::storage_bytes(9, 1), 2);
+/// assert_eq!(bitpack::storage_bytes(1 << 62, 8), 1 << 62);
 /// ```
 pub const fn storage_bytes(n: usize, bits: u32) -> usize {
-    (n * bits as usize).div_ceil(8)
+    match checked_storage_bytes(n, bits) {
+        Some(bytes) => bytes,
+        None => panic!("storage_bytes: the byte count of n values of `bits` bits overflows usize"),
+    }
+}
+
+/// Bytes taken by `n` values of `bits` bits, `ceil(n * bits / 8)`, or `None`
+/// when that overflows `usize`.
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(bitpack::checked_storage_bytes(1 << 62, 8), Some(1 << 62));
+/// assert_eq!(bitpack::checked_storage_bytes(usize::MAX, 16), None);
+/// assert_eq!(bitpack::checked_storage_bytes(usize::MAX, 8), Some(usize::MAX));
+/// ```
+pub const fn checked_storage_bytes(n: usize, bits: u32) -> Option<usize> {
+    // At most (2^64 - 1) * (2^32 - 1) < 2^96: no overflow in u128.
+    let bytes = (n as u128 * bits as u128).div_ceil(8);
+    if bytes > usize::MAX as u128 {
+        None
+    } else {
+        Some(bytes as usize)
+    }
 }
 
 /// Default storage of `N` lanes of an element type: the type the storage rule

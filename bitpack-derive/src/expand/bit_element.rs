@@ -16,8 +16,7 @@ use syn::{DeriveInput, LitInt};
 pub fn derive(input: &DeriveInput) -> TokenStream {
     let cx = Ctxt::new();
     let parsed = Input::from_syn(&cx, input, Derive::BitElement);
-    let path = crate_path(&parsed.attrs);
-    let krate = super::krate();
+    let krate = crate_path(&parsed.attrs);
     let form = check::bit_element(&cx, &parsed);
     let body = match (cx.check(), form) {
         (Ok(()), Some(form)) => expand(&parsed, &krate, &form),
@@ -27,13 +26,15 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
             out
         }
     };
-    wrap(&path, body)
+    wrap(body)
 }
 
 fn expand(input: &Input<'_>, krate: &TokenStream, form: &Form<'_>) -> TokenStream {
     let be = quote!(#krate::BitElement);
     let uns = quote!(#krate::Unsigned);
-    let core = quote!(#krate::__private::core);
+    // `::core` itself, never the runtime crate's re-export: a path given
+    // with `crate = "..."` may lead to items the user wrote.
+    let core = quote!(::core);
     let u32_ = quote!(#core::primitive::u32);
     let u128_ = quote!(#core::primitive::u128);
     let usize_ = quote!(#core::primitive::usize);
@@ -54,12 +55,7 @@ fn expand(input: &Input<'_>, krate: &TokenStream, form: &Form<'_>) -> TokenStrea
     let mut item_span = None;
 
     let (bits, raw_ty, raw_bits, from_raw_bits) = match form {
-        Form::Narrow {
-            width,
-            lit,
-            field,
-            known_field_bits,
-        } => {
+        Form::Narrow { width, lit, field } => {
             let Field {
                 member,
                 ty: field_ty,
@@ -83,14 +79,10 @@ fn expand(input: &Input<'_>, krate: &TokenStream, form: &Form<'_>) -> TokenStrea
                     { #core::assert!(#w <= <#ty as #be>::BITS, #msg); #w }
                 }
             } else {
-                if known_field_bits.is_none() {
-                    proofs.extend(const_assert(
-                        krate,
-                        lit,
-                        quote!(#w <= <#ty as #be>::BITS),
-                        &msg,
-                    ));
-                }
+                // Always, also for a field spelled like a primitive: the
+                // spelling is not the type (`type u8 = bool;`), the field's
+                // `BITS` is.
+                proofs.extend(const_assert(lit, quote!(#w <= <#ty as #be>::BITS), &msg));
                 quote!(#w)
             };
             (
@@ -135,7 +127,6 @@ fn expand(input: &Input<'_>, krate: &TokenStream, form: &Form<'_>) -> TokenStrea
                     type_name(ty)
                 );
                 proofs.extend(const_assert(
-                    krate,
                     ty,
                     quote!(<#ty_same as #be>::BITS as #usize_ == 8 * #size_of::<#ty>()),
                     &msg,
@@ -149,7 +140,6 @@ fn expand(input: &Input<'_>, krate: &TokenStream, form: &Form<'_>) -> TokenStrea
                  an explicit field"
             );
             proofs.extend(const_assert(
-                krate,
                 ident,
                 quote!(#size_of::<#ident>() == #(#size_of::<#tys>())+*),
                 &padding,
@@ -159,7 +149,6 @@ fn expand(input: &Input<'_>, krate: &TokenStream, form: &Form<'_>) -> TokenStrea
                  `BitElement::Raw` word, at most a `u128`; split it into smaller elements"
             );
             proofs.extend(const_assert(
-                krate,
                 ident,
                 quote!(#size_of::<#ident>() <= 16),
                 &too_big,

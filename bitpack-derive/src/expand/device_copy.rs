@@ -13,8 +13,7 @@ use syn::DeriveInput;
 pub fn derive(input: &DeriveInput) -> TokenStream {
     let cx = Ctxt::new();
     let parsed = Input::from_syn(&cx, input, Derive::DeviceCopy);
-    let path = crate_path(&parsed.attrs);
-    let krate = super::krate();
+    let krate = crate_path(&parsed.attrs);
     check::device_copy(&cx, &parsed);
     let body = match cx.check() {
         Ok(()) => expand(&parsed, &krate),
@@ -24,7 +23,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
             out
         }
     };
-    wrap(&path, body)
+    wrap(body)
 }
 
 fn expand(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
@@ -34,11 +33,31 @@ fn expand(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
     let tys = input.all_field_types();
 
     // Fields that name no generic parameter are checked here, each error at
-    // its field type; the others become bounds of the impl.
-    let checks = tys.iter().filter(|ty| !mentions(ty, &names)).map(|ty| {
-        let span = first_span(ty);
-        quote_spanned!(span=> #krate::__private::assert_device_copy::<#ty>();)
-    });
+    // its field type; the others become bounds of the impl. The check is a
+    // bound on the very trait the impl below implements (`#dc`), not a helper
+    // of the runtime crate: `crate = "..."` may name a facade whose helpers
+    // the user wrote, but no path can name two traits at once.
+    let checks: Vec<_> = tys
+        .iter()
+        .filter(|ty| !mentions(ty, &names))
+        .map(|ty| {
+            let span = first_span(ty);
+            quote_spanned!(span=> __bitpack_field_is_device_copy::<#ty>();)
+        })
+        .collect();
+    let checks = if checks.is_empty() {
+        quote!()
+    } else {
+        // The helper is a function, declared inside a closure: a name in the
+        // value namespace of a block of its own, which no field type (a path
+        // in the type namespace) can resolve to.
+        quote! {
+            const _: fn() = || {
+                fn __bitpack_field_is_device_copy<T: #dc>() {}
+                #(#checks)*
+            };
+        }
+    };
     let generics = with_bounds(input.generics, tys.iter().copied(), &dc);
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
 
@@ -55,9 +74,7 @@ fn expand(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
     // - padding bytes are moved as raw bytes and never read as values, which
     //   the trait's copy rule allows.
     quote! {
-        const _: () = {
-            #(#checks)*
-        };
+        #checks
 
         #[automatically_derived]
         unsafe impl #impl_generics #dc for #ident #ty_generics #where_clause {}

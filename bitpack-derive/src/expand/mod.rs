@@ -11,27 +11,24 @@ use std::collections::HashSet;
 use syn::{GenericParam, Generics, Type};
 
 /// The path to the runtime crate: `#[bitpack(crate = "...")]` or `::bitpack`.
+///
+/// Generated code writes this path out at every use and imports nothing:
+/// an import (`use ::bitpack as __bitpack;`) would be in scope where the
+/// user's field types are resolved too, so a user item of the same name
+/// (`mod __bitpack`) would be read as the crate there, and a check would look
+/// at another type than the field's. A given path keeps the span of its
+/// string, so that a path that does not resolve is reported there.
 pub fn crate_path(attrs: &Container) -> TokenStream {
     match &attrs.krate {
-        Some(path) => path.to_token_stream(),
+        Some(path) => respan(path.to_token_stream(), first_span(path)),
         None => quote!(::bitpack),
     }
 }
 
-/// The name the generated code uses for the runtime crate: [`wrap`] imports
-/// [`crate_path`] under it, once, so that a wrong `crate = "..."` is one
-/// error at that string.
-pub fn krate() -> TokenStream {
-    quote!(__bitpack)
-}
-
 /// Wraps generated items in one anonymous `const` block, so that no helper
-/// name reaches the user's namespace.
-pub fn wrap(crate_path: &TokenStream, body: TokenStream) -> TokenStream {
-    let krate = krate();
-    // At the span of the path, so that a path that does not resolve is
-    // reported at the `crate = "..."` string that wrote it.
-    let import = respan(quote!(use #crate_path as #krate;), first_span(crate_path));
+/// name reaches the user's namespace. The block declares no named item that
+/// could shadow a name in the user's field types.
+pub fn wrap(body: TokenStream) -> TokenStream {
     quote! {
         #[allow(
             non_upper_case_globals,
@@ -42,9 +39,6 @@ pub fn wrap(crate_path: &TokenStream, body: TokenStream) -> TokenStream {
             clippy::assertions_on_constants,
         )]
         const _: () = {
-            #[allow(unused_imports)]
-            #import
-
             #body
         };
     }
@@ -139,14 +133,12 @@ pub fn respan(tokens: TokenStream, span: Span) -> TokenStream {
 /// `const _: () = assert!(cond, msg);` whose error covers the tokens of `at`:
 /// the macro path carries the span of the first token and the argument list
 /// the span of the last, so rustc underlines all of `at`.
-pub fn const_assert(
-    krate: &TokenStream,
-    at: &impl ToTokens,
-    cond: TokenStream,
-    msg: &str,
-) -> TokenStream {
+///
+/// The assertion is `::core::assert!`, never an item of the runtime crate's
+/// path, which `#[bitpack(crate = "...")]` lets the user replace.
+pub fn const_assert(at: &impl ToTokens, cond: TokenStream, msg: &str) -> TokenStream {
     let (first, last) = (first_span(at), last_span(at));
-    let path = respan(quote!(#krate::__private::core::assert), first);
+    let path = respan(quote!(::core::assert), first);
     let mut args =
         proc_macro2::Group::new(proc_macro2::Delimiter::Parenthesis, quote!(#cond, #msg));
     args.set_span(last);
@@ -199,13 +191,20 @@ mod expansion_tests {
         super::device_copy::derive(&input).to_string()
     }
 
-    /// Whether the tokens name `bitpack` anywhere (`__bitpack` is the import).
+    /// Whether the tokens hold a `use` item (after a `{`, `;` or attribute).
+    fn imports(out: &str) -> bool {
+        ["{ use ", "; use ", "] use "]
+            .iter()
+            .any(|item| out.contains(item))
+    }
+
+    /// Whether the tokens name `bitpack` anywhere.
     fn names_bitpack(out: &str) -> bool {
         out.split_whitespace().any(|token| token == "bitpack")
     }
 
     #[test]
-    fn names_the_runtime_crate_once_through_the_given_path() {
+    fn names_the_runtime_crate_through_the_given_path_and_imports_nothing() {
         let forms: [DeriveInput; 4] = [
             parse_quote! { #[bitpack(crate = "my::facade")] #[repr(transparent)] #[bitwidth(4)] struct F(u8); },
             parse_quote! { #[bitpack(crate = "my::facade")] #[repr(C)] struct Rgb { r: u8, g: u8, b: u8 } },
@@ -213,46 +212,71 @@ mod expansion_tests {
             parse_quote! { #[bitpack(crate = "my::facade")] #[repr(transparent)] struct W<T>(T); },
         ];
         for input in forms {
-            let out = bit_element(input.clone());
-            assert!(out.contains("use my :: facade as __bitpack ;"), "{out}");
-            assert!(
-                !names_bitpack(&out),
-                "a path to `bitpack` other than the import: {out}"
-            );
-            assert!(!out.contains("compile_error"), "{out}");
-            let out = device_copy(input);
-            assert!(out.contains("use my :: facade as __bitpack ;"), "{out}");
-            assert!(!names_bitpack(&out), "{out}");
+            for out in [bit_element(input.clone()), device_copy(input)] {
+                assert!(out.contains("my :: facade ::"), "{out}");
+                assert!(!names_bitpack(&out), "a path to `bitpack`: {out}");
+                // No import: it would also be in scope for the field types.
+                assert!(!imports(&out), "{out}");
+                assert!(!out.contains("__private :: core"), "{out}");
+                assert!(!out.contains("compile_error"), "{out}");
+            }
         }
     }
 
     #[test]
     fn default_path_is_the_bitpack_crate() {
         let out = bit_element(parse_quote! { #[repr(transparent)] #[bitwidth(4)] struct F(u8); });
-        assert!(out.contains("use :: bitpack as __bitpack ;"), "{out}");
+        assert!(out.contains("impl :: bitpack :: BitElement for F"), "{out}");
+        assert!(!imports(&out), "{out}");
+    }
+
+    #[test]
+    fn narrow_width_is_checked_through_the_field_type_even_when_spelled_as_a_primitive() {
+        let out = bit_element(parse_quote! { #[repr(transparent)] #[bitwidth(8)] struct F(u8); });
+        assert!(
+            out.contains("8 <= < u8 as :: bitpack :: BitElement > :: BITS"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn device_copy_checks_fields_through_the_implemented_trait() {
+        let out = device_copy(
+            parse_quote! { #[bitpack(crate = "f")] #[repr(C)] struct P { a: u8, b: x::Y } },
+        );
+        assert!(
+            out.contains("fn __bitpack_field_is_device_copy < T : f :: DeviceCopy > ()"),
+            "{out}"
+        );
+        assert!(
+            out.contains("__bitpack_field_is_device_copy :: < x :: Y > ()"),
+            "{out}"
+        );
+        assert!(out.contains("unsafe impl f :: DeviceCopy for P"), "{out}");
+        assert!(!out.contains("__private"), "{out}");
     }
 
     #[test]
     fn lanes_only_for_non_generic_types() {
         let out = bit_element(parse_quote! { #[repr(transparent)] #[bitwidth(4)] struct F(u8); });
-        assert!(out.contains("__bitpack :: __impl_lanes ! (F)"), "{out}");
+        assert!(out.contains(":: bitpack :: __impl_lanes ! (F)"), "{out}");
         let out = bit_element(parse_quote! { #[repr(transparent)] #[bitwidth(4)] struct F<T>(T); });
         assert!(!out.contains("__impl_lanes"), "{out}");
-        assert!(out.contains("where T : __bitpack :: BitElement"), "{out}");
+        assert!(out.contains("where T : :: bitpack :: BitElement"), "{out}");
     }
 
     #[test]
     fn errors_come_with_a_stub_impl_and_nothing_else() {
         let out = bit_element(parse_quote! { #[repr(C)] #[bitwidth(0)] struct F(u8, u8); });
         assert_eq!(out.matches("compile_error").count(), 1, "{out}");
-        assert!(out.contains("impl __bitpack :: BitElement for F"), "{out}");
+        assert!(out.contains("impl :: bitpack :: BitElement for F"), "{out}");
         assert!(out.contains("unreachable"), "{out}");
         // The stub keeps the type usable as an element: Lanes are there too.
         assert!(out.contains("__impl_lanes ! (F)"), "{out}");
         let out = device_copy(parse_quote! { struct P<T> { a: T } });
         assert_eq!(out.matches("compile_error").count(), 1, "{out}");
         assert!(
-            out.contains("unsafe impl < T > __bitpack :: DeviceCopy for P < T >"),
+            out.contains("unsafe impl < T > :: bitpack :: DeviceCopy for P < T >"),
             "{out}"
         );
     }

@@ -181,6 +181,11 @@ impl<T: BitElement, const N: usize, S: Storage> NArray<T, N, S> {
     /// The raw bits of lane `i`, which must be in bounds.
     #[inline(always)]
     pub(crate) fn lane_raw(&self, i: usize) -> u128 {
+        // Every read and write checks the rule too, so that an array built
+        // without a constructor (`bytemuck::zeroed_box`, a cast) and a
+        // storage outside the rule fails to compile instead of reading out of
+        // its storage.
+        let () = Self::LAYOUT_OK;
         debug_assert!(i < N);
         self.storage.get_bits(i * T::BITS as usize, T::BITS)
     }
@@ -194,6 +199,7 @@ impl<T: BitElement, const N: usize, S: Storage> NArray<T, N, S> {
     /// Writes lane `i`, which must be in bounds.
     #[inline(always)]
     pub(crate) fn put(&mut self, i: usize, value: T) {
+        let () = Self::LAYOUT_OK;
         debug_assert!(i < N);
         self.storage
             .set_bits(i * T::BITS as usize, T::BITS, value.raw_bits().to_u128());
@@ -298,6 +304,7 @@ impl<T: BitElement, const N: usize, S: Storage> NArray<T, N, S> {
     /// ```
     #[inline(always)]
     pub fn storage(&self) -> S {
+        let () = Self::LAYOUT_OK;
         self.storage
     }
 
@@ -448,6 +455,7 @@ impl<T: BitElement, const N: usize, S: Storage> NArray<T, N, S> {
     /// ```
     #[inline]
     pub fn as_bytes(&self) -> &[u8] {
+        let () = Self::LAYOUT_OK;
         bytemuck::bytes_of(&self.storage)
     }
 }
@@ -470,6 +478,7 @@ impl<T: BitElement, const N: usize, S: SmallStorage> NArray<T, N, S> {
     /// ```
     #[inline]
     pub fn raw_bits(self) -> S::Raw {
+        let () = Self::LAYOUT_OK;
         self.storage.to_raw()
     }
 

@@ -78,6 +78,7 @@ impl<T: BitElement, const N: usize, S: Storage> NArray<T, N, S> {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn reinterpret<U: Lanes<M>, const M: usize>(self) -> Result<NArray<U, M>> {
+        let () = Self::LAYOUT_OK;
         let bits = Self::VALUE_BITS;
         let to_bits = U::BITS as usize;
         if !bits.is_multiple_of(to_bits) {

@@ -161,7 +161,17 @@ unsafe impl<T: BitElement, const N: usize, S: Storage> DeviceCopy for NArray<T, 
 // - all-zero storage is a valid `NArray`: its padding is zero, and each lane
 //   is `T::from_raw_bits(0)`, which the `BitElement` contract makes a valid
 //   value ("every pattern of `BITS` bits must be a valid value").
-unsafe impl<T: BitElement, const N: usize, S: Storage> bytemuck::Zeroable for NArray<T, N, S> {}
+//
+// `zeroed` is the constructor's, so it checks the storage rule like every
+// other way to build an array (`NArray::<u8, 4, u16>::zeroed()` does not
+// compile); arrays made by zeroing memory directly are checked at their
+// first read or write.
+unsafe impl<T: BitElement, const N: usize, S: Storage> bytemuck::Zeroable for NArray<T, N, S> {
+    #[inline(always)]
+    fn zeroed() -> Self {
+        Self::zero()
+    }
+}
 
 // SAFETY:
 // - `NArray` has the layout of `S` (`#[repr(transparent)]`), and `S: Pod` "has

@@ -109,11 +109,8 @@ impl DynNarrowArray<Dense> {
     ///
     /// # Errors
     ///
-    /// [`Error::Width`] when `width` is not in `1..=64`.
-    ///
-    /// # Panics
-    ///
-    /// When `len * width` overflows `usize`, or the allocation fails.
+    /// [`Error::Width`] when `width` is not in `1..=64`; [`Error::Alloc`]
+    /// when `len * width` bits overflow `usize` or the allocation fails.
     ///
     /// # Examples
     ///
@@ -165,10 +162,23 @@ impl DynNarrowArray<Dense> {
     }
 }
 
+/// What [`Error::Alloc`] names for the words of a run-time-width array.
+const WORDS: &str = "the 64-bit words of a DynNarrowArray";
+
 impl<L: Packing> DynNarrowArray<L> {
     /// The words holding `len` values of `width` bits.
     fn words_for(width: u32, len: usize) -> usize {
         packing::words_for(L::WORD_ALIGNED, width, len).expect("DynNarrowArray capacity overflow")
+    }
+
+    /// [`words_for`](Self::words_for), or [`Error::Alloc`] when the count
+    /// overflows.
+    fn try_words_for(width: u32, len: usize) -> Result<usize> {
+        packing::words_for(L::WORD_ALIGNED, width, len).ok_or(Error::Alloc {
+            what: WORDS,
+            count: None,
+            value_bytes: 8,
+        })
     }
 
     /// The words, mutably (the caller keeps padding and gap bits zero).
@@ -207,11 +217,8 @@ impl<L: Packing> DynNarrowArray<L> {
     ///
     /// # Errors
     ///
-    /// [`Error::Width`] when `width` is not in `1..=64`.
-    ///
-    /// # Panics
-    ///
-    /// When the stream's bit count overflows `usize`, or the allocation
+    /// [`Error::Width`] when `width` is not in `1..=64`; [`Error::Alloc`]
+    /// when the stream's word count overflows `usize` or its allocation
     /// fails.
     ///
     /// # Examples
@@ -219,14 +226,16 @@ impl<L: Packing> DynNarrowArray<L> {
     /// ```
     /// use bitpack::{DynNarrowArray, WordAligned};
     ///
+    /// assert!(DynNarrowArray::<WordAligned>::zeroed_in(7, usize::MAX).is_err());
     /// let a = DynNarrowArray::<WordAligned>::zeroed_in(7, 10)?;
     /// assert_eq!(a.as_words().len(), 2); // 9 values per word
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn zeroed_in(width: u32, len: usize) -> Result<Self> {
         check_width(width)?;
+        let words = Self::try_words_for(width, len)?;
         Ok(DynNarrowArray {
-            words: vec![0; Self::words_for(width, len)],
+            words: crate::view::try_zeroed_vec(words, WORDS)?,
             len,
             width,
             dims: None,
@@ -407,8 +416,9 @@ impl<L: Packing> DynNarrowArray<L> {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn push(&mut self, value: u64) {
+        // A u64 needs at most 64 bits, so only the allocation can fail.
         self.widen(bits_needed(value))
-            .expect("a u64 needs at most 64 bits");
+            .unwrap_or_else(|e| panic!("{e}"));
         let len = self.len + 1;
         self.words.resize(Self::words_for(self.width, len), 0);
         stream::write(
@@ -480,7 +490,8 @@ impl<L: Packing> DynNarrowArray<L> {
     /// ```
     pub fn extend_from_slice(&mut self, values: &[u64]) {
         let need = values.iter().map(|&v| bits_needed(v)).max().unwrap_or(1);
-        self.widen(need).expect("a u64 needs at most 64 bits");
+        // A u64 needs at most 64 bits, so only the allocation can fail.
+        self.widen(need).unwrap_or_else(|e| panic!("{e}"));
         let len = self
             .len
             .checked_add(values.len())
@@ -595,13 +606,9 @@ impl<L: Packing> DynNarrowArray<L> {
     ///
     /// # Errors
     ///
-    /// [`Error::Width`] when `new_width` is not in `1..=64`; the array is
-    /// unchanged.
-    ///
-    /// # Panics
-    ///
-    /// When the new length in bits overflows `usize`, or the allocation
-    /// fails (the array is unchanged then too).
+    /// [`Error::Width`] when `new_width` is not in `1..=64`, and
+    /// [`Error::Alloc`] when the new word count overflows `usize` or its
+    /// allocation fails; the array is unchanged.
     ///
     /// # Examples
     ///
@@ -622,7 +629,15 @@ impl<L: Packing> DynNarrowArray<L> {
             return Ok(());
         }
         let old = self.width;
-        let new_words = Self::words_for(new_width, self.len);
+        let new_words = Self::try_words_for(new_width, self.len)?;
+        let more = new_words.saturating_sub(self.words.len());
+        self.words
+            .try_reserve_exact(more)
+            .map_err(|_| Error::Alloc {
+                what: WORDS,
+                count: Some(new_words),
+                value_bytes: 8,
+            })?;
         self.words.resize(new_words, 0);
         // Value `i` moves from its old position to a new one at least as far
         // along, and past the old positions of every value before it; so

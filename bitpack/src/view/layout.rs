@@ -259,13 +259,17 @@ impl Layout {
         if coords.len() != self.ndim() {
             return None;
         }
+        // Every coordinate first: an empty layout (which has no valid
+        // coordinates) may carry any offset and strides, which must not be
+        // added up.
+        if coords.iter().zip(self.shape()).any(|(&c, &n)| c >= n) {
+            return None;
+        }
         let mut at = self.offset;
         for (d, &c) in coords.iter().enumerate() {
-            if c >= self.shape[d] {
-                return None;
-            }
-            // In range by validation: offset + c * stride lies between the
-            // layout's lowest and highest index, both inside 0..storage_len.
+            // In range by validation of the non-empty layout: offset + c *
+            // stride lies between its lowest and highest index, both inside
+            // 0..storage_len.
             at += c as isize * self.strides[d];
         }
         Some(at as usize)
@@ -350,7 +354,9 @@ impl Layout {
     /// # Errors
     ///
     /// [`Error::Axis`] for an axis past `ndim`; [`Error::Range`] when
-    /// `start > end` or `end` exceeds the extent.
+    /// `start > end` or `end` exceeds the extent; [`Error::LayoutOverflow`]
+    /// when the new offset leaves `isize` (only an empty layout, whose
+    /// strides were never bounded).
     ///
     /// # Examples
     ///
@@ -372,8 +378,9 @@ impl Layout {
         let mut l = *self;
         l.shape[axis] = range.end - range.start;
         if range.start < range.end {
-            // Within the validated extent, so in isize.
-            l.offset += range.start as isize * self.strides[axis];
+            // Checked: the layout may be empty along another axis, and then
+            // its offset and strides were never bounded.
+            l.offset = moved(self.offset, range.start, self.strides[axis])?;
         }
         l.revalidate()
     }
@@ -384,7 +391,7 @@ impl Layout {
     /// # Errors
     ///
     /// [`Error::Axis`] for an axis past `ndim`; [`Error::Invalid`] for a zero
-    /// step.
+    /// step; [`Error::LayoutOverflow`] when the scaled stride leaves `isize`.
     ///
     /// # Examples
     ///
@@ -404,13 +411,11 @@ impl Layout {
         }
         let s = step.unsigned_abs();
         l.shape[axis] = extent.div_ceil(s);
-        l.strides[axis] = l.strides[axis]
-            .checked_mul(s as isize)
-            .ok_or(Error::ViewBounds {
-                lowest: None,
-                highest: None,
-                len: self.storage_len,
-            })?;
+        let stride = (l.strides[axis] as i128).saturating_mul(s as i128);
+        l.strides[axis] = isize::try_from(stride).map_err(|_| Error::LayoutOverflow {
+            what: "stride",
+            value: stride,
+        })?;
         l.revalidate()
     }
 
@@ -418,7 +423,9 @@ impl Layout {
     ///
     /// # Errors
     ///
-    /// [`Error::Axis`] for an axis past `ndim`.
+    /// [`Error::Axis`] for an axis past `ndim`; [`Error::LayoutOverflow`]
+    /// when the new offset or the negated stride leaves `isize` (an empty
+    /// layout, whose strides were never bounded, or a stride of `isize::MIN`).
     ///
     /// # Examples
     ///
@@ -430,9 +437,14 @@ impl Layout {
         let extent = self.axis_extent(axis)?;
         let mut l = *self;
         if extent > 0 {
-            l.offset += (extent as isize - 1) * self.strides[axis];
+            l.offset = moved(self.offset, extent - 1, self.strides[axis])?;
         }
-        l.strides[axis] = -self.strides[axis];
+        l.strides[axis] = self.strides[axis]
+            .checked_neg()
+            .ok_or(Error::LayoutOverflow {
+                what: "stride",
+                value: -(self.strides[axis] as i128),
+            })?;
         l.revalidate()
     }
 
@@ -493,7 +505,8 @@ impl Layout {
     /// # Errors
     ///
     /// [`Error::Axis`] for an axis past `ndim`; [`Error::Index`] for an index
-    /// past the extent.
+    /// past the extent; [`Error::LayoutOverflow`] when the new offset leaves
+    /// `isize` (only an empty layout, whose strides were never bounded).
     ///
     /// # Examples
     ///
@@ -509,7 +522,7 @@ impl Layout {
         }
         let nd = self.ndim();
         let mut l = *self;
-        l.offset += index as isize * self.strides[axis];
+        l.offset = moved(self.offset, index, self.strides[axis])?;
         l.shape.copy_within(axis + 1..nd, axis);
         l.strides.copy_within(axis + 1..nd, axis);
         l.ndim -= 1;
@@ -532,6 +545,20 @@ impl Layout {
         self.validate()?;
         Ok(self)
     }
+}
+
+/// `offset + k * stride`, exactly, or [`Error::LayoutOverflow`] when it is
+/// outside `isize`.
+fn moved(offset: isize, k: usize, stride: isize) -> Result<isize> {
+    // |k * stride| < 2^127 and |offset| <= 2^63: saturation never changes a
+    // value that fits in isize.
+    let value = (k as i128)
+        .saturating_mul(stride as i128)
+        .saturating_add(offset as i128);
+    isize::try_from(value).map_err(|_| Error::LayoutOverflow {
+        what: "offset",
+        value,
+    })
 }
 
 /// `prod(shape)`, or `None` when it overflows `usize`. A zero extent gives 0

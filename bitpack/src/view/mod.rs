@@ -7,6 +7,6 @@ mod strided;
 
 pub use layout::{Layout, LayoutIter, MAX_DIMS, Runs};
 #[cfg(feature = "alloc")]
-pub(crate) use strided::assign_within;
-#[cfg(feature = "alloc")]
 pub use strided::{View, ViewIter, ViewMut};
+#[cfg(feature = "alloc")]
+pub(crate) use strided::{assign_within, try_zeroed_vec};

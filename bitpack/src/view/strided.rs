@@ -2,7 +2,6 @@
 //! packed array.
 
 use crate::error::LengthOf;
-use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
 use core::marker::PhantomData;
@@ -51,6 +50,43 @@ fn layout_for(layout: &Layout, len: usize) -> Result<Layout> {
     } else {
         Layout::new(layout.shape(), layout.strides(), layout.offset(), len)
     }
+}
+
+/// `n` zeros in a new `Vec`, or [`Error::Alloc`] (naming `what`) when they
+/// cannot be allocated: the size overflows, or the allocator refuses.
+pub(crate) fn try_zeroed_vec<X: Copy + Default>(n: usize, what: &'static str) -> Result<Vec<X>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| Error::Alloc {
+        what,
+        count: Some(n),
+        value_bytes: core::mem::size_of::<X>(),
+    })?;
+    v.resize(n, X::default());
+    Ok(v)
+}
+
+/// `dst` and `src` (of one shape) restricted to the last index of every
+/// axis along which `dst` has stride 0: all writes along such an axis go to
+/// one element and the last in logical order wins, so the result is the
+/// same, with work bounded by the distinct writes rather than the repeats (a
+/// broadcast of `usize::MAX` elements is one write).
+fn last_writes(dst: &Layout, src: &Layout) -> (Layout, Layout) {
+    let (mut d, mut s) = (*dst, *src);
+    if dst.is_empty() {
+        return (d, s);
+    }
+    for axis in 0..dst.ndim() {
+        let n = dst.shape()[axis];
+        if dst.strides()[axis] == 0 && n > 1 {
+            // Non-empty and validated: the last index moves the offset
+            // within the validated extent.
+            d = d
+                .slice(axis, n - 1..n)
+                .expect("a non-empty view's last index");
+            s = s.slice(axis, n - 1..n).expect("the same shape");
+        }
+    }
+    (d, s)
 }
 
 /// `ShapeMismatch` unless the shapes are equal.
@@ -395,6 +431,11 @@ impl<'a, T: BitElement, L: Packing> View<'a, T, L> {
 
     /// The elements in logical order, unpacked a run at a time.
     ///
+    /// # Panics
+    ///
+    /// As `Vec` does, when the copy cannot be allocated: a broadcast view
+    /// can address far more elements than its storage holds.
+    ///
     /// # Examples
     ///
     /// ```
@@ -419,6 +460,11 @@ impl<'a, T: BitElement, L: Packing> View<'a, T, L> {
     /// small stack buffer. Values keep their raw bits as `T` (a run-time
     /// width view of `u64`s gives 64-bit values: see
     /// [`to_dyn_array`](Self::to_dyn_array)).
+    ///
+    /// # Panics
+    ///
+    /// As `Vec` does, when the copy cannot be allocated: a broadcast view
+    /// can address far more elements than its storage holds.
     ///
     /// # Examples
     ///
@@ -682,7 +728,11 @@ impl<'a, T: UnsignedElement, L: Packing> View<'a, T, L> {
     ///
     /// # Errors
     ///
-    /// As [`sum_axes_into`](Self::sum_axes_into).
+    /// As [`sum_axes_into`](Self::sum_axes_into); also [`Error::Shape`] when
+    /// the output's value count overflows `usize` and [`Error::Alloc`] when
+    /// the output cannot be allocated (an empty or broadcast view can have
+    /// far more outputs than its storage has values). Both are checked before
+    /// anything is summed.
     ///
     /// # Examples
     ///
@@ -703,7 +753,9 @@ impl<'a, T: UnsignedElement, L: Packing> View<'a, T, L> {
                 elements: None,
                 len: self.len(),
             })?;
-        let mut out = vec![0; n];
+        // Sized and allocated fallibly before any work: the output of a
+        // broadcast or empty view can be far larger than its storage.
+        let mut out = try_zeroed_vec::<u64>(n, "the output of sum_axes")?;
         self.sum_axes_into(axes, &mut out)?;
         Ok((shape, out))
     }
@@ -712,6 +764,11 @@ impl<'a, T: UnsignedElement, L: Packing> View<'a, T, L> {
 impl<'a, L: Packing> View<'a, u64, L> {
     /// A compact copy as a run-time-width array of the view's width, with
     /// the view's shape.
+    ///
+    /// # Panics
+    ///
+    /// As `Vec` does, when the copy cannot be allocated (a broadcast view
+    /// can address far more elements than its storage holds).
     ///
     /// # Examples
     ///
@@ -893,6 +950,10 @@ impl<'a, T: BitElement, L: Packing> ViewMut<'a, T, L> {
 
     /// The elements in logical order (see [`View::to_vec`]).
     ///
+    /// # Panics
+    ///
+    /// As [`View::to_vec`].
+    ///
     /// # Examples
     ///
     /// ```
@@ -977,7 +1038,8 @@ impl<'a, T: BitElement, L: Packing> ViewMut<'a, T, L> {
         let buf = [T::Raw::from_u128_truncate(raw); CHUNK];
         let (aligned, bits) = (L::WORD_ALIGNED, self.bits);
         let words = &mut *self.words;
-        for_each_chunk(&self.layout, |start, stride, n| {
+        let (layout, _) = last_writes(&self.layout, &self.layout);
+        for_each_chunk(&layout, |start, stride, n| {
             stream::scatter(aligned, bits, words, start, stride, &buf[..n]);
         });
         Ok(())
@@ -1042,7 +1104,10 @@ impl<'a, T: BitElement, L: Packing> ViewMut<'a, T, L> {
     ///
     /// [`Error::ShapeMismatch`] when the shapes differ and, when the source
     /// is wider than this view (run-time widths), [`Error::ValueTooWide`]
-    /// naming the first value that does not fit; nothing is written then.
+    /// naming the first value written that does not fit; nothing is written
+    /// then. Along an axis where this view has stride 0 (a broadcast), only
+    /// the last value in logical order is written (it is the one that
+    /// stays), so only it is checked.
     ///
     /// # Examples
     ///
@@ -1055,10 +1120,11 @@ impl<'a, T: BitElement, L: Packing> ViewMut<'a, T, L> {
     /// ```
     pub fn assign_view<L2: Packing>(&mut self, src: &View<'_, T, L2>) -> Result<()> {
         check_same_shape(self.shape(), src.shape())?;
+        let (dst, src_layout) = last_writes(&self.layout, &src.layout);
         if src.bits > self.bits {
             let mut buf = [T::Raw::ZERO; CHUNK];
             let mut bad = None;
-            for_each_chunk(&src.layout, |start, stride, n| {
+            for_each_chunk(&src_layout, |start, stride, n| {
                 if bad.is_some() {
                     return;
                 }
@@ -1085,8 +1151,8 @@ impl<'a, T: BitElement, L: Packing> ViewMut<'a, T, L> {
         copy_runs::<T::Raw>(
             (L2::WORD_ALIGNED, L::WORD_ALIGNED),
             (src.bits, self.bits),
-            (&src.layout, src.words),
-            (&self.layout, self.words),
+            (&src_layout, src.words),
+            (&dst, self.words),
         );
         Ok(())
     }
@@ -1286,6 +1352,7 @@ pub(crate) fn assign_within<L: Packing>(
     let dst = layout_for(dst, len)?;
     let src = layout_for(src, len)?;
     check_same_shape(dst.shape(), src.shape())?;
+    let (dst, src) = last_writes(&dst, &src);
     let (Some((dlo, dhi)), Some((slo, shi))) = (index_range(&dst), index_range(&src)) else {
         return Ok(());
     };
@@ -1309,17 +1376,34 @@ pub(crate) fn assign_within<L: Packing>(
         });
         return Ok(());
     }
-    // Overlap: snapshot the source, packed densely at its own width.
+    // Overlap: snapshot the source, packed densely at its own width; or,
+    // when that copy would be larger than the stream itself (a source that
+    // repeats values, such as a broadcast), a copy of the stream's words,
+    // which the source's own layout then reads.
     let n = src.len();
-    let mut snapshot = vec![0u64; crate::kernels::words_for(bits, n)];
-    View::<u128, L>::from_parts(words, bits, src).pack_into(false, bits, &mut snapshot);
-    let flat = Layout::contiguous(src.shape(), n).expect("the source's shape holds its elements");
-    copy_runs::<u128>(
-        (false, aligned),
-        (bits, bits),
-        (&flat, &snapshot),
-        (&dst, words),
-    );
+    let packed = crate::kernels::words_for(bits, n);
+    if packed <= words.len() {
+        let mut snapshot = try_zeroed_vec::<u64>(packed, "the source snapshot of assign_within")?;
+        View::<u128, L>::from_parts(words, bits, src).pack_into(false, bits, &mut snapshot);
+        let flat =
+            Layout::contiguous(src.shape(), n).expect("the source's shape holds its elements");
+        copy_runs::<u128>(
+            (false, aligned),
+            (bits, bits),
+            (&flat, &snapshot),
+            (&dst, words),
+        );
+    } else {
+        let mut snapshot =
+            try_zeroed_vec::<u64>(words.len(), "the source snapshot of assign_within")?;
+        snapshot.copy_from_slice(words);
+        copy_runs::<u128>(
+            (aligned, aligned),
+            (bits, bits),
+            (&src, &snapshot),
+            (&dst, words),
+        );
+    }
     Ok(())
 }
 
@@ -1576,9 +1660,11 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
     ///
     /// # Errors
     ///
-    /// As [`view_with`](Self::view_with) for either descriptor, and
-    /// [`Error::ShapeMismatch`] when the shapes differ; the array is
-    /// unchanged then.
+    /// As [`view_with`](Self::view_with) for either descriptor,
+    /// [`Error::ShapeMismatch`] when the shapes differ, and [`Error::Alloc`]
+    /// when the snapshot of an overlapping source cannot be allocated (it is
+    /// at most the smaller of the source's packed values and the array's own
+    /// words); the array is unchanged then.
     ///
     /// # Examples
     ///
