@@ -634,7 +634,8 @@ impl DlpackTensor<'static> {
     /// with fewer than 8 bits), a null `shape`, each extent (not negative),
     /// null strides (allowed, as compact, only before DLPack 1.2), a null
     /// `data` with a non-zero size, and the byte range the strides reach
-    /// (not before `data`, no overflow of the address space).
+    /// (negative strides may reach below `data`, as NumPy's do, but the
+    /// range must lie inside the address space).
     ///
     /// # Errors
     ///
@@ -1103,7 +1104,8 @@ impl<'a> DlpackTensor<'a> {
     /// The byte of the one-value-per-byte element at flat index `idx`.
     fn byte_at(&self, idx: isize) -> u8 {
         // SAFETY: `idx` is an element index the validated shape and strides
-        // reach, and `from_raw` checked every such byte is inside the data.
+        // reach, which the producer promises readable (`from_raw`'s
+        // contract) and `from_raw` checked to be inside the address space.
         unsafe { self.base().wrapping_offset(idx).read() }
     }
 
@@ -1414,24 +1416,23 @@ fn validate(m: &DLManagedTensorVersioned) -> Result<(Vec<usize>, Vec<isize>, usi
             hi += span;
         }
     }
-    // The bits per element in memory, and the bytes from `data` reached.
+    // The bits per element in memory, and the addresses reached. Negative
+    // strides may reach below `data` (NumPy points `data` at the first
+    // logical element), but not below address 0 or above `isize::MAX`.
     let bits = if padded { 8 } else { t.dtype.bits as i128 };
-    let first_bit = offset as i128 * 8 + lo * bits;
-    let end_bit = offset as i128 * 8 + (hi + 1) * bits;
+    let base = t.data as usize as i128 * 8 + offset as i128 * 8;
+    let first_bit = base + lo * bits;
+    let end_bit = base + (hi + 1) * bits;
     if first_bit < 0 {
         return Err(field_err(
             "strides",
             None,
             lo,
-            "reach elements before data (byte_offset is too small for the negative strides)",
+            "reach below address 0 (the negative strides go past the start of memory)",
         ));
     }
     let end_byte = (end_bit + 7) / 8;
-    let fits = usize::try_from(end_byte)
-        .ok()
-        .and_then(|n| (t.data as usize).checked_add(n))
-        .is_some_and(|end| end <= isize::MAX as usize);
-    if !fits {
+    if end_byte > isize::MAX as i128 {
         return Err(field_err(
             "shape",
             None,

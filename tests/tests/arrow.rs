@@ -64,8 +64,9 @@ fn bitmaps_match_pyarrow() {
 #[test]
 fn hand_over_without_copying() {
     let a: NarrowArray<bool> = (0..1000).map(|i| i % 3 == 0).collect();
-    let ptr = a.as_words().as_ptr();
-    let bits = BooleanBuffer::from(a.clone());
+    let b = a.clone();
+    let ptr = b.as_words().as_ptr();
+    let bits = BooleanBuffer::from(b);
     assert_eq!(bits.values().as_ptr(), ptr.cast());
     let back = NarrowArray::from(bits);
     assert_eq!(back.as_words().as_ptr(), ptr, "taken back without a copy");
@@ -110,7 +111,8 @@ fn offsets_and_dirty_padding() {
                     again.iter().filter(|&b| b).count(),
                     expect.iter().filter(|&&b| b).count()
                 );
-                prop_assert_eq!(taken.as_bytes(), NarrowArray::from_slice(expect).as_bytes());
+                let reference = NarrowArray::from_slice(expect);
+                prop_assert_eq!(taken.as_bytes(), reference.as_bytes());
                 Ok(())
             },
         )

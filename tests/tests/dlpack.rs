@@ -488,8 +488,8 @@ fn hostile_descriptors_are_refused_without_reading_data() {
     let mut f = Foreign::hostile();
     f.data = ptr::null_mut();
     field(f, "data");
-    // Negative strides reaching before the data.
-    field(Foreign::hostile().with_shape(&[4], &[-1]), "strides");
+    // Negative strides reaching below address 0.
+    field(Foreign::hostile().with_shape(&[4], &[-1000]), "strides");
     // Reaching past the address space.
     let mut f = Foreign::hostile().with_shape(&[16], &[i64::MAX / 32]);
     f.data = (usize::MAX - 64) as *mut c_void;
@@ -521,6 +521,10 @@ fn valid_foreign_descriptors() {
     f.byte_offset = 5;
     let (v, _) = f.import_with(|r| r.unwrap().to_narrow_array::<u8>().unwrap().to_vec());
     assert_eq!(v, [6, 4, 2]);
+    // NumPy's reversed arrays point `data` at the first logical element.
+    let mut f = Foreign::bytes(&mut data[3..]).with_shape(&[4], &[-1]);
+    let (v, _) = f.import_with(|r| r.unwrap().to_narrow_array::<u8>().unwrap().to_vec());
+    assert_eq!(v, [4, 3, 2, 1]);
     // A minor version from the future is read (minor bumps add enum values).
     let mut f = Foreign::bytes(&mut data);
     f.version.minor = 99;
