@@ -21,7 +21,7 @@
 //! # Examples
 //!
 //! ```
-//! use arrow_array::{Array, BooleanArray, UInt8Array};
+//! use arrow_array::{BooleanArray, UInt8Array};
 //! use arrow_buffer::BooleanBuffer;
 //! use arbitrary_int::u3;
 //! use bitpack::NarrowArray;

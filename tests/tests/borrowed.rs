@@ -34,6 +34,10 @@ fn reference_bytes(vals: &[u128], bits: u32) -> Vec<u8> {
     out
 }
 
+/// A check of the sums of a `NarrowRef` (whole, or over a 1-d descriptor)
+/// against the owned array's.
+type SumCheck<T> = fn(&NarrowRef<'_, T>, &NarrowArray<T>, &[usize], &[isize], isize);
+
 /// Every read of a `NarrowRef` over `stream` placed at `align` bytes into a
 /// buffer, with `extra` zero bytes after it, against `NarrowArray::from_bytes`
 /// and the values.
@@ -42,7 +46,7 @@ fn check_reads<T: BitElement + core::fmt::Debug + PartialEq>(
     align: usize,
     extra: usize,
     step: isize,
-    sums: Option<fn(&NarrowRef<'_, T>, &NarrowArray<T>, &[usize], &[isize], isize)>,
+    sums: Option<SumCheck<T>>,
 ) {
     let vals: Vec<u128> = vals.iter().map(|&v| low_bits(v, T::BITS)).collect();
     let stream = reference_bytes(&vals, T::BITS);

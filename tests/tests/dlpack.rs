@@ -119,13 +119,10 @@ fn round_trip<T: DlpackElement + PartialEq + core::fmt::Debug>(shape: &[usize], 
         assert_eq!(dl.data as *const u8, data, "no copy");
     }
     if !shape.is_empty() {
-        // SAFETY: `ndim` extents and strides, owned by the live export.
-        let (sh, st) = unsafe {
-            (
-                std::slice::from_raw_parts(dl.shape, shape.len()),
-                std::slice::from_raw_parts(dl.strides, shape.len()),
-            )
-        };
+        // SAFETY: `ndim` extents, owned by the live export.
+        let sh = unsafe { std::slice::from_raw_parts(dl.shape, shape.len()) };
+        // SAFETY: `ndim` strides, owned by the live export.
+        let st = unsafe { std::slice::from_raw_parts(dl.strides, shape.len()) };
         assert_eq!(sh, shape.iter().map(|&d| d as i64).collect::<Vec<_>>());
         let mut want = vec![0i64; shape.len()];
         let mut s = 1i64;
