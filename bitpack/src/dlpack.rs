@@ -482,7 +482,7 @@ impl Drop for DlpackTensor<'_> {
 /// The `i64` of a `usize` extent or stride (DLPack's type).
 fn to_i64<N: TryInto<i64>>(n: N) -> i64 {
     n.try_into()
-        .unwrap_or_else(|_| unreachable!("an in-memory extent fits in i64"))
+        .unwrap_or_else(|_| panic!("a DLPack extent or stride must fit in i64"))
 }
 
 /// `DlpackField` for `field` (at `axis`) with `value`.
@@ -540,6 +540,11 @@ impl DlpackTensor<'static> {
     /// (freed by the deleter) and lets the consumer write (no `READ_ONLY`).
     /// The shape is the array's, in logical elements; the strides are the
     /// compact row-major ones.
+    ///
+    /// # Panics
+    ///
+    /// When an extent exceeds `i64::MAX`, DLPack's limit (only an empty
+    /// array can have such a shape).
     ///
     /// # Examples
     ///
@@ -712,7 +717,8 @@ impl<'a> DlpackTensor<'a> {
     /// type that does not fill bytes, a last dimension that is not
     /// contiguous, a step along another axis that is not whole bytes, or a
     /// first element that is not on a byte boundary (copy such a view with
-    /// [`View::to_narrow_array`] and export that).
+    /// [`View::to_narrow_array`] and export that); [`Error::DlpackField`]
+    /// for an extent above `i64::MAX` (an empty view).
     ///
     /// # Examples
     ///

@@ -11,15 +11,20 @@ use core::fmt;
 /// # Examples
 ///
 /// ```
-/// let e = bitpack::Error::Length { expected: 8, actual: 3 };
-/// assert_eq!(e.to_string(), "expected 8 values, got 3");
+/// use bitpack::{Error, LengthOf};
+///
+/// let e = Error::Length { of: LengthOf::AxisSumOutput, expected: 4, actual: 3 };
+/// assert_eq!(e.to_string(), "the axis-sum output holds 3 values, needs 4");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Error {
-    /// A slice or iterator had the wrong number of values.
+    /// A slice, buffer or list had the wrong number of entries; `of` says
+    /// which one, and the message names it.
     Length {
-        /// The number of values required.
+        /// What was being sized.
+        of: LengthOf,
+        /// The number of entries required.
         expected: usize,
         /// The number given.
         actual: usize,
@@ -227,9 +232,11 @@ pub enum Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            Error::Length { expected, actual } => {
-                write!(f, "expected {expected} values, got {actual}")
-            }
+            Error::Length {
+                of,
+                expected,
+                actual,
+            } => of.describe(f, expected, actual),
             Error::Index { index, len } => {
                 write!(f, "index {index} is out of bounds for length {len}")
             }
@@ -403,6 +410,129 @@ impl fmt::Display for Error {
 }
 
 impl core::error::Error for Error {}
+
+/// What an [`Error::Length`] was sizing: each names one situation, so the
+/// message can say which buffer or list is wrong and what it must hold.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::{Error, LengthOf};
+///
+/// let e = Error::Length { of: LengthOf::Strides, expected: 3, actual: 2 };
+/// assert_eq!(e.to_string(), "strides has 2 entries for a 3-d shape");
+/// let e = Error::Length {
+///     of: LengthOf::BlockScales { scheme: "MX", block: 32 },
+///     expected: 4,
+///     actual: 3,
+/// };
+/// assert_eq!(e.to_string(), "MX needs one scale per 32-value block: 4 blocks, 3 scales");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum LengthOf {
+    /// The values given to build an `NArray` of `expected` lanes.
+    Lanes,
+    /// The lanes of an `NArray` reinterpret target: the same bits make
+    /// `expected` lanes of the target type.
+    ReinterpretLanes,
+    /// The values given to overwrite every value of a packed array
+    /// (`pack_from`), which holds `expected`.
+    PackSource,
+    /// The output buffer of an unpack, which must hold `expected` values.
+    UnpackOutput,
+    /// The input of an encode, which must have one value per output
+    /// (`expected` outputs).
+    EncodeInput,
+    /// The output buffer of a decode, which must hold `expected` values.
+    DecodeOutput,
+    /// The output buffer of a dequantize, which must hold `expected` values.
+    DequantizeOutput,
+    /// A decode table, which needs one entry per code (`expected`).
+    DecodeTable,
+    /// The block scales of a block-scaled array: one per `block`-value block
+    /// of the `scheme` (`"MX"`, `"NVFP4"`), `expected` blocks.
+    BlockScales {
+        /// The block-scaling scheme.
+        scheme: &'static str,
+        /// Values per block.
+        block: usize,
+    },
+    /// The strides of a layout, one per dimension of an `expected`-d shape.
+    Strides,
+    /// The axis order of a permutation, one entry per dimension of an
+    /// `expected`-d view.
+    AxisOrder,
+    /// The coordinates of one element, one per dimension of an `expected`-d
+    /// view.
+    Coordinates,
+    /// The values written over every element of a view that has `expected`.
+    AssignSource,
+    /// The caller's output buffer of an axis sum, one `u64` per kept
+    /// position (`expected`).
+    AxisSumOutput,
+}
+
+impl LengthOf {
+    fn describe(self, f: &mut fmt::Formatter<'_>, expected: usize, actual: usize) -> fmt::Result {
+        match self {
+            LengthOf::Lanes => write!(
+                f,
+                "an NArray of {expected} lanes takes {expected} values, got {actual}"
+            ),
+            LengthOf::ReinterpretLanes => write!(
+                f,
+                "the same bits make {expected} lanes of the target type, not {actual}"
+            ),
+            LengthOf::PackSource => write!(
+                f,
+                "pack_from got {actual} values for an array of {expected}"
+            ),
+            LengthOf::UnpackOutput => write!(
+                f,
+                "the unpack output holds {actual} values, needs {expected}"
+            ),
+            LengthOf::EncodeInput => write!(
+                f,
+                "the encode input has {actual} values for {expected} outputs"
+            ),
+            LengthOf::DecodeOutput => write!(
+                f,
+                "the decode output holds {actual} values, needs {expected}"
+            ),
+            LengthOf::DequantizeOutput => write!(
+                f,
+                "the dequantize output holds {actual} values, needs {expected}"
+            ),
+            LengthOf::DecodeTable => write!(
+                f,
+                "the decode table holds {actual} entries, needs {expected} (one per code)"
+            ),
+            LengthOf::BlockScales { scheme, block } => write!(
+                f,
+                "{scheme} needs one scale per {block}-value block: {expected} blocks, \
+                 {actual} scales"
+            ),
+            LengthOf::Strides => {
+                write!(f, "strides has {actual} entries for a {expected}-d shape")
+            }
+            LengthOf::AxisOrder => write!(
+                f,
+                "the axis order has {actual} entries for a {expected}-d view"
+            ),
+            LengthOf::Coordinates => {
+                write!(f, "{actual} coordinates given for a {expected}-d view")
+            }
+            LengthOf::AssignSource => {
+                write!(f, "the source holds {actual} values, the view {expected}")
+            }
+            LengthOf::AxisSumOutput => write!(
+                f,
+                "the axis-sum output holds {actual} values, needs {expected}"
+            ),
+        }
+    }
+}
 
 /// `Result<T, bitpack::Error>`.
 pub type Result<T, E = Error> = core::result::Result<T, E>;

@@ -5,6 +5,32 @@
 //! bits, and plain aggregates, in the dense LSB-first layout that PTX,
 //! cuBLASLt/cuDNN, DLPack, PyTorch and Arrow read.
 //!
+//! # How do I…
+//!
+//! | task | start from |
+//! |---|---|
+//! | pack `f32`s as FP4/FP6/FP8 and read them back | [`formats::encode`] / [`formats::decode`] (one value per type: [`E2M1::from_f32`]) |
+//! | pack into a buffer I own, without an allocator | [`formats::encode_packed`] / [`formats::decode_packed`] |
+//! | define my own float format | [`formats::MiniFloat`] on a `#[derive(BitElement)]` newtype ([`formats`] has a worked example) |
+//! | define my own narrow integer or aggregate element | [`derive@BitElement`] |
+//! | MXFP4/MXFP6/MXFP8 or NVFP4 with swizzled scales for cuBLASLt | [`formats::MxArray`], [`formats::Nvfp4Array`] (`scales_swizzled`) |
+//! | pass a struct to a GPU kernel as raw bytes | [`derive@DeviceCopy`] |
+//! | a few values in one register, as PTX's packed `cvt` writes them | [`NArray`] |
+//! | a packed heap array, N-d, zero-copy reinterpret | [`NarrowArray`] |
+//! | slice, transpose, broadcast; sum whole, strided or per axis | [`NarrowArray::view`], [`View`], [`View::sum_axes`] |
+//! | a width known only at run time | [`DynNarrowArray`] |
+//! | the raw kernels (pack, unpack, sum, decode) on word buffers | [`kernels`] |
+//! | what went wrong | [`Error`]: every message names the numbers and what was being sized |
+//!
+//! ```
+//! use bitpack::formats::{self, E2M1, Mode};
+//!
+//! let packed = formats::encode::<E2M1>(&[0.07, -1.3, 2.6, 5.9], Mode::Nearest);
+//! // Element 0 in the low nibble: the bytes of `torch.float4_e2m1fn_x2`.
+//! assert_eq!(packed.as_bytes(), [0xb0, 0x75]);
+//! assert_eq!(formats::decode(&packed), [0.0, -1.5, 3.0, 6.0]);
+//! ```
+//!
 //! # The bit model
 //!
 //! 1. A value of `T` has [`T::BITS`](BitElement::BITS) value bits (1..=128).
@@ -81,7 +107,7 @@
 //! and widens in place when a wider value arrives.
 //!
 //! ```
-//! use arbitrary_int::u5;
+//! use bitpack::arbitrary_int::u5;
 //! use bitpack::{DynNarrowArray, NarrowArray, WordAligned};
 //!
 //! let mut a: NarrowArray<u5> = (0..12u8).map(u5::new).collect();
@@ -128,8 +154,10 @@
 //! - `std` (default): implies `alloc`; `std::error::Error` and run-time CPU
 //!   feature detection.
 //! - `alloc`: the heap containers.
-//! - `half` (default): `half::f16` and `half::bf16` elements.
-//! - `arbitrary-int` (default): `arbitrary_int::u1`..`u127` elements.
+//! - `half` (default): `half::f16` and `half::bf16` elements; the crate is
+//!   re-exported as `bitpack::half`.
+//! - `arbitrary-int` (default): `arbitrary_int::u1`..`u127` elements; the
+//!   crate is re-exported as `bitpack::arbitrary_int`.
 //! - `dlpack`: DLPack export and import (`bitpack::dlpack`); implies `alloc`.
 //! - `arrow`: Arrow bitmaps and unsigned arrays (`bitpack::arrow`, through
 //!   `arrow-buffer` and `arrow-array`); implies `std`.
@@ -171,10 +199,15 @@ mod view;
 #[path = "private.rs"]
 pub mod __private;
 
+/// The README's examples, run as doctests so the front page stays true.
+#[cfg(all(doctest, feature = "std", feature = "arbitrary-int"))]
+#[doc = include_str!("../../README.md")]
+mod readme {}
+
 pub use array::NArray;
 pub use device::DeviceCopy;
 pub use element::{BitElement, bitwidth, from_raw_bits, raw_bits};
-pub use error::{Error, Result};
+pub use error::{Error, LengthOf, Result};
 pub use formats::{E2M1, E2M3, E3M2, E4M3, E5M2, E8M0};
 #[cfg(feature = "alloc")]
 pub use narrow::{
@@ -188,12 +221,26 @@ pub use view::{Layout, LayoutIter, MAX_DIMS, Runs};
 #[cfg(feature = "alloc")]
 pub use view::{View, ViewIter, ViewMut};
 
+/// The `arbitrary-int` crate, whose `u1`..`u127` are elements here: use
+/// `bitpack::arbitrary_int::u4` without a dependency of your own.
+#[cfg(feature = "arbitrary-int")]
+pub use arbitrary_int;
+/// The `half` crate, whose `f16` and `bf16` are elements and conversion
+/// sources here.
+#[cfg(feature = "half")]
+pub use half;
+
 /// Derives [`BitElement`](trait@BitElement) for a narrow newtype, a
 /// `repr(transparent)` wrapper, a full-bytes aggregate or a fieldless enum.
 ///
 /// Every layout promise is checked at compile time; a type that breaks one is
 /// a compile error at the token at fault, saying what is wrong and how to fix
 /// it.
+///
+/// A derived narrow newtype holds bits; to give it a float format's values
+/// and roundings (from `f32`, `f64`, `f16`, `bf16`, bulk encode and decode,
+/// MX block scaling), implement [`formats::MiniFloat`] on it, as the
+/// [`formats`] module's "Your own format" example does.
 ///
 /// # Narrow newtype: `#[repr(transparent)] #[bitwidth(N)]`
 ///

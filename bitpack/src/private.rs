@@ -21,6 +21,9 @@ macro_rules! __impl_lanes {
     };
     (@each $t:ty; $($n:literal)*) => {
         $(
+            // Hidden: 64 generated impls per element would bury the type's
+            // own docs; the `Lanes` trait documents them once.
+            #[doc(hidden)]
             impl $crate::Lanes<$n> for $t {
                 type Storage = <$crate::__private::ByteCount<
                     { $crate::__private::storage_bytes($n, <$t as $crate::BitElement>::BITS) },

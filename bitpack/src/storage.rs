@@ -236,9 +236,19 @@ pub const fn storage_bytes(n: usize, bits: u32) -> usize {
 /// Stable Rust cannot compute a type from `T::BITS` and `N` in generic code, so
 /// this trait is implemented per element type for `N` in `1..=64`: for every
 /// built-in element, and by `#[derive(BitElement)]` for every non-generic
-/// derived type. [`NArray<T, N>`](crate) uses it as the default for its
-/// storage parameter; nested arrays and generic element types name the storage
-/// explicitly.
+/// derived type. [`NArray<T, N>`](crate::NArray) uses it as the default for
+/// its storage parameter; nested arrays and generic element types name the
+/// storage explicitly.
+///
+/// # Implementations
+///
+/// Every built-in element (`bool`, the integers, `f32`/`f64`, `half::f16`/
+/// `half::bf16`, `arbitrary_int`'s `u1`..`u127`, the formats in
+/// [`formats`](crate::formats)) and every non-generic derived element
+/// implements `Lanes<N>` for each `N` in `1..=64`, with `Storage` the type
+/// the storage rule picks for `storage_bytes(N, Self::BITS)` bytes. The
+/// impls are generated and hidden from the element types' pages, which would
+/// otherwise list 64 of them each.
 ///
 /// # Examples
 ///

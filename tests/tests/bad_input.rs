@@ -2,7 +2,7 @@
 //! numbers, and the value or array is unchanged afterwards.
 
 use arbitrary_int::*;
-use bitpack::{BitElement, Error, MAX_DIMS, NArray, NarrowArray};
+use bitpack::{BitElement, Error, LengthOf, MAX_DIMS, NArray, NarrowArray};
 use bitpack_tests::{model, raw, value};
 use proptest::prelude::*;
 
@@ -35,11 +35,15 @@ fn narray_slice_length() {
             assert_eq!(
                 e,
                 Error::Length {
+                    of: LengthOf::Lanes,
                     expected: 3,
                     actual: len
                 }
             );
-            assert_eq!(e.to_string(), format!("expected 3 values, got {len}"));
+            assert_eq!(
+                e.to_string(),
+                format!("an NArray of 3 lanes takes 3 values, got {len}")
+            );
             assert_eq!(NArray::<bool, 3>::try_from(&values[..]).unwrap_err(), e);
         }
     }
@@ -147,6 +151,7 @@ fn narray_reinterpret_errors() {
     assert_eq!(
         a.reinterpret::<u9, 1>().unwrap_err(),
         Error::Length {
+            of: LengthOf::ReinterpretLanes,
             expected: 2,
             actual: 1
         }
@@ -154,6 +159,7 @@ fn narray_reinterpret_errors() {
     assert_eq!(
         a.reinterpret::<u9, 3>().unwrap_err(),
         Error::Length {
+            of: LengthOf::ReinterpretLanes,
             expected: 2,
             actual: 3
         }
@@ -200,6 +206,7 @@ fn narrow_unpack_and_pack_lengths() {
         assert_eq!(
             e,
             Error::Length {
+                of: LengthOf::UnpackOutput,
                 expected: 2,
                 actual: len
             }
@@ -210,11 +217,21 @@ fn narrow_unpack_and_pack_lengths() {
         assert_eq!(
             e,
             Error::Length {
+                of: LengthOf::PackSource,
                 expected: 2,
                 actual: len
             }
         );
-        assert_eq!(e.to_string(), format!("expected 2 values, got {len}"));
+        assert_eq!(
+            e.to_string(),
+            format!("pack_from got {len} values for an array of 2")
+        );
+        assert_eq!(
+            a.unpack_into(&mut vec![u12::new(0); len])
+                .unwrap_err()
+                .to_string(),
+            format!("the unpack output holds {len} values, needs 2")
+        );
         assert_eq!(a.as_words(), before.as_words());
     }
     let mut m = NarrowArray::<u8>::zeroed(6);

@@ -6,7 +6,8 @@
 
 use arbitrary_int::{u3, u4, u5, u12, u13, u33, u127};
 use bitpack::{
-    BitElement, DynNarrowArray, E2M1, Error, NarrowArray, NarrowMut, NarrowRef, UnsignedElement,
+    BitElement, DynNarrowArray, E2M1, Error, LengthOf, NarrowArray, NarrowMut, NarrowRef,
+    UnsignedElement,
 };
 use bitpack_tests::{low_bits, raw, value};
 use proptest::prelude::*;
@@ -196,6 +197,7 @@ fn decode_matches_the_owned_decode() {
     assert_eq!(
         r.decode_into(&mut short).unwrap_err(),
         Error::Length {
+            of: LengthOf::DecodeOutput,
             expected: a.len(),
             actual: 3
         }
@@ -253,6 +255,7 @@ fn bad_bytes_are_refused() {
     assert_eq!(
         r.unpack_into(&mut [0; 5]).unwrap_err(),
         Error::Length {
+            of: LengthOf::UnpackOutput,
             expected: 4,
             actual: 5
         }
@@ -291,6 +294,7 @@ fn writes_match_the_owned_array() {
                     prop_assert_eq!(
                         m.pack_from(&vals[1..]).unwrap_err(),
                         Error::Length {
+                            of: LengthOf::PackSource,
                             expected: n,
                             actual: n - 1
                         }

@@ -7,7 +7,7 @@ use bitpack::formats::{
     E2M1, E2M3, E3M2, E4M3, E5M2, E8M0, FloatFormat, MiniFloat, Mode, decode, decode_into,
     decode_packed, decode_slice, encode, encode_into, encode_packed, encode_slice,
 };
-use bitpack::{BitElement, Error, NarrowArray};
+use bitpack::{BitElement, Error, LengthOf, NarrowArray};
 use proptest::prelude::*;
 
 /// A 5-bit unsigned format (no shipped format has 5 bits).
@@ -110,15 +110,27 @@ fn length_errors_change_nothing() {
     assert_eq!(
         decode_into(&a, &mut out).unwrap_err(),
         Error::Length {
+            of: LengthOf::DecodeOutput,
             expected: 3,
             actual: 2
         }
     );
+    assert_eq!(
+        decode_into(&a, &mut out).unwrap_err().to_string(),
+        "the decode output holds 2 values, needs 3"
+    );
     assert_eq!(out, [7.0; 2]);
     let mut b = a.clone();
     assert_eq!(
+        encode_into(&[0.5; 4], Mode::Nearest, &mut b)
+            .unwrap_err()
+            .to_string(),
+        "the encode input has 4 values for 3 outputs"
+    );
+    assert_eq!(
         encode_into(&[0.5; 4], Mode::Nearest, &mut b).unwrap_err(),
         Error::Length {
+            of: LengthOf::EncodeInput,
             expected: 3,
             actual: 4
         }

@@ -7,7 +7,7 @@ use bitpack::NarrowArray;
 use bitpack::formats::{
     E2M1, E2M3, E3M2, E4M3, E5M2, E8M0, MxArray, MxElement, Nvfp4Array, swizzle_scales,
 };
-use bitpack::{BitElement, Error};
+use bitpack::{BitElement, Error, LengthOf};
 use proptest::prelude::*;
 
 /// An element format in the reference's own terms: field widths, bias and
@@ -420,8 +420,13 @@ fn bad_shapes_are_errors() {
     let mx = MxArray::<E2M1>::quantize(&data, &[6]).unwrap();
     let mut short = [0.0f32; 5];
     assert_eq!(
+        mx.dequantize_into(&mut short).unwrap_err().to_string(),
+        "the dequantize output holds 5 values, needs 6"
+    );
+    assert_eq!(
         mx.dequantize_into(&mut short).unwrap_err(),
         Error::Length {
+            of: LengthOf::DequantizeOutput,
             expected: 6,
             actual: 5
         }
@@ -451,8 +456,18 @@ fn from_parts_round_trips() {
     );
     let too_few = NarrowArray::from_slice(&[E8M0::ONE; 3]);
     assert_eq!(
+        MxArray::from_parts(values.clone(), too_few.clone())
+            .unwrap_err()
+            .to_string(),
+        "MX needs one scale per 32-value block: 4 blocks, 3 scales"
+    );
+    assert_eq!(
         MxArray::from_parts(values, too_few).unwrap_err(),
         Error::Length {
+            of: LengthOf::BlockScales {
+                scheme: "MX",
+                block: 32
+            },
             expected: 4,
             actual: 3
         }
@@ -563,4 +578,28 @@ proptest! {
         check_all_mx(&data, &[data.len()]);
         check_nvfp4(&data, &[data.len()], None);
     }
+}
+
+#[test]
+fn nvfp4_from_parts_names_the_scale_count() {
+    let data: Vec<f32> = (0..40).map(|i| i as f32 * 0.25).collect();
+    let q = Nvfp4Array::quantize(&data, &[40]).unwrap();
+    let values = q.values().clone();
+    let too_few = NarrowArray::from_slice(&[E4M3::ONE; 2]);
+    let err = Nvfp4Array::from_parts(values, too_few, 1.0).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "NVFP4 needs one scale per 16-value block: 3 blocks, 2 scales"
+    );
+    assert_eq!(
+        err,
+        Error::Length {
+            of: LengthOf::BlockScales {
+                scheme: "NVFP4",
+                block: 16
+            },
+            expected: 3,
+            actual: 2
+        }
+    );
 }

@@ -1,7 +1,7 @@
 //! Strided layouts against a reference that enumerates every coordinate in
 //! `i128`.
 
-use bitpack::{Error, Layout, MAX_DIMS};
+use bitpack::{Error, Layout, LengthOf, MAX_DIMS};
 use proptest::prelude::*;
 
 /// Every linear index of the descriptor in row-major order, in `i128`.
@@ -177,6 +177,7 @@ fn permute_checks_its_argument() {
     assert!(matches!(
         l.permute(&[0, 1]),
         Err(Error::Length {
+            of: LengthOf::AxisOrder,
             expected: 3,
             actual: 2
         })
@@ -252,8 +253,23 @@ fn overflowing_descriptors_are_errors() {
     );
     // Mismatched descriptor lengths.
     assert_eq!(
+        Layout::new(&[2, 3, 4], &[12, 4], 0, 24)
+            .unwrap_err()
+            .to_string(),
+        "strides has 2 entries for a 3-d shape"
+    );
+    assert_eq!(
+        Layout::contiguous(&[2, 3, 4], 24)
+            .unwrap()
+            .permute(&[0, 1])
+            .unwrap_err()
+            .to_string(),
+        "the axis order has 2 entries for a 3-d view"
+    );
+    assert_eq!(
         Layout::new(&[2, 2], &[1], 0, 4).unwrap_err(),
         Error::Length {
+            of: LengthOf::Strides,
             expected: 2,
             actual: 1
         }

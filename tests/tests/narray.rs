@@ -6,7 +6,7 @@ use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
 use arbitrary_int::*;
-use bitpack::{BitElement, DeviceCopy, Error, NArray, NarrowArray, Storage};
+use bitpack::{BitElement, DeviceCopy, Error, LengthOf, NArray, NarrowArray, Storage};
 use bitpack_tests::{low_bits, model, raw, value};
 use proptest::prelude::*;
 
@@ -336,6 +336,7 @@ fn reinterpret_rescales_or_errors() {
     assert_eq!(
         e,
         Error::Length {
+            of: LengthOf::ReinterpretLanes,
             expected: 4,
             actual: 3
         }

@@ -7,7 +7,7 @@
 
 use core::fmt::Debug;
 
-use bitpack::{Error, Layout, NarrowArray, Packing, UnsignedElement, View};
+use bitpack::{Error, Layout, LengthOf, NarrowArray, Packing, UnsignedElement, View};
 use bitpack_tests::views::{
     axis_sums, coords, descriptor, in_bounds, indices, layout_words, mask, place, subsets,
 };
@@ -130,8 +130,16 @@ fn check_reads<T: UnsignedElement + PartialEq + Debug, L: Packing>(
     let mut out = vec![7u64; n_out + 1];
     if !shape.is_empty() {
         assert_eq!(
+            v.sum_axes_into(&[0], &mut out).unwrap_err().to_string(),
+            format!(
+                "the axis-sum output holds {} values, needs {n_out}",
+                n_out + 1
+            )
+        );
+        assert_eq!(
             v.sum_axes_into(&[0], &mut out).unwrap_err(),
             Error::Length {
+                of: LengthOf::AxisSumOutput,
                 expected: n_out,
                 actual: n_out + 1
             }
@@ -365,6 +373,7 @@ fn assignment_is_ordered_and_atomic<T: UnsignedElement + PartialEq + Debug, L: P
             assert_eq!(
                 err,
                 Error::Length {
+                    of: LengthOf::AssignSource,
                     expected: n,
                     actual: n + 1
                 }
@@ -661,6 +670,7 @@ fn edge_cases<T: UnsignedElement + PartialEq + Debug, L: Packing>() {
     assert_eq!(
         a.view_strided(&[2], &[1, 1], 0).unwrap_err(),
         Error::Length {
+            of: LengthOf::Strides,
             expected: 1,
             actual: 2
         }

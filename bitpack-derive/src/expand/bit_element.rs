@@ -255,8 +255,13 @@ fn expand(input: &Input<'_>, krate: &TokenStream, form: &Form<'_>) -> TokenStrea
     } else {
         quote!()
     };
-    let items = quote! {
+    // `BITS` keeps the span of its own expression (the `bitwidth` literal):
+    // rustdoc renders an associated constant's value from its span's source
+    // text, so respanning it to the field type would show `BITS: u32 = u8`.
+    let bits_item = quote! {
         const BITS: #u32_ = #bits;
+    };
+    let items = quote! {
         type Raw = #raw_ty;
 
         #[inline(always)]
@@ -278,6 +283,7 @@ fn expand(input: &Input<'_>, krate: &TokenStream, form: &Form<'_>) -> TokenStrea
 
         #[automatically_derived]
         impl #impl_generics #be for #ident #ty_generics #where_clause {
+            #bits_item
             #items
         }
 

@@ -3,6 +3,7 @@
 //! See the type's documentation for the layout; this module also holds its
 //! iterator, [`IntoIter`].
 
+use crate::error::LengthOf;
 use core::marker::PhantomData;
 
 use crate::unsigned::mask_u128;
@@ -241,11 +242,12 @@ impl<T: BitElement, const N: usize, S: Storage> NArray<T, N, S> {
     /// assert_eq!(a.raw_bits(), 0b011);
     ///
     /// let err = NArray::<bool, 3>::try_from_slice(&[true]).unwrap_err();
-    /// assert_eq!(err.to_string(), "expected 3 values, got 1");
+    /// assert_eq!(err.to_string(), "an NArray of 3 lanes takes 3 values, got 1");
     /// ```
     pub fn try_from_slice(values: &[T]) -> Result<Self> {
         if values.len() != N {
             return Err(Error::Length {
+                of: LengthOf::Lanes,
                 expected: N,
                 actual: values.len(),
             });

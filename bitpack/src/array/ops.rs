@@ -1,6 +1,7 @@
 //! Operations that make new arrays: `map` and `reinterpret`.
 
 use super::NArray;
+use crate::error::LengthOf;
 use crate::{BitElement, Error, Lanes, Result, Storage};
 
 impl<T: BitElement, const N: usize, S: Storage> NArray<T, N, S> {
@@ -88,6 +89,7 @@ impl<T: BitElement, const N: usize, S: Storage> NArray<T, N, S> {
         }
         if bits / to_bits != M {
             return Err(Error::Length {
+                of: LengthOf::ReinterpretLanes,
                 expected: bits / to_bits,
                 actual: M,
             });

@@ -10,6 +10,7 @@
 //! `kernels::minifloat`). No allocation, no per-element dispatch.
 
 #[cfg(feature = "alloc")]
+use crate::error::LengthOf;
 use alloc::vec;
 #[cfg(feature = "alloc")]
 use alloc::vec::Vec;
@@ -91,6 +92,7 @@ pub(crate) fn decode_stream<F: MiniFloat>(bytes: &[u8], out: &mut [f32]) {
 pub fn encode_slice<F: MiniFloat>(src: &[f32], mode: Mode, dst: &mut [F]) -> Result<()> {
     if src.len() != dst.len() {
         return Err(Error::Length {
+            of: LengthOf::EncodeInput,
             expected: dst.len(),
             actual: src.len(),
         });
@@ -119,6 +121,7 @@ pub fn encode_slice<F: MiniFloat>(src: &[f32], mode: Mode, dst: &mut [F]) -> Res
 pub fn decode_slice<F: MiniFloat>(src: &[F], dst: &mut [f32]) -> Result<()> {
     if src.len() != dst.len() {
         return Err(Error::Length {
+            of: LengthOf::DecodeOutput,
             expected: src.len(),
             actual: dst.len(),
         });
@@ -253,6 +256,7 @@ pub fn encode<F: MiniFloat>(src: &[f32], mode: Mode) -> NarrowArray<F> {
 pub fn encode_into<F: MiniFloat>(src: &[f32], mode: Mode, dst: &mut NarrowArray<F>) -> Result<()> {
     if src.len() != dst.len() {
         return Err(Error::Length {
+            of: LengthOf::EncodeInput,
             expected: dst.len(),
             actual: src.len(),
         });
@@ -284,6 +288,7 @@ pub fn encode_into<F: MiniFloat>(src: &[f32], mode: Mode, dst: &mut NarrowArray<
 pub fn decode_into<F: MiniFloat>(src: &NarrowArray<F>, dst: &mut [f32]) -> Result<()> {
     if dst.len() != src.len() {
         return Err(Error::Length {
+            of: LengthOf::DecodeOutput,
             expected: src.len(),
             actual: dst.len(),
         });

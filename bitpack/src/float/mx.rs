@@ -1,6 +1,7 @@
 //! OCP Microscaling (MX v1.0) block arrays: 32 values of an element format
 //! sharing one power-of-two [`E8M0`] scale.
 
+use crate::error::LengthOf;
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -253,6 +254,10 @@ impl<F: MxElement> MxArray<F> {
         let expected = rows * cols.div_ceil(Self::BLOCK_SIZE);
         if scales.len() != expected {
             return Err(Error::Length {
+                of: LengthOf::BlockScales {
+                    scheme: "MX",
+                    block: Self::BLOCK_SIZE,
+                },
                 expected,
                 actual: scales.len(),
             });
@@ -374,6 +379,7 @@ impl<F: MxElement> MxArray<F> {
     pub fn dequantize_into(&self, out: &mut [f32]) -> Result<()> {
         if out.len() != self.len() {
             return Err(Error::Length {
+                of: LengthOf::DequantizeOutput,
                 expected: self.len(),
                 actual: out.len(),
             });

@@ -1,6 +1,7 @@
 //! NVFP4: E2M1 values in blocks of 16, each block with an E4M3 scale, and
 //! one `f32` scale for the whole tensor.
 
+use crate::error::LengthOf;
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -231,6 +232,10 @@ impl Nvfp4Array {
         let expected = rows * cols.div_ceil(Self::BLOCK_SIZE);
         if scales.len() != expected {
             return Err(Error::Length {
+                of: LengthOf::BlockScales {
+                    scheme: "NVFP4",
+                    block: Self::BLOCK_SIZE,
+                },
                 expected,
                 actual: scales.len(),
             });
@@ -353,6 +358,7 @@ impl Nvfp4Array {
     pub fn dequantize_into(&self, out: &mut [f32]) -> Result<()> {
         if out.len() != self.len() {
             return Err(Error::Length {
+                of: LengthOf::DequantizeOutput,
                 expected: self.len(),
                 actual: out.len(),
             });

@@ -202,6 +202,7 @@ mod tests;
 #[cfg(all(feature = "std", target_arch = "x86_64"))]
 mod x86;
 
+use crate::error::LengthOf;
 use crate::error::{Error, Result};
 use crate::unsigned::Unsigned;
 
@@ -499,6 +500,7 @@ pub fn decode<O: bytemuck::Pod>(
     let entries = 1usize << width;
     if table.len() < entries {
         return Err(Error::Length {
+            of: LengthOf::DecodeTable,
             expected: entries,
             actual: table.len(),
         });

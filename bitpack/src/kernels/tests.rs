@@ -621,7 +621,7 @@ fn x86_variants_report() {
 
 #[test]
 fn errors_name_the_numbers_and_change_nothing() {
-    use crate::Error;
+    use crate::{Error, LengthOf};
     let mut words = [0x1234u64; 2];
     let mut out = [9u8; 4];
     assert_eq!(
@@ -688,6 +688,7 @@ fn errors_name_the_numbers_and_change_nothing() {
     assert_eq!(
         super::decode(4, &[0.0f32; 15], &words, 0, &mut f),
         Err(Error::Length {
+            of: LengthOf::DecodeTable,
             expected: 16,
             actual: 15
         })

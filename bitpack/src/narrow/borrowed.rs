@@ -10,6 +10,7 @@ use core::fmt;
 use core::marker::PhantomData;
 
 use super::{NarrowArray, bulk};
+use crate::error::LengthOf;
 use crate::formats::MiniFloat;
 use crate::reduce::{self, UnsignedElement};
 use crate::unsigned::mask_u128;
@@ -449,6 +450,7 @@ impl<'a, T: BitElement> NarrowRef<'a, T> {
     pub fn unpack_into(&self, dst: &mut [T]) -> Result<()> {
         if dst.len() != self.len {
             return Err(Error::Length {
+                of: LengthOf::UnpackOutput,
                 expected: self.len,
                 actual: dst.len(),
             });
@@ -661,6 +663,7 @@ impl<F: MiniFloat> NarrowRef<'_, F> {
     pub fn decode_into(&self, dst: &mut [f32]) -> Result<()> {
         if dst.len() != self.len {
             return Err(Error::Length {
+                of: LengthOf::DecodeOutput,
                 expected: self.len,
                 actual: dst.len(),
             });
@@ -981,6 +984,7 @@ impl<'a, T: BitElement> NarrowMut<'a, T> {
     pub fn pack_from(&mut self, src: &[T]) -> Result<()> {
         if src.len() != self.len {
             return Err(Error::Length {
+                of: LengthOf::PackSource,
                 expected: self.len,
                 actual: src.len(),
             });

@@ -1,6 +1,7 @@
 //! [`DynNarrowArray`]: packed unsigned integers whose width is chosen at run
 //! time.
 
+use crate::error::LengthOf;
 use alloc::boxed::Box;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -578,6 +579,7 @@ impl<L: Packing> DynNarrowArray<L> {
     pub fn unpack_into(&self, dst: &mut [u64]) -> Result<()> {
         if dst.len() != self.len {
             return Err(Error::Length {
+                of: LengthOf::UnpackOutput,
                 expected: self.len,
                 actual: dst.len(),
             });

@@ -5,6 +5,7 @@
 //! See the types' documentation for the layouts; this module also holds
 //! their iterators and [`ReinterpretError`].
 
+use crate::error::LengthOf;
 use alloc::boxed::Box;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -750,6 +751,7 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
     pub fn unpack_into(&self, dst: &mut [T]) -> Result<()> {
         if dst.len() != self.len {
             return Err(Error::Length {
+                of: LengthOf::UnpackOutput,
                 expected: self.len,
                 actual: dst.len(),
             });
@@ -778,6 +780,7 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
     pub fn pack_from(&mut self, src: &[T]) -> Result<()> {
         if src.len() != self.len {
             return Err(Error::Length {
+                of: LengthOf::PackSource,
                 expected: self.len,
                 actual: src.len(),
             });

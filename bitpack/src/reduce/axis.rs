@@ -25,6 +25,7 @@
 //! The decoders are the width's kernels, looked up once per call (or per
 //! decoded block).
 
+use crate::error::LengthOf;
 use alloc::vec::Vec;
 
 use super::RunSum;
@@ -142,6 +143,7 @@ pub(crate) fn sum_axes_into(
         })?;
     if out.len() != n_out {
         return Err(Error::Length {
+            of: LengthOf::AxisSumOutput,
             expected: n_out,
             actual: out.len(),
         });

@@ -1,6 +1,7 @@
 //! Strided layouts: shape, strides and offset in elements, validated against
 //! the length of the storage they address.
 
+use crate::error::LengthOf;
 use crate::error::{Error, Result};
 
 /// The most dimensions a [`Layout`] can have.
@@ -102,6 +103,7 @@ impl Layout {
         }
         if strides.len() != shape.len() {
             return Err(Error::Length {
+                of: LengthOf::Strides,
                 expected: shape.len(),
                 actual: strides.len(),
             });
@@ -452,6 +454,7 @@ impl Layout {
         let nd = self.ndim();
         if order.len() != nd {
             return Err(Error::Length {
+                of: LengthOf::AxisOrder,
                 expected: nd,
                 actual: order.len(),
             });

@@ -1,6 +1,7 @@
 //! [`View`] and [`ViewMut`]: validated strided N-d views over the words of a
 //! packed array.
 
+use crate::error::LengthOf;
 use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
@@ -941,6 +942,7 @@ impl<'a, T: BitElement, L: Packing> ViewMut<'a, T, L> {
     pub fn set(&mut self, coords: &[usize], value: T) -> Result<()> {
         if coords.len() != self.layout.ndim() {
             return Err(Error::Length {
+                of: LengthOf::Coordinates,
                 expected: self.layout.ndim(),
                 actual: coords.len(),
             });
@@ -1009,6 +1011,7 @@ impl<'a, T: BitElement, L: Packing> ViewMut<'a, T, L> {
     pub fn assign_from(&mut self, src: &[T]) -> Result<()> {
         if src.len() != self.len() {
             return Err(Error::Length {
+                of: LengthOf::AssignSource,
                 expected: self.len(),
                 actual: src.len(),
             });
@@ -1238,6 +1241,7 @@ impl<T: UnsignedElement, L: Packing> ViewMut<'_, T, L> {
         const { reduce::assert_summable::<T>() };
         if src.len() != self.len() {
             return Err(Error::Length {
+                of: LengthOf::AssignSource,
                 expected: self.len(),
                 actual: src.len(),
             });
