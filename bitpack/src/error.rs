@@ -173,6 +173,79 @@ pub enum Error {
         /// The size of one value, in bytes.
         value_bytes: usize,
     },
+    // Borrowed arrays and interop (DLPack, Arrow).
+    /// A mutable word view over borrowed bytes that are not 8-byte aligned
+    /// or do not cover whole 64-bit words.
+    BorrowedWords {
+        /// The buffer's start address modulo 8.
+        misalignment: usize,
+        /// The buffer's length in bytes.
+        len: usize,
+        /// The bytes the view needs (the stream rounded up to whole words).
+        needed: usize,
+    },
+    /// A DLPack tensor of a major version this crate does not read.
+    DlpackVersion {
+        /// The tensor's major version.
+        major: u32,
+        /// The tensor's minor version.
+        minor: u32,
+    },
+    /// A DLPack tensor whose memory the host cannot read.
+    DlpackDevice {
+        /// The `DLDeviceType` code.
+        device_type: i32,
+        /// The device id.
+        device_id: i32,
+    },
+    /// A DLPack data type that is not the target element type's.
+    DlpackDtype {
+        /// The tensor's `(code, bits, lanes)`.
+        found: (u8, u8, u16),
+        /// The target type's `(code, bits, lanes)`.
+        expected: (u8, u8, u16),
+    },
+    /// A DLPack field with a value the format does not allow.
+    DlpackField {
+        /// The field, e.g. `"shape"`, `"strides"`, `"ndim"`.
+        field: &'static str,
+        /// The axis, for per-axis fields.
+        axis: Option<usize>,
+        /// The value found.
+        value: i128,
+        /// What the field must be.
+        rule: &'static str,
+    },
+    /// A strided layout that DLPack (or this importer) cannot express for a
+    /// packed type: a packed dimension that is not contiguous, or a first
+    /// element that does not start on a byte boundary.
+    DlpackLayout {
+        /// The axis at fault (`None`: the start of the view).
+        axis: Option<usize>,
+        /// The stride in elements (or the start bit, for `axis: None`).
+        value: i128,
+        /// The element width in bits.
+        bits: u32,
+        /// What the layout must be.
+        rule: &'static str,
+    },
+    /// A value stored one per byte (DLPack's padded sub-byte layout,
+    /// ml_dtypes, an unpacked `bool`) with bits set above its width.
+    PaddedValue {
+        /// The flat index of the value.
+        index: usize,
+        /// The byte found.
+        byte: u8,
+        /// The value width in bits.
+        bits: u32,
+    },
+    /// An Arrow array with null slots where every slot must hold a value.
+    ArrowNulls {
+        /// The number of null slots.
+        nulls: usize,
+        /// The array's length.
+        len: usize,
+    },
 }
 
 impl fmt::Display for Error {
@@ -302,6 +375,74 @@ impl fmt::Display for Error {
                 f,
                 "cannot allocate {what}: its value count overflows usize ({value_bytes} bytes \
                  each)"
+            ),
+            Error::BorrowedWords {
+                misalignment,
+                len,
+                needed,
+            } => write!(
+                f,
+                "a word view needs {needed} bytes starting on an 8-byte boundary; the buffer \
+                 has {len} bytes and starts {misalignment} bytes past one"
+            ),
+            Error::DlpackVersion { major, minor } => write!(
+                f,
+                "DLPack version {major}.{minor} is not supported: this importer reads major \
+                 version 1"
+            ),
+            Error::DlpackDevice {
+                device_type,
+                device_id,
+            } => write!(
+                f,
+                "DLPack device type {device_type} (id {device_id}) is not host memory: \
+                 expected CPU (1), CUDAHost (3), ROCMHost (11) or CUDAManaged (13)"
+            ),
+            Error::DlpackDtype { found, expected } => write!(
+                f,
+                "DLPack dtype (code {}, {} bits, {} lanes) is not the target type's \
+                 (code {}, {} bits, {} lanes)",
+                found.0, found.1, found.2, expected.0, expected.1, expected.2
+            ),
+            Error::DlpackField {
+                field,
+                axis: Some(axis),
+                value,
+                rule,
+            } => write!(f, "DLPack {field}[{axis}] is {value}: {rule}"),
+            Error::DlpackField {
+                field,
+                axis: None,
+                value,
+                rule,
+            } => write!(f, "DLPack {field} is {value}: {rule}"),
+            Error::DlpackLayout {
+                axis: Some(axis),
+                value,
+                bits,
+                rule,
+            } => write!(
+                f,
+                "stride {value} on axis {axis} cannot be used for {bits}-bit values: {rule}"
+            ),
+            Error::DlpackLayout {
+                axis: None,
+                value,
+                bits,
+                rule,
+            } => write!(
+                f,
+                "a view of {bits}-bit values starting at bit {value} cannot be expressed: {rule}"
+            ),
+            Error::PaddedValue { index, byte, bits } => write!(
+                f,
+                "value {index} is stored as byte {byte:#04x}, which has bits set above its \
+                 {bits} value bits"
+            ),
+            Error::ArrowNulls { nulls, len } => write!(
+                f,
+                "the Arrow array has {nulls} null slots of {len}; only arrays without nulls \
+                 convert"
             ),
         }
     }

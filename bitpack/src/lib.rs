@@ -134,6 +134,16 @@
 //! [`Error::SumOverflow`] found before anything is written. `BENCHMARKS.md`
 //! ("Views and reductions") has the speeds and when each layout wins.
 //!
+//! # Interop
+//!
+//! [`NarrowRef`] and [`NarrowMut`] borrow packed bytes that something else
+//! owns (a DLPack tensor, a memory-mapped file, a GPU readback) after
+//! validating them once. The `dlpack` feature exports and imports
+//! `DLManagedTensorVersioned` (`bitpack::dlpack`, with the data type
+//! table), the `arrow` feature converts Arrow bitmaps and unsigned arrays,
+//! and `bitpack::interop` tabulates the conventions of DLPack, ml_dtypes, PyTorch,
+//! CUDA, ONNX, numpy and Arrow against bitpack's types.
+//!
 //! # Device copies
 //!
 //! [`DeviceCopy`] marks types whose bytes can be copied to a device as raw
@@ -148,6 +158,9 @@
 //!   re-exported as `bitpack::half`.
 //! - `arbitrary-int` (default): `arbitrary_int::u1`..`u127` elements; the
 //!   crate is re-exported as `bitpack::arbitrary_int`.
+//! - `dlpack`: DLPack export and import (`bitpack::dlpack`); implies `alloc`.
+//! - `arrow`: Arrow bitmaps and unsigned arrays (`bitpack::arrow`, through
+//!   `arrow-buffer` and `arrow-array`); implies `std`.
 //!
 //! With no features the crate is `no_std` without an allocator and builds for
 //! `nvptx64-nvidia-cuda`, so GPU kernel crates can embed it.
@@ -162,11 +175,17 @@ extern crate alloc;
 extern crate std;
 
 pub mod array;
+#[cfg(feature = "arrow")]
+pub mod arrow;
 mod device;
+#[cfg(feature = "dlpack")]
+pub mod dlpack;
 mod element;
 mod error;
 #[path = "float/mod.rs"]
 pub mod formats;
+#[cfg(feature = "alloc")]
+pub mod interop;
 pub mod kernels;
 #[cfg(feature = "alloc")]
 pub mod narrow;
@@ -194,6 +213,8 @@ pub use formats::{E2M1, E2M3, E3M2, E4M3, E5M2, E8M0};
 pub use narrow::{
     Dense, DynNarrowArray, NarrowArray, Packing, ReinterpretError, UnsignedElement, WordAligned,
 };
+#[cfg(feature = "alloc")]
+pub use narrow::{NarrowMut, NarrowRef};
 pub use storage::{Lanes, SmallStorage, Storage, checked_storage_bytes, storage_bytes};
 pub use unsigned::Unsigned;
 pub use view::{Layout, LayoutIter, MAX_DIMS, Runs};

@@ -160,6 +160,55 @@ impl DynNarrowArray<Dense> {
     pub fn from_values(values: &[u64]) -> Self {
         Self::from_values_in(values)
     }
+
+    /// Packs plain bytes: the dense stream of `len` values of `width` bits
+    /// (the reverse of [`as_bytes`](Self::as_bytes)), with the checks of
+    /// [`NarrowArray::from_bytes`]: at least `ceil(len * width / 8)` bytes,
+    /// every bit past the last value zero.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Width`] when `width` is not in `1..=64`,
+    /// [`Error::TooFewBytes`] and [`Error::NonZeroPadding`] as
+    /// `NarrowArray::from_bytes`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = bitpack::DynNarrowArray::from_bytes(4, &[0x21, 0x03], 3)?;
+    /// assert_eq!(a.to_vec(), [1, 2, 3]);
+    /// assert_eq!(a.as_bytes(), [0x21, 0x03]);
+    /// assert!(bitpack::DynNarrowArray::from_bytes(4, &[0x21, 0x43], 3).is_err());
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn from_bytes(width: u32, bytes: &[u8], len: usize) -> Result<Self> {
+        check_width(width)?;
+        let needed = super::borrowed::check_stream(bytes, len, width)?;
+        let mut words = vec![0; bulk::words_for_bits(len * width as usize)];
+        bulk::bytes_to_words(&bytes[..needed], &mut words);
+        Ok(Self {
+            words,
+            len,
+            width,
+            dims: None,
+            _layout: PhantomData,
+        })
+    }
+
+    /// The dense byte stream: exactly `ceil(len * width / 8)` bytes, padding
+    /// bits zero. No copy.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = bitpack::DynNarrowArray::from_slice(6, &[1, 2, 3, 4])?;
+    /// assert_eq!(a.as_bytes(), [0x81, 0x30, 0x10]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn as_bytes(&self) -> &[u8] {
+        let n = (self.len * self.width as usize).div_ceil(8);
+        &bulk::word_bytes(&self.words)[..n]
+    }
 }
 
 /// What [`Error::Alloc`] names for the words of a run-time-width array.

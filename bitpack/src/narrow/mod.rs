@@ -14,6 +14,7 @@ use core::marker::PhantomData;
 use crate::{BitElement, Error, Result, Unsigned};
 
 pub(crate) mod aligned;
+pub(crate) mod borrowed;
 pub(crate) mod bulk;
 mod dynamic;
 mod iter;
@@ -26,6 +27,7 @@ mod traits;
 #[cfg(all(test, feature = "arbitrary-int"))]
 mod tests;
 
+pub use borrowed::{NarrowMut, NarrowRef, RefIter};
 pub use dynamic::DynNarrowArray;
 pub use iter::{IntoIter, Iter};
 pub use ops::ReinterpretError;

@@ -1,0 +1,195 @@
+//! Apache Arrow interop (feature `arrow`): boolean bitmaps and unsigned
+//! integer arrays.
+//!
+//! Arrow's boolean data and validity bitmaps number bits LSB-first
+//! (`is_valid[j] = bitmap[j / 8] & (1 << (j % 8))`), which is the byte
+//! stream of a `NarrowArray<bool>`:
+//!
+//! - `NarrowArray<bool>` → [`BooleanBuffer`] / [`NullBuffer`] (`From`)
+//!   hands the array's words to a [`Buffer`] without copying.
+//! - [`BooleanBuffer`] → `NarrowArray<bool>` (`From`) takes the buffer's
+//!   memory back without copying when the bitmap starts at bit 0 and the
+//!   buffer is not shared (the bits past the last value are then cleared, as
+//!   the bit model asks); otherwise it copies a 64-bit word at a time,
+//!   shifting out the offset. `From<&BooleanBuffer>` always copies.
+//! - Narrow unsigned integers unpack to [`PrimitiveArray`]s of `u8`..`u64`
+//!   ([`to_primitive_array`](NarrowArray::to_primitive_array), e.g.
+//!   `UInt8Array` for `arbitrary_int::u5`) and pack back from them
+//!   ([`from_primitive_array`](NarrowArray::from_primitive_array)), with
+//!   every value checked to fit and null slots refused.
+//!
+//! # Examples
+//!
+//! ```
+//! use arrow_array::{BooleanArray, UInt8Array};
+//! use arrow_buffer::BooleanBuffer;
+//! use arbitrary_int::u3;
+//! use bitpack::NarrowArray;
+//!
+//! let flags = NarrowArray::from_slice(&[true, false, true, true]);
+//! let words = flags.as_words().as_ptr();
+//! let bits = BooleanBuffer::from(flags); // no copy
+//! assert_eq!(bits.values().as_ptr(), words.cast());
+//! let arr = BooleanArray::new(bits.slice(1, 3), None);
+//! assert_eq!(arr.iter().collect::<Vec<_>>(), [Some(false), Some(true), Some(true)]);
+//!
+//! let back = NarrowArray::<bool>::from(arr.values()); // offset 1: copied
+//! assert_eq!(back.to_vec(), [false, true, true]);
+//!
+//! let small: NarrowArray<u3> = (0..8).map(u3::new).collect();
+//! let wide: UInt8Array = small.to_primitive_array()?;
+//! assert_eq!(wide.values(), &[0, 1, 2, 3, 4, 5, 6, 7]);
+//! assert_eq!(NarrowArray::<u3>::from_primitive_array(&wide)?, small);
+//! # Ok::<(), bitpack::Error>(())
+//! ```
+
+use alloc::vec::Vec;
+
+use arrow_array::PrimitiveArray;
+use arrow_array::types::{ArrowPrimitiveType, UInt8Type, UInt16Type, UInt32Type, UInt64Type};
+use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, ScalarBuffer};
+
+use crate::narrow::bulk;
+use crate::{BitElement, Error, NarrowArray, Result, Unsigned};
+
+impl From<NarrowArray<bool>> for BooleanBuffer {
+    /// The array's words as an Arrow bitmap, without copying.
+    fn from(array: NarrowArray<bool>) -> BooleanBuffer {
+        let len = array.len();
+        BooleanBuffer::new(Buffer::from_vec(array.into_words()), 0, len)
+    }
+}
+
+impl From<NarrowArray<bool>> for NullBuffer {
+    /// The array as a validity bitmap (`true`: valid), without copying.
+    fn from(array: NarrowArray<bool>) -> NullBuffer {
+        NullBuffer::new(BooleanBuffer::from(array))
+    }
+}
+
+impl From<&BooleanBuffer> for NarrowArray<bool> {
+    /// Copies the bits, a word at a time, whatever the offset.
+    fn from(bits: &BooleanBuffer) -> NarrowArray<bool> {
+        let len = bits.len();
+        let chunks = bits.inner().bit_chunks(bits.offset(), len);
+        let mut words = Vec::with_capacity(bulk::words_for_bits(len));
+        words.extend(chunks.iter().map(bulk::store));
+        if chunks.remainder_len() > 0 {
+            words.push(bulk::store(chunks.remainder_bits()));
+        }
+        NarrowArray::from_parts(words, len, None)
+    }
+}
+
+impl From<BooleanBuffer> for NarrowArray<bool> {
+    /// Takes the buffer's memory without copying when the bitmap starts at
+    /// bit 0 of an unshared buffer allocated as 64-bit words (as one made
+    /// from a `NarrowArray` is); otherwise copies.
+    fn from(bits: BooleanBuffer) -> NarrowArray<bool> {
+        let (len, offset) = (bits.len(), bits.offset());
+        if offset == 0 {
+            let copy = NarrowArray::from(&bits);
+            let buffer = bits.into_inner();
+            match buffer.into_vec::<u64>() {
+                Ok(mut words) if words.len() >= bulk::words_for_bits(len) => {
+                    words.truncate(bulk::words_for_bits(len));
+                    bulk::clear_from(&mut words, len);
+                    return NarrowArray::from_parts(words, len, None);
+                }
+                _ => return copy,
+            }
+        }
+        NarrowArray::from(&bits)
+    }
+}
+
+impl From<NullBuffer> for NarrowArray<bool> {
+    /// The validity bits (`true`: valid), as `From<BooleanBuffer>`.
+    fn from(nulls: NullBuffer) -> NarrowArray<bool> {
+        NarrowArray::from(nulls.into_inner())
+    }
+}
+
+/// Arrow's unsigned integer types, which narrow unsigned elements unpack to.
+pub trait ArrowUnsigned: ArrowPrimitiveType<Native: Unsigned> {}
+
+impl ArrowUnsigned for UInt8Type {}
+impl ArrowUnsigned for UInt16Type {}
+impl ArrowUnsigned for UInt32Type {}
+impl ArrowUnsigned for UInt64Type {}
+
+impl<T: BitElement> NarrowArray<T> {
+    /// Unpacks the values into an Arrow array of a wider unsigned type
+    /// (`UInt8Array` for widths up to 8, and so on), zero-extended; the
+    /// array has no nulls.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Width`] when `T::BITS` is wider than the Arrow type.
+    ///
+    /// # Examples
+    ///
+    /// See the [module docs](self).
+    pub fn to_primitive_array<P: ArrowUnsigned>(&self) -> Result<PrimitiveArray<P>> {
+        let max = <P::Native as Unsigned>::BITS;
+        if T::BITS > max {
+            return Err(Error::Width {
+                width: T::BITS,
+                max,
+            });
+        }
+        let values: Vec<P::Native> = self
+            .iter()
+            .map(|v| P::Native::from_u128_truncate(v.raw_bits().to_u128()))
+            .collect();
+        Ok(PrimitiveArray::new(ScalarBuffer::from(values), None))
+    }
+
+    /// Packs the values of an Arrow unsigned integer array, after checking
+    /// that each fits in `T::BITS` bits and that there are no nulls.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ArrowNulls`] when the array has null slots,
+    /// [`Error::ValueTooWide`] naming the first value that does not fit;
+    /// nothing is built.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use arrow_array::UInt16Array;
+    /// use bitpack::{Error, NarrowArray};
+    ///
+    /// let a = UInt16Array::from(vec![1, 4095, 7]);
+    /// let b = NarrowArray::<arbitrary_int::u12>::from_primitive_array(&a)?;
+    /// assert_eq!(b.as_bytes().len(), 5);
+    /// let err = NarrowArray::<arbitrary_int::u4>::from_primitive_array(&a).unwrap_err();
+    /// assert_eq!(err, Error::ValueTooWide { value: 4095, bits: 4 });
+    /// let nulls = UInt16Array::from(vec![Some(1), None]);
+    /// assert!(NarrowArray::<u16>::from_primitive_array(&nulls).is_err());
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn from_primitive_array<P: ArrowUnsigned>(array: &PrimitiveArray<P>) -> Result<Self> {
+        use arrow_array::Array;
+        if array.null_count() > 0 {
+            return Err(Error::ArrowNulls {
+                nulls: array.null_count(),
+                len: array.len(),
+            });
+        }
+        let values = array.values();
+        if let Some(&v) = values
+            .iter()
+            .find(|v| T::BITS < 128 && v.to_u128() >> T::BITS != 0)
+        {
+            return Err(Error::ValueTooWide {
+                value: v.to_u128(),
+                bits: T::BITS,
+            });
+        }
+        Ok(values
+            .iter()
+            .map(|v| T::from_raw_bits(T::Raw::from_u128_truncate(v.to_u128())))
+            .collect())
+    }
+}

@@ -1,0 +1,1096 @@
+//! [`NarrowRef`] and [`NarrowMut`]: packed arrays borrowed over bytes that
+//! something else owns (a DLPack tensor, a memory-mapped file, a buffer read
+//! back from a GPU).
+
+use alloc::boxed::Box;
+use alloc::vec;
+use alloc::vec::Vec;
+use core::cell::OnceCell;
+use core::fmt;
+use core::marker::PhantomData;
+
+use super::{NarrowArray, bulk};
+use crate::error::LengthOf;
+use crate::formats::MiniFloat;
+use crate::reduce::{self, UnsignedElement};
+use crate::unsigned::mask_u128;
+use crate::view::{View, ViewMut};
+use crate::{BitElement, Error, Layout, Result, Unsigned};
+
+/// Words in the stack buffer of the chunked bulk paths (2 KiB).
+const CHUNK_WORDS: usize = 256;
+
+/// Checks that `bytes` holds the dense stream of `len` values of `bits` bits
+/// with zero padding (bits past the last value, and every byte past the
+/// stream), and returns the stream's length in bytes.
+pub(crate) fn check_stream(bytes: &[u8], len: usize, bits: u32) -> Result<usize> {
+    let needed = len.checked_mul(bits as usize).map(|b| b.div_ceil(8));
+    let Some(needed) = needed.filter(|&n| n <= bytes.len()) else {
+        return Err(Error::TooFewBytes {
+            needed: needed.unwrap_or(usize::MAX),
+            actual: bytes.len(),
+        });
+    };
+    let stream_bits = len * bits as usize;
+    if !stream_bits.is_multiple_of(8) && bytes[stream_bits / 8] >> (stream_bits % 8) != 0 {
+        return Err(Error::NonZeroPadding {
+            byte: stream_bits / 8,
+        });
+    }
+    if let Some(k) = bytes[needed..].iter().position(|&b| b != 0) {
+        return Err(Error::NonZeroPadding { byte: needed + k });
+    }
+    Ok(needed)
+}
+
+/// Reads `width` (1..=128) bits at stream bit `bit` of a byte stream.
+#[inline]
+pub(crate) fn read_bits(bytes: &[u8], bit: usize, width: u32) -> u128 {
+    let first = bit / 8;
+    let shift = (bit % 8) as u32;
+    let nbytes = (shift + width).div_ceil(8) as usize;
+    let take = nbytes.min(16);
+    let mut buf = [0u8; 16];
+    buf[..take].copy_from_slice(&bytes[first..first + take]);
+    let mut v = u128::from_le_bytes(buf) >> shift;
+    if nbytes > 16 {
+        v |= u128::from(bytes[first + 16]) << (128 - shift);
+    }
+    v & mask_u128(width)
+}
+
+/// Writes the low `width` bits of `value` at stream bit `bit`, leaving every
+/// other bit as it was.
+#[inline]
+pub(crate) fn write_bits(bytes: &mut [u8], bit: usize, width: u32, value: u128) {
+    let (mut at, mut left, mut v) = (bit, width, value);
+    while left > 0 {
+        let off = (at % 8) as u32;
+        let n = (8 - off).min(left);
+        let m = (((1u16 << n) - 1) as u8) << off;
+        let b = &mut bytes[at / 8];
+        *b = (*b & !m) | (((v as u8) << off) & m);
+        v >>= n;
+        left -= n;
+        at += n as usize;
+    }
+}
+
+/// The shape of a buffer of `len` values: `shape`'s product must be `len`.
+fn checked_shape(shape: &[usize], len: usize) -> Result<Option<Box<[usize]>>> {
+    if shape.len() > crate::MAX_DIMS {
+        return Err(Error::TooManyDims { ndim: shape.len() });
+    }
+    let elements = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
+    if elements != Some(len) {
+        return Err(Error::Shape { elements, len });
+    }
+    Ok((shape.len() != 1).then(|| shape.into()))
+}
+
+/// The length and shape of `len` values of `T` in `shape` seen as values of
+/// `U` (the rule of [`NarrowArray::reinterpret`]).
+fn reinterpreted<T: BitElement, U: BitElement>(
+    shape: &[usize],
+    dims: &Option<Box<[usize]>>,
+    len: usize,
+) -> Result<(usize, Option<Box<[usize]>>)> {
+    let Some((&inner, outer)) = shape.split_last() else {
+        if T::BITS == U::BITS {
+            return Ok((len, dims.clone()));
+        }
+        return Err(Error::Invalid(
+            "cannot reinterpret a 0-d array as values of another width",
+        ));
+    };
+    let row_bits = inner as u128 * u128::from(T::BITS);
+    if !row_bits.is_multiple_of(u128::from(U::BITS)) {
+        return Err(Error::Reinterpret {
+            count: inner,
+            from_bits: T::BITS,
+            to_bits: U::BITS,
+        });
+    }
+    let Ok(new_inner) = usize::try_from(row_bits / u128::from(U::BITS)) else {
+        return Err(Error::Shape {
+            elements: None,
+            len,
+        });
+    };
+    let new_len = if len == 0 {
+        0
+    } else {
+        outer.iter().product::<usize>() * new_inner
+    };
+    let new_dims = dims.as_ref().map(|_| {
+        let mut d: Box<[usize]> = shape.into();
+        d[outer.len()] = new_inner;
+        d
+    });
+    Ok((new_len, new_dims))
+}
+
+/// Calls `f(words, first, count)` for consecutive pieces of the stream of
+/// `len` values in `bytes`, each copied into a 2 KiB stack buffer of words
+/// (starting at a value and a byte boundary), so the word kernels can run
+/// over bytes of any alignment.
+fn for_each_chunk<T: BitElement>(
+    bytes: &[u8],
+    len: usize,
+    mut f: impl FnMut(&[u64], usize, usize),
+) {
+    let chunk_bytes = NarrowArray::<T>::CHUNK_BYTES;
+    let per = (CHUNK_WORDS * 8) / chunk_bytes;
+    let (values, span) = (per * NarrowArray::<T>::CHUNK_LEN, per * chunk_bytes);
+    let mut buf = [0u64; CHUNK_WORDS];
+    let mut first = 0;
+    while first < len {
+        let count = (len - first).min(values);
+        let start = first / values * span;
+        let end = (start + (count * T::BITS as usize).div_ceil(8)).min(bytes.len());
+        let words = (end - start).div_ceil(8);
+        bulk::bytes_to_words(&bytes[start..end], &mut buf[..words]);
+        f(&buf[..words], first, count);
+        first += count;
+    }
+}
+
+/// A read-only packed array borrowed over bytes: the dense LSB-first stream
+/// of [`NarrowArray`], validated once (length and zero padding) and then
+/// read in place.
+///
+/// It reads like a `NarrowArray`: [`get`](Self::get), [`iter`](Self::iter),
+/// [`to_vec`](Self::to_vec), [`unpack_into`](Self::unpack_into), strided N-d
+/// [`view`](Self::view)s, [`sum`](Self::sum) (unsigned elements),
+/// [`decode`](Self::decode) (float formats) and
+/// [`reinterpret`](Self::reinterpret). Nothing is copied by `get`, `iter`,
+/// `sum`, `decode`, `unpack_into` or `reinterpret`: the bulk paths run the
+/// same kernels as `NarrowArray`, through a 2 KiB stack buffer when the bytes
+/// are not 8-byte aligned.
+///
+/// Views ([`View`]) read 64-bit words. They borrow the bytes directly when
+/// the buffer starts on an 8-byte boundary and covers whole words (the
+/// stream rounded up to 8 bytes, the extra bytes zero: a page of a
+/// memory-mapped file, a `NarrowArray`'s [`as_narrow_ref`](NarrowArray::as_narrow_ref));
+/// otherwise the first view copies the stream once into words kept by the
+/// `NarrowRef` (which is why a `NarrowRef` is `Send` but not `Sync`).
+///
+/// `NarrowArray::from_bytes` is the owning counterpart: it copies.
+///
+/// # Examples
+///
+/// ```
+/// use arbitrary_int::u4;
+/// use bitpack::NarrowRef;
+///
+/// let bytes = [0x21, 0x43, 0x05];
+/// let mut a = NarrowRef::<u4>::from_bytes(&bytes, 5)?;
+/// assert_eq!(a.get(4), Some(u4::new(5)));
+/// assert_eq!(a.sum(), 15);
+/// a.reshape(&[1, 5])?;
+/// assert_eq!(a.view().select(1, 3)?.to_vec(), [u4::new(4)]);
+///
+/// // Padding past the last value must be zero.
+/// assert!(NarrowRef::<u4>::from_bytes(&[0x21, 0x43, 0x65], 5).is_err());
+/// # Ok::<(), bitpack::Error>(())
+/// ```
+pub struct NarrowRef<'a, T: BitElement> {
+    /// The stream, then zero bytes (validated), as given.
+    bytes: &'a [u8],
+    len: usize,
+    dims: Option<Box<[usize]>>,
+    /// The stream as words, made by the first view of unaligned bytes.
+    words: OnceCell<Vec<u64>>,
+    _values: PhantomData<T>,
+}
+
+impl<T: BitElement> Clone for NarrowRef<'_, T> {
+    fn clone(&self) -> Self {
+        Self::from_parts(self.bytes, self.len, self.dims.clone())
+    }
+}
+
+impl<T: BitElement> fmt::Debug for NarrowRef<'_, T>
+where
+    T: fmt::Debug,
+{
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("NarrowRef")
+            .field("shape", &self.shape())
+            .field("values", &DebugValues(self))
+            .finish()
+    }
+}
+
+/// Prints the values of an array as a list.
+struct DebugValues<'r, 'a, T: BitElement>(&'r NarrowRef<'a, T>);
+
+impl<T: BitElement + fmt::Debug> fmt::Debug for DebugValues<'_, '_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.0.iter()).finish()
+    }
+}
+
+impl<'a, T: BitElement> NarrowRef<'a, T> {
+    /// An array over `bytes` already checked by [`check_stream`].
+    pub(crate) fn from_parts(bytes: &'a [u8], len: usize, dims: Option<Box<[usize]>>) -> Self {
+        Self {
+            bytes,
+            len,
+            dims,
+            words: OnceCell::new(),
+            _values: PhantomData,
+        }
+    }
+
+    /// Borrows `bytes` as the dense stream of `len` values (1-d).
+    ///
+    /// `bytes` must hold at least `ceil(len * T::BITS / 8)` bytes; every bit
+    /// past the last value must be zero, including any bytes past that
+    /// length (so a zero-padded buffer is accepted as is).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::TooFewBytes`] when `bytes` is too short (with `needed`
+    /// saturated at `usize::MAX` when `len * T::BITS` overflows), and
+    /// [`Error::NonZeroPadding`] naming the first byte with a set padding
+    /// bit.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::{Error, NarrowRef};
+    ///
+    /// let a = NarrowRef::<bool>::from_bytes(&[0b101], 3)?;
+    /// assert_eq!(a.to_vec(), [true, false, true]);
+    /// assert_eq!(
+    ///     NarrowRef::<bool>::from_bytes(&[0b1101], 3).unwrap_err(),
+    ///     Error::NonZeroPadding { byte: 0 },
+    /// );
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn from_bytes(bytes: &'a [u8], len: usize) -> Result<Self> {
+        check_stream(bytes, len, T::BITS)?;
+        Ok(Self::from_parts(bytes, len, None))
+    }
+
+    /// Borrows `bytes` as the dense stream of an array of shape `shape`
+    /// (row-major, the last dimension packed).
+    ///
+    /// # Errors
+    ///
+    /// As [`from_bytes`](Self::from_bytes), and [`Error::Shape`] when the
+    /// shape's product overflows, [`Error::TooManyDims`] above
+    /// [`MAX_DIMS`](crate::MAX_DIMS) dimensions.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = bitpack::NarrowRef::<u8>::from_bytes_shaped(&[1, 2, 3, 4, 5, 6], &[2, 3])?;
+    /// assert_eq!(a.view().get(&[1, 0]), Some(4));
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn from_bytes_shaped(bytes: &'a [u8], shape: &[usize]) -> Result<Self> {
+        let len = shape
+            .iter()
+            .try_fold(1usize, |n, &d| n.checked_mul(d))
+            .ok_or(Error::Shape {
+                elements: None,
+                len: 0,
+            })?;
+        let dims = checked_shape(shape, len)?;
+        check_stream(bytes, len, T::BITS)?;
+        Ok(Self::from_parts(bytes, len, dims))
+    }
+
+    /// The number of values.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(bitpack::NarrowRef::<bool>::from_bytes(&[0], 5)?.len(), 5);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are no values.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert!(bitpack::NarrowRef::<bool>::from_bytes(&[], 0)?.is_empty());
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The shape, row-major: `[len]` for a 1-d array.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = bitpack::NarrowRef::<u8>::from_bytes_shaped(&[0; 6], &[3, 2])?;
+    /// assert_eq!(a.shape(), [3, 2]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    #[inline]
+    pub fn shape(&self) -> &[usize] {
+        match &self.dims {
+            Some(d) => d,
+            None => core::slice::from_ref(&self.len),
+        }
+    }
+
+    /// The number of dimensions.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(bitpack::NarrowRef::<u8>::from_bytes(&[0; 6], 6)?.ndim(), 1);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    #[inline]
+    pub fn ndim(&self) -> usize {
+        self.shape().len()
+    }
+
+    /// Gives the array a new shape with the same number of values.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Shape`] when the product is not `len` (or overflows),
+    /// [`Error::TooManyDims`] above [`MAX_DIMS`](crate::MAX_DIMS); the shape
+    /// is unchanged.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut a = bitpack::NarrowRef::<u8>::from_bytes(&[0; 6], 6)?;
+    /// a.reshape(&[2, 3])?;
+    /// assert!(a.reshape(&[4]).is_err());
+    /// assert_eq!(a.shape(), [2, 3]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn reshape(&mut self, shape: &[usize]) -> Result<()> {
+        self.dims = checked_shape(shape, self.len)?;
+        Ok(())
+    }
+
+    /// The dense byte stream: exactly `ceil(len * T::BITS / 8)` bytes of the
+    /// borrowed buffer.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = bitpack::NarrowRef::<bool>::from_bytes(&[0b11, 0, 0], 2)?;
+    /// assert_eq!(a.as_bytes(), [0b11]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    #[inline]
+    pub fn as_bytes(&self) -> &'a [u8] {
+        &self.bytes[..(self.len * T::BITS as usize).div_ceil(8)]
+    }
+
+    /// The value at flat index `i`, or `None` when `i >= len`; reads only
+    /// the bytes that hold it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = bitpack::NarrowRef::<arbitrary_int::u6>::from_bytes(&[0x81, 0x30, 0x10], 4)?;
+    /// assert_eq!(a.get(3).map(|v| v.value()), Some(4));
+    /// assert_eq!(a.get(4), None);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<T> {
+        (i < self.len).then(|| value_at::<T>(self.bytes, i))
+    }
+
+    /// An iterator over the values in flat order.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = bitpack::NarrowRef::<bool>::from_bytes(&[0b0110], 4)?;
+    /// assert_eq!(a.iter().filter(|&b| b).count(), 2);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    #[inline]
+    pub fn iter(&self) -> RefIter<'a, T> {
+        RefIter {
+            bytes: self.bytes,
+            front: 0,
+            back: self.len,
+            _values: PhantomData,
+        }
+    }
+
+    /// Unpacks every value into `dst`, which must have the same length.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Length`] (naming both lengths) when `dst.len() != len`;
+    /// `dst` is unchanged.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = bitpack::NarrowRef::<u16>::from_bytes(&[1, 0, 2, 0], 2)?;
+    /// let mut out = [0u16; 2];
+    /// a.unpack_into(&mut out)?;
+    /// assert_eq!(out, [1, 2]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn unpack_into(&self, dst: &mut [T]) -> Result<()> {
+        if dst.len() != self.len {
+            return Err(Error::Length {
+                of: LengthOf::UnpackOutput,
+                expected: self.len,
+                actual: dst.len(),
+            });
+        }
+        if let Some(words) = self.direct_words() {
+            bulk::unpack(words, 0, dst);
+        } else {
+            for_each_chunk::<T>(self.bytes, self.len, |w, first, n| {
+                bulk::unpack(w, 0, &mut dst[first..first + n]);
+            });
+        }
+        Ok(())
+    }
+
+    /// Unpacks every value into a `Vec`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = bitpack::NarrowRef::<bool>::from_bytes(&[0b10], 2)?;
+    /// assert_eq!(a.to_vec(), [false, true]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn to_vec(&self) -> Vec<T> {
+        let mut out = vec![T::from_raw_bits(T::Raw::ZERO); self.len];
+        self.unpack_into(&mut out)
+            .expect("the buffer has the array's length");
+        out
+    }
+
+    /// An owned copy with the same shape.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = bitpack::NarrowRef::<u8>::from_bytes_shaped(&[1, 2, 3, 4], &[2, 2])?;
+    /// let owned = a.to_narrow_array();
+    /// assert_eq!((owned.shape(), owned.as_bytes()), (&[2, 2][..], &[1, 2, 3, 4][..]));
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn to_narrow_array(&self) -> NarrowArray<T> {
+        let mut words = vec![0u64; bulk::words_for_bits(self.len * T::BITS as usize)];
+        bulk::bytes_to_words(self.as_bytes(), &mut words);
+        NarrowArray::from_parts(words, self.len, self.dims.clone())
+    }
+
+    /// The same bytes seen as values of `U`, with no copy: the innermost
+    /// dimension is rescaled so that every row keeps its bits (the rule of
+    /// [`NarrowArray::reinterpret`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Reinterpret`] when a row's bits are not a whole number of
+    /// `U` values; [`Error::Invalid`] for a 0-d array and a `U` of another
+    /// width.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = bitpack::NarrowRef::<u8>::from_bytes(&[0x21, 0x43], 2)?;
+    /// assert_eq!(a.reinterpret::<u16>()?.to_vec(), [0x4321]);
+    /// assert!(a.reinterpret::<arbitrary_int::u3>().is_err()); // 16 bits
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn reinterpret<U: BitElement>(&self) -> Result<NarrowRef<'a, U>> {
+        let (len, dims) = reinterpreted::<T, U>(self.shape(), &self.dims, self.len)?;
+        Ok(NarrowRef::from_parts(self.bytes, len, dims))
+    }
+
+    /// The stream as words, borrowed, when the buffer allows it: 8-byte
+    /// aligned and covering whole words.
+    fn direct_words(&self) -> Option<&'a [u64]> {
+        let n = bulk::words_for_bits(self.len * T::BITS as usize);
+        let bytes = self.bytes.get(..n * 8)?;
+        bytemuck::try_cast_slice(bytes).ok()
+    }
+
+    /// The stream as words: borrowed when the buffer allows it, else copied
+    /// once and kept.
+    fn words(&self) -> &[u64] {
+        if let Some(w) = self.direct_words() {
+            return w;
+        }
+        self.words.get_or_init(|| {
+            let mut w = vec![0u64; bulk::words_for_bits(self.len * T::BITS as usize)];
+            bulk::bytes_to_words(self.as_bytes(), &mut w);
+            w
+        })
+    }
+
+    /// Whether views borrow the bytes directly (8-byte aligned, whole
+    /// words); otherwise the first view copies the stream once.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = bitpack::NarrowArray::from_slice(&[1u8, 2, 3]);
+    /// assert!(a.as_narrow_ref().views_borrow());
+    /// ```
+    pub fn views_borrow(&self) -> bool {
+        self.direct_words().is_some()
+    }
+
+    /// A view of the whole array with its shape (see the type's docs on
+    /// when this copies).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = bitpack::NarrowRef::<u8>::from_bytes_shaped(&[1, 2, 3, 4, 5, 6], &[2, 3])?;
+    /// assert_eq!(a.view().transpose().to_vec(), [1, 4, 2, 5, 3, 6]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn view(&self) -> View<'_, T> {
+        let layout =
+            Layout::contiguous(self.shape(), self.len).expect("an array's shape is a valid layout");
+        View::from_parts(self.words(), T::BITS, layout)
+    }
+
+    /// A view through the descriptor `shape`, `strides`, `offset` (in
+    /// elements, over the flat values), validated first.
+    ///
+    /// # Errors
+    ///
+    /// As [`Layout::new`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = bitpack::NarrowRef::<u8>::from_bytes(&[1, 2, 3, 4, 5, 6], 6)?;
+    /// assert_eq!(a.view_strided(&[3], &[-2], 5)?.to_vec(), [6, 4, 2]);
+    /// assert!(a.view_strided(&[3], &[2], 1)?.get(&[2]).is_some());
+    /// assert!(a.view_strided(&[4], &[2], 0).is_err());
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn view_strided(
+        &self,
+        shape: &[usize],
+        strides: &[isize],
+        offset: isize,
+    ) -> Result<View<'_, T>> {
+        let layout = Layout::new(shape, strides, offset, self.len)?;
+        Ok(View::from_parts(self.words(), T::BITS, layout))
+    }
+
+    /// A view through a [`Layout`], revalidated against this array.
+    ///
+    /// # Errors
+    ///
+    /// As [`Layout::new`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = bitpack::NarrowRef::<u8>::from_bytes(&[1, 2, 3], 3)?;
+    /// let l = bitpack::Layout::new(&[2], &[2], 0, 3)?;
+    /// assert_eq!(a.view_with(&l)?.to_vec(), [1, 3]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn view_with(&self, layout: &Layout) -> Result<View<'_, T>> {
+        self.view_strided(layout.shape(), layout.strides(), layout.offset())
+    }
+}
+
+impl<T: UnsignedElement> NarrowRef<'_, T> {
+    /// The exact sum of the values, read in place by the kernels of
+    /// [`NarrowArray::sum`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = bitpack::NarrowRef::<arbitrary_int::u4>::from_bytes(&[0xff, 0x0f], 3)?;
+    /// assert_eq!(a.sum(), 45);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn sum(&self) -> u128 {
+        const { reduce::assert_summable::<T>() };
+        if self.len == 0 {
+            return 0;
+        }
+        let run = reduce::RunSum::new(false, T::BITS);
+        if let Some(words) = self.direct_words() {
+            return run.run(words, 0, 1, self.len);
+        }
+        let mut total = 0u128;
+        for_each_chunk::<T>(self.bytes, self.len, |w, _, n| total += run.run(w, 0, 1, n));
+        total
+    }
+}
+
+impl<F: MiniFloat> NarrowRef<'_, F> {
+    /// Decodes every value into `dst` (the table decode of
+    /// [`formats::decode_into`](crate::formats::decode_into)).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Length`] (naming both lengths) when `dst.len() != len`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::{E2M1, NarrowRef};
+    ///
+    /// let a = NarrowRef::<E2M1>::from_bytes(&[0xc2, 0x07], 3)?;
+    /// let mut out = [0.0; 3];
+    /// a.decode_into(&mut out)?;
+    /// assert_eq!(out, [1.0, -2.0, 6.0]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn decode_into(&self, dst: &mut [f32]) -> Result<()> {
+        if dst.len() != self.len {
+            return Err(Error::Length {
+                of: LengthOf::DecodeOutput,
+                expected: self.len,
+                actual: dst.len(),
+            });
+        }
+        crate::formats::decode_packed::<F>(self.as_bytes(), dst)
+    }
+
+    /// Decodes every value into a `Vec<f32>`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::{E4M3, NarrowRef};
+    ///
+    /// let a = NarrowRef::<E4M3>::from_bytes(&[0x38, 0x7e], 2)?;
+    /// assert_eq!(a.decode(), [1.0, 448.0]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn decode(&self) -> Vec<f32> {
+        let mut out = vec![0.0; self.len];
+        self.decode_into(&mut out)
+            .expect("the buffer has the array's length");
+        out
+    }
+}
+
+/// The value at `i` of a byte stream long enough to hold it.
+#[inline(always)]
+fn value_at<T: BitElement>(bytes: &[u8], i: usize) -> T {
+    let raw = read_bits(bytes, i * T::BITS as usize, T::BITS);
+    T::from_raw_bits(T::Raw::from_u128_truncate(raw))
+}
+
+/// The values of a [`NarrowRef`] in flat order, read in place.
+pub struct RefIter<'a, T: BitElement> {
+    bytes: &'a [u8],
+    front: usize,
+    back: usize,
+    _values: PhantomData<T>,
+}
+
+impl<T: BitElement> Clone for RefIter<'_, T> {
+    fn clone(&self) -> Self {
+        Self { ..*self }
+    }
+}
+
+impl<T: BitElement> fmt::Debug for RefIter<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RefIter")
+            .field("remaining", &(self.back - self.front))
+            .finish()
+    }
+}
+
+impl<T: BitElement> Iterator for RefIter<'_, T> {
+    type Item = T;
+
+    #[inline]
+    fn next(&mut self) -> Option<T> {
+        if self.front == self.back {
+            return None;
+        }
+        self.front += 1;
+        Some(value_at(self.bytes, self.front - 1))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.back - self.front;
+        (n, Some(n))
+    }
+}
+
+impl<T: BitElement> DoubleEndedIterator for RefIter<'_, T> {
+    #[inline]
+    fn next_back(&mut self) -> Option<T> {
+        if self.front == self.back {
+            return None;
+        }
+        self.back -= 1;
+        Some(value_at(self.bytes, self.back))
+    }
+}
+
+impl<T: BitElement> ExactSizeIterator for RefIter<'_, T> {}
+
+impl<T: BitElement> core::iter::FusedIterator for RefIter<'_, T> {}
+
+impl<'a, T: BitElement> IntoIterator for &NarrowRef<'a, T> {
+    type Item = T;
+    type IntoIter = RefIter<'a, T>;
+
+    fn into_iter(self) -> RefIter<'a, T> {
+        self.iter()
+    }
+}
+
+/// A mutable packed array borrowed over bytes (see [`NarrowRef`] for the
+/// layout and the reads, through [`as_ref`](Self::as_ref)).
+///
+/// Writes ([`set`](Self::set), [`pack_from`](Self::pack_from),
+/// [`fill`](Self::fill)) keep the padding zero and validate before they
+/// write. A strided [`view_mut`](Self::view_mut) writes 64-bit words in
+/// place, so it needs the buffer 8-byte aligned and covering whole words.
+///
+/// # Examples
+///
+/// ```
+/// use arbitrary_int::u4;
+/// use bitpack::NarrowMut;
+///
+/// let mut bytes = [0u8; 2];
+/// let mut a = NarrowMut::<u4>::from_bytes(&mut bytes, 3)?;
+/// a.set(2, u4::new(9))?;
+/// a.set(0, u4::new(1))?;
+/// assert!(a.set(3, u4::new(1)).is_err());
+/// assert_eq!(a.as_ref().sum(), 10);
+/// assert_eq!(bytes, [0x01, 0x09]);
+/// # Ok::<(), bitpack::Error>(())
+/// ```
+pub struct NarrowMut<'a, T: BitElement> {
+    bytes: &'a mut [u8],
+    len: usize,
+    dims: Option<Box<[usize]>>,
+    _values: PhantomData<T>,
+}
+
+impl<T: BitElement> fmt::Debug for NarrowMut<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("NarrowMut")
+            .field("shape", &self.shape())
+            .field("bytes", &self.as_bytes())
+            .finish()
+    }
+}
+
+impl<'a, T: BitElement> NarrowMut<'a, T> {
+    /// Borrows `bytes` mutably as the dense stream of `len` values (1-d),
+    /// after the checks of [`NarrowRef::from_bytes`].
+    ///
+    /// # Errors
+    ///
+    /// As [`NarrowRef::from_bytes`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut bytes = [0u8; 1];
+    /// let mut a = bitpack::NarrowMut::<bool>::from_bytes(&mut bytes, 3)?;
+    /// a.pack_from(&[true, true, false])?;
+    /// assert_eq!(bytes, [0b011]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn from_bytes(bytes: &'a mut [u8], len: usize) -> Result<Self> {
+        check_stream(bytes, len, T::BITS)?;
+        Ok(Self {
+            bytes,
+            len,
+            dims: None,
+            _values: PhantomData,
+        })
+    }
+
+    /// The number of values.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(bitpack::NarrowMut::<u8>::from_bytes(&mut [0; 3], 3)?.len(), 3);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are no values.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert!(bitpack::NarrowMut::<u8>::from_bytes(&mut [], 0)?.is_empty());
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The shape, row-major.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(bitpack::NarrowMut::<u8>::from_bytes(&mut [0; 3], 3)?.shape(), [3]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    #[inline]
+    pub fn shape(&self) -> &[usize] {
+        match &self.dims {
+            Some(d) => d,
+            None => core::slice::from_ref(&self.len),
+        }
+    }
+
+    /// Gives the array a new shape with the same number of values.
+    ///
+    /// # Errors
+    ///
+    /// As [`NarrowRef::reshape`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut bytes = [0u8; 4];
+    /// let mut a = bitpack::NarrowMut::<u8>::from_bytes(&mut bytes, 4)?;
+    /// a.reshape(&[2, 2])?;
+    /// assert_eq!(a.as_ref().view().get(&[1, 1]), Some(0));
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn reshape(&mut self, shape: &[usize]) -> Result<()> {
+        self.dims = checked_shape(shape, self.len)?;
+        Ok(())
+    }
+
+    /// The dense byte stream (exactly `ceil(len * T::BITS / 8)` bytes).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut bytes = [7u8, 0];
+    /// assert_eq!(bitpack::NarrowMut::<u8>::from_bytes(&mut bytes, 1)?.as_bytes(), [7]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    #[inline]
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..(self.len * T::BITS as usize).div_ceil(8)]
+    }
+
+    /// A read-only [`NarrowRef`] over the same bytes, for every read.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut bytes = [1u8, 2];
+    /// let a = bitpack::NarrowMut::<u8>::from_bytes(&mut bytes, 2)?;
+    /// assert_eq!(a.as_ref().to_vec(), [1, 2]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn as_ref(&self) -> NarrowRef<'_, T> {
+        NarrowRef::from_parts(self.bytes, self.len, self.dims.clone())
+    }
+
+    /// The value at flat index `i`, or `None` when `i >= len`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut bytes = [0b10u8];
+    /// let a = bitpack::NarrowMut::<bool>::from_bytes(&mut bytes, 2)?;
+    /// assert_eq!(a.get(1), Some(true));
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<T> {
+        (i < self.len).then(|| value_at::<T>(self.bytes, i))
+    }
+
+    /// Sets the value at flat index `i`, writing only its bits.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Index`] when `i >= len`; nothing changes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut bytes = [0u8];
+    /// let mut a = bitpack::NarrowMut::<bool>::from_bytes(&mut bytes, 2)?;
+    /// a.set(1, true)?;
+    /// assert_eq!(a.set(2, true).unwrap_err().to_string(), "index 2 is out of bounds for length 2");
+    /// assert_eq!(bytes, [0b10]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn set(&mut self, i: usize, value: T) -> Result<()> {
+        if i >= self.len {
+            return Err(Error::Index {
+                index: i,
+                len: self.len,
+            });
+        }
+        write_bits(
+            self.bytes,
+            i * T::BITS as usize,
+            T::BITS,
+            value.raw_bits().to_u128(),
+        );
+        Ok(())
+    }
+
+    /// Packs `src` over every value (a word at a time, through a stack
+    /// buffer).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Length`] when `src.len() != len`; nothing changes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut bytes = [0u8; 2];
+    /// let mut a = bitpack::NarrowMut::<arbitrary_int::u4>::from_bytes(&mut bytes, 3)?;
+    /// a.pack_from(&[1, 2, 3].map(arbitrary_int::u4::new))?;
+    /// assert_eq!(bytes, [0x21, 0x03]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn pack_from(&mut self, src: &[T]) -> Result<()> {
+        if src.len() != self.len {
+            return Err(Error::Length {
+                of: LengthOf::PackSource,
+                expected: self.len,
+                actual: src.len(),
+            });
+        }
+        let chunk_bytes = NarrowArray::<T>::CHUNK_BYTES;
+        let per = (CHUNK_WORDS * 8) / chunk_bytes;
+        let (values, span) = (per * NarrowArray::<T>::CHUNK_LEN, per * chunk_bytes);
+        let mut buf = [0u64; CHUNK_WORDS];
+        let mut first = 0;
+        while first < self.len {
+            let count = (self.len - first).min(values);
+            let start = first / values * span;
+            let nbytes = (count * T::BITS as usize).div_ceil(8);
+            let words = nbytes.div_ceil(8);
+            buf[..words].fill(0);
+            bulk::pack(&src[first..first + count], &mut buf[..words], 0);
+            self.bytes[start..start + nbytes]
+                .copy_from_slice(&bulk::word_bytes(&buf[..words])[..nbytes]);
+            first += count;
+        }
+        Ok(())
+    }
+
+    /// Sets every value to `value`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut bytes = [0u8; 2];
+    /// bitpack::NarrowMut::<bool>::from_bytes(&mut bytes, 10)?.fill(true);
+    /// assert_eq!(bytes, [0xff, 0b11]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn fill(&mut self, value: T) {
+        let chunk = [value; 256];
+        let mut i = 0;
+        while i < self.len {
+            let n = (self.len - i).min(chunk.len());
+            for (k, v) in chunk[..n].iter().enumerate() {
+                write_bits(
+                    self.bytes,
+                    (i + k) * T::BITS as usize,
+                    T::BITS,
+                    v.raw_bits().to_u128(),
+                );
+            }
+            i += n;
+        }
+    }
+
+    /// A mutable strided view of the whole array with its shape, writing the
+    /// bytes in place.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::BorrowedWords`] when the buffer does not start on an 8-byte
+    /// boundary or does not cover whole 64-bit words (use the reads of
+    /// [`as_ref`](Self::as_ref), or [`set`](Self::set), there).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut words = [0u64; 1];
+    /// let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut words);
+    /// let mut a = bitpack::NarrowMut::<u8>::from_bytes(bytes, 4)?;
+    /// a.reshape(&[2, 2])?;
+    /// a.view_mut()?.select(1, 0)?.fill(7)?;
+    /// assert_eq!(a.as_bytes(), [7, 0, 7, 0]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn view_mut(&mut self) -> Result<ViewMut<'_, T>> {
+        let layout =
+            Layout::contiguous(self.shape(), self.len).expect("an array's shape is a valid layout");
+        let n = bulk::words_for_bits(self.len * T::BITS as usize);
+        let addr = self.bytes.as_ptr() as usize;
+        let len = self.bytes.len();
+        let words = self
+            .bytes
+            .get_mut(..n * 8)
+            .and_then(|b| bytemuck::try_cast_slice_mut::<u8, u64>(b).ok())
+            .ok_or(Error::BorrowedWords {
+                misalignment: addr % 8,
+                len,
+                needed: n * 8,
+            })?;
+        Ok(ViewMut::from_parts(words, T::BITS, layout))
+    }
+}
+
+impl<T: BitElement> NarrowArray<T> {
+    /// The array as a [`NarrowRef`] over its own bytes (aligned, whole
+    /// words: views borrow them).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = bitpack::NarrowArray::from_slice(&[true, false, true]);
+    /// let r = a.as_narrow_ref();
+    /// assert_eq!(r.as_bytes(), a.as_bytes());
+    /// assert_eq!(r.to_vec(), a.to_vec());
+    /// ```
+    pub fn as_narrow_ref(&self) -> NarrowRef<'_, T> {
+        NarrowRef::from_parts(
+            bulk::word_bytes(self.as_words()),
+            self.len(),
+            (self.ndim() != 1).then(|| self.shape().into()),
+        )
+    }
+}
