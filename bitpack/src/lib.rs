@@ -120,10 +120,15 @@
 //! - `alloc`: the heap containers.
 //! - `half` (default): `half::f16` and `half::bf16` elements.
 //! - `arbitrary-int` (default): `arbitrary_int::u1`..`u127` elements.
+//! - `cuda`: [`cuda::Gpu`] and [`cuda::DeviceNarrowArray`], the crate's
+//!   kernels on a CUDA device through `cudarc` (the driver is loaded at run
+//!   time: it builds without CUDA, and without a driver every call is an
+//!   [`Error::Device`]).
 //!
 //! With no features the crate is `no_std` without an allocator and builds for
 //! `nvptx64-nvidia-cuda`, so GPU kernel crates can embed it.
 #![no_std]
+#![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
@@ -134,6 +139,8 @@ extern crate alloc;
 extern crate std;
 
 pub mod array;
+#[cfg(feature = "cuda")]
+pub mod cuda;
 mod device;
 mod element;
 mod error;
@@ -153,7 +160,7 @@ mod view;
 pub mod __private;
 
 pub use array::NArray;
-pub use device::DeviceCopy;
+pub use device::{DeviceCopy, DevicePtr};
 pub use element::{BitElement, bitwidth, from_raw_bits, raw_bits};
 pub use error::{Error, Result};
 pub use formats::{E2M1, E2M3, E3M2, E4M3, E5M2, E8M0};
