@@ -10,7 +10,10 @@
 #   4. the packed `cvt` forms appear in the conversion entries of the targets
 #      that have them, and none appears in the sm_80 build;
 #   5. ptxas (from the registry package nvidia-cuda-nvcc, installed into the
-#      shared venv) assembles each file for its target.
+#      shared venv) assembles each file for its target;
+#   6. the example kernel crate (examples/kernel-crate) builds the same way
+#      for sm_80 and sm_100a, ptxas accepts both, and the sm_100a build
+#      encodes with the FP4 cvt.
 #
 #   scripts/check-ptx.sh            # all of the above
 #   scripts/check-ptx.sh --update   # rebuild into bitpack/ptx/, rewrite bitpack/ptx/TOOLCHAIN
@@ -128,4 +131,16 @@ done
 if [ "$update" = 1 ]; then
     cp "$resources" bitpack/ptx/RESOURCES.md
     echo "check-ptx: wrote bitpack/ptx/ and bitpack/ptx/RESOURCES.md"
+    exit 0
 fi
+
+scripts/build-ptx.sh --crate examples/kernel-crate --name kernel-crate --out "$fresh" sm_80 sm_100a
+for t in sm_80 sm_100a; do
+    "$ptxas" -v -arch="$t" "$fresh/kernel-crate-$t.ptx" -o "$fresh/kernel-crate-$t.cubin" 2>"$fresh/kc.log" ||
+        { cat "$fresh/kc.log" >&2; fail "ptxas rejects the example kernel crate's $t build"; }
+    echo "check-ptx: ptxas -arch=$t accepts the example kernel crate ($(grep -o 'Used [0-9]* registers' "$fresh/kc.log"))"
+done
+k=$(body "$fresh/kernel-crate-sm_100a.ptx" scale_e2m1)
+grep -F cvt.rn.satfinite.e2m1x2.f32 >/dev/null <<<"$k" || fail "the example kernel does not use the FP4 cvt on sm_100a"
+grep -E 'panicking|slice_index_fail' >/dev/null <<<"$k" && fail "the example kernel can panic"
+echo "check-ptx: the example kernel crate encodes with cvt.rn.satfinite.e2m1x2.f32 on sm_100a"

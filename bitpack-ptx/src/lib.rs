@@ -366,16 +366,16 @@ struct Half<const BF: bool>(u16);
 impl<const BF: bool> Out for Half<BF> {
     #[inline(always)]
     fn run<F: MiniFloat>(words: &[u64], dst: &mut [Half<BF>]) {
-        // Only whole blocks come here (at most 32 values of 4, 6 or 8 bits,
-        // an even count), so `vals` has a constant length: registers.
-        let mut vals = [0.0f32; 32];
-        let vals = &mut vals[..dst.len().min(32)];
-        fixed::decode_words::<F>(words, vals);
-        for (d, v) in dst.chunks_exact_mut(2).zip(vals.chunks_exact(2)) {
+        // A pair of codes at a time, straight from the words (whole blocks
+        // hold an even number of values), so nothing goes through memory.
+        let k = 2 * F::BITS;
+        for (i, d) in dst.chunks_exact_mut(2).enumerate() {
+            let codes = get_bits(words, i * k as usize, k) as u16;
+            let [a, b] = fixed::decode_pair::<F>(codes);
             let h = if BF {
-                fixed::bf16x2(v[0], v[1])
+                fixed::bf16x2(a, b)
             } else {
-                fixed::f16x2(v[0], v[1])
+                fixed::f16x2(a, b)
             };
             d[0] = Half(h as u16);
             d[1] = Half((h >> 16) as u16);

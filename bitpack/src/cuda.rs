@@ -528,3 +528,8 @@ impl Gpu {
         Ok(bits.into_iter().map(half::bf16::from_bits).collect())
     }
 }
+
+// SAFETY: `DevicePtr<T>` is `#[repr(transparent)]` over a `u64` holding a
+// device address, which is how the driver passes a `CUdeviceptr` kernel
+// parameter (`DeviceRepr`'s one requirement: the bytes are the parameter).
+unsafe impl<T> cudarc::driver::DeviceRepr for crate::DevicePtr<T> {}

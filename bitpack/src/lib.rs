@@ -112,6 +112,20 @@
 //!
 //! [`DeviceCopy`] marks types whose bytes can be copied to a device as raw
 //! bytes; `#[derive(DeviceCopy)]` checks the layout rules at compile time.
+//! A [`DevicePtr<T>`](DevicePtr) is a device address (a transparent `u64`),
+//! so kernel-argument structs that carry device buffers derive it too.
+//!
+//! # On the GPU
+//!
+//! GPU kernel crates depend on `bitpack` with `default-features = false`
+//! and call [`kernels::fixed`], the crate's kernels with the width as a
+//! const parameter (its docs list the device-callable items). On `nvptx64`
+//! the pair conversions use PTX's packed `cvt` where the target has it,
+//! giving the portable code's bits. The crate's own kernels are built to
+//! PTX for `sm_80`, `sm_90` and `sm_100a` (`bitpack/ptx/`, with `ptxas -v`
+//! registers per entry in `RESOURCES.md`), and the `cuda` feature runs
+//! them from the host (`cuda::Gpu`). The README's "Using bitpack in your
+//! GPU kernels" gives the build steps.
 //!
 //! # Features
 //!
@@ -120,7 +134,7 @@
 //! - `alloc`: the heap containers.
 //! - `half` (default): `half::f16` and `half::bf16` elements.
 //! - `arbitrary-int` (default): `arbitrary_int::u1`..`u127` elements.
-//! - `cuda`: [`cuda::Gpu`] and [`cuda::DeviceNarrowArray`], the crate's
+//! - `cuda`: `cuda::Gpu` and `cuda::DeviceNarrowArray`, the crate's
 //!   kernels on a CUDA device through `cudarc` (the driver is loaded at run
 //!   time: it builds without CUDA, and without a driver every call is an
 //!   [`Error::Device`]).
