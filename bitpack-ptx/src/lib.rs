@@ -35,7 +35,8 @@
 //! | `decode_{fmt}_f32`, `decode_{fmt}_f16`, `decode_{fmt}_bf16` | `words, n, out` | packed codes to `f32` / `f16` bits / `bf16` bits |
 //!
 //! The `f16`/`bf16` decodes exist for E2M1, E2M3, E3M2, E4M3 and E5M2, whose
-//! every value both types hold exactly.
+//! every value both types hold exactly. MX and NVFP4 block quantization have
+//! no kernels here yet: their block routines are host code behind `alloc`.
 #![no_std]
 #![feature(abi_ptx, stdarch_nvptx, asm_experimental_arch)]
 #![deny(unsafe_op_in_unsafe_fn)]
