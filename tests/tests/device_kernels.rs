@@ -66,9 +66,39 @@ fn check_width<const W: u32>(n: usize, offset: usize, seed: u64) {
     assert_eq!(k, vals);
 }
 
+/// Starting at value 0 (the device kernels' case, and the word-at-a-time
+/// path of the widths that divide 64), for lengths around word boundaries.
+#[test]
+fn aligned_starts() {
+    for n in [0usize, 1, 7, 8, 31, 32, 63, 64, 65, 127, 200] {
+        check_width::<1>(n, 0, n as u64);
+        check_width::<2>(n, 0, n as u64);
+        check_width::<4>(n, 0, n as u64);
+        check_width::<5>(n, 0, n as u64);
+        check_width::<8>(n, 0, n as u64);
+        check_width::<16>(n, 0, n as u64);
+        check_width::<32>(n, 0, n as u64);
+        // The `u8` pack writes the same stream as the `u32` one.
+        let v: Vec<u8> = (0..n).map(|i| (i * 37 % 256) as u8).collect();
+        let wide: Vec<u32> = v.iter().map(|&x| x as u32).collect();
+        let (mut a, mut b) = (
+            vec![!0u64; words_for(4, n) + 1],
+            vec![!0u64; words_for(4, n) + 1],
+        );
+        fixed::pack::<4, u8>(&v, &mut a, 0);
+        fixed::pack::<4, u32>(&wide, &mut b, 0);
+        assert_eq!(a, b, "n={n}");
+        for (i, &x) in v.iter().enumerate() {
+            assert_eq!(value_at(&a, 4, i), (x & 15) as u64);
+        }
+    }
+}
+
 fn fixed_unpack_u8<const W: u32>(words: &[u64], offset: usize, out: &mut [u8]) {
     match W {
         1 => fixed::unpack::<1, u8>(words, offset, out),
+        2 => fixed::unpack::<2, u8>(words, offset, out),
+        4 => fixed::unpack::<4, u8>(words, offset, out),
         3 => fixed::unpack::<3, u8>(words, offset, out),
         5 => fixed::unpack::<5, u8>(words, offset, out),
         8 => fixed::unpack::<8, u8>(words, offset, out),
@@ -251,7 +281,10 @@ fn full_blocks_are_the_unit_of_device_threads() {
         assert_eq!(b * w as usize, bw * 64, "w={w}");
         assert!(b <= 64 && bw <= 64);
         // The fewest values: no smaller count fills whole words.
-        assert!((1..b).all(|k| k * w as usize % 64 != 0), "w={w}");
+        assert!(
+            (1..b).all(|k| !(k * w as usize).is_multiple_of(64)),
+            "w={w}"
+        );
     }
     // A typed use: u5 values through their raw bits.
     let v: Vec<u8> = (0..64).map(|i| u5::new(i % 32).value()).collect();
