@@ -83,7 +83,34 @@ fn main() -> bitpack::Result<()> {
     println!("  from bytes [92, 07] as 3 values: {back:?}");
 
     mx_tour();
+    device_tour();
     Ok(())
+}
+
+/// What a GPU kernel sees: the same functions, with the width as a constant.
+fn device_tour() {
+    use bitpack::formats::{E2M1, Mode};
+    use bitpack::kernels::fixed;
+    use bitpack::{DevicePtr, E4M3};
+
+    println!();
+    println!("On the GPU (see README: \"Using bitpack in your GPU kernels\")");
+    println!("-----------------------------------------------------------");
+    // `cvt.rn.satfinite.e4m3x2.f32 d, a, b` puts `b` in the low byte: an
+    // NArray<E4M3, 2> is that register, lane 0 low.
+    let d = fixed::encode_pair::<E4M3>(1.0, -2.0, Mode::SatFinite);
+    let lanes = NArray::<E4M3, 2>::from_raw_bits(d);
+    println!("e4m3x2 register {d:#06x} = lanes {:?}", lanes.to_array());
+    // Eight FP4 values in one u32, as the example kernel crate loads them.
+    let x =
+        NArray::<E2M1, 8>::new([1.0f32, 2.0, 3.0, 4.0, -1.0, -2.0, 6.0, 0.5].map(E2M1::from_f32));
+    println!("NArray<E2M1, 8> as one u32: {:#010x}", x.raw_bits());
+    let args: DevicePtr<NArray<E2M1, 8>> = DevicePtr::new(0x7f00_0000_0000);
+    println!(
+        "a DevicePtr is a DeviceCopy u64: {args:?}, element 3 at {:?}",
+        args.offset(3)
+    );
+    println!("the kernels of bitpack-ptx are in bitpack/ptx/ (sm_80, sm_90, sm_100a)");
 }
 
 /// Low-precision floats: quantize a small vector to MXFP4 and back.

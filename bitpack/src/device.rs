@@ -120,3 +120,133 @@ mod narrow_ints {
     }
     impl_uint!(u8, u16, u32, u64, u128);
 }
+
+/// A device address of `T` values: a `#[repr(transparent)]` 64-bit integer,
+/// so it is [`DeviceCopy`] and a kernel-argument struct that carries device
+/// buffers derives `DeviceCopy` (a `*mut T` field is rejected: on the host
+/// it would be a host address).
+///
+/// On the host it is only a number (what `cuMemAlloc` returned, plus an
+/// offset); nothing dereferences it. Device code turns it back into a
+/// pointer with [`as_ptr`](Self::as_ptr)/[`as_mut_ptr`](Self::as_mut_ptr)
+/// (on `nvptx64` a generic address is the same 64 bits). The kernel ABI
+/// passes it exactly as a `u64` or a pointer parameter.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::{DeviceCopy, DevicePtr, E2M1, NArray};
+///
+/// #[derive(Clone, Copy, DeviceCopy)]
+/// #[repr(C)]
+/// struct Args {
+///     x: DevicePtr<NArray<E2M1, 8>>, // one u32 of eight FP4 values each
+///     y: DevicePtr<f32>,
+///     n: u64,
+/// }
+///
+/// let x = DevicePtr::<NArray<E2M1, 8>>::new(0x7f00_0000_0000);
+/// let args = Args { x, y: DevicePtr::new(0x7f00_0010_0000), n: 1024 };
+/// assert_eq!(core::mem::size_of::<Args>(), 24);
+/// assert_eq!(args.x.offset(3).map(DevicePtr::addr), Some(0x7f00_0000_000c));
+/// assert!(DevicePtr::<f32>::null().is_null());
+/// ```
+#[repr(transparent)]
+pub struct DevicePtr<T> {
+    addr: u64,
+    _type: PhantomData<fn() -> T>,
+}
+
+impl<T> DevicePtr<T> {
+    /// The address `addr` (a device address from the driver).
+    pub const fn new(addr: u64) -> Self {
+        DevicePtr {
+            addr,
+            _type: PhantomData,
+        }
+    }
+
+    /// Address 0.
+    pub const fn null() -> Self {
+        Self::new(0)
+    }
+
+    /// The address as an integer.
+    pub const fn addr(self) -> u64 {
+        self.addr
+    }
+
+    /// Whether the address is 0.
+    pub const fn is_null(self) -> bool {
+        self.addr == 0
+    }
+
+    /// The address of element `count` (`addr + count * size_of::<T>()`), or
+    /// `None` when that overflows 64 bits.
+    pub const fn offset(self, count: u64) -> Option<Self> {
+        let size = core::mem::size_of::<T>() as u64;
+        match count.checked_mul(size) {
+            Some(bytes) => match self.addr.checked_add(bytes) {
+                Some(a) => Some(Self::new(a)),
+                None => None,
+            },
+            None => None,
+        }
+    }
+
+    /// The same address, as a pointer to `U`.
+    pub const fn cast<U>(self) -> DevicePtr<U> {
+        DevicePtr::new(self.addr)
+    }
+
+    /// The address as a pointer, for device code (on `nvptx64` a generic
+    /// address is the same 64 bits). Creating it is safe; reading through
+    /// it is as unsafe as through any raw pointer.
+    #[cfg(target_pointer_width = "64")]
+    pub fn as_ptr(self) -> *const T {
+        core::ptr::with_exposed_provenance(self.addr as usize)
+    }
+
+    /// The address as a mutable pointer, for device code (see
+    /// [`as_ptr`](Self::as_ptr)).
+    #[cfg(target_pointer_width = "64")]
+    pub fn as_mut_ptr(self) -> *mut T {
+        core::ptr::with_exposed_provenance_mut(self.addr as usize)
+    }
+}
+
+impl<T> Clone for DevicePtr<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for DevicePtr<T> {}
+
+impl<T> PartialEq for DevicePtr<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.addr == other.addr
+    }
+}
+
+impl<T> Eq for DevicePtr<T> {}
+
+impl<T> core::fmt::Debug for DevicePtr<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "DevicePtr({:#x})", self.addr)
+    }
+}
+
+impl<T> Default for DevicePtr<T> {
+    fn default() -> Self {
+        Self::null()
+    }
+}
+
+// SAFETY:
+// - `DevicePtr<T>` is `#[repr(transparent)]` over a `u64` (its other field
+//   is a zero-sized `PhantomData`), so its layout is a `u64`'s, fixed;
+// - it holds a device address, the one kind of address the trait allows
+//   (it is meaningless on the host and never dereferenced there);
+// - it is `Copy`, has no `Drop` and no interior mutability.
+unsafe impl<T: 'static> DeviceCopy for DevicePtr<T> {}

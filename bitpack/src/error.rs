@@ -246,6 +246,15 @@ pub enum Error {
         /// The array's length.
         len: usize,
     },
+    /// A GPU operation (feature `cuda`) could not run: the CUDA driver
+    /// library is missing (`code: None`), a driver call failed (`code` is
+    /// its `CUresult`), or the device is too old for the kernels.
+    Device {
+        /// The driver call, or what was being done.
+        call: &'static str,
+        /// The `CUresult` of the failed call.
+        code: Option<u32>,
+    },
 }
 
 impl fmt::Display for Error {
@@ -444,6 +453,13 @@ impl fmt::Display for Error {
                 "the Arrow array has {nulls} null slots of {len}; only arrays without nulls \
                  convert"
             ),
+            Error::Device { call, code: None } => {
+                write!(f, "no usable CUDA device: {call} failed")
+            }
+            Error::Device {
+                call,
+                code: Some(code),
+            } => write!(f, "CUDA driver error {code} in {call}"),
         }
     }
 }

@@ -148,6 +148,20 @@
 //!
 //! [`DeviceCopy`] marks types whose bytes can be copied to a device as raw
 //! bytes; `#[derive(DeviceCopy)]` checks the layout rules at compile time.
+//! A [`DevicePtr<T>`](DevicePtr) is a device address (a transparent `u64`),
+//! so kernel-argument structs that carry device buffers derive it too.
+//!
+//! # On the GPU
+//!
+//! GPU kernel crates depend on `bitpack` with `default-features = false`
+//! and call [`kernels::fixed`], the crate's kernels with the width as a
+//! const parameter (its docs list the device-callable items). On `nvptx64`
+//! the pair conversions use PTX's packed `cvt` where the target has it,
+//! giving the portable code's bits. The crate's own kernels are built to
+//! PTX for `sm_80`, `sm_90` and `sm_100a` (`bitpack/ptx/`, with `ptxas -v`
+//! registers per entry in `RESOURCES.md`), and the `cuda` feature runs
+//! them from the host (`cuda::Gpu`). The README's "Using bitpack in your
+//! GPU kernels" gives the build steps.
 //!
 //! # Features
 //!
@@ -161,10 +175,15 @@
 //! - `dlpack`: DLPack export and import (`bitpack::dlpack`); implies `alloc`.
 //! - `arrow`: Arrow bitmaps and unsigned arrays (`bitpack::arrow`, through
 //!   `arrow-buffer` and `arrow-array`); implies `std`.
+//! - `cuda`: `cuda::Gpu` and `cuda::DeviceNarrowArray`, the crate's
+//!   kernels on a CUDA device through `cudarc` (the driver is loaded at run
+//!   time: it builds without CUDA, and without a driver every call is an
+//!   [`Error::Device`]).
 //!
 //! With no features the crate is `no_std` without an allocator and builds for
 //! `nvptx64-nvidia-cuda`, so GPU kernel crates can embed it.
 #![no_std]
+#![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
@@ -177,6 +196,8 @@ extern crate std;
 pub mod array;
 #[cfg(feature = "arrow")]
 pub mod arrow;
+#[cfg(feature = "cuda")]
+pub mod cuda;
 mod device;
 #[cfg(feature = "dlpack")]
 pub mod dlpack;
@@ -205,7 +226,7 @@ pub mod __private;
 mod readme {}
 
 pub use array::NArray;
-pub use device::DeviceCopy;
+pub use device::{DeviceCopy, DevicePtr};
 pub use element::{BitElement, bitwidth, from_raw_bits, raw_bits};
 pub use error::{Error, LengthOf, Result};
 pub use formats::{E2M1, E2M3, E3M2, E4M3, E5M2, E8M0};

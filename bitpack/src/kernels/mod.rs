@@ -196,6 +196,9 @@ macro_rules! width_table {
     };
 }
 
+pub mod fixed;
+#[cfg(target_arch = "nvptx64")]
+mod ptx;
 mod scalar;
 #[cfg(test)]
 mod tests;

@@ -15,8 +15,13 @@
 //! every length, and the kernels index slices (a wrong length panics rather
 //! than reading out of bounds).
 
-/// An element buffer type the word kernels write: `u8`, `u16`, `u32`, `u64`.
-pub(crate) trait Lane: Copy + Default + bytemuck::Pod + Send + Sync + 'static {
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// An element buffer type the word kernels write: `u8`, `u16`, `u32`, `u64`
+/// (sealed).
+pub trait Lane: sealed::Sealed + Copy + Default + bytemuck::Pod + Send + Sync + 'static {
     /// Width in bits.
     const BITS: u32;
     /// Truncates a word to this type.
@@ -31,6 +36,7 @@ pub(crate) trait Lane: Copy + Default + bytemuck::Pod + Send + Sync + 'static {
 
 macro_rules! impl_lane {
     ($($t:ty),*) => {$(
+        impl sealed::Sealed for $t {}
         impl Lane for $t {
             const BITS: u32 = <$t>::BITS;
             #[inline(always)]

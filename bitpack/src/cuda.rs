@@ -1,0 +1,535 @@
+//! GPU arrays and the crate's kernels on the GPU (feature `cuda`).
+//!
+//! [`Gpu`] opens a device through [`cudarc`] (the driver is loaded at run
+//! time, so this builds and links without CUDA), loads the crate's embedded
+//! PTX for the device (the best of the committed builds it runs: `sm_100a`
+//! on compute capability 10.0, else `sm_90` from 9.0, else `sm_80` from
+//! 8.0), and runs the `bitpack-ptx` kernels on [`DeviceNarrowArray`]s,
+//! which hold the same dense LSB-first byte stream as a
+//! [`NarrowArray`](crate::NarrowArray).
+//!
+//! Without a driver, without a device, or on a device older than 8.0, every
+//! call returns [`Error::Device`] saying which; nothing panics.
+//!
+//! ```no_run
+//! use bitpack::cuda::Gpu;
+//! use bitpack::formats::{E2M1, Mode};
+//! use bitpack::NarrowArray;
+//!
+//! let gpu = Gpu::new(0)?;
+//! let x: Vec<f32> = (0..4096).map(|i| (i as f32 - 2048.0) / 256.0).collect();
+//! let packed = gpu.encode::<E2M1>(&x, Mode::SatFinite)?; // on the device
+//! let host: NarrowArray<E2M1> = gpu.download(&packed)?;
+//! assert_eq!(host, bitpack::formats::encode::<E2M1>(&x, Mode::SatFinite));
+//! assert_eq!(gpu.decode(&packed)?, bitpack::formats::decode(&host));
+//! # Ok::<(), bitpack::Error>(())
+//! ```
+
+use alloc::format;
+use alloc::vec::Vec;
+use core::marker::PhantomData;
+use std::sync::Arc;
+
+use cudarc::driver::{
+    CudaContext, CudaModule, CudaSlice, CudaStream, DriverError, LaunchConfig, PushKernelArg,
+};
+use cudarc::nvrtc::Ptx;
+
+use crate::formats::{FloatFormat, MiniFloat, Mode};
+use crate::kernels::{fixed, words_for};
+use crate::{BitElement, Error, NarrowArray, Result, Unsigned, UnsignedElement};
+
+/// The committed PTX builds: target, the compute capabilities it runs on,
+/// and the text.
+const BUILDS: [(&str, (i32, i32), bool, &str); 3] = [
+    // Architecture-specific: runs on exactly 10.0.
+    (
+        "sm_100a",
+        (10, 0),
+        true,
+        include_str!("../ptx/bitpack-sm_100a.ptx"),
+    ),
+    (
+        "sm_90",
+        (9, 0),
+        false,
+        include_str!("../ptx/bitpack-sm_90.ptx"),
+    ),
+    (
+        "sm_80",
+        (8, 0),
+        false,
+        include_str!("../ptx/bitpack-sm_80.ptx"),
+    ),
+];
+
+/// The committed build for a device of compute capability `cc`: the first
+/// of [`BUILDS`] it can run.
+pub(crate) fn build_for(cc: (i32, i32)) -> Option<(&'static str, &'static str)> {
+    BUILDS
+        .iter()
+        .find(|(_, min, exact, _)| if *exact { cc == *min } else { cc >= *min })
+        .map(|&(t, _, _, text)| (t, text))
+}
+
+/// Threads per CTA of every launch.
+const THREADS: u32 = 256;
+
+fn driver(call: &'static str) -> impl Fn(DriverError) -> Error {
+    move |e| Error::Device {
+        call,
+        code: Some(e.0 as u32),
+    }
+}
+
+/// The kernel name of a shipped float format (`"e2m1"`, ...).
+fn format_name<F: MiniFloat>() -> Result<&'static str> {
+    let f = F::FORMAT;
+    let names = [
+        (FloatFormat::E2M1, "e2m1"),
+        (FloatFormat::E2M3, "e2m3"),
+        (FloatFormat::E3M2, "e3m2"),
+        (FloatFormat::E4M3, "e4m3"),
+        (FloatFormat::E5M2, "e5m2"),
+        (FloatFormat::E8M0, "e8m0"),
+    ];
+    names
+        .iter()
+        .find(|(g, _)| *g == f)
+        .map(|&(_, n)| n)
+        .ok_or(Error::Invalid(
+            "the GPU kernels cover E2M1, E2M3, E3M2, E4M3, E5M2 and E8M0 only",
+        ))
+}
+
+/// A packed array in device memory: the dense LSB-first stream of `len`
+/// values of `T`, as 64-bit words (the bytes of
+/// [`NarrowArray::as_bytes`](crate::NarrowArray::as_bytes), padding zero).
+#[derive(Debug)]
+pub struct DeviceNarrowArray<T> {
+    words: CudaSlice<u64>,
+    len: usize,
+    _type: PhantomData<fn() -> T>,
+}
+
+impl<T: BitElement> DeviceNarrowArray<T> {
+    /// The number of values.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether it holds no values.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The device buffer of words (`ceil(len * T::BITS / 64)` of them, at
+    /// least one), for launching your own kernels on it.
+    pub fn words(&self) -> &CudaSlice<u64> {
+        &self.words
+    }
+}
+
+/// One CUDA device with the crate's kernels loaded.
+#[derive(Debug)]
+pub struct Gpu {
+    stream: Arc<CudaStream>,
+    module: Arc<CudaModule>,
+    target: &'static str,
+    capability: (i32, i32),
+}
+
+impl Gpu {
+    /// Opens device `ordinal` and loads the PTX build it runs best.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Device`] when the CUDA driver library cannot be loaded
+    /// (`code: None`), when a driver call fails (no such device, ...), or
+    /// when the device is older than compute capability 8.0.
+    pub fn new(ordinal: usize) -> Result<Gpu> {
+        // SAFETY: `is_culib_present` only tries to open the driver library
+        // by its usual names (libloading), which has no precondition.
+        if !unsafe { cudarc::driver::sys::is_culib_present() } {
+            return Err(Error::Device {
+                call: "loading the CUDA driver library (libcuda.so / nvcuda.dll)",
+                code: None,
+            });
+        }
+        let ctx =
+            CudaContext::new(ordinal).map_err(driver("cuInit / cuDeviceGet / cuCtxCreate"))?;
+        let capability = ctx
+            .compute_capability()
+            .map_err(driver("cuDeviceGetAttribute (compute capability)"))?;
+        let Some((target, text)) = build_for(capability) else {
+            return Err(Error::Device {
+                call: "choosing a PTX build: the kernels need compute capability 8.0 or newer",
+                code: None,
+            });
+        };
+        let module = ctx
+            .load_module(Ptx::from_src(text))
+            .map_err(driver("cuModuleLoadData (the embedded PTX)"))?;
+        Ok(Gpu {
+            stream: ctx.default_stream(),
+            module,
+            target,
+            capability,
+        })
+    }
+
+    /// The committed PTX build that a device of compute capability
+    /// `(major, minor)` loads: `sm_100a` on exactly 10.0 (architecture-
+    /// specific code runs nowhere else), else `sm_90` from 9.0, else
+    /// `sm_80` from 8.0; `None` below 8.0.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::cuda::Gpu;
+    /// assert_eq!(Gpu::target_for((10, 0)), Some("sm_100a"));
+    /// assert_eq!(Gpu::target_for((12, 0)), Some("sm_90"));
+    /// assert_eq!(Gpu::target_for((7, 5)), None);
+    /// ```
+    pub fn target_for(capability: (i32, i32)) -> Option<&'static str> {
+        build_for(capability).map(|b| b.0)
+    }
+
+    /// The PTX text of a committed build (`"sm_80"`, `"sm_90"`, `"sm_100a"`).
+    pub fn ptx(target: &str) -> Option<&'static str> {
+        BUILDS.iter().find(|b| b.0 == target).map(|b| b.3)
+    }
+
+    /// The PTX build loaded: `"sm_100a"`, `"sm_90"` or `"sm_80"`.
+    pub fn target(&self) -> &'static str {
+        self.target
+    }
+
+    /// The device's compute capability `(major, minor)`.
+    pub fn compute_capability(&self) -> (i32, i32) {
+        self.capability
+    }
+
+    fn alloc_words(&self, width: u32, len: usize) -> Result<CudaSlice<u64>> {
+        self.stream
+            .alloc_zeros::<u64>(words_for(width, len).max(1))
+            .map_err(driver("cuMemAlloc"))
+    }
+
+    /// Runs `name` over `units` blocks of work with `(a, n, b)` arguments.
+    fn launch<A: cudarc::driver::DeviceRepr, B: cudarc::driver::DeviceRepr>(
+        &self,
+        name: &str,
+        units: usize,
+        a: &CudaSlice<A>,
+        n: u64,
+        b: &mut CudaSlice<B>,
+    ) -> Result<()> {
+        if units == 0 {
+            return Ok(());
+        }
+        let f = self
+            .module
+            .load_function(name)
+            .map_err(driver("cuModuleGetFunction"))?;
+        let grid = units.div_ceil(THREADS as usize);
+        let grid =
+            u32::try_from(grid).map_err(|_| Error::Invalid("too many values for one launch"))?;
+        let cfg = LaunchConfig {
+            grid_dim: (grid, 1, 1),
+            block_dim: (THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut args = self.stream.launch_builder(&f);
+        args.arg(a).arg(&n).arg(b);
+        // SAFETY: every kernel of the embedded PTX takes (input buffer, value
+        // count, output buffer) as (pointer, u64, pointer), reads at most the
+        // input for `n` values and writes at most the output for `n` values;
+        // the callers size both buffers for `n` values of the kernel's types.
+        unsafe { args.launch(cfg) }.map_err(driver("cuLaunchKernel"))?;
+        Ok(())
+    }
+
+    /// Copies a packed array to the device, as it is.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Device`] when the allocation or the copy fails.
+    pub fn upload<T: BitElement>(&self, a: &NarrowArray<T>) -> Result<DeviceNarrowArray<T>> {
+        let n = words_for(T::BITS, a.len());
+        let mut host: Vec<u64> = a.as_words().iter().take(n).copied().collect();
+        host.resize(n.max(1), 0);
+        let words = self
+            .stream
+            .clone_htod(&host)
+            .map_err(driver("cuMemcpyHtoD"))?;
+        Ok(DeviceNarrowArray {
+            words,
+            len: a.len(),
+            _type: PhantomData,
+        })
+    }
+
+    /// Copies a device array back into a packed host array.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Device`] when the copy fails; [`Error::NonZeroPadding`] if
+    /// a kernel of yours left padding bits set.
+    pub fn download<T: BitElement>(&self, a: &DeviceNarrowArray<T>) -> Result<NarrowArray<T>> {
+        let words = self
+            .stream
+            .clone_dtoh(&a.words)
+            .map_err(driver("cuMemcpyDtoH"))?;
+        let bytes: &[u8] = bytemuck::cast_slice(&words);
+        NarrowArray::from_bytes(bytes, a.len)
+    }
+
+    /// Packs `values` on the device: their raw bits go up as `u8`s (up to 8
+    /// bits) or `u32`s (9 to 32 bits) and the width's pack kernel writes the
+    /// stream.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Width`] for elements wider than 32 bits; [`Error::Device`]
+    /// when a driver call fails.
+    pub fn pack<T: BitElement>(&self, values: &[T]) -> Result<DeviceNarrowArray<T>> {
+        let w = T::BITS;
+        if w > 32 {
+            return Err(Error::Width { width: w, max: 32 });
+        }
+        let mut words = self.alloc_words(w, values.len())?;
+        let units = values.len().div_ceil(fixed::block_elems(w));
+        let n = values.len() as u64;
+        if w <= 8 {
+            let raw: Vec<u8> = values
+                .iter()
+                .map(|v| v.raw_bits().to_u128() as u8)
+                .collect();
+            let src = self
+                .stream
+                .clone_htod(&raw)
+                .map_err(driver("cuMemcpyHtoD"))?;
+            self.launch(&format!("pack_u8_w{w}"), units, &src, n, &mut words)?;
+        } else {
+            let raw: Vec<u32> = values
+                .iter()
+                .map(|v| v.raw_bits().to_u128() as u32)
+                .collect();
+            let src = self
+                .stream
+                .clone_htod(&raw)
+                .map_err(driver("cuMemcpyHtoD"))?;
+            self.launch(&format!("pack_u32_w{w}"), units, &src, n, &mut words)?;
+        }
+        Ok(DeviceNarrowArray {
+            words,
+            len: values.len(),
+            _type: PhantomData,
+        })
+    }
+
+    /// Unpacks a device array on the device (to `u8`, `u16` or `u32` raw
+    /// bits by width) and returns the values.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Width`] for elements wider than 32 bits; [`Error::Device`]
+    /// when a driver call fails.
+    pub fn unpack<T: BitElement>(&self, a: &DeviceNarrowArray<T>) -> Result<Vec<T>> {
+        let w = T::BITS;
+        let units = a.len.div_ceil(fixed::block_elems(w.min(64)));
+        let n = a.len as u64;
+        macro_rules! run {
+            ($u:ty, $name:expr) => {{
+                let mut out = self
+                    .stream
+                    .alloc_zeros::<$u>(a.len.max(1))
+                    .map_err(driver("cuMemAlloc"))?;
+                self.launch(&$name, units, &a.words, n, &mut out)?;
+                let raw = self
+                    .stream
+                    .clone_dtoh(&out)
+                    .map_err(driver("cuMemcpyDtoH"))?;
+                raw.iter()
+                    .take(a.len)
+                    .map(|&r| T::from_raw_bits(<T::Raw as Unsigned>::from_u128_truncate(r as u128)))
+                    .collect()
+            }};
+        }
+        Ok(match w {
+            1..=8 => run!(u8, format!("unpack_u8_w{w}")),
+            9..=16 => run!(u16, format!("unpack_u16_w{w}")),
+            17..=32 => run!(u32, format!("unpack_u32_w{w}")),
+            _ => return Err(Error::Width { width: w, max: 32 }),
+        })
+    }
+
+    /// The exact sum of an unsigned device array (1 to 16 bits): one partial
+    /// per warp on the device, then one warp adds the partials.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Width`] for elements wider than 16 bits,
+    /// [`Error::SumOverflow`] when the sum could exceed a `u64`;
+    /// [`Error::Device`] when a driver call fails.
+    pub fn sum<T: UnsignedElement>(&self, a: &DeviceNarrowArray<T>) -> Result<u128> {
+        let w = T::BITS;
+        if w > 16 {
+            return Err(Error::Width { width: w, max: 16 });
+        }
+        if (a.len as u128) * ((1u128 << w) - 1) > u64::MAX as u128 {
+            return Err(Error::SumOverflow { index: 0 });
+        }
+        // Four blocks per thread (the kernels' `SUM_BLOCKS`).
+        let threads = a.len.div_ceil(4 * fixed::block_elems(w));
+        if threads == 0 {
+            return Ok(0);
+        }
+        let warps = threads.div_ceil(THREADS as usize) * (THREADS as usize / 32);
+        let mut partials = self
+            .stream
+            .alloc_zeros::<u64>(warps)
+            .map_err(driver("cuMemAlloc"))?;
+        self.launch(
+            &format!("sum_w{w}"),
+            threads,
+            &a.words,
+            a.len as u64,
+            &mut partials,
+        )?;
+        let mut total = self
+            .stream
+            .alloc_zeros::<u64>(1)
+            .map_err(driver("cuMemAlloc"))?;
+        // One CTA of 32 threads: `launch` rounds 1 unit up to one CTA of
+        // 256, and `sum_partials` lets lanes past the first warp do nothing
+        // harmful only if they exit; so launch it exactly.
+        let f = self
+            .module
+            .load_function("sum_partials")
+            .map_err(driver("cuModuleGetFunction"))?;
+        let cfg = LaunchConfig {
+            grid_dim: (1, 1, 1),
+            block_dim: (32, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let n = warps as u64;
+        let mut args = self.stream.launch_builder(&f);
+        args.arg(&partials).arg(&n).arg(&mut total);
+        // SAFETY: `sum_partials(partials, n, out)` reads `n` values of
+        // `partials` (allocated with `warps` values) and writes `out[0]`;
+        // it is launched with one warp, as it requires.
+        unsafe { args.launch(cfg) }.map_err(driver("cuLaunchKernel"))?;
+        let t = self
+            .stream
+            .clone_dtoh(&total)
+            .map_err(driver("cuMemcpyDtoH"))?;
+        Ok(t[0] as u128)
+    }
+
+    /// Encodes `src` on the device into a packed array of `F` (the kernels
+    /// of the shipped formats; the packed `cvt` where the target has it, in
+    /// [`Mode::SatFinite`]). The bits equal
+    /// [`formats::encode`](crate::formats::encode)'s.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Invalid`] for a format without a kernel; [`Error::Device`]
+    /// when a driver call fails.
+    pub fn encode<F: MiniFloat>(&self, src: &[f32], mode: Mode) -> Result<DeviceNarrowArray<F>> {
+        let name = format_name::<F>()?;
+        let mode = match mode {
+            Mode::Nearest => "nearest",
+            Mode::SatFinite => "satfinite",
+        };
+        let input = self
+            .stream
+            .clone_htod(src)
+            .map_err(driver("cuMemcpyHtoD"))?;
+        let mut words = self.alloc_words(F::BITS, src.len())?;
+        let units = src.len().div_ceil(fixed::block_elems(F::BITS));
+        self.launch(
+            &format!("encode_{name}_{mode}"),
+            units,
+            &input,
+            src.len() as u64,
+            &mut words,
+        )?;
+        Ok(DeviceNarrowArray {
+            words,
+            len: src.len(),
+            _type: PhantomData,
+        })
+    }
+
+    fn decode_to<F: MiniFloat, O: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
+        &self,
+        a: &DeviceNarrowArray<F>,
+        suffix: &str,
+    ) -> Result<Vec<O>> {
+        let name = format_name::<F>()?;
+        let mut out = self
+            .stream
+            .alloc_zeros::<O>(a.len.max(1))
+            .map_err(driver("cuMemAlloc"))?;
+        let units = a.len.div_ceil(fixed::block_elems(F::BITS));
+        self.launch(
+            &format!("decode_{name}_{suffix}"),
+            units,
+            &a.words,
+            a.len as u64,
+            &mut out,
+        )?;
+        let mut v = self
+            .stream
+            .clone_dtoh(&out)
+            .map_err(driver("cuMemcpyDtoH"))?;
+        v.truncate(a.len);
+        Ok(v)
+    }
+
+    /// Decodes a device array of `F` on the device to `f32` (the bits of
+    /// [`formats::decode`](crate::formats::decode)).
+    ///
+    /// # Errors
+    ///
+    /// As [`encode`](Self::encode).
+    pub fn decode<F: MiniFloat>(&self, a: &DeviceNarrowArray<F>) -> Result<Vec<f32>> {
+        self.decode_to::<F, f32>(a, "f32")
+    }
+
+    /// Decodes a device array of `F` on the device to `f16` (exact: every
+    /// value of E2M1, E2M3, E3M2, E4M3 and E5M2 is an `f16`).
+    ///
+    /// # Errors
+    ///
+    /// As [`encode`](Self::encode); [`Error::Invalid`] for E8M0, whose
+    /// range `f16` does not hold.
+    pub fn decode_f16<F: MiniFloat>(&self, a: &DeviceNarrowArray<F>) -> Result<Vec<half::f16>> {
+        if format_name::<F>()? == "e8m0" {
+            return Err(Error::Invalid("E8M0 values do not fit in f16"));
+        }
+        let bits = self.decode_to::<F, u16>(a, "f16")?;
+        Ok(bits.into_iter().map(half::f16::from_bits).collect())
+    }
+
+    /// Decodes a device array of `F` on the device to `bf16` (exact, as
+    /// [`decode_f16`](Self::decode_f16)).
+    ///
+    /// # Errors
+    ///
+    /// As [`decode_f16`](Self::decode_f16).
+    pub fn decode_bf16<F: MiniFloat>(&self, a: &DeviceNarrowArray<F>) -> Result<Vec<half::bf16>> {
+        if format_name::<F>()? == "e8m0" {
+            return Err(Error::Invalid("the bf16 decode kernels cover E2M1..E5M2"));
+        }
+        let bits = self.decode_to::<F, u16>(a, "bf16")?;
+        Ok(bits.into_iter().map(half::bf16::from_bits).collect())
+    }
+}
+
+// SAFETY: `DevicePtr<T>` is `#[repr(transparent)]` over a `u64` holding a
+// device address, which is how the driver passes a `CUdeviceptr` kernel
+// parameter (`DeviceRepr`'s one requirement: the bytes are the parameter).
+unsafe impl<T> cudarc::driver::DeviceRepr for crate::DevicePtr<T> {}

@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""Runs scripts/gpu_check.py end to end without a GPU, on a stand-in for
+CuPy whose kernels are computed by the script's own numpy reference.
+
+It cannot say whether the GPU is right (the stand-in agrees with the
+reference by construction); it checks the script's plumbing before it meets
+a GPU: every kernel it launches exists in bitpack/ptx/ENTRIES, every launch
+has enough threads for its values (one thread per block of values, sums four
+blocks per thread, `sum_partials` one warp), the buffers are large enough,
+and GPU.md gets written. Also checks that without CuPy the script exits 2
+with a message. Needs numpy only.
+"""
+import os
+import subprocess
+import sys
+import tempfile
+import types
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import gpu_check as g  # noqa: E402
+
+ENTRIES = set(open(os.path.join(g.PTX_DIR, "ENTRIES")).read().split())
+LAUNCHES = []
+
+
+def kernel(name):
+    assert name in ENTRIES, f"{name} is not an entry of the committed PTX"
+
+    def run(grid, block, args):
+        a, n, out = args
+        n = int(n)
+        threads = grid[0] * block[0]
+        LAUNCHES.append(name)
+        kind, *rest = name.split("_")
+        if name == "sum_partials":
+            assert (grid[0], block[0]) == (1, 32), "sum_partials runs as one warp"
+            out[0] = a[:n].sum(dtype=np.uint64)
+            return
+        if kind in ("unpack", "pack", "sum"):
+            w = int(rest[-1][1:])
+        else:
+            w = g.FORMATS[rest[0]][0]
+        per = g.block_elems(w) * (4 if kind == "sum" else 1)
+        assert threads * per >= n, f"{name}: {threads} threads for {n} values"
+        assert block[0] % 32 == 0
+        need = (n * w + 63) // 64
+        if kind == "unpack":
+            assert out.size >= n and a.size >= need
+            out[:n] = g.unpack_ref(a, w, n).astype(out.dtype)
+        elif kind == "pack":
+            assert out.size >= need and a.size >= n
+            out[:need] = g.pack_ref(a[:n].astype(np.uint64), w)[:need]
+        elif kind == "sum":
+            warps = (threads + 31) // 32
+            assert out.size >= warps, f"{name}: {out.size} partials for {warps} warps"
+            out[:] = 0
+            out[0] = g.unpack_ref(a, w, n).sum(dtype=np.uint64)
+        elif kind == "encode":
+            assert out.size >= need and a.size >= n
+            codes = g.encode_ref(rest[0], a[:n], rest[1] == "satfinite")
+            out[:need] = g.pack_ref(codes, w)[:need]
+        elif kind == "decode":
+            assert out.size >= n
+            vals = g.decode_table(rest[0])[g.unpack_ref(a, w, n).astype(np.int64)].astype(np.float32)
+            if rest[1] == "f32":
+                out[:n] = vals
+            elif rest[1] == "f16":
+                out[:n] = g.f16_bits(vals)
+            else:
+                out[:n] = g.bf16_bits(vals)
+        else:
+            raise AssertionError(name)
+
+    return run
+
+
+class Module:
+    def __init__(self, path):
+        assert os.path.exists(path), path
+
+    def get_function(self, name):
+        return kernel(name)
+
+
+class Event:
+    def record(self):
+        pass
+
+    def synchronize(self):
+        pass
+
+
+def fake_cupy():
+    cp = types.ModuleType("cupy")
+    cp.__version__ = "stand-in"
+    cp.asarray = lambda a: np.array(a)
+    cp.asnumpy = lambda a: np.array(a)
+    cp.zeros, cp.full, cp.empty, cp.empty_like = np.zeros, np.full, np.empty, np.empty_like
+    cp.RawModule = lambda path: Module(path)
+    cuda = types.SimpleNamespace()
+    cuda.Device = lambda: types.SimpleNamespace(compute_capability="90", id=0, synchronize=lambda: None)
+    cuda.runtime = types.SimpleNamespace(
+        getDeviceProperties=lambda i: {"name": b"stand-in device"},
+        runtimeGetVersion=lambda: 0,
+        driverGetVersion=lambda: 0,
+    )
+    cuda.Event = Event
+    cuda.get_elapsed_time = lambda a, b: 1.0
+    cp.cuda = cuda
+    return cp
+
+
+def main():
+    env = dict(os.environ, PYTHONPATH="")
+    r = subprocess.run([sys.executable, os.path.join(HERE, "gpu_check.py")], capture_output=True, text=True, env=env)
+    try:
+        import cupy  # noqa: F401
+        have_cupy = True
+    except ImportError:
+        have_cupy = False
+    if not have_cupy:
+        assert r.returncode == 2 and "CuPy" in r.stderr, (r.returncode, r.stderr)
+        print("dry run: without CuPy the check exits 2:", r.stderr.strip())
+    sys.modules["cupy"] = fake_cupy()
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "GPU.md")
+        sys.argv = ["gpu_check.py", "--quick", "--out", out]
+        rc = g.main()
+        assert rc == 0, rc
+        text = open(out).read()
+        assert "| unpack |" in text and "| encode |" in text and "| conformance |" in text, text
+        # The timing code too (at a small size: the stand-in is slow).
+        rows = g.timings(g.Device(sys.modules["cupy"]), n=1 << 12)
+        assert len(rows) == 6
+    kinds = {n.split("_")[0] for n in LAUNCHES}
+    assert kinds == {"unpack", "pack", "sum", "encode", "decode"}, kinds
+    print(f"dry run: {len(LAUNCHES)} launches of {len(set(LAUNCHES))} kernels, all of them "
+          "entries of the committed PTX with enough threads and buffers; GPU.md written")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
