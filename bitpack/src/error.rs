@@ -148,6 +148,17 @@ pub enum Error {
         /// The flat index of that output.
         index: usize,
     },
+
+    // Narrow integers.
+    /// An integer outside the range of a narrow integer type.
+    OutOfRange {
+        /// The integer given.
+        value: i128,
+        /// The width of the target type.
+        bits: u32,
+        /// Whether the target is two's complement.
+        signed: bool,
+    },
 }
 
 impl fmt::Display for Error {
@@ -255,6 +266,22 @@ impl fmt::Display for Error {
             Error::DuplicateAxis { axis } => write!(f, "axis {axis} is listed twice"),
             Error::SumOverflow { index } => {
                 write!(f, "the sum at output {index} does not fit in a u64")
+            }
+            Error::OutOfRange {
+                value,
+                bits,
+                signed,
+            } => {
+                let (kind, min, max) = if signed {
+                    let half = 1i128 << (bits.clamp(1, 127) - 1);
+                    ("signed", -half, half - 1)
+                } else {
+                    ("unsigned", 0, ((1u128 << bits.min(127)) - 1) as i128)
+                };
+                write!(
+                    f,
+                    "value {value} does not fit a {bits}-bit {kind} integer ({min}..={max})"
+                )
             }
         }
     }

@@ -108,6 +108,7 @@
 mod bulk;
 #[cfg(feature = "alloc")]
 mod mx;
+mod names;
 #[cfg(feature = "alloc")]
 mod nvfp4;
 mod spec;
@@ -120,7 +121,8 @@ pub use bulk::{decode_packed, decode_slice, encode_packed, encode_slice};
 pub use mx::{MxArray, MxElement, swizzle_scales};
 #[cfg(feature = "alloc")]
 pub use nvfp4::Nvfp4Array;
+pub use names::FormatNames;
 pub use spec::{FloatFormat, MiniFloat, Mode, NanFallback, Overflow, Specials, Ties};
-pub use types::{E2M1, E2M3, E3M2, E4M3, E5M2, E8M0};
+pub use types::{E2M1, E2M3, E3M2, E3M4, E4M3, E4M3B11Fnuz, E4M3Fnuz, E4M3Ieee, E5M2, E5M2Fnuz, E8M0};
 #[cfg(feature = "half")]
 pub use types::{bf16_from_f32_satfinite, f16_from_f32_satfinite};

@@ -310,6 +310,24 @@ impl FloatFormat {
         ties: Ties::Away,
         nan_fallback: NanFallback::MaxPositive,
     };
+    /// IEEE-style FP8 `E4M3` (ml_dtypes `float8_e4m3`): bias 7, IEEE
+    /// infinities (`0x78`/`0xf8`) and NaNs, largest finite 240; overflow gives
+    /// infinity. Not the OCP [`E4M3`](Self::E4M3) (`e4m3fn`).
+    pub const E4M3_IEEE: FloatFormat = FloatFormat::ieee(4, 3);
+    /// IEEE-style FP8 `E3M4` (ml_dtypes `float8_e3m4`): bias 3, IEEE
+    /// infinities and NaNs, largest finite 15.5.
+    pub const E3M4: FloatFormat = FloatFormat::ieee(3, 4);
+    /// FP8 `E4M3FNUZ` (AMD, Graphcore; ml_dtypes `float8_e4m3fnuz`): bias 8,
+    /// no infinity, no negative zero, `0x80` the only NaN; largest 240;
+    /// round-to-nearest overflow gives NaN.
+    pub const E4M3_FNUZ: FloatFormat = FloatFormat::fnuz(4, 3, 8);
+    /// FP8 `E5M2FNUZ` (AMD, Graphcore; ml_dtypes `float8_e5m2fnuz`): bias
+    /// 16, no infinity, no negative zero, `0x80` the only NaN; largest 57344.
+    pub const E5M2_FNUZ: FloatFormat = FloatFormat::fnuz(5, 2, 16);
+    /// FP8 `E4M3B11FNUZ` (ml_dtypes `float8_e4m3b11fnuz`, used by XLA on
+    /// TPUs): bias 11, no infinity, no negative zero, `0x80` the only NaN;
+    /// largest 30.
+    pub const E4M3B11_FNUZ: FloatFormat = FloatFormat::fnuz(4, 3, 11);
     /// IEEE 754 binary16 (`half::f16`).
     pub const F16: FloatFormat = FloatFormat::ieee(5, 10);
     /// `bfloat16` (`half::bf16`): the top 16 bits of an `f32`.
@@ -360,6 +378,32 @@ impl FloatFormat {
             subnormals: true,
             specials: Specials::Ieee,
             overflow: Overflow::Infinity,
+            ties: Ties::Even,
+            nan_fallback: NanFallback::MaxPositive,
+        }
+    }
+
+    /// A signed "finite, unsigned zero" format: subnormals, no infinity, no
+    /// negative zero, the negative-zero code (`0x80` for 8 bits) the only
+    /// NaN, round-to-nearest overflow (and infinity) to that NaN, ties to
+    /// even (the AMD/Graphcore FP8 family).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::FloatFormat;
+    ///
+    /// assert_eq!(FloatFormat::fnuz(4, 3, 8), FloatFormat::E4M3_FNUZ);
+    /// ```
+    pub const fn fnuz(exponent_bits: u32, mantissa_bits: u32, bias: i32) -> FloatFormat {
+        FloatFormat {
+            exponent_bits,
+            mantissa_bits,
+            bias,
+            signed: true,
+            subnormals: true,
+            specials: Specials::NegativeZeroNan,
+            overflow: Overflow::Nan,
             ties: Ties::Even,
             nan_fallback: NanFallback::MaxPositive,
         }
