@@ -140,9 +140,9 @@ mod error;
 #[path = "float/mod.rs"]
 pub mod formats;
 pub mod kernels;
-mod narrow_int;
 #[cfg(feature = "alloc")]
 pub mod narrow;
+mod narrow_int;
 #[cfg(feature = "alloc")]
 mod reduce;
 mod storage;
@@ -158,11 +158,11 @@ pub use device::DeviceCopy;
 pub use element::{BitElement, bitwidth, from_raw_bits, raw_bits};
 pub use error::{Error, Result};
 pub use formats::{E2M1, E2M3, E3M2, E4M3, E5M2, E8M0};
-pub use narrow_int::NarrowInt;
 #[cfg(feature = "alloc")]
 pub use narrow::{
     Dense, DynNarrowArray, NarrowArray, Packing, ReinterpretError, UnsignedElement, WordAligned,
 };
+pub use narrow_int::NarrowInt;
 pub use storage::{Lanes, SmallStorage, Storage, storage_bytes};
 pub use unsigned::Unsigned;
 pub use view::{Layout, LayoutIter, MAX_DIMS, Runs};

@@ -26,9 +26,9 @@ pub fn missing_file_message(path: &std::path::Path, err: &std::io::Error) -> Str
     let dir = path.parent().unwrap_or(path);
     let source = match std::env::var_os(CONFORMANCE_DIR_VAR) {
         Some(_) => format!("the folder named by {CONFORMANCE_DIR_VAR}"),
-        None => format!(
-            "the committed copy in tests/conformance/ ({CONFORMANCE_DIR_VAR} is not set)"
-        ),
+        None => {
+            format!("the committed copy in tests/conformance/ ({CONFORMANCE_DIR_VAR} is not set)")
+        }
     };
     format!(
         "cannot read conformance file {}: {err}; looked in {} ({source}); set \

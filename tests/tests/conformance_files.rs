@@ -13,7 +13,11 @@ fn every_listed_file_is_present() {
         .lines()
         .filter_map(|l| l.split_whitespace().nth(1))
         .collect();
-    assert!(names.len() >= 49, "SHA256SUMS lists only {} files", names.len());
+    assert!(
+        names.len() >= 49,
+        "SHA256SUMS lists only {} files",
+        names.len()
+    );
     for name in names {
         let path = dir.join(name);
         let len = std::fs::metadata(&path)
@@ -43,7 +47,10 @@ fn a_missing_file_names_the_folder_and_the_variable() {
     let err = std::fs::read_to_string(&path).unwrap_err();
     let msg = missing_file_message(&path, &err);
     assert!(msg.contains("no_such_format.decode.tsv"), "{msg}");
-    assert!(msg.contains(&conformance_dir().display().to_string()), "{msg}");
+    assert!(
+        msg.contains(&conformance_dir().display().to_string()),
+        "{msg}"
+    );
     assert!(msg.contains(CONFORMANCE_DIR_VAR), "{msg}");
     assert!(msg.contains("tests/conformance"), "{msg}");
 }

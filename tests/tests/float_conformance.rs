@@ -313,7 +313,10 @@ fn fnuz_note_rules() {
                     "fnuz_neg_zero" => {
                         counts[3] += 1;
                         let half_min = fmt.decode_f64(1) / 2.0;
-                        assert!(x.is_sign_negative() && (x.abs() as f64) <= half_min, "{x:e}");
+                        assert!(
+                            x.is_sign_negative() && (x.abs() as f64) <= half_min,
+                            "{x:e}"
+                        );
                         assert_eq!(got, 0x00, "{prefix}.{file}: {x:e}");
                     }
                     "-" => assert!(
@@ -613,7 +616,11 @@ fn names_and_lookup() {
         assert_eq!(fmt.names(), Some(*names));
         if let Some(t) = names.pytorch {
             assert_eq!(FloatFormat::by_name(t), Some(*fmt), "{t}");
-            assert_eq!(FloatFormat::by_name(&format!("torch.{t}")), Some(*fmt), "{t}");
+            assert_eq!(
+                FloatFormat::by_name(&format!("torch.{t}")),
+                Some(*fmt),
+                "{t}"
+            );
         }
         if let Some(d) = names.dlpack {
             assert_eq!(FloatFormat::by_name(d), Some(*fmt), "{d}");
@@ -635,10 +642,25 @@ fn names_and_lookup() {
     // PyTorch has no dtype for these: its prefix does not find them.
     assert_eq!(FloatFormat::by_name("torch.float8_e4m3"), None);
     assert_eq!(FloatFormat::by_name("torch.float4_e2m1fn_x2"), None);
-    for bad in ["", "int4", "uint2", "float8", "FLOAT8_E4M3FN", "kDLFloat", "float8_e4m3fn "] {
+    for bad in [
+        "",
+        "int4",
+        "uint2",
+        "float8",
+        "FLOAT8_E4M3FN",
+        "kDLFloat",
+        "float8_e4m3fn ",
+    ] {
         assert_eq!(FloatFormat::by_name(bad), None, "{bad:?}");
     }
     // A description the crate does not ship has no name.
     assert_eq!(FloatFormat::ieee(2, 5).name(), None);
-    assert_eq!(FloatFormat { ties: bitpack::formats::Ties::Away, ..FloatFormat::E4M3 }.names(), None);
+    assert_eq!(
+        FloatFormat {
+            ties: bitpack::formats::Ties::Away,
+            ..FloatFormat::E4M3
+        }
+        .names(),
+        None
+    );
 }

@@ -37,7 +37,11 @@ fn check<T: NarrowInt + core::fmt::Debug>(file: &str, bits: u32, signed: bool) {
         let wrapped = T::wrapping_from_i128(input);
         assert_eq!(raw(wrapped), code, "{what}: code");
         assert_eq!(wrapped.to_i128(), value, "{what}: value");
-        assert_eq!(T::from_raw_bits(wrapped.raw_bits()).to_i128(), value, "{what}");
+        assert_eq!(
+            T::from_raw_bits(wrapped.raw_bits()).to_i128(),
+            value,
+            "{what}"
+        );
         let checked = T::try_from_i128(input);
         match r[k].as_str() {
             "in_range" => {
@@ -96,7 +100,11 @@ fn check<T: NarrowInt + core::fmt::Debug>(file: &str, bits: u32, signed: bool) {
         "{file}: packed bytes"
     );
     for (j, &x) in values.iter().enumerate() {
-        assert_eq!(packed.get(j).unwrap().to_i128(), x.to_i128(), "{file}: get({j})");
+        assert_eq!(
+            packed.get(j).unwrap().to_i128(),
+            x.to_i128(),
+            "{file}: get({j})"
+        );
     }
 }
 
@@ -142,7 +150,11 @@ fn model_check<T: NarrowInt>(x: i128) {
     // Wrap: the value congruent to x modulo 2^bits within the range.
     let m = 1i128 << bits;
     let wrapped = (x - min).rem_euclid(m) + min;
-    assert_eq!(T::wrapping_from_i128(x).to_i128(), wrapped, "{bits} bits, {x}");
+    assert_eq!(
+        T::wrapping_from_i128(x).to_i128(),
+        wrapped,
+        "{bits} bits, {x}"
+    );
     match T::try_from_i128(x) {
         Ok(v) => {
             assert!((min..=max).contains(&x));
@@ -189,7 +201,10 @@ fn wide_types_and_errors() {
     use arbitrary_int::{i100, i127, u127};
     assert_eq!(<i127 as NarrowInt>::MIN_I128, -(1i128 << 126));
     assert_eq!(<u127 as NarrowInt>::MAX_I128, i128::MAX);
-    assert_eq!(i100::try_from_i128(-(1 << 99)).unwrap().to_i128(), -(1 << 99));
+    assert_eq!(
+        i100::try_from_i128(-(1 << 99)).unwrap().to_i128(),
+        -(1 << 99)
+    );
     assert!(i100::try_from_i128(1 << 99).is_err());
     assert_eq!(
         i4::try_from_i128(8).unwrap_err().to_string(),
@@ -201,7 +216,10 @@ fn wide_types_and_errors() {
     );
     assert_eq!(
         u127::try_from_i128(-5).unwrap_err().to_string(),
-        format!("value -5 does not fit a 127-bit unsigned integer (0..={})", i128::MAX)
+        format!(
+            "value -5 does not fit a 127-bit unsigned integer (0..={})",
+            i128::MAX
+        )
     );
     // Signed narrow values are elements: packed two's complement.
     let a: NarrowArray<i4> = [-8, -1, 0, 7].iter().map(|&v| i4::new(v)).collect();

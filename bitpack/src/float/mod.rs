@@ -113,16 +113,22 @@ mod names;
 mod nvfp4;
 mod spec;
 mod types;
+mod wide;
 
 #[cfg(feature = "alloc")]
 pub use bulk::{decode, decode_into, encode, encode_into};
 pub use bulk::{decode_packed, decode_slice, encode_packed, encode_slice};
 #[cfg(feature = "alloc")]
 pub use mx::{MxArray, MxElement, swizzle_scales};
+pub use names::FormatNames;
 #[cfg(feature = "alloc")]
 pub use nvfp4::Nvfp4Array;
-pub use names::FormatNames;
 pub use spec::{FloatFormat, MiniFloat, Mode, NanFallback, Overflow, Specials, Ties};
-pub use types::{E2M1, E2M3, E3M2, E3M4, E4M3, E4M3B11Fnuz, E4M3Fnuz, E4M3Ieee, E5M2, E5M2Fnuz, E8M0};
+pub use types::{
+    E2M1, E2M3, E3M2, E3M4, E4M3, E4M3B11Fnuz, E4M3Fnuz, E4M3Ieee, E5M2, E5M2Fnuz, E8M0,
+};
 #[cfg(feature = "half")]
 pub use types::{bf16_from_f32_satfinite, f16_from_f32_satfinite};
+pub use wide::{Encoder, Real, Rounding, decode_packed_as, decode_slice_as, random_bits};
+#[cfg(feature = "alloc")]
+pub use wide::{decode_as, decode_into_as};

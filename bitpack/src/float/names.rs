@@ -36,11 +36,21 @@ pub struct FormatNames {
 const TABLE: [(FloatFormat, FormatNames); 13] = [
     (
         FloatFormat::E3M4,
-        names("float8_e3m4", None, Some("kDLFloat8_e3m4"), "IEEE-style FP8 E3M4"),
+        names(
+            "float8_e3m4",
+            None,
+            Some("kDLFloat8_e3m4"),
+            "IEEE-style FP8 E3M4",
+        ),
     ),
     (
         FloatFormat::E4M3_IEEE,
-        names("float8_e4m3", None, Some("kDLFloat8_e4m3"), "IEEE-style FP8 E4M3"),
+        names(
+            "float8_e4m3",
+            None,
+            Some("kDLFloat8_e4m3"),
+            "IEEE-style FP8 E4M3",
+        ),
     ),
     (
         FloatFormat::E4M3B11_FNUZ,

@@ -879,7 +879,18 @@ minifloat!(
     /// ```
 );
 
-into_f16!(E2M1, E2M3, E3M2, E4M3, E5M2, E4M3Ieee, E3M4, E4M3Fnuz, E5M2Fnuz, E4M3B11Fnuz);
+into_f16!(
+    E2M1,
+    E2M3,
+    E3M2,
+    E4M3,
+    E5M2,
+    E4M3Ieee,
+    E3M4,
+    E4M3Fnuz,
+    E5M2Fnuz,
+    E4M3B11Fnuz
+);
 
 impl E4M3Ieee {
     /// `+0.0`.
