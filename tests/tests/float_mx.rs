@@ -564,3 +564,373 @@ proptest! {
         check_nvfp4(&data, &[data.len()], None);
     }
 }
+
+// Scale rules, any axis, stochastic rounding and wide inputs.
+
+use bitpack::formats::{FloatFormat, Mode, MxOptions, Rounding, ScaleRule, random_bits};
+
+/// The shared exponent by search (no bit tricks): the four rules as their
+/// formulas read.
+fn ref_exponent(elem: Elem, amax: f64, rule: ScaleRule) -> Option<i32> {
+    if amax == 0.0 {
+        return Some(-127);
+    }
+    let emax = elem.emax();
+    let ceil_log2 = |a: f64| {
+        let mut k = floor_log2(a);
+        if 2f64.powi(k) < a {
+            k += 1;
+        }
+        k
+    };
+    let e = match rule {
+        ScaleRule::Floor => floor_log2(amax) - emax,
+        ScaleRule::Ceil => ceil_log2(amax) - emax,
+        ScaleRule::Even => {
+            let k = floor_log2(amax);
+            let q = 2f64.powi(k - elem.m as i32);
+            let r = ((amax / q) + 0.5).floor() * q;
+            floor_log2(r) - emax
+        }
+        ScaleRule::RCeil => {
+            // The smallest e with max * 2^e >= amax.
+            let mut e = -1100;
+            while elem.max() * 2f64.powi(e) < amax {
+                e += 1;
+            }
+            e
+        }
+    };
+    if e > 127 { None } else { Some(e.max(-127)) }
+}
+
+/// Stochastic rounding of `x` (finite) into `elem` with random bits `r`,
+/// saturating: the documented rule on the two neighbouring values.
+fn ref_sr(elem: Elem, x: f64, r: u32) -> u32 {
+    let mags = elem.magnitudes();
+    let sign = if x.is_sign_negative() {
+        elem.sign_bit()
+    } else {
+        0
+    };
+    let a = x.abs();
+    let (max_code, max) = *mags.last().unwrap();
+    if a >= max {
+        return sign | max_code;
+    }
+    let i = mags.iter().rposition(|&(_, v)| v <= a).unwrap();
+    let ((lo_c, lo), (hi_c, hi)) = (mags[i], mags[i + 1]);
+    let frac32 = ((a - lo) / (hi - lo) * 2f64.powi(32)).floor() as u64;
+    sign | if frac32 + r as u64 >= 1 << 32 {
+        hi_c
+    } else {
+        lo_c
+    }
+}
+
+/// The reference quantizer for any axis, rule and rounding: codes
+/// (row-major, like the data) and scale codes (row-major over the scale
+/// shape).
+fn ref_mx_opts(
+    elem: Elem,
+    data: &[f64],
+    shape: &[usize],
+    opts: &MxOptions,
+) -> (Vec<u32>, Vec<u8>, Vec<usize>) {
+    let axis = opts.axis.unwrap_or(shape.len() - 1);
+    let outer: usize = shape[..axis].iter().product();
+    let d = shape[axis];
+    let inner: usize = shape[axis + 1..].iter().product();
+    let nb = d.div_ceil(32);
+    let mut codes = vec![0u32; data.len()];
+    let mut scales = vec![0u8; outer * nb * inner];
+    for o in 0..outer {
+        for b in 0..nb {
+            for j in 0..inner {
+                let idx: Vec<usize> = (b * 32..d.min(b * 32 + 32))
+                    .map(|a| (o * d + a) * inner + j)
+                    .collect();
+                let s = &mut scales[(o * nb + b) * inner + j];
+                if idx.iter().any(|&i| !data[i].is_finite()) {
+                    *s = 0xff;
+                    continue;
+                }
+                let amax = idx.iter().map(|&i| data[i].abs()).fold(0.0, f64::max);
+                let Some(e) = ref_exponent(elem, amax, opts.scale) else {
+                    *s = 0xff;
+                    continue;
+                };
+                *s = (e + 127) as u8;
+                for &i in &idx {
+                    // Exact unless far below the element's range.
+                    let v = data[i] / 2f64.powi(e);
+                    codes[i] = match opts.rounding {
+                        Rounding::Nearest => elem.round_sat(v),
+                        Rounding::Stochastic { seed } => {
+                            ref_sr(elem, v, random_bits(seed, i as u64))
+                        }
+                    };
+                }
+            }
+        }
+    }
+    let mut sshape = shape.to_vec();
+    sshape[axis] = nb;
+    (codes, scales, sshape)
+}
+
+fn check_opts<F: MxElement>(elem: Elem, data: &[f64], shape: &[usize], opts: &MxOptions) {
+    let (codes, scales, sshape) = ref_mx_opts(elem, data, shape, opts);
+    let what = format!("{shape:?} {opts:?}");
+    // f64 input.
+    let mx = MxArray::<F>::quantize_with(data, shape, opts).unwrap();
+    assert_eq!(mx.scales().as_bytes(), scales.as_slice(), "scales, {what}");
+    assert_eq!(mx.scales().shape(), sshape.as_slice(), "{what}");
+    assert_eq!(codes_of(mx.values()), codes, "values, {what}");
+    assert_eq!(mx.axis(), opts.axis.unwrap_or(shape.len() - 1));
+    // Dequantize: code value times its block's scale.
+    let axis = mx.axis();
+    let d = shape[axis];
+    let inner: usize = shape[axis + 1..].iter().product();
+    let nb = d.div_ceil(32);
+    let back = mx.dequantize();
+    for (i, &y) in back.iter().enumerate() {
+        let (o, a, j) = (i / (d * inner), (i / inner) % d, i % inner);
+        let s = scales[(o * nb + a / 32) * inner + j];
+        if s == 0xff {
+            assert!(y.is_nan(), "{what}: {i}");
+        } else {
+            let want = elem.value(codes[i]) * 2f64.powi(s as i32 - 127);
+            assert_eq!(y as f64, want, "{what}: dequantized {i}");
+        }
+    }
+    // The same values as f32 (where exact) give the same bytes.
+    if data.iter().all(|&x| (x as f32) as f64 == x || x.is_nan()) {
+        let d32: Vec<f32> = data.iter().map(|&x| x as f32).collect();
+        let m32 = MxArray::<F>::quantize_with(&d32, shape, opts).unwrap();
+        assert_eq!(
+            m32.values().as_bytes(),
+            mx.values().as_bytes(),
+            "f32, {what}"
+        );
+        assert_eq!(
+            m32.scales().as_bytes(),
+            mx.scales().as_bytes(),
+            "f32, {what}"
+        );
+    }
+}
+
+fn check_opts_all(data: &[f64], shape: &[usize], opts: &MxOptions) {
+    check_opts::<E2M1>(FP4, data, shape, opts);
+    check_opts::<E2M3>(FP6_E2M3, data, shape, opts);
+    check_opts::<E3M2>(FP6_E3M2, data, shape, opts);
+    check_opts::<E4M3>(FP8_E4M3, data, shape, opts);
+    check_opts::<E5M2>(FP8_E5M2, data, shape, opts);
+}
+
+fn rule() -> impl Strategy<Value = ScaleRule> {
+    prop_oneof![
+        Just(ScaleRule::Floor),
+        Just(ScaleRule::Ceil),
+        Just(ScaleRule::Even),
+        Just(ScaleRule::RCeil)
+    ]
+}
+
+/// An N-d array (1 to 3 dimensions, extents up to 70) of values spread over
+/// many binades, some exactly zero, with an axis.
+fn nd() -> impl Strategy<Value = (Vec<f64>, Vec<usize>, usize)> {
+    proptest::collection::vec(1usize..70, 1..4)
+        .prop_filter("not too many values", |s| {
+            s.iter().product::<usize>() <= 3000
+        })
+        .prop_flat_map(|shape| {
+            let n: usize = shape.iter().product();
+            let ndim = shape.len();
+            (
+                proptest::collection::vec((any::<bool>(), -40i32..40, any::<u64>(), 0u8..16), n),
+                Just(shape),
+                0..ndim,
+            )
+        })
+        .prop_map(|(vals, shape, axis)| {
+            let data = vals
+                .into_iter()
+                .map(|(neg, e, m, z)| {
+                    if z == 0 {
+                        return 0.0;
+                    }
+                    let x = f64::from_bits((((e + 1023) as u64) << 52) | (m >> 12));
+                    if neg { -x } else { x }
+                })
+                .collect();
+            (data, shape, axis)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    #[test]
+    fn mx_rules_axes_rounding((data, shape, axis) in nd(), rule in rule(), seed in proptest::option::of(any::<u64>())) {
+        let rounding = match seed {
+            None => Rounding::Nearest,
+            Some(seed) => Rounding::Stochastic { seed },
+        };
+        let opts = MxOptions { scale: rule, axis: Some(axis), rounding };
+        check_opts_all(&data, &shape, &opts);
+        // f32-exact data too (the f32 kernels).
+        let d32: Vec<f64> = data.iter().map(|&x| x as f32 as f64).collect();
+        check_opts_all(&d32, &shape, &opts);
+    }
+}
+
+#[test]
+fn scale_rules_by_example() {
+    // (amax, [Floor, Ceil, Even, RCeil]) for E2M1 (emax 2, max 6, 1 mantissa bit).
+    let cases: [(f32, [i32; 4]); 6] = [
+        (7.0, [0, 1, 1, 1]),
+        (6.5, [0, 1, 0, 1]),
+        (6.0, [0, 1, 0, 0]),
+        (4.0, [0, 0, 0, 0]),
+        (3.0, [-1, 0, -1, -1]),
+        (0.1, [-6, -5, -6, -5]),
+    ];
+    let rules = [
+        ScaleRule::Floor,
+        ScaleRule::Ceil,
+        ScaleRule::Even,
+        ScaleRule::RCeil,
+    ];
+    for (amax, want) in cases {
+        for (rule, w) in rules.iter().zip(want) {
+            let opts = MxOptions {
+                scale: *rule,
+                ..MxOptions::default()
+            };
+            let mx = MxArray::<E2M1>::quantize_with(&[amax, -amax / 4.0], &[2], &opts).unwrap();
+            assert_eq!(
+                mx.scales().get(0).unwrap().exponent(),
+                Some(w),
+                "{amax} {rule:?}"
+            );
+            assert_eq!(
+                ref_exponent(FP4, amax as f64, *rule),
+                Some(w),
+                "{amax} {rule:?}"
+            );
+        }
+    }
+    // RCeil and Ceil never clamp: the block maximum over the scale fits the
+    // element's range; Floor and Even may exceed it (460 > 448 at scale 1).
+    for (rule, clamps) in [
+        (ScaleRule::Floor, true),
+        (ScaleRule::Even, true),
+        (ScaleRule::Ceil, false),
+        (ScaleRule::RCeil, false),
+    ] {
+        let opts = MxOptions {
+            scale: rule,
+            ..MxOptions::default()
+        };
+        let data = [460.0f32, 1.0, -3.0];
+        let mx = MxArray::<E4M3>::quantize_with(&data, &[3], &opts).unwrap();
+        let scale = mx.scales().get(0).unwrap().to_f32();
+        assert_eq!(460.0 / scale > 448.0, clamps, "{rule:?}: scale {scale}");
+        assert_eq!(mx.dequantize()[0] == 448.0 * scale, clamps, "{rule:?}");
+    }
+    // Zeros, huge f64 (a NaN scale) and f64 subnormals.
+    let opts = MxOptions {
+        scale: ScaleRule::Ceil,
+        ..MxOptions::default()
+    };
+    let mx = MxArray::<E4M3>::quantize_with(&[0.0f64; 3], &[3], &opts).unwrap();
+    assert_eq!(mx.scales().as_bytes(), [0]);
+    let mx = MxArray::<E4M3>::quantize_with(&[1e300f64, 1.0], &[2], &opts).unwrap();
+    assert_eq!(mx.scales().as_bytes(), [0xff]);
+    assert!(mx.dequantize().iter().all(|v| v.is_nan()));
+    let tiny = f64::from_bits(3);
+    let mx = MxArray::<E4M3>::quantize_with(&[tiny], &[1], &opts).unwrap();
+    assert_eq!(mx.scales().as_bytes(), [0]); // clamped at 2^-127
+    assert_eq!(ref_exponent(FP8_E4M3, tiny, ScaleRule::Ceil), Some(-127));
+}
+
+#[test]
+fn any_axis_errors_and_parts() {
+    let data = [1.0f32; 6];
+    let opts = MxOptions {
+        axis: Some(2),
+        ..MxOptions::default()
+    };
+    assert_eq!(
+        MxArray::<E2M1>::quantize_with(&data, &[2, 3], &opts).unwrap_err(),
+        Error::Axis { axis: 2, ndim: 2 }
+    );
+    assert!(MxArray::<E2M1>::quantize_with(&data, &[2, 2], &MxOptions::default()).is_err());
+    // Along axis 0, then back from the parts.
+    let data: Vec<f32> = (0..40 * 3).map(|i| (i as f32 - 60.0) * 0.3).collect();
+    let opts = MxOptions {
+        axis: Some(0),
+        ..MxOptions::default()
+    };
+    let mx = MxArray::<E3M2>::quantize_with(&data, &[40, 3], &opts).unwrap();
+    assert_eq!(mx.scales().shape(), [2, 3]);
+    let back = mx.dequantize();
+    let (v, s) = mx.into_parts();
+    let again = MxArray::from_parts_along(v.clone(), s.clone(), 0).unwrap();
+    assert_eq!(again.dequantize(), back);
+    assert_eq!(
+        MxArray::from_parts_along(v.clone(), s.clone(), 2).unwrap_err(),
+        Error::Axis { axis: 2, ndim: 2 }
+    );
+    // The scales of axis 0 do not fit axis 1's block count.
+    assert!(matches!(
+        MxArray::from_parts_along(v, s, 1).unwrap_err(),
+        Error::Length { .. }
+    ));
+}
+
+/// Stochastic MX quantization is unbiased: the mean of many quantizations
+/// (different seeds) of one block approaches the data.
+#[test]
+fn mx_stochastic_is_unbiased() {
+    let data: Vec<f32> = (0..32).map(|i| 0.1 + i as f32 * 0.173).collect();
+    let n = 2000;
+    let mut sum = vec![0f64; 32];
+    for seed in 0..n {
+        let opts = MxOptions {
+            rounding: Rounding::Stochastic { seed },
+            ..MxOptions::default()
+        };
+        let mx = MxArray::<E2M1>::quantize_with(&data, &[32], &opts).unwrap();
+        for (s, v) in sum.iter_mut().zip(mx.dequantize()) {
+            *s += v as f64;
+        }
+    }
+    // Scale 2^(2 - 2) = 1 (amax 5.46): quantum at most 2 (the [4, 6] binade).
+    let scale = MxArray::<E2M1>::quantize(&data, &[32]).unwrap();
+    assert_eq!(scale.scales().as_bytes(), [127]);
+    for (i, (&x, s)) in data.iter().zip(&sum).enumerate() {
+        let mean = s / n as f64;
+        let q = if x >= 4.0 {
+            2.0
+        } else if x >= 2.0 {
+            1.0
+        } else {
+            0.5
+        };
+        let tol = 6.0 * q / (2.0 * (n as f64).sqrt());
+        assert!((mean - x as f64).abs() <= tol, "{i}: x {x}, mean {mean}");
+    }
+    // And the element rule is the documented one.
+    let opts = MxOptions {
+        rounding: Rounding::Stochastic { seed: 9 },
+        ..MxOptions::default()
+    };
+    let mx = MxArray::<E2M1>::quantize_with(&data, &[32], &opts).unwrap();
+    for (i, &x) in data.iter().enumerate() {
+        let want =
+            FloatFormat::E2M1.encode_f32_stochastic(x, Mode::SatFinite, random_bits(9, i as u64));
+        assert_eq!(mx.values().get(i).unwrap().raw_bits() as u32, want, "{i}");
+    }
+}

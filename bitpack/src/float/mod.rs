@@ -119,7 +119,7 @@ mod wide;
 pub use bulk::{decode, decode_into, encode, encode_into};
 pub use bulk::{decode_packed, decode_slice, encode_packed, encode_slice};
 #[cfg(feature = "alloc")]
-pub use mx::{MxArray, MxElement, swizzle_scales};
+pub use mx::{MxArray, MxElement, MxOptions, ScaleRule, swizzle_scales};
 pub use names::FormatNames;
 #[cfg(feature = "alloc")]
 pub use nvfp4::Nvfp4Array;

@@ -56,6 +56,9 @@ pub trait Real: Copy + sealed::Sealed + 'static {
     /// Widens to `f32` exactly, or rounds to odd (`f64`).
     #[doc(hidden)]
     fn to_f32_odd(self) -> f32;
+    /// The value as an `f64`, exactly.
+    #[doc(hidden)]
+    fn to_f64_exact(self) -> f64;
     /// Whether [`to_f32_odd`](Self::to_f32_odd) is exact (not `f64`).
     #[doc(hidden)]
     const WIDENS: bool;
@@ -77,6 +80,10 @@ pub struct SplitParts(pub(crate) Parts);
 
 impl sealed::Sealed for f32 {}
 impl Real for f32 {
+    #[inline(always)]
+    fn to_f64_exact(self) -> f64 {
+        self as f64
+    }
     #[inline]
     fn as_f32s(src: &[f32]) -> Option<&[f32]> {
         Some(src)
@@ -106,6 +113,10 @@ impl Real for f32 {
 
 impl sealed::Sealed for f64 {}
 impl Real for f64 {
+    #[inline(always)]
+    fn to_f64_exact(self) -> f64 {
+        self
+    }
     #[inline]
     fn as_f32s(_: &[f64]) -> Option<&[f32]> {
         None
@@ -137,6 +148,10 @@ impl Real for f64 {
 impl sealed::Sealed for half::f16 {}
 #[cfg(feature = "half")]
 impl Real for half::f16 {
+    #[inline(always)]
+    fn to_f64_exact(self) -> f64 {
+        self.to_f64()
+    }
     #[inline]
     fn as_f32s(_: &[half::f16]) -> Option<&[f32]> {
         None
@@ -169,6 +184,10 @@ impl Real for half::f16 {
 impl sealed::Sealed for half::bf16 {}
 #[cfg(feature = "half")]
 impl Real for half::bf16 {
+    #[inline(always)]
+    fn to_f64_exact(self) -> f64 {
+        self.to_f64()
+    }
     #[inline]
     fn as_f32s(_: &[half::bf16]) -> Option<&[f32]> {
         None
