@@ -934,3 +934,270 @@ fn mx_stochastic_is_unbiased() {
         assert_eq!(mx.values().get(i).unwrap().raw_bits() as u32, want, "{i}");
     }
 }
+
+// NVFP4 options: 16 x 16 tiles, tiny scales, stochastic rounding, f64 input.
+
+use bitpack::formats::{Nvfp4Blocks, Nvfp4Options, TinyScale};
+
+impl Elem {
+    /// Round-to-nearest-even code of `a / unit` (`a >= 0` finite, `unit >
+    /// 0`), saturating, by exact comparisons of `a` with the midpoints times
+    /// `unit` (products of few bits, exact in `f64`): no division.
+    fn round_scaled(&self, a: f64, unit: f64) -> u32 {
+        let mags = self.magnitudes();
+        let mut code = mags[0].0;
+        for w in mags.windows(2) {
+            let mid = (w[0].1 + w[1].1) / 2.0 * unit;
+            let up = a > mid || (a == mid && w[0].0 % 2 == 1);
+            if up {
+                code = w[1].0;
+            } else {
+                break;
+            }
+        }
+        code
+    }
+}
+
+fn ref_nvfp4_opts(data: &[f64], shape: &[usize], opts: &Nvfp4Options) -> (Vec<u32>, Vec<u8>, f32) {
+    let st = opts.tensor_scale.unwrap_or_else(|| {
+        let amax = data
+            .iter()
+            .filter(|x| x.is_finite())
+            .map(|x| x.abs())
+            .fold(0.0f64, f64::max);
+        let s = amax as f32 / 2688.0;
+        if s > 0.0 { s } else { 1.0 }
+    });
+    let stf = st as f64;
+    let cols = *shape.last().unwrap();
+    let rows = data.len().checked_div(cols).unwrap_or(0);
+    let mrows = if shape.len() >= 2 {
+        shape[shape.len() - 2]
+    } else {
+        1
+    };
+    let tile = match opts.blocks {
+        Nvfp4Blocks::Rows => 1,
+        Nvfp4Blocks::Tiles16x16 => 16,
+    };
+    let nb = cols.div_ceil(16);
+    let mut codes = vec![0u32; data.len()];
+    let mut scales = vec![0u8; rows * nb];
+    for r in 0..rows {
+        // The tile this row belongs to: rows of the same matrix, 16 at a time.
+        let m0 = r - r % mrows;
+        let t0 = m0 + (r - m0) / tile * tile;
+        let t1 = (t0 + tile).min(m0 + mrows);
+        for b in 0..nb {
+            let cs = b * 16..cols.min(b * 16 + 16);
+            let block: Vec<f64> = (t0..t1)
+                .flat_map(|rr| cs.clone().map(move |c| rr * cols + c))
+                .map(|i| data[i])
+                .collect();
+            if block.iter().any(|x| !x.is_finite()) {
+                scales[r * nb + b] = 0x7f;
+                continue;
+            }
+            let amax = block.iter().map(|x| x.abs()).fold(0.0, f64::max);
+            let mut s_code = FP8_E4M3.round_scaled(amax, 6.0 * stf);
+            match opts.tiny {
+                TinyScale::Flush => {}
+                TinyScale::Smallest => s_code = s_code.max(1),
+                TinyScale::MinNormal => s_code = s_code.max(8),
+            }
+            scales[r * nb + b] = s_code as u8;
+            let d = FP8_E4M3.value(s_code) * stf;
+            for c in cs {
+                let i = r * cols + c;
+                let x = data[i];
+                let sign = if x.is_sign_negative() { 8 } else { 0 };
+                codes[i] = if d == 0.0 {
+                    sign
+                } else {
+                    match opts.rounding {
+                        Rounding::Nearest => sign | FP4.round_scaled(x.abs(), d),
+                        Rounding::Stochastic { seed } => {
+                            ref_sr(FP4, x / d, random_bits(seed, i as u64))
+                        }
+                    }
+                };
+            }
+        }
+    }
+    (codes, scales, st)
+}
+
+fn check_nvfp4_opts(data: &[f64], shape: &[usize], opts: &Nvfp4Options) {
+    let (codes, scales, st) = ref_nvfp4_opts(data, shape, opts);
+    let what = format!("{shape:?} {opts:?}");
+    let q = Nvfp4Array::quantize_with(data, shape, opts).unwrap();
+    assert_eq!(q.tensor_scale().to_bits(), st.to_bits(), "{what}");
+    assert_eq!(q.scales().as_bytes(), scales.as_slice(), "scales, {what}");
+    assert_eq!(codes_of(q.values()), codes, "values, {what}");
+    let cols = *shape.last().unwrap();
+    let back = q.dequantize();
+    for (i, &y) in back.iter().enumerate() {
+        let s = scales[(i / cols) * cols.div_ceil(16) + (i % cols) / 16];
+        if s == 0x7f {
+            assert!(y.is_nan());
+        } else {
+            let want = (FP4.value(codes[i]) * FP8_E4M3.value(s as u32) * st as f64) as f32;
+            assert_eq!(y.to_bits(), want.to_bits(), "{what}: {i}");
+        }
+    }
+    if data.iter().all(|&x| (x as f32) as f64 == x || x.is_nan()) {
+        let d32: Vec<f32> = data.iter().map(|&x| x as f32).collect();
+        let q32 = Nvfp4Array::quantize_with(&d32, shape, opts).unwrap();
+        assert_eq!(q32.values().as_bytes(), q.values().as_bytes(), "f32 {what}");
+        assert_eq!(q32.scales().as_bytes(), q.scales().as_bytes(), "f32 {what}");
+    }
+}
+
+/// Matrices (optionally batched) with values over many binades, some tiny
+/// blocks, and f64 values near E2M1 ties of their block.
+fn nv_data() -> impl Strategy<Value = (Vec<f64>, Vec<usize>)> {
+    (1usize..3, 1usize..40, 1usize..50, any::<bool>())
+        .prop_flat_map(|(batch, r, c, wide)| {
+            let n = batch * r * c;
+            (
+                proptest::collection::vec((any::<bool>(), -30i32..8, any::<u64>(), 0u8..20), n),
+                Just(vec![batch, r, c]),
+                Just(wide),
+            )
+        })
+        .prop_map(|(vals, shape, wide)| {
+            let data = vals
+                .into_iter()
+                .map(|(neg, e, m, z)| {
+                    let x = match z {
+                        0 => 0.0,
+                        1 => 1e-12,
+                        _ => f64::from_bits((((e + 1023) as u64) << 52) | (m >> 12)),
+                    };
+                    let x = if wide { x } else { x as f32 as f64 };
+                    if neg { -x } else { x }
+                })
+                .collect();
+            (data, shape)
+        })
+}
+
+fn tiny() -> impl Strategy<Value = TinyScale> {
+    prop_oneof![
+        Just(TinyScale::Flush),
+        Just(TinyScale::Smallest),
+        Just(TinyScale::MinNormal)
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn nvfp4_options((data, shape) in nv_data(), tiles in any::<bool>(), tiny in tiny(),
+                     seed in proptest::option::of(any::<u64>()), st in proptest::option::of(1e-6f32..10.0)) {
+        let opts = Nvfp4Options {
+            blocks: if tiles { Nvfp4Blocks::Tiles16x16 } else { Nvfp4Blocks::Rows },
+            tensor_scale: st,
+            tiny,
+            rounding: match seed { None => Rounding::Nearest, Some(seed) => Rounding::Stochastic { seed } },
+        };
+        check_nvfp4_opts(&data, &shape, &opts);
+        // 2-d and 1-d views of the same data.
+        let n = data.len();
+        check_nvfp4_opts(&data, &[shape[0] * shape[1], shape[2]], &opts);
+        check_nvfp4_opts(&data, &[n], &opts);
+    }
+}
+
+#[test]
+fn nvfp4_f64_rounds_once() {
+    // Values a hair off an E2M1 tie at their block's scale: the exact
+    // quotient decides, not an f64 quotient rounded onto the tie.
+    let st = 1.0f32 / 3.0;
+    let d = 448.0 * st as f64; // the block scale rounds to 448 (amax 6 * 448 * st)
+    // Two blocks, each with the tensor maximum first (so both scales are
+    // 448), then every midpoint and its neighbours.
+    let mut data = vec![];
+    for mids in [&[0.25, 0.75, 1.25, 1.75, 2.5][..], &[3.5, 5.0][..]] {
+        data.push(6.0 * d);
+        for m in mids {
+            for k in [-1.0, 0.0, 1.0] {
+                data.push(m * d * (1.0 + k * 2f64.powi(-50)));
+            }
+        }
+    }
+    data.resize(32, 0.0);
+    let opts = Nvfp4Options {
+        tensor_scale: Some(st),
+        ..Nvfp4Options::default()
+    };
+    check_nvfp4_opts(&data, &[32], &opts);
+    let q = Nvfp4Array::quantize_with(&data, &[32], &opts).unwrap();
+    assert_eq!(q.scales().as_bytes(), [0x7e, 0x7e]); // 448
+    let c = codes_of(q.values());
+    // 0.25 - hair -> 0, tie -> 0 (even), + hair -> 0.5.
+    assert_eq!(&c[1..4], [0, 0, 1]);
+    // 0.75: tie goes up to 1.0 (code 2).
+    assert_eq!(&c[4..7], [1, 2, 2]);
+    // 3.5: tie goes up to 4 (code 6); 5.0: tie to 4 (code 6), above to 6.
+    assert_eq!(&c[17..23], [5, 6, 6, 6, 6, 7]);
+}
+
+#[test]
+fn nvfp4_tiny_scales_and_tiles() {
+    // One block at the tensor max, one 2^-12 of it: its scale formula gives
+    // 448 * 2^-12 = 0.109 (normal), one 2^-20 below: 2^-11.2 (rounds to 0).
+    let mut data = vec![1.0f32; 16];
+    data.extend([2f32.powi(-12); 16]);
+    data.extend([2f32.powi(-20); 16]);
+    let shape = [3, 16];
+    let get = |tiny| {
+        let opts = Nvfp4Options {
+            tiny,
+            ..Nvfp4Options::default()
+        };
+        Nvfp4Array::quantize_with(&data, &shape, &opts).unwrap()
+    };
+    let flush = get(TinyScale::Flush);
+    assert_eq!(flush.scales().as_bytes()[2], 0);
+    assert!(flush.dequantize()[32..].iter().all(|&v| v == 0.0));
+    let smallest = get(TinyScale::Smallest);
+    assert_eq!(smallest.scales().as_bytes()[2], 1); // 2^-9
+    assert!(smallest.dequantize()[32..].iter().all(|&v| v > 0.0));
+    let normal = get(TinyScale::MinNormal);
+    assert_eq!(normal.scales().as_bytes()[2], 8); // 2^-6
+    for q in [&flush, &smallest, &normal] {
+        assert_eq!(q.scales().as_bytes()[..2], flush.scales().as_bytes()[..2]);
+        assert_eq!(q.dequantize()[..16], [1.0; 16]);
+    }
+    // Tiles: a 20 x 20 matrix has tiles of 16 and 4 rows, 16 and 4 columns;
+    // every row of a tile carries the tile's scale.
+    let m: Vec<f32> = (0..400).map(|i| ((i / 20) * 20 + i % 20) as f32).collect();
+    let opts = Nvfp4Options {
+        blocks: Nvfp4Blocks::Tiles16x16,
+        ..Nvfp4Options::default()
+    };
+    let q = Nvfp4Array::quantize_with(&m, &[20, 20], &opts).unwrap();
+    let s = q.scales().as_bytes();
+    assert_eq!(q.scales().shape(), [20, 2]);
+    for r in 0..20 {
+        let t = if r < 16 { 0 } else { 16 };
+        assert_eq!(s[r * 2], s[t * 2], "row {r}");
+        assert_eq!(s[r * 2 + 1], s[t * 2 + 1], "row {r}");
+    }
+    assert_ne!(s[0], s[32]);
+    // Bad tensor scales are errors, whatever the input type.
+    for bad in [0.0f32, -1.0, f32::NAN, f32::INFINITY] {
+        let opts = Nvfp4Options {
+            tensor_scale: Some(bad),
+            ..Nvfp4Options::default()
+        };
+        assert!(matches!(
+            Nvfp4Array::quantize_with(&[1.0f64], &[1], &opts),
+            Err(Error::Invalid(_))
+        ));
+    }
+    // f64 data beyond f32's range has no default tensor scale.
+    assert!(Nvfp4Array::quantize_with(&[1e300f64], &[1], &Nvfp4Options::default()).is_err());
+}

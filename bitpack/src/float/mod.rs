@@ -122,7 +122,7 @@ pub use bulk::{decode_packed, decode_slice, encode_packed, encode_slice};
 pub use mx::{MxArray, MxElement, MxOptions, ScaleRule, swizzle_scales};
 pub use names::FormatNames;
 #[cfg(feature = "alloc")]
-pub use nvfp4::Nvfp4Array;
+pub use nvfp4::{Nvfp4Array, Nvfp4Blocks, Nvfp4Options, TinyScale};
 pub use spec::{FloatFormat, MiniFloat, Mode, NanFallback, Overflow, Specials, Ties};
 pub use types::{
     E2M1, E2M3, E3M2, E3M4, E4M3, E4M3B11Fnuz, E4M3Fnuz, E4M3Ieee, E5M2, E5M2Fnuz, E8M0,

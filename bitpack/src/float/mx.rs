@@ -77,17 +77,6 @@ pub(super) fn scale_shape_along(shape: &[usize], axis: usize, block: usize) -> V
     s
 }
 
-/// The largest magnitude's bits (`|x|` as `u32`, which orders finite
-/// magnitudes) and whether every value is finite.
-#[inline]
-pub(super) fn amax_bits(block: &[f32]) -> (u32, bool) {
-    let mut amax = 0u32;
-    for &x in block {
-        amax = amax.max(x.to_bits() & 0x7fff_ffff);
-    }
-    (amax, amax < 0x7f80_0000)
-}
-
 /// How an MX block's shared exponent is chosen from its largest magnitude
 /// `amax` (the four rules torchao names; `emax` is the element format's
 /// [`MxElement::EMAX`], `max` its largest value, `m` its mantissa bits).
