@@ -526,3 +526,24 @@ fn stochastic_rounding_specials() {
         0x81
     );
 }
+
+/// The README's example of the formats section.
+#[test]
+fn readme_example() {
+    use bitpack::formats::{MxArray, MxOptions, ScaleRule};
+    assert_eq!(
+        FloatFormat::by_name("float8_e4m3fnuz"),
+        Some(FloatFormat::E4M3_FNUZ)
+    );
+    let bytes = Encoder::new(Mode::Nearest)
+        .stochastic(7)
+        .array::<E2M1, f64>(&[0.3, -2.2]);
+    assert_eq!(bytes.len(), 2);
+    let opts = MxOptions {
+        scale: ScaleRule::RCeil,
+        axis: Some(0),
+        ..MxOptions::default()
+    };
+    let mx = MxArray::<E2M1>::quantize_with(&[7.0f32, 1.0], &[2, 1], &opts).unwrap();
+    assert_eq!(mx.dequantize(), [8.0, 1.0]);
+}

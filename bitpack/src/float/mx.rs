@@ -193,30 +193,17 @@ fn inv_pow2_f32(e: i32) -> f32 {
     f32::from_bits(((127 - e) as u32) << 23)
 }
 
-/// The largest magnitude of `xs` as an `f64`, and whether all are finite.
-#[inline]
-fn amax_of<S: Real>(xs: impl Iterator<Item = S>) -> (f64, bool) {
-    let mut amax = 0f64;
-    let mut finite = true;
-    for x in xs {
-        let v = x.to_f64_exact().abs();
-        finite &= v.is_finite();
-        if v > amax {
-            amax = v;
-        }
-    }
-    (amax, finite)
-}
-
 /// Codes of `src[i] / 2^exps[i]` in `F`, saturating, with `rounding`
 /// (element `i` has index `first + i`). `exps[i]` is `None` for the NaN
-/// scale (code `+0`). The `f32` (and exactly widened `f16`/`bf16`) round to
+/// scale (code `+0`), and constant over aligned runs of `run` values. The
+/// `f32` (and exactly widened `f16`/`bf16`) round to
 /// nearest case multiplies by `2^-e` in `f32` (exact, except results below
 /// `f32`'s smallest normal, which encode to zero either way) and runs the
 /// branch-free kernels.
 fn scaled_codes<F: MxElement, S: Real>(
     src: &[S],
     exps: impl Fn(usize) -> Option<i32>,
+    run: usize,
     rounding: Rounding,
     first: u64,
     codes: &mut [u8],
@@ -226,13 +213,31 @@ fn scaled_codes<F: MxElement, S: Real>(
             let mut buf = [0f32; CHUNK];
             for (k, (c, s)) in codes.chunks_mut(CHUNK).zip(src.chunks(CHUNK)).enumerate() {
                 let b = &mut buf[..s.len()];
-                for (j, (o, &x)) in b.iter_mut().zip(s).enumerate() {
-                    *o = match exps(k * CHUNK + j) {
-                        Some(e) => x.to_f32_odd() * inv_pow2_f32(e),
+                // Runs of equal exponents (a block, or a row's run of one
+                // inner position's block) multiply by one factor.
+                let mut i = 0;
+                while i < s.len() {
+                    let e = exps(k * CHUNK + i);
+                    let mut j = i + 1;
+                    while j < s.len() && j % run != 0 {
+                        j += 1;
+                    }
+                    let f = match e {
+                        Some(e) => inv_pow2_f32(e),
                         None => 0.0,
                     };
+                    for (o, &x) in b[i..j].iter_mut().zip(&s[i..j]) {
+                        *o = x.to_f32_odd() * f;
+                    }
+                    i = j;
                 }
                 minifloat::encode_codes_f32::<F>(b, true, c);
+                // The NaN scale's values are +0 codes.
+                for (j, code) in c.iter_mut().enumerate() {
+                    if exps(k * CHUNK + j).is_none() {
+                        *code = 0;
+                    }
+                }
             }
         }
         _ => {
@@ -300,7 +305,7 @@ fn quantize_into<F: MxElement, S: Real>(
             for (k, chunk) in row.chunks(CHUNK).enumerate() {
                 let mut exps = [None; CHUNK / B];
                 for (b, block) in chunk.chunks(B).enumerate() {
-                    let (amax, finite) = amax_of(block.iter().copied());
+                    let (amax, finite) = S::amax(block);
                     let e = if finite {
                         shared_exponent::<F>(amax, opts.scale)
                     } else {
@@ -311,7 +316,7 @@ fn quantize_into<F: MxElement, S: Real>(
                 }
                 let at = r * d + k * CHUNK;
                 let c = &mut codes[..chunk.len()];
-                scaled_codes::<F, S>(chunk, |i| exps[i / B], opts.rounding, at as u64, c);
+                scaled_codes::<F, S>(chunk, |i| exps[i / B], B, opts.rounding, at as u64, c);
                 pack(c, words, at);
             }
         }
@@ -354,7 +359,7 @@ fn quantize_into<F: MxElement, S: Real>(
                     let at = base + k * CHUNK;
                     let c = &mut codes[..chunk.len()];
                     let ex = &exps[k * CHUNK..];
-                    scaled_codes::<F, S>(chunk, |i| ex[i], opts.rounding, at as u64, c);
+                    scaled_codes::<F, S>(chunk, |i| ex[i], 1, opts.rounding, at as u64, c);
                     pack(c, words, at);
                 }
             }

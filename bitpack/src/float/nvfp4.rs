@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 
 use super::bulk::decode_stream;
 use super::mx::{scale_shape, split_shape, swizzle_scales};
-use super::spec::{FloatFormat, Mode, Parts};
+use super::spec::{FloatFormat, Mode, Parts, Tables};
 use super::types::{E2M1, E4M3};
 use super::wide::{Real, Rounding, random_bits};
 use crate::{Error, NarrowArray, Result};
@@ -163,6 +163,11 @@ fn block_scale<S: Real>(amax: f64, st: f64, tiny: TinyScale) -> E4M3 {
     }
 }
 
+/// The midpoints of the E2M1 magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6; a tie
+/// at an even index stays down (the lower code is even), at an odd index
+/// goes up.
+const MIDS: [f64; 7] = [0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0];
+
 /// E2M1 codes of `x / d` (saturating), `d = scale * tensor_scale`; zeros of
 /// `x`'s sign when `d` is zero. Round to nearest compares `|x|` with the
 /// seven midpoints times `d` (exact in `f64`), which is the rounding of the
@@ -180,10 +185,30 @@ fn value_codes<S: Real>(xs: &[S], d: f64, rounding: Rounding, first: u64, out: &
         return;
     }
     match rounding {
+        Rounding::Nearest if S::WIDENS => {
+            // The same compares on f32 magnitudes: `a > t` and `a >= t`
+            // (t an f64) are `a >= u` for the smallest f32 `u` above
+            // (resp. at least) `t`, so the loop runs on f32 lanes.
+            let mut u = [0f32; 7];
+            for (k, (&m, uk)) in MIDS.iter().zip(u.iter_mut()).enumerate() {
+                let t = m * d;
+                let mut c = t as f32;
+                if (c as f64) < t || (k % 2 == 0 && c as f64 == t) {
+                    c = f32::from_bits(c.to_bits() + 1);
+                }
+                *uk = c;
+            }
+            for (o, x) in out.iter_mut().zip(xs) {
+                let b = x.to_f32_odd().to_bits();
+                let a = f32::from_bits(b & 0x7fff_ffff);
+                let code = u.iter().map(|&uk| (a >= uk) as u8).sum::<u8>();
+                *o = code | ((b >> 31) as u8) << 3;
+            }
+        }
         Rounding::Nearest => {
             // Midpoints of 0, 0.5, 1, 1.5, 2, 3, 4, 6; a tie goes up when
             // the lower code is odd (0.75, 1.75, 3.5).
-            let t = [0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0].map(|m| m * d);
+            let t = MIDS.map(|m| m * d);
             for (o, x) in out.iter_mut().zip(xs) {
                 let v = x.to_f64_exact();
                 let a = v.abs();
@@ -211,10 +236,18 @@ fn value_codes<S: Real>(xs: &[S], d: f64, rounding: Rounding, first: u64, out: &
 /// magnitude (rounded to `f32`) over `6 * 448`, in `f32`, or 1 if zero.
 fn default_scale_of<S: Real>(data: &[S]) -> f32 {
     let mut amax = 0f64;
-    for &x in data {
-        let v = x.to_f64_exact().abs();
-        if v.is_finite() && v > amax {
-            amax = v;
+    for chunk in data.chunks(256) {
+        let (a, finite) = S::amax(chunk);
+        if finite {
+            amax = amax.max(a);
+        } else {
+            // Leave the non-finite values out.
+            for &x in chunk {
+                let v = x.to_f64_exact().abs();
+                if v.is_finite() && v > amax {
+                    amax = v;
+                }
+            }
         }
     }
     let s = amax as f32 / FP4_TIMES_FP8_MAX;
@@ -423,11 +456,9 @@ impl Nvfp4Array {
                 let mut amax = 0f64;
                 let mut finite = true;
                 for r in r0..r0 + height {
-                    for &x in &data[r * cols + c0..r * cols + c1] {
-                        let v = x.to_f64_exact().abs();
-                        finite &= v.is_finite();
-                        amax = amax.max(v);
-                    }
+                    let (a, f) = S::amax(&data[r * cols + c0..r * cols + c1]);
+                    finite &= f;
+                    amax = amax.max(a);
                 }
                 let scale = if finite {
                     block_scale::<S>(amax, st, opts.tiny)
@@ -435,7 +466,7 @@ impl Nvfp4Array {
                     E4M3::NAN
                 };
                 // Exact: a 4-bit significand times a 24-bit one.
-                let d = scale.to_f64() * st;
+                let d = Tables::<E4M3>::DECODE_F32[scale.to_bits() as usize] as f64 * st;
                 for r in r0..r0 + height {
                     scale_codes[r * nb + b] = scale.to_bits();
                     let at = r * cols + c0;

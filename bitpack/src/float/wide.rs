@@ -59,6 +59,22 @@ pub trait Real: Copy + sealed::Sealed + 'static {
     /// The value as an `f64`, exactly.
     #[doc(hidden)]
     fn to_f64_exact(self) -> f64;
+    /// The largest magnitude of `xs` (0 if empty) and whether every value
+    /// is finite.
+    #[doc(hidden)]
+    #[inline]
+    fn amax(xs: &[Self]) -> (f64, bool) {
+        let mut amax = 0f64;
+        let mut finite = true;
+        for &x in xs {
+            let v = x.to_f64_exact().abs();
+            finite &= v.is_finite();
+            if v > amax {
+                amax = v;
+            }
+        }
+        (amax, finite)
+    }
     /// Whether [`to_f32_odd`](Self::to_f32_odd) is exact (not `f64`).
     #[doc(hidden)]
     const WIDENS: bool;
@@ -83,6 +99,16 @@ impl Real for f32 {
     #[inline(always)]
     fn to_f64_exact(self) -> f64 {
         self as f64
+    }
+    #[inline]
+    fn amax(xs: &[f32]) -> (f64, bool) {
+        // `|x|`'s bits order the magnitudes (NaN above infinity): an integer
+        // max, which vectorizes.
+        let mut m = 0u32;
+        for &x in xs {
+            m = m.max(x.to_bits() & 0x7fff_ffff);
+        }
+        (f32::from_bits(m) as f64, m < 0x7f80_0000)
     }
     #[inline]
     fn as_f32s(src: &[f32]) -> Option<&[f32]> {
