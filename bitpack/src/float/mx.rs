@@ -213,29 +213,28 @@ fn scaled_codes<F: MxElement, S: Real>(
             let mut buf = [0f32; CHUNK];
             for (k, (c, s)) in codes.chunks_mut(CHUNK).zip(src.chunks(CHUNK)).enumerate() {
                 let b = &mut buf[..s.len()];
-                // Runs of equal exponents (a block, or a row's run of one
-                // inner position's block) multiply by one factor.
-                let mut i = 0;
-                while i < s.len() {
-                    let e = exps(k * CHUNK + i);
-                    let mut j = i + 1;
-                    while j < s.len() && j % run != 0 {
-                        j += 1;
-                    }
-                    let f = match e {
+                // Runs of equal exponents (a block, or one value when the
+                // blocks run across rows) multiply by one factor.
+                let mut any_nan = false;
+                for (r, (o, x)) in b.chunks_mut(run).zip(s.chunks(run)).enumerate() {
+                    let f = match exps(k * CHUNK + r * run) {
                         Some(e) => inv_pow2_f32(e),
-                        None => 0.0,
+                        None => {
+                            any_nan = true;
+                            0.0
+                        }
                     };
-                    for (o, &x) in b[i..j].iter_mut().zip(&s[i..j]) {
+                    for (o, &x) in o.iter_mut().zip(x) {
                         *o = x.to_f32_odd() * f;
                     }
-                    i = j;
                 }
                 minifloat::encode_codes_f32::<F>(b, true, c);
-                // The NaN scale's values are +0 codes.
-                for (j, code) in c.iter_mut().enumerate() {
-                    if exps(k * CHUNK + j).is_none() {
-                        *code = 0;
+                if any_nan {
+                    // The NaN scale's values are +0 codes.
+                    for (r, c) in c.chunks_mut(run).enumerate() {
+                        if exps(k * CHUNK + r * run).is_none() {
+                            c.fill(0);
+                        }
                     }
                 }
             }
@@ -294,6 +293,7 @@ fn quantize_into<F: MxElement, S: Real>(
     let nb = d.div_ceil(B);
     let mut scales = vec![0u8; outer * nb * inner];
     let mut codes = [0u8; CHUNK];
+    let mut scaled = [0f32; CHUNK];
     let pack = |c: &[u8], words: &mut [u64], at: usize| {
         if crate::kernels::pack(F::BITS, c, words, at).is_err() {
             unreachable!("the stream holds every value");
@@ -315,6 +315,22 @@ fn quantize_into<F: MxElement, S: Real>(
                     scales[r * nb + k * (CHUNK / B) + b] = scale_code(e);
                 }
                 let at = r * d + k * CHUNK;
+                let plain = matches!(opts.rounding, Rounding::Nearest)
+                    && S::WIDENS
+                    && exps.iter().all(|e| e.is_some());
+                if plain {
+                    // Scaled in place, then the fused encode-and-pack kernel
+                    // (nibble pairs for 4-bit formats, bytes for 8-bit).
+                    let buf = &mut scaled[..chunk.len()];
+                    for (b, (o, x)) in buf.chunks_mut(B).zip(chunk.chunks(B)).enumerate() {
+                        let f = inv_pow2_f32(exps[b].unwrap_or(0));
+                        for (o, &x) in o.iter_mut().zip(x) {
+                            *o = x.to_f32_odd() * f;
+                        }
+                    }
+                    minifloat::encode_words::<F>(buf, true, words, at);
+                    continue;
+                }
                 let c = &mut codes[..chunk.len()];
                 scaled_codes::<F, S>(chunk, |i| exps[i / B], B, opts.rounding, at as u64, c);
                 pack(c, words, at);

@@ -9,6 +9,7 @@ use super::mx::{scale_shape, split_shape, swizzle_scales};
 use super::spec::{FloatFormat, Mode, Parts, Tables};
 use super::types::{E2M1, E4M3};
 use super::wide::{Real, Rounding, random_bits};
+use crate::kernels::minifloat;
 use crate::{Error, NarrowArray, Result};
 
 /// `6 * 448`: the largest E2M1 value times the largest E4M3 value.
@@ -151,7 +152,11 @@ fn quotient<S: Real>(a: f64, b: f64) -> f64 {
 #[inline]
 fn block_scale<S: Real>(amax: f64, st: f64, tiny: TinyScale) -> E4M3 {
     let q = quotient::<S>(amax, 6.0 * st);
-    let scale = E4M3::from_f64_satfinite(q);
+    // Round to odd into f32 (exact for a 4-bit target), then the
+    // branch-free E4M3 encode: the same code as the rounding routine.
+    let scale = E4M3::from_bits(minifloat::encode_fast::<E4M3, true>(
+        super::wide::f64_to_f32_odd(q),
+    ));
     match tiny {
         TinyScale::Flush => scale,
         TinyScale::Smallest if scale.to_bits() == 0 => E4M3::MIN_POSITIVE_SUBNORMAL,

@@ -445,6 +445,9 @@ const fn pow2(k: i32) -> f64 {
 /// put element 0 in the low nibble (the `torch.float4_e2m1fn_x2` and CUDA
 /// `__nv_fp4x2_e2m1` order).
 ///
+/// Names: ml_dtypes `float4_e2m1fn`, DLPack `kDLFloat4_e2m1fn`, CUDA
+/// `__nv_fp4_e2m1`; PyTorch has only the pair `float4_e2m1fn_x2`.
+///
 /// # Examples
 ///
 /// ```
@@ -465,6 +468,9 @@ pub struct E2M1(u8);
 /// OCP MX FP6 (`float6_e2m3fn`): 1 sign, 2 exponent and 3 mantissa bits,
 /// bias 1; largest `7.5`, smallest `0.125`; no infinity, no NaN.
 ///
+/// Names: ml_dtypes `float6_e2m3fn`, DLPack `kDLFloat6_e2m3fn`, CUDA
+/// `__nv_fp6_e2m3`; no PyTorch dtype.
+///
 /// # Examples
 ///
 /// ```
@@ -482,6 +488,9 @@ pub struct E2M3(u8);
 /// OCP MX FP6 (`float6_e3m2fn`): 1 sign, 3 exponent and 2 mantissa bits,
 /// bias 3; largest `28`, smallest `0.0625`; no infinity, no NaN.
 ///
+/// Names: ml_dtypes `float6_e3m2fn`, DLPack `kDLFloat6_e3m2fn`, CUDA
+/// `__nv_fp6_e3m2`; no PyTorch dtype.
+///
 /// # Examples
 ///
 /// ```
@@ -498,6 +507,9 @@ pub struct E3M2(u8);
 
 /// OCP FP8 `E4M3` (`float8_e4m3fn`): 1 sign, 4 exponent and 3 mantissa bits,
 /// bias 7; largest `448`; no infinity; NaN only at `0x7f` and `0xff`.
+///
+/// Names: ml_dtypes and PyTorch `float8_e4m3fn`, DLPack
+/// `kDLFloat8_e4m3fn`, CUDA `__nv_fp8_e4m3`.
 ///
 /// # Examples
 ///
@@ -518,6 +530,9 @@ pub struct E4M3(u8);
 /// bias 15, IEEE infinities and NaNs; largest finite `57344`. It is the top
 /// byte of an IEEE `f16`.
 ///
+/// Names: ml_dtypes and PyTorch `float8_e5m2`, DLPack `kDLFloat8_e5m2`,
+/// CUDA `__nv_fp8_e5m2`.
+///
 /// # Examples
 ///
 /// ```
@@ -535,6 +550,9 @@ pub struct E5M2(u8);
 /// OCP MX scale `E8M0` (`float8_e8m0fnu`): an unsigned power of two. Code `c`
 /// is `2^(c - 127)` for `c` in `0..=254` (`2^-127` to `2^127`); `0xff` is
 /// NaN. There is no sign and no zero.
+///
+/// Names: ml_dtypes and PyTorch `float8_e8m0fnu`, DLPack
+/// `kDLFloat8_e8m0fnu`, CUDA `__nv_fp8_e8m0`.
 ///
 /// # Examples
 ///
