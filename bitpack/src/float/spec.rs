@@ -1117,6 +1117,7 @@ impl<F: MiniFloat> Tables<F> {
     /// The `half::f16` bits of every code `0..256`: the value rounded once
     /// to nearest (exact for every shipped format but E8M0); NaN codes give
     /// `0x7e00` with the code's sign.
+    #[cfg(feature = "half")]
     pub(crate) const DECODE_F16: [u16; 256] = {
         assert_format::<F>();
         let f = F::FORMAT;

@@ -485,6 +485,7 @@ impl Encoder {
 
     /// Encodes `src` into the dense stream `words` (from value 0), a chunk
     /// at a time; `words` holds at least the stream.
+    #[cfg(feature = "alloc")]
     fn words<F: MiniFloat, S: Real>(&self, src: &[S], words: &mut [u64]) {
         if let (Some(f), Rounding::Nearest) = (S::as_f32s(src), self.rounding) {
             minifloat::encode_words::<F>(f, matches!(self.mode, Mode::SatFinite), words, 0);
