@@ -119,6 +119,17 @@ mod narrow_ints {
         )*};
     }
     impl_uint!(u8, u16, u32, u64, u128);
+
+    macro_rules! impl_int {
+        ($($raw:ty),*) => {$(
+            // SAFETY:
+            // - `Int<T, B>` is `#[repr(transparent)]` over the integer `T`, as
+            //   `UInt` is (the same documented layout), so it has the
+            //   integer's fixed layout and holds no pointer.
+            unsafe impl<const B: usize> DeviceCopy for arbitrary_int::Int<$raw, B> {}
+        )*};
+    }
+    impl_int!(i8, i16, i32, i64, i128);
 }
 
 /// A device address of `T` values: a `#[repr(transparent)]` 64-bit integer,

@@ -29,7 +29,7 @@ use crate::unsigned::Unsigned;
 ///
 /// `u8`..`u128` and `i8`..`i128` (their full width), `bool` (1 bit, although
 /// Rust stores it in a byte), `f32`, `f64`, `half::f16` and `half::bf16` (the
-/// `half` feature), `arbitrary_int`'s `u1`..`u127` (the `arbitrary-int`
+/// `half` feature), `arbitrary_int`'s `u1`..`u127` and `i1`..`i127` (the `arbitrary-int`
 /// feature; `u5` is 5 bits with `Raw = u8`, `u24` is 24 bits with `Raw =
 /// u32`), `NArray` (so vectors of vectors pack), and every type with
 /// `#[derive(BitElement)]`.
@@ -193,6 +193,39 @@ mod narrow_ints {
         )*)*};
     }
 
+    /// Two's-complement `Int<i*, BITS>` (`i1`..`i127`): the value bits are
+    /// `to_bits()`, the low `BITS` bits of the two's complement.
+    macro_rules! impl_int {
+        ($($signed:ty => $raw:ty: $($bits:literal)*;)*) => {$($(
+            impl BitElement for arbitrary_int::Int<$signed, $bits> {
+                const BITS: u32 = $bits;
+                type Raw = $raw;
+
+                #[inline(always)]
+                fn raw_bits(self) -> $raw {
+                    self.to_bits()
+                }
+
+                #[inline(always)]
+                fn from_raw_bits(raw: $raw) -> Self {
+                    Self::from_bits(raw & (Self::MASK as $raw))
+                }
+            }
+        )*)*};
+    }
+
+    impl_int! {
+        i8 => u8: 1 2 3 4 5 6 7;
+        i16 => u16: 9 10 11 12 13 14 15;
+        i32 => u32: 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31;
+        i64 => u64: 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48
+             49 50 51 52 53 54 55 56 57 58 59 60 61 62 63;
+        i128 => u128: 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80
+              81 82 83 84 85 86 87 88 89 90 91 92 93 94 95 96
+              97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112
+              113 114 115 116 117 118 119 120 121 122 123 124 125 126 127;
+    }
+
     impl_uint! {
         u8: 1 2 3 4 5 6 7;
         u16: 9 10 11 12 13 14 15;
@@ -227,6 +260,16 @@ mod builtin_lanes {
             u92, u93, u94, u95, u96, u97, u98, u99, u100, u101, u102, u103, u104, u105, u106, u107,
             u108, u109, u110, u111, u112, u113, u114, u115, u116, u117, u118, u119, u120, u121,
             u122, u123, u124, u125, u126, u127
+        );
+        crate::__impl_lanes!(
+            i1, i2, i3, i4, i5, i6, i7, i9, i10, i11, i12, i13, i14, i15, i17, i18, i19, i20, i21,
+            i22, i23, i24, i25, i26, i27, i28, i29, i30, i31, i33, i34, i35, i36, i37, i38, i39,
+            i40, i41, i42, i43, i44, i45, i46, i47, i48, i49, i50, i51, i52, i53, i54, i55, i56,
+            i57, i58, i59, i60, i61, i62, i63, i65, i66, i67, i68, i69, i70, i71, i72, i73, i74,
+            i75, i76, i77, i78, i79, i80, i81, i82, i83, i84, i85, i86, i87, i88, i89, i90, i91,
+            i92, i93, i94, i95, i96, i97, i98, i99, i100, i101, i102, i103, i104, i105, i106, i107,
+            i108, i109, i110, i111, i112, i113, i114, i115, i116, i117, i118, i119, i120, i121,
+            i122, i123, i124, i125, i126, i127
         );
     }
 }

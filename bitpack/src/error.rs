@@ -255,6 +255,16 @@ pub enum Error {
         /// The `CUresult` of the failed call.
         code: Option<u32>,
     },
+    // Narrow integers.
+    /// An integer outside the range of a narrow integer type.
+    OutOfRange {
+        /// The integer given.
+        value: i128,
+        /// The width of the target type.
+        bits: u32,
+        /// Whether the target is two's complement.
+        signed: bool,
+    },
 }
 
 impl fmt::Display for Error {
@@ -460,6 +470,22 @@ impl fmt::Display for Error {
                 call,
                 code: Some(code),
             } => write!(f, "CUDA driver error {code} in {call}"),
+            Error::OutOfRange {
+                value,
+                bits,
+                signed,
+            } => {
+                let (kind, min, max) = if signed {
+                    let half = 1i128 << (bits.clamp(1, 127) - 1);
+                    ("signed", -half, half - 1)
+                } else {
+                    ("unsigned", 0, ((1u128 << bits.min(127)) - 1) as i128)
+                };
+                write!(
+                    f,
+                    "value {value} does not fit a {bits}-bit {kind} integer ({min}..={max})"
+                )
+            }
         }
     }
 }

@@ -210,6 +210,7 @@ pub mod interop;
 pub mod kernels;
 #[cfg(feature = "alloc")]
 pub mod narrow;
+mod narrow_int;
 #[cfg(feature = "alloc")]
 mod reduce;
 mod storage;
@@ -236,6 +237,7 @@ pub use narrow::{
 };
 #[cfg(feature = "alloc")]
 pub use narrow::{NarrowMut, NarrowRef};
+pub use narrow_int::NarrowInt;
 pub use storage::{Lanes, SmallStorage, Storage, checked_storage_bytes, storage_bytes};
 pub use unsigned::Unsigned;
 pub use view::{Layout, LayoutIter, MAX_DIMS, Runs};

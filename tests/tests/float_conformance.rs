@@ -4,8 +4,8 @@
 //! bitpack documents a different rule (checked here on exactly those rows).
 
 use bitpack::formats::{
-    E2M1, E2M3, E3M2, E4M3, E5M2, E8M0, FloatFormat, MiniFloat, Mode, bf16_from_f32_satfinite,
-    f16_from_f32_satfinite,
+    E2M1, E2M3, E3M2, E3M4, E4M3, E4M3B11Fnuz, E4M3Fnuz, E4M3Ieee, E5M2, E5M2Fnuz, E8M0,
+    FloatFormat, MiniFloat, Mode, bf16_from_f32_satfinite, f16_from_f32_satfinite,
 };
 use bitpack_tests::{hex, read_tsv};
 use half::{bf16, f16};
@@ -244,6 +244,102 @@ fn e8m0() {
     check::<E8M0>("float8_e8m0fnu", inherent!(E8M0));
 }
 
+#[test]
+fn e4m3_ieee() {
+    check::<E4M3Ieee>("float8_e4m3", inherent!(E4M3Ieee));
+}
+
+#[test]
+fn e3m4() {
+    check::<E3M4>("float8_e3m4", inherent!(E3M4));
+}
+
+#[test]
+fn e4m3_fnuz() {
+    check::<E4M3Fnuz>("float8_e4m3fnuz", inherent!(E4M3Fnuz));
+}
+
+#[test]
+fn e5m2_fnuz() {
+    check::<E5M2Fnuz>("float8_e5m2fnuz", inherent!(E5M2Fnuz));
+}
+
+#[test]
+fn e4m3b11_fnuz() {
+    check::<E4M3B11Fnuz>("float8_e4m3b11fnuz", inherent!(E4M3B11Fnuz));
+}
+
+/// The FNUZ policy rows, one tag at a time, with bitpack's rule for each
+/// (the reference's, in round-to-nearest): NaN and infinity inputs and
+/// finite overflow give the single NaN `0x80`; `-0` and negative values
+/// that round to zero give `+0`. The satfinite table (same tags on the same
+/// rows) gives `+-max` for overflow and infinity, and keeps `0x80` for NaN.
+#[test]
+fn fnuz_note_rules() {
+    fn rules<F: MiniFloat>(prefix: &str) {
+        let fmt = F::FORMAT;
+        let max = fmt.decode_f64(fmt.max_code());
+        // The overflow threshold: max plus half the top binade's step.
+        let tie = max + 2f64.powi(fmt.max_exponent() - fmt.mantissa_bits as i32) / 2.0;
+        for (file, mode) in [
+            ("encode_rn", Mode::Nearest),
+            ("encode_satfinite", Mode::SatFinite),
+        ] {
+            let rows = encode_rows(&format!("{prefix}.{file}.tsv"));
+            let mut counts = [0usize; 4];
+            for r in &rows {
+                let x = r.input;
+                let got = fmt.encode_f32(x, mode);
+                let sat = matches!(mode, Mode::SatFinite);
+                let sign = if x.is_sign_negative() { 0x80 } else { 0 };
+                match r.note.as_str() {
+                    "fnuz_nan" => {
+                        counts[0] += 1;
+                        assert!(x.is_nan(), "{prefix}.{file}: {x:e}");
+                        assert_eq!(got, 0x80, "{prefix}.{file}: NaN {:#x}", x.to_bits());
+                    }
+                    "fnuz_inf_to_nan" => {
+                        counts[1] += 1;
+                        assert!(x.is_infinite(), "{prefix}.{file}: {x:e}");
+                        let want = if sat { sign | fmt.max_code() } else { 0x80 };
+                        assert_eq!(got, want, "{prefix}.{file}: {x:e}");
+                    }
+                    "fnuz_overflow_to_nan" => {
+                        counts[2] += 1;
+                        assert!(x.is_finite() && (x.abs() as f64) >= tie, "{x:e}");
+                        let want = if sat { sign | fmt.max_code() } else { 0x80 };
+                        assert_eq!(got, want, "{prefix}.{file}: {x:e}");
+                    }
+                    "fnuz_neg_zero" => {
+                        counts[3] += 1;
+                        let half_min = fmt.decode_f64(1) / 2.0;
+                        assert!(
+                            x.is_sign_negative() && (x.abs() as f64) <= half_min,
+                            "{x:e}"
+                        );
+                        assert_eq!(got, 0x00, "{prefix}.{file}: {x:e}");
+                    }
+                    "-" => assert!(
+                        !x.is_nan() && !x.is_infinite() && (x.abs() as f64) < tie,
+                        "{prefix}.{file}: untagged special row {x:e}"
+                    ),
+                    other => panic!("{prefix}.{file}: unexpected tag {other}"),
+                }
+                assert_eq!(got, r.output, "{prefix}.{file}: {x:e} ({})", r.note);
+            }
+            // Every policy appears (four NaN inputs; both infinities in RN;
+            // overflow probes; -0 and tiny negatives).
+            assert_eq!(counts[0], 4, "{prefix}.{file}: fnuz_nan rows");
+            assert!(counts[3] >= 3, "{prefix}.{file}: fnuz_neg_zero rows");
+            assert_eq!(counts[1], 2, "{prefix}.{file}: fnuz_inf_to_nan rows");
+            assert!(counts[2] >= 8, "{prefix}.{file}: fnuz_overflow_to_nan rows");
+        }
+    }
+    rules::<E4M3Fnuz>("float8_e4m3fnuz");
+    rules::<E5M2Fnuz>("float8_e5m2fnuz");
+    rules::<E4M3B11Fnuz>("float8_e4m3b11fnuz");
+}
+
 /// Every note tag the reference uses is one bitpack decided on: the tags and
 /// the formats they occur in are exactly these.
 #[test]
@@ -265,7 +361,30 @@ fn note_tags_are_the_known_ones() {
         ),
         ("bfloat16", &[]),
         ("float16", &[]),
+        ("float8_e4m3", &[]),
+        ("float8_e3m4", &[]),
     ];
+    // The same rows carry the tags in both files (they mark where the RN
+    // result departs from IEEE-style rules); `fnuz_note_rules` checks what
+    // each file's output is.
+    const FNUZ: &[&str] = &[
+        "fnuz_inf_to_nan",
+        "fnuz_nan",
+        "fnuz_neg_zero",
+        "fnuz_overflow_to_nan",
+    ];
+    for prefix in ["float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e4m3b11fnuz"] {
+        for file in ["encode_rn", "encode_satfinite"] {
+            let mut seen: Vec<String> = encode_rows(&format!("{prefix}.{file}.tsv"))
+                .into_iter()
+                .map(|r| r.note)
+                .filter(|n| n != "-")
+                .collect();
+            seen.sort();
+            seen.dedup();
+            assert_eq!(seen, FNUZ, "{prefix}.{file}");
+        }
+    }
     for (prefix, tags) in expected {
         for file in ["encode_rn", "encode_satfinite"] {
             let mut seen: Vec<String> = encode_rows(&format!("{prefix}.{file}.tsv"))
@@ -419,7 +538,19 @@ fn half_formats() {
 /// The overflow summary probes, both modes, through the shipped types.
 #[test]
 fn overflow_summary() {
-    let (header, rows) = read_tsv("overflow_summary.tsv");
+    overflow_probes("overflow_summary.tsv", 88);
+}
+
+/// The same probes for float8_e4m3, float8_e3m4 and the FNUZ formats.
+#[test]
+fn overflow_summary_more() {
+    overflow_probes("overflow_summary_more.tsv", 55);
+}
+
+/// Every row of an overflow summary, both columns, through the format found
+/// by its ml_dtypes name.
+fn overflow_probes(file: &str, expected_rows: usize) {
+    let (header, rows) = read_tsv(file);
     let (f, i, rn, sat) = (
         column(&header, "format"),
         column(&header, "input"),
@@ -433,17 +564,7 @@ fn overflow_summary() {
             "-nan" => -f32::NAN,
             s => s.parse::<f64>().unwrap() as f32,
         };
-        let fmt = match r[f].as_str() {
-            "float4_e2m1fn" => FloatFormat::E2M1,
-            "float6_e2m3fn" => FloatFormat::E2M3,
-            "float6_e3m2fn" => FloatFormat::E3M2,
-            "float8_e4m3fn" => FloatFormat::E4M3,
-            "float8_e5m2" => FloatFormat::E5M2,
-            "float8_e8m0fnu" => FloatFormat::E8M0,
-            "bfloat16" => FloatFormat::BF16,
-            "float16" => FloatFormat::F16,
-            other => panic!("unknown format {other}"),
-        };
+        let fmt = FloatFormat::by_name(&r[f]).unwrap_or_else(|| panic!("unknown format {}", r[f]));
         for (col, mode) in [(rn, Mode::Nearest), (sat, Mode::SatFinite)] {
             let want = hex(&r[col]) as u32;
             let got = fmt.encode_f32(x, mode);
@@ -456,5 +577,90 @@ fn overflow_summary() {
         checked += 1;
     }
     assert_eq!(checked, rows.len());
-    assert!(checked >= 80);
+    assert_eq!(checked, expected_rows, "{file}");
+}
+
+/// Every float prefix of the conformance set is a name `by_name` knows, and
+/// the format it gives decodes that prefix's table; the names go both ways.
+#[test]
+fn names_and_lookup() {
+    let prefixes = [
+        "float4_e2m1fn",
+        "float6_e2m3fn",
+        "float6_e3m2fn",
+        "float8_e4m3fn",
+        "float8_e5m2",
+        "float8_e8m0fnu",
+        "float8_e4m3",
+        "float8_e3m4",
+        "float8_e4m3fnuz",
+        "float8_e5m2fnuz",
+        "float8_e4m3b11fnuz",
+        "bfloat16",
+        "float16",
+    ];
+    assert_eq!(FloatFormat::shipped().len(), prefixes.len());
+    for prefix in prefixes {
+        let fmt = FloatFormat::by_name(prefix).unwrap_or_else(|| panic!("{prefix}"));
+        assert_eq!(fmt.name(), Some(prefix));
+        for (code, want, nan) in decode_rows(&format!("{prefix}.decode.tsv")) {
+            let got = fmt.decode_f32(code);
+            assert_eq!(got.is_nan(), nan, "{prefix} {code:#x}");
+            if !nan {
+                assert_eq!(got.to_bits(), want, "{prefix} {code:#x}");
+            }
+        }
+    }
+    for (fmt, names) in FloatFormat::shipped() {
+        assert_eq!(FloatFormat::by_name(names.ml_dtypes), Some(*fmt));
+        assert_eq!(fmt.names(), Some(*names));
+        if let Some(t) = names.pytorch {
+            assert_eq!(FloatFormat::by_name(t), Some(*fmt), "{t}");
+            assert_eq!(
+                FloatFormat::by_name(&format!("torch.{t}")),
+                Some(*fmt),
+                "{t}"
+            );
+        }
+        if let Some(d) = names.dlpack {
+            assert_eq!(FloatFormat::by_name(d), Some(*fmt), "{d}");
+            assert!(d.starts_with("kDL"), "{d}");
+        }
+        assert!(!names.standard.is_empty());
+    }
+    // The shipped types' formats carry their names.
+    assert_eq!(E2M1::FORMAT.name(), Some("float4_e2m1fn"));
+    assert_eq!(E4M3::FORMAT.name(), Some("float8_e4m3fn"));
+    assert_eq!(E4M3Ieee::FORMAT.name(), Some("float8_e4m3"));
+    assert_eq!(E3M4::FORMAT.name(), Some("float8_e3m4"));
+    assert_eq!(E4M3Fnuz::FORMAT.name(), Some("float8_e4m3fnuz"));
+    assert_eq!(E5M2Fnuz::FORMAT.name(), Some("float8_e5m2fnuz"));
+    assert_eq!(E4M3B11Fnuz::FORMAT.name(), Some("float8_e4m3b11fnuz"));
+    assert_eq!(E8M0::FORMAT.name(), Some("float8_e8m0fnu"));
+    assert_eq!(FloatFormat::by_name("half"), Some(FloatFormat::F16));
+    assert_eq!(FloatFormat::by_name("torch.half"), Some(FloatFormat::F16));
+    // PyTorch has no dtype for these: its prefix does not find them.
+    assert_eq!(FloatFormat::by_name("torch.float8_e4m3"), None);
+    assert_eq!(FloatFormat::by_name("torch.float4_e2m1fn_x2"), None);
+    for bad in [
+        "",
+        "int4",
+        "uint2",
+        "float8",
+        "FLOAT8_E4M3FN",
+        "kDLFloat",
+        "float8_e4m3fn ",
+    ] {
+        assert_eq!(FloatFormat::by_name(bad), None, "{bad:?}");
+    }
+    // A description the crate does not ship has no name.
+    assert_eq!(FloatFormat::ieee(2, 5).name(), None);
+    assert_eq!(
+        FloatFormat {
+            ties: bitpack::formats::Ties::Away,
+            ..FloatFormat::E4M3
+        }
+        .names(),
+        None
+    );
 }

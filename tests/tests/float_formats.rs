@@ -9,6 +9,9 @@ use bitpack::formats::{
     E2M1, E2M3, E3M2, E4M3, E5M2, E8M0, FloatFormat, MiniFloat, Mode, NanFallback, Overflow,
     Specials, Ties,
 };
+use bitpack::formats::{
+    E3M4 as ShippedE3M4, E4M3B11Fnuz, E4M3Fnuz as ShippedE4M3Fnuz, E4M3Ieee, E5M2Fnuz,
+};
 use core::cmp::Ordering;
 use proptest::prelude::*;
 
@@ -446,6 +449,37 @@ impl MiniFloat for UE3M2 {
     };
 }
 
+const E4M3_IEEE_M: Model = Model {
+    kind: Kind::Ieee,
+    ovf: Ovf::Inf,
+    ..E4M3_M
+};
+const E5M2_FNUZ_M: Model = Model {
+    e: 5,
+    m: 2,
+    bias: 16,
+    ..E4M3_FNUZ_M
+};
+const E4M3B11_FNUZ_M: Model = Model {
+    bias: 11,
+    ..E4M3_FNUZ_M
+};
+
+#[test]
+fn every_code_shipped_ieee_and_fnuz() {
+    exhaustive::<E4M3Ieee>(E4M3_IEEE_M);
+    exhaustive::<ShippedE3M4>(E3M4_M);
+    exhaustive::<ShippedE4M3Fnuz>(E4M3_FNUZ_M);
+    exhaustive::<E5M2Fnuz>(E5M2_FNUZ_M);
+    exhaustive::<E4M3B11Fnuz>(E4M3B11_FNUZ_M);
+    midpoints::<E4M3Ieee>(E4M3_IEEE_M);
+    midpoints::<E5M2Fnuz>(E5M2_FNUZ_M);
+    midpoints::<E4M3B11Fnuz>(E4M3B11_FNUZ_M);
+    // The user-defined descriptions above are the shipped ones.
+    assert_eq!(E4M3Fnuz::FORMAT, ShippedE4M3Fnuz::FORMAT);
+    assert_eq!(E3M4::FORMAT, ShippedE3M4::FORMAT);
+}
+
 #[test]
 fn every_code_user_formats() {
     exhaustive::<E4M3Fnuz>(E4M3_FNUZ_M);
@@ -804,6 +838,9 @@ random_tests! {
     random_e8m0: E8M0, E8M0_M, -130, 130;
     random_e4m3_fnuz: E4M3Fnuz, E4M3_FNUZ_M, -14, 10;
     random_e3m4: E3M4, E3M4_M, -10, 6;
+    random_e4m3_ieee: E4M3Ieee, E4M3_IEEE_M, -13, 10;
+    random_e5m2_fnuz: E5M2Fnuz, E5M2_FNUZ_M, -21, 18;
+    random_e4m3b11_fnuz: E4M3B11Fnuz, E4M3B11_FNUZ_M, -17, 7;
 }
 
 // Layout traits: every format is one byte, `DeviceCopy` and `NoUninit`; the

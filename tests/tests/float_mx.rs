@@ -603,3 +603,639 @@ fn nvfp4_from_parts_names_the_scale_count() {
         }
     );
 }
+// Scale rules, any axis, stochastic rounding and wide inputs.
+
+use bitpack::formats::{FloatFormat, Mode, MxOptions, Rounding, ScaleRule, random_bits};
+
+/// The shared exponent by search (no bit tricks): the four rules as their
+/// formulas read.
+fn ref_exponent(elem: Elem, amax: f64, rule: ScaleRule) -> Option<i32> {
+    if amax == 0.0 {
+        return Some(-127);
+    }
+    let emax = elem.emax();
+    let ceil_log2 = |a: f64| {
+        let mut k = floor_log2(a);
+        if 2f64.powi(k) < a {
+            k += 1;
+        }
+        k
+    };
+    let e = match rule {
+        ScaleRule::Floor => floor_log2(amax) - emax,
+        ScaleRule::Ceil => ceil_log2(amax) - emax,
+        ScaleRule::Even => {
+            let k = floor_log2(amax);
+            let q = 2f64.powi(k - elem.m as i32);
+            let r = ((amax / q) + 0.5).floor() * q;
+            floor_log2(r) - emax
+        }
+        ScaleRule::RCeil => {
+            // The smallest e with max * 2^e >= amax.
+            let mut e = -1100;
+            while elem.max() * 2f64.powi(e) < amax {
+                e += 1;
+            }
+            e
+        }
+    };
+    if e > 127 { None } else { Some(e.max(-127)) }
+}
+
+/// Stochastic rounding of `x` (finite) into `elem` with random bits `r`,
+/// saturating: the documented rule on the two neighbouring values.
+fn ref_sr(elem: Elem, x: f64, r: u32) -> u32 {
+    let mags = elem.magnitudes();
+    let sign = if x.is_sign_negative() {
+        elem.sign_bit()
+    } else {
+        0
+    };
+    let a = x.abs();
+    let (max_code, max) = *mags.last().unwrap();
+    if a >= max {
+        return sign | max_code;
+    }
+    let i = mags.iter().rposition(|&(_, v)| v <= a).unwrap();
+    let ((lo_c, lo), (hi_c, hi)) = (mags[i], mags[i + 1]);
+    let frac32 = ((a - lo) / (hi - lo) * 2f64.powi(32)).floor() as u64;
+    sign | if frac32 + r as u64 >= 1 << 32 {
+        hi_c
+    } else {
+        lo_c
+    }
+}
+
+/// The reference quantizer for any axis, rule and rounding: codes
+/// (row-major, like the data) and scale codes (row-major over the scale
+/// shape).
+fn ref_mx_opts(
+    elem: Elem,
+    data: &[f64],
+    shape: &[usize],
+    opts: &MxOptions,
+) -> (Vec<u32>, Vec<u8>, Vec<usize>) {
+    let axis = opts.axis.unwrap_or(shape.len() - 1);
+    let outer: usize = shape[..axis].iter().product();
+    let d = shape[axis];
+    let inner: usize = shape[axis + 1..].iter().product();
+    let nb = d.div_ceil(32);
+    let mut codes = vec![0u32; data.len()];
+    let mut scales = vec![0u8; outer * nb * inner];
+    for o in 0..outer {
+        for b in 0..nb {
+            for j in 0..inner {
+                let idx: Vec<usize> = (b * 32..d.min(b * 32 + 32))
+                    .map(|a| (o * d + a) * inner + j)
+                    .collect();
+                let s = &mut scales[(o * nb + b) * inner + j];
+                if idx.iter().any(|&i| !data[i].is_finite()) {
+                    *s = 0xff;
+                    continue;
+                }
+                let amax = idx.iter().map(|&i| data[i].abs()).fold(0.0, f64::max);
+                let Some(e) = ref_exponent(elem, amax, opts.scale) else {
+                    *s = 0xff;
+                    continue;
+                };
+                *s = (e + 127) as u8;
+                for &i in &idx {
+                    // Exact unless far below the element's range.
+                    let v = data[i] / 2f64.powi(e);
+                    codes[i] = match opts.rounding {
+                        Rounding::Nearest => elem.round_sat(v),
+                        Rounding::Stochastic { seed } => {
+                            ref_sr(elem, v, random_bits(seed, i as u64))
+                        }
+                    };
+                }
+            }
+        }
+    }
+    let mut sshape = shape.to_vec();
+    sshape[axis] = nb;
+    (codes, scales, sshape)
+}
+
+fn check_opts<F: MxElement>(elem: Elem, data: &[f64], shape: &[usize], opts: &MxOptions) {
+    let (codes, scales, sshape) = ref_mx_opts(elem, data, shape, opts);
+    let what = format!("{shape:?} {opts:?}");
+    // f64 input.
+    let mx = MxArray::<F>::quantize_with(data, shape, opts).unwrap();
+    assert_eq!(mx.scales().as_bytes(), scales.as_slice(), "scales, {what}");
+    assert_eq!(mx.scales().shape(), sshape.as_slice(), "{what}");
+    assert_eq!(codes_of(mx.values()), codes, "values, {what}");
+    assert_eq!(mx.axis(), opts.axis.unwrap_or(shape.len() - 1));
+    // Dequantize: code value times its block's scale.
+    let axis = mx.axis();
+    let d = shape[axis];
+    let inner: usize = shape[axis + 1..].iter().product();
+    let nb = d.div_ceil(32);
+    let back = mx.dequantize();
+    for (i, &y) in back.iter().enumerate() {
+        let (o, a, j) = (i / (d * inner), (i / inner) % d, i % inner);
+        let s = scales[(o * nb + a / 32) * inner + j];
+        if s == 0xff {
+            assert!(y.is_nan(), "{what}: {i}");
+        } else {
+            let want = elem.value(codes[i]) * 2f64.powi(s as i32 - 127);
+            assert_eq!(y as f64, want, "{what}: dequantized {i}");
+        }
+    }
+    // The same values as f32 (where exact) give the same bytes.
+    if data.iter().all(|&x| (x as f32) as f64 == x || x.is_nan()) {
+        let d32: Vec<f32> = data.iter().map(|&x| x as f32).collect();
+        let m32 = MxArray::<F>::quantize_with(&d32, shape, opts).unwrap();
+        assert_eq!(
+            m32.values().as_bytes(),
+            mx.values().as_bytes(),
+            "f32, {what}"
+        );
+        assert_eq!(
+            m32.scales().as_bytes(),
+            mx.scales().as_bytes(),
+            "f32, {what}"
+        );
+    }
+}
+
+fn check_opts_all(data: &[f64], shape: &[usize], opts: &MxOptions) {
+    check_opts::<E2M1>(FP4, data, shape, opts);
+    check_opts::<E2M3>(FP6_E2M3, data, shape, opts);
+    check_opts::<E3M2>(FP6_E3M2, data, shape, opts);
+    check_opts::<E4M3>(FP8_E4M3, data, shape, opts);
+    check_opts::<E5M2>(FP8_E5M2, data, shape, opts);
+}
+
+fn rule() -> impl Strategy<Value = ScaleRule> {
+    prop_oneof![
+        Just(ScaleRule::Floor),
+        Just(ScaleRule::Ceil),
+        Just(ScaleRule::Even),
+        Just(ScaleRule::RCeil)
+    ]
+}
+
+/// An N-d array (1 to 3 dimensions, extents up to 70) of values spread over
+/// many binades, some exactly zero, with an axis.
+fn nd() -> impl Strategy<Value = (Vec<f64>, Vec<usize>, usize)> {
+    proptest::collection::vec(1usize..70, 1..4)
+        .prop_filter("not too many values", |s| {
+            s.iter().product::<usize>() <= 3000
+        })
+        .prop_flat_map(|shape| {
+            let n: usize = shape.iter().product();
+            let ndim = shape.len();
+            (
+                proptest::collection::vec((any::<bool>(), -40i32..40, any::<u64>(), 0u8..16), n),
+                Just(shape),
+                0..ndim,
+            )
+        })
+        .prop_map(|(vals, shape, axis)| {
+            let data = vals
+                .into_iter()
+                .map(|(neg, e, m, z)| {
+                    if z == 0 {
+                        return 0.0;
+                    }
+                    let x = f64::from_bits((((e + 1023) as u64) << 52) | (m >> 12));
+                    if neg { -x } else { x }
+                })
+                .collect();
+            (data, shape, axis)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    #[test]
+    fn mx_rules_axes_rounding((data, shape, axis) in nd(), rule in rule(), seed in proptest::option::of(any::<u64>())) {
+        let rounding = match seed {
+            None => Rounding::Nearest,
+            Some(seed) => Rounding::Stochastic { seed },
+        };
+        let opts = MxOptions { scale: rule, axis: Some(axis), rounding };
+        check_opts_all(&data, &shape, &opts);
+        // f32-exact data too (the f32 kernels).
+        let d32: Vec<f64> = data.iter().map(|&x| x as f32 as f64).collect();
+        check_opts_all(&d32, &shape, &opts);
+    }
+}
+
+#[test]
+fn scale_rules_by_example() {
+    // (amax, [Floor, Ceil, Even, RCeil]) for E2M1 (emax 2, max 6, 1 mantissa bit).
+    let cases: [(f32, [i32; 4]); 6] = [
+        (7.0, [0, 1, 1, 1]),
+        (6.5, [0, 1, 0, 1]),
+        (6.0, [0, 1, 0, 0]),
+        (4.0, [0, 0, 0, 0]),
+        (3.0, [-1, 0, -1, -1]),
+        (0.1, [-6, -5, -6, -5]),
+    ];
+    let rules = [
+        ScaleRule::Floor,
+        ScaleRule::Ceil,
+        ScaleRule::Even,
+        ScaleRule::RCeil,
+    ];
+    for (amax, want) in cases {
+        for (rule, w) in rules.iter().zip(want) {
+            let opts = MxOptions {
+                scale: *rule,
+                ..MxOptions::default()
+            };
+            let mx = MxArray::<E2M1>::quantize_with(&[amax, -amax / 4.0], &[2], &opts).unwrap();
+            assert_eq!(
+                mx.scales().get(0).unwrap().exponent(),
+                Some(w),
+                "{amax} {rule:?}"
+            );
+            assert_eq!(
+                ref_exponent(FP4, amax as f64, *rule),
+                Some(w),
+                "{amax} {rule:?}"
+            );
+        }
+    }
+    // RCeil and Ceil never clamp: the block maximum over the scale fits the
+    // element's range; Floor and Even may exceed it (460 > 448 at scale 1).
+    for (rule, clamps) in [
+        (ScaleRule::Floor, true),
+        (ScaleRule::Even, true),
+        (ScaleRule::Ceil, false),
+        (ScaleRule::RCeil, false),
+    ] {
+        let opts = MxOptions {
+            scale: rule,
+            ..MxOptions::default()
+        };
+        let data = [460.0f32, 1.0, -3.0];
+        let mx = MxArray::<E4M3>::quantize_with(&data, &[3], &opts).unwrap();
+        let scale = mx.scales().get(0).unwrap().to_f32();
+        assert_eq!(460.0 / scale > 448.0, clamps, "{rule:?}: scale {scale}");
+        assert_eq!(mx.dequantize()[0] == 448.0 * scale, clamps, "{rule:?}");
+    }
+    // Zeros, huge f64 (a NaN scale) and f64 subnormals.
+    let opts = MxOptions {
+        scale: ScaleRule::Ceil,
+        ..MxOptions::default()
+    };
+    let mx = MxArray::<E4M3>::quantize_with(&[0.0f64; 3], &[3], &opts).unwrap();
+    assert_eq!(mx.scales().as_bytes(), [0]);
+    let mx = MxArray::<E4M3>::quantize_with(&[1e300f64, 1.0], &[2], &opts).unwrap();
+    assert_eq!(mx.scales().as_bytes(), [0xff]);
+    assert!(mx.dequantize().iter().all(|v| v.is_nan()));
+    let tiny = f64::from_bits(3);
+    let mx = MxArray::<E4M3>::quantize_with(&[tiny], &[1], &opts).unwrap();
+    assert_eq!(mx.scales().as_bytes(), [0]); // clamped at 2^-127
+    assert_eq!(ref_exponent(FP8_E4M3, tiny, ScaleRule::Ceil), Some(-127));
+}
+
+#[test]
+fn any_axis_errors_and_parts() {
+    let data = [1.0f32; 6];
+    let opts = MxOptions {
+        axis: Some(2),
+        ..MxOptions::default()
+    };
+    assert_eq!(
+        MxArray::<E2M1>::quantize_with(&data, &[2, 3], &opts).unwrap_err(),
+        Error::Axis { axis: 2, ndim: 2 }
+    );
+    assert!(MxArray::<E2M1>::quantize_with(&data, &[2, 2], &MxOptions::default()).is_err());
+    // Along axis 0, then back from the parts.
+    let data: Vec<f32> = (0..40 * 3).map(|i| (i as f32 - 60.0) * 0.3).collect();
+    let opts = MxOptions {
+        axis: Some(0),
+        ..MxOptions::default()
+    };
+    let mx = MxArray::<E3M2>::quantize_with(&data, &[40, 3], &opts).unwrap();
+    assert_eq!(mx.scales().shape(), [2, 3]);
+    let back = mx.dequantize();
+    let (v, s) = mx.into_parts();
+    let again = MxArray::from_parts_along(v.clone(), s.clone(), 0).unwrap();
+    assert_eq!(again.dequantize(), back);
+    assert_eq!(
+        MxArray::from_parts_along(v.clone(), s.clone(), 2).unwrap_err(),
+        Error::Axis { axis: 2, ndim: 2 }
+    );
+    // The scales of axis 0 do not fit axis 1's block count.
+    assert!(matches!(
+        MxArray::from_parts_along(v, s, 1).unwrap_err(),
+        Error::Length { .. }
+    ));
+}
+
+/// Stochastic MX quantization is unbiased: the mean of many quantizations
+/// (different seeds) of one block approaches the data.
+#[test]
+fn mx_stochastic_is_unbiased() {
+    let data: Vec<f32> = (0..32).map(|i| 0.1 + i as f32 * 0.173).collect();
+    let n = 2000;
+    let mut sum = vec![0f64; 32];
+    for seed in 0..n {
+        let opts = MxOptions {
+            rounding: Rounding::Stochastic { seed },
+            ..MxOptions::default()
+        };
+        let mx = MxArray::<E2M1>::quantize_with(&data, &[32], &opts).unwrap();
+        for (s, v) in sum.iter_mut().zip(mx.dequantize()) {
+            *s += v as f64;
+        }
+    }
+    // Scale 2^(2 - 2) = 1 (amax 5.46): quantum at most 2 (the [4, 6] binade).
+    let scale = MxArray::<E2M1>::quantize(&data, &[32]).unwrap();
+    assert_eq!(scale.scales().as_bytes(), [127]);
+    for (i, (&x, s)) in data.iter().zip(&sum).enumerate() {
+        let mean = s / n as f64;
+        let q = if x >= 4.0 {
+            2.0
+        } else if x >= 2.0 {
+            1.0
+        } else {
+            0.5
+        };
+        let tol = 6.0 * q / (2.0 * (n as f64).sqrt());
+        assert!((mean - x as f64).abs() <= tol, "{i}: x {x}, mean {mean}");
+    }
+    // And the element rule is the documented one.
+    let opts = MxOptions {
+        rounding: Rounding::Stochastic { seed: 9 },
+        ..MxOptions::default()
+    };
+    let mx = MxArray::<E2M1>::quantize_with(&data, &[32], &opts).unwrap();
+    for (i, &x) in data.iter().enumerate() {
+        let want =
+            FloatFormat::E2M1.encode_f32_stochastic(x, Mode::SatFinite, random_bits(9, i as u64));
+        assert_eq!(mx.values().get(i).unwrap().raw_bits() as u32, want, "{i}");
+    }
+}
+
+// NVFP4 options: 16 x 16 tiles, tiny scales, stochastic rounding, f64 input.
+
+use bitpack::formats::{Nvfp4Blocks, Nvfp4Options, TinyScale};
+
+impl Elem {
+    /// Round-to-nearest-even code of `a / unit` (`a >= 0` finite, `unit >
+    /// 0`), saturating, by exact comparisons of `a` with the midpoints times
+    /// `unit` (products of few bits, exact in `f64`): no division.
+    fn round_scaled(&self, a: f64, unit: f64) -> u32 {
+        let mags = self.magnitudes();
+        let mut code = mags[0].0;
+        for w in mags.windows(2) {
+            let mid = (w[0].1 + w[1].1) / 2.0 * unit;
+            let up = a > mid || (a == mid && w[0].0 % 2 == 1);
+            if up {
+                code = w[1].0;
+            } else {
+                break;
+            }
+        }
+        code
+    }
+}
+
+fn ref_nvfp4_opts(data: &[f64], shape: &[usize], opts: &Nvfp4Options) -> (Vec<u32>, Vec<u8>, f32) {
+    let st = opts.tensor_scale.unwrap_or_else(|| {
+        let amax = data
+            .iter()
+            .filter(|x| x.is_finite())
+            .map(|x| x.abs())
+            .fold(0.0f64, f64::max);
+        let s = amax as f32 / 2688.0;
+        if s > 0.0 { s } else { 1.0 }
+    });
+    let stf = st as f64;
+    let cols = *shape.last().unwrap();
+    let rows = data.len().checked_div(cols).unwrap_or(0);
+    let mrows = if shape.len() >= 2 {
+        shape[shape.len() - 2]
+    } else {
+        1
+    };
+    let tile = match opts.blocks {
+        Nvfp4Blocks::Rows => 1,
+        Nvfp4Blocks::Tiles16x16 => 16,
+    };
+    let nb = cols.div_ceil(16);
+    let mut codes = vec![0u32; data.len()];
+    let mut scales = vec![0u8; rows * nb];
+    for r in 0..rows {
+        // The tile this row belongs to: rows of the same matrix, 16 at a time.
+        let m0 = r - r % mrows;
+        let t0 = m0 + (r - m0) / tile * tile;
+        let t1 = (t0 + tile).min(m0 + mrows);
+        for b in 0..nb {
+            let cs = b * 16..cols.min(b * 16 + 16);
+            let block: Vec<f64> = (t0..t1)
+                .flat_map(|rr| cs.clone().map(move |c| rr * cols + c))
+                .map(|i| data[i])
+                .collect();
+            if block.iter().any(|x| !x.is_finite()) {
+                scales[r * nb + b] = 0x7f;
+                continue;
+            }
+            let amax = block.iter().map(|x| x.abs()).fold(0.0, f64::max);
+            let mut s_code = FP8_E4M3.round_scaled(amax, 6.0 * stf);
+            match opts.tiny {
+                TinyScale::Flush => {}
+                TinyScale::Smallest => s_code = s_code.max(1),
+                TinyScale::MinNormal => s_code = s_code.max(8),
+            }
+            scales[r * nb + b] = s_code as u8;
+            let d = FP8_E4M3.value(s_code) * stf;
+            for c in cs {
+                let i = r * cols + c;
+                let x = data[i];
+                let sign = if x.is_sign_negative() { 8 } else { 0 };
+                codes[i] = if d == 0.0 {
+                    sign
+                } else {
+                    match opts.rounding {
+                        Rounding::Nearest => sign | FP4.round_scaled(x.abs(), d),
+                        Rounding::Stochastic { seed } => {
+                            ref_sr(FP4, x / d, random_bits(seed, i as u64))
+                        }
+                    }
+                };
+            }
+        }
+    }
+    (codes, scales, st)
+}
+
+fn check_nvfp4_opts(data: &[f64], shape: &[usize], opts: &Nvfp4Options) {
+    let (codes, scales, st) = ref_nvfp4_opts(data, shape, opts);
+    let what = format!("{shape:?} {opts:?}");
+    let q = Nvfp4Array::quantize_with(data, shape, opts).unwrap();
+    assert_eq!(q.tensor_scale().to_bits(), st.to_bits(), "{what}");
+    assert_eq!(q.scales().as_bytes(), scales.as_slice(), "scales, {what}");
+    assert_eq!(codes_of(q.values()), codes, "values, {what}");
+    let cols = *shape.last().unwrap();
+    let back = q.dequantize();
+    for (i, &y) in back.iter().enumerate() {
+        let s = scales[(i / cols) * cols.div_ceil(16) + (i % cols) / 16];
+        if s == 0x7f {
+            assert!(y.is_nan());
+        } else {
+            let want = (FP4.value(codes[i]) * FP8_E4M3.value(s as u32) * st as f64) as f32;
+            assert_eq!(y.to_bits(), want.to_bits(), "{what}: {i}");
+        }
+    }
+    if data.iter().all(|&x| (x as f32) as f64 == x || x.is_nan()) {
+        let d32: Vec<f32> = data.iter().map(|&x| x as f32).collect();
+        let q32 = Nvfp4Array::quantize_with(&d32, shape, opts).unwrap();
+        assert_eq!(q32.values().as_bytes(), q.values().as_bytes(), "f32 {what}");
+        assert_eq!(q32.scales().as_bytes(), q.scales().as_bytes(), "f32 {what}");
+    }
+}
+
+/// Matrices (optionally batched) with values over many binades, some tiny
+/// blocks, and f64 values near E2M1 ties of their block.
+fn nv_data() -> impl Strategy<Value = (Vec<f64>, Vec<usize>)> {
+    (1usize..3, 1usize..40, 1usize..50, any::<bool>())
+        .prop_flat_map(|(batch, r, c, wide)| {
+            let n = batch * r * c;
+            (
+                proptest::collection::vec((any::<bool>(), -30i32..8, any::<u64>(), 0u8..20), n),
+                Just(vec![batch, r, c]),
+                Just(wide),
+            )
+        })
+        .prop_map(|(vals, shape, wide)| {
+            let data = vals
+                .into_iter()
+                .map(|(neg, e, m, z)| {
+                    let x = match z {
+                        0 => 0.0,
+                        1 => 1e-12,
+                        _ => f64::from_bits((((e + 1023) as u64) << 52) | (m >> 12)),
+                    };
+                    let x = if wide { x } else { x as f32 as f64 };
+                    if neg { -x } else { x }
+                })
+                .collect();
+            (data, shape)
+        })
+}
+
+fn tiny() -> impl Strategy<Value = TinyScale> {
+    prop_oneof![
+        Just(TinyScale::Flush),
+        Just(TinyScale::Smallest),
+        Just(TinyScale::MinNormal)
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn nvfp4_options((data, shape) in nv_data(), tiles in any::<bool>(), tiny in tiny(),
+                     seed in proptest::option::of(any::<u64>()), st in proptest::option::of(1e-6f32..10.0)) {
+        let opts = Nvfp4Options {
+            blocks: if tiles { Nvfp4Blocks::Tiles16x16 } else { Nvfp4Blocks::Rows },
+            tensor_scale: st,
+            tiny,
+            rounding: match seed { None => Rounding::Nearest, Some(seed) => Rounding::Stochastic { seed } },
+        };
+        check_nvfp4_opts(&data, &shape, &opts);
+        // 2-d and 1-d views of the same data.
+        let n = data.len();
+        check_nvfp4_opts(&data, &[shape[0] * shape[1], shape[2]], &opts);
+        check_nvfp4_opts(&data, &[n], &opts);
+    }
+}
+
+#[test]
+fn nvfp4_f64_rounds_once() {
+    // Values a hair off an E2M1 tie at their block's scale: the exact
+    // quotient decides, not an f64 quotient rounded onto the tie.
+    let st = 1.0f32 / 3.0;
+    let d = 448.0 * st as f64; // the block scale rounds to 448 (amax 6 * 448 * st)
+    // Two blocks, each with the tensor maximum first (so both scales are
+    // 448), then every midpoint and its neighbours.
+    let mut data = vec![];
+    for mids in [&[0.25, 0.75, 1.25, 1.75, 2.5][..], &[3.5, 5.0][..]] {
+        data.push(6.0 * d);
+        for m in mids {
+            for k in [-1.0, 0.0, 1.0] {
+                data.push(m * d * (1.0 + k * 2f64.powi(-50)));
+            }
+        }
+    }
+    data.resize(32, 0.0);
+    let opts = Nvfp4Options {
+        tensor_scale: Some(st),
+        ..Nvfp4Options::default()
+    };
+    check_nvfp4_opts(&data, &[32], &opts);
+    let q = Nvfp4Array::quantize_with(&data, &[32], &opts).unwrap();
+    assert_eq!(q.scales().as_bytes(), [0x7e, 0x7e]); // 448
+    let c = codes_of(q.values());
+    // 0.25 - hair -> 0, tie -> 0 (even), + hair -> 0.5.
+    assert_eq!(&c[1..4], [0, 0, 1]);
+    // 0.75: tie goes up to 1.0 (code 2).
+    assert_eq!(&c[4..7], [1, 2, 2]);
+    // 3.5: tie goes up to 4 (code 6); 5.0: tie to 4 (code 6), above to 6.
+    assert_eq!(&c[17..23], [5, 6, 6, 6, 6, 7]);
+}
+
+#[test]
+fn nvfp4_tiny_scales_and_tiles() {
+    // One block at the tensor max, one 2^-12 of it: its scale formula gives
+    // 448 * 2^-12 = 0.109 (normal), one 2^-20 below: 2^-11.2 (rounds to 0).
+    let mut data = vec![1.0f32; 16];
+    data.extend([2f32.powi(-12); 16]);
+    data.extend([2f32.powi(-20); 16]);
+    let shape = [3, 16];
+    let get = |tiny| {
+        let opts = Nvfp4Options {
+            tiny,
+            ..Nvfp4Options::default()
+        };
+        Nvfp4Array::quantize_with(&data, &shape, &opts).unwrap()
+    };
+    let flush = get(TinyScale::Flush);
+    assert_eq!(flush.scales().as_bytes()[2], 0);
+    assert!(flush.dequantize()[32..].iter().all(|&v| v == 0.0));
+    let smallest = get(TinyScale::Smallest);
+    assert_eq!(smallest.scales().as_bytes()[2], 1); // 2^-9
+    assert!(smallest.dequantize()[32..].iter().all(|&v| v > 0.0));
+    let normal = get(TinyScale::MinNormal);
+    assert_eq!(normal.scales().as_bytes()[2], 8); // 2^-6
+    for q in [&flush, &smallest, &normal] {
+        assert_eq!(q.scales().as_bytes()[..2], flush.scales().as_bytes()[..2]);
+        assert_eq!(q.dequantize()[..16], [1.0; 16]);
+    }
+    // Tiles: a 20 x 20 matrix has tiles of 16 and 4 rows, 16 and 4 columns;
+    // every row of a tile carries the tile's scale.
+    let m: Vec<f32> = (0..400).map(|i| ((i / 20) * 20 + i % 20) as f32).collect();
+    let opts = Nvfp4Options {
+        blocks: Nvfp4Blocks::Tiles16x16,
+        ..Nvfp4Options::default()
+    };
+    let q = Nvfp4Array::quantize_with(&m, &[20, 20], &opts).unwrap();
+    let s = q.scales().as_bytes();
+    assert_eq!(q.scales().shape(), [20, 2]);
+    for r in 0..20 {
+        let t = if r < 16 { 0 } else { 16 };
+        assert_eq!(s[r * 2], s[t * 2], "row {r}");
+        assert_eq!(s[r * 2 + 1], s[t * 2 + 1], "row {r}");
+    }
+    assert_ne!(s[0], s[32]);
+    // Bad tensor scales are errors, whatever the input type.
+    for bad in [0.0f32, -1.0, f32::NAN, f32::INFINITY] {
+        let opts = Nvfp4Options {
+            tensor_scale: Some(bad),
+            ..Nvfp4Options::default()
+        };
+        assert!(matches!(
+            Nvfp4Array::quantize_with(&[1.0f64], &[1], &opts),
+            Err(Error::Invalid(_))
+        ));
+    }
+    // f64 data beyond f32's range has no default tensor scale.
+    assert!(Nvfp4Array::quantize_with(&[1e300f64], &[1], &Nvfp4Options::default()).is_err());
+}

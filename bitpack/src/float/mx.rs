@@ -6,8 +6,10 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::bulk::decode_stream;
-use super::spec::{MiniFloat, Mode, Parts};
+use super::spec::{MiniFloat, Mode};
 use super::types::{E2M1, E2M3, E3M2, E4M3, E5M2, E8M0};
+use super::wide::{Real, Rounding, random_bits};
+use crate::kernels::minifloat;
 use crate::{Error, NarrowArray, Result};
 
 mod sealed {
@@ -68,58 +70,319 @@ pub(super) fn scale_shape(shape: &[usize], block: usize) -> Vec<usize> {
     s
 }
 
-/// The largest magnitude's bits (`|x|` as `u32`, which orders finite
-/// magnitudes) and whether every value is finite.
-#[inline]
-pub(super) fn amax_bits(block: &[f32]) -> (u32, bool) {
-    let mut amax = 0u32;
-    for &x in block {
-        amax = amax.max(x.to_bits() & 0x7fff_ffff);
-    }
-    (amax, amax < 0x7f80_0000)
+/// The shape of the scales of blocks along `axis`: `shape` with
+/// `shape[axis]` replaced by the number of blocks along it.
+pub(super) fn scale_shape_along(shape: &[usize], axis: usize, block: usize) -> Vec<usize> {
+    let mut s = shape.to_vec();
+    s[axis] = s[axis].div_ceil(block);
+    s
 }
 
-/// `floor(log2(x))` for the positive finite `f32` with bits `bits`
-/// (subnormals included), exactly.
+/// How an MX block's shared exponent is chosen from its largest magnitude
+/// `amax` (the four rules torchao names; `emax` is the element format's
+/// [`MxElement::EMAX`], `max` its largest value, `m` its mantissa bits).
+/// Each is computed exactly from the bits of `amax`.
+///
+/// | rule | shared exponent `e` | the block maximum after scaling |
+/// |---|---|---|
+/// | [`Floor`](Self::Floor) | `floor(log2(amax)) - emax` (OCP MX v1.0) | may exceed `max` and clamp |
+/// | [`Ceil`](Self::Ceil) | `ceil(log2(amax)) - emax` | at most `2^emax` |
+/// | [`Even`](Self::Even) | `floor(log2(round(amax))) - emax`, `round` to `m` mantissa bits, half up | may clamp |
+/// | [`RCeil`](Self::RCeil) | `ceil(log2(amax / max))` (NVIDIA's `cvt.rp` scale rule) | at most `max`: never clamps |
+///
+/// For all four, a block of zeros gets `e = -127`, `e` is clamped below at
+/// -127, and `e > 127` (only reachable from `f64` input) gives the NaN scale.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::{E2M1, MxArray, MxOptions, ScaleRule};
+///
+/// let data = [7.0f32, 1.0];
+/// let floor = MxArray::<E2M1>::quantize(&data, &[2])?;
+/// assert_eq!(floor.dequantize(), [6.0, 1.0]); // 2^(2 - 2) = 1: 7 clamps to 6
+/// let opts = MxOptions { scale: ScaleRule::RCeil, ..MxOptions::default() };
+/// let rceil = MxArray::<E2M1>::quantize_with(&data, &[2], &opts)?;
+/// assert_eq!(rceil.scales().get(0).unwrap().to_f32(), 2.0); // ceil(log2(7 / 6)) = 1
+/// assert_eq!(rceil.dequantize(), [8.0, 1.0]);
+/// # Ok::<(), bitpack::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum ScaleRule {
+    /// `floor(log2(amax)) - emax`: the OCP MX v1.0 rule (and microxcaling's).
+    #[default]
+    Floor,
+    /// `ceil(log2(amax)) - emax`: torchao's `CEIL`.
+    Ceil,
+    /// `floor(log2(amax'))- emax` where `amax'` is `amax` rounded to the
+    /// element's mantissa bits, ties up: torchao's `EVEN`.
+    Even,
+    /// `ceil(log2(amax / max_elem))`: NVIDIA's rule (torchao's `RCEIL`), what
+    /// `cvt.rp.satfinite.ue8m0x2.f32` of `amax / max` gives.
+    RCeil,
+}
+
+/// `(floor(log2(a)), the 52 fraction bits of a's significand)` for a
+/// positive finite `f64`, exactly (subnormals included).
 #[inline]
-fn floor_log2(bits: u32) -> i32 {
-    let field = (bits >> 23) as i32;
+fn log2_parts(a: f64) -> (i32, u64) {
+    let bits = a.to_bits();
+    let field = (bits >> 52) as i32;
+    let frac = bits & ((1u64 << 52) - 1);
     if field == 0 {
-        (31 - bits.leading_zeros() as i32) - 149
+        // Subnormal: normalize.
+        // The leading bit is bit `52 - lz` of the fraction field.
+        let lz = frac.leading_zeros() as i32 - 11;
+        let frac = (frac << lz) & ((1u64 << 52) - 1);
+        (-1022 - lz, frac)
     } else {
-        field - 127
+        (field - 1023, frac)
     }
 }
 
-/// The MX scale exponent of a block whose largest magnitude has bits `amax`
-/// (finite): `floor(log2(amax)) - emax`, with an all-zero block taken as
-/// `amax = 2^-126` (the `f32` smallest normal), clamped below at -127.
-/// `None` if it exceeds 127 (a NaN scale).
+/// The shared exponent of a block whose largest magnitude is `amax`
+/// (finite, >= 0) under `rule`; `None` for the NaN scale.
 #[inline]
-fn shared_exponent<F: MxElement>(amax: u32) -> Option<i32> {
-    let e = if amax == 0 { -126 } else { floor_log2(amax) } - F::EMAX;
+pub(crate) fn shared_exponent<F: MxElement>(amax: f64, rule: ScaleRule) -> Option<i32> {
+    if amax == 0.0 {
+        return Some(-127);
+    }
+    let (fl, frac) = log2_parts(amax);
+    let emax = F::EMAX;
+    let e = match rule {
+        ScaleRule::Floor => fl - emax,
+        ScaleRule::Ceil => fl + (frac != 0) as i32 - emax,
+        ScaleRule::Even => {
+            let m = F::FORMAT.mantissa_bits;
+            let carry = (frac + (1u64 << (51 - m))) >> 52;
+            fl + carry as i32 - emax
+        }
+        ScaleRule::RCeil => {
+            let (_, max_frac) = log2_parts(F::FORMAT.decode_f64(F::FORMAT.max_code()));
+            fl - emax + (frac > max_frac) as i32
+        }
+    };
     if e > 127 { None } else { Some(e.max(-127)) }
 }
 
-/// Quantizes one block (at most 32 values) into `out`, returning its scale.
-#[inline]
-pub(crate) fn quantize_block<F: MxElement>(block: &[f32], out: &mut [F]) -> E8M0 {
-    let (amax, finite) = amax_bits(block);
-    let exp = if finite {
-        shared_exponent::<F>(amax)
-    } else {
-        None
-    };
-    let Some(exp) = exp else {
-        out.fill(F::from_raw_bits(0));
-        return E8M0::NAN;
-    };
-    let format = F::FORMAT;
-    for (o, &x) in out.iter_mut().zip(block) {
-        *o = F::from_raw_bits(format.encode(Parts::from_f32(x).scaled(exp), Mode::SatFinite) as u8);
+/// Options of [`MxArray::quantize_with`]: the scale rule, the axis the
+/// blocks run along, and the rounding of the elements.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::{MxOptions, Rounding, ScaleRule};
+///
+/// let o = MxOptions::default();
+/// assert_eq!((o.scale, o.axis, o.rounding), (ScaleRule::Floor, None, Rounding::Nearest));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct MxOptions {
+    /// How each block's scale is chosen.
+    pub scale: ScaleRule,
+    /// The dimension the blocks of 32 run along; `None` is the last
+    /// (innermost) one.
+    pub axis: Option<usize>,
+    /// Round to nearest (ties to even), or stochastically: element `i` of
+    /// the row-major data uses [`random_bits(seed, i)`](random_bits).
+    pub rounding: Rounding,
+}
+
+/// `2^-e` as an `f32`, for `-127 <= e <= 126`.
+#[inline(always)]
+fn inv_pow2_f32(e: i32) -> f32 {
+    f32::from_bits(((127 - e) as u32) << 23)
+}
+
+/// Codes of `src[i] / 2^exps[i]` in `F`, saturating, with `rounding`
+/// (element `i` has index `first + i`). `exps[i]` is `None` for the NaN
+/// scale (code `+0`), and constant over aligned runs of `run` values. The
+/// `f32` (and exactly widened `f16`/`bf16`) round to
+/// nearest case multiplies by `2^-e` in `f32` (exact, except results below
+/// `f32`'s smallest normal, which encode to zero either way) and runs the
+/// branch-free kernels.
+fn scaled_codes<F: MxElement, S: Real>(
+    src: &[S],
+    exps: impl Fn(usize) -> Option<i32>,
+    run: usize,
+    rounding: Rounding,
+    first: u64,
+    codes: &mut [u8],
+) {
+    match rounding {
+        Rounding::Nearest if S::WIDENS => {
+            let mut buf = [0f32; CHUNK];
+            for (k, (c, s)) in codes.chunks_mut(CHUNK).zip(src.chunks(CHUNK)).enumerate() {
+                let b = &mut buf[..s.len()];
+                // Runs of equal exponents (a block, or one value when the
+                // blocks run across rows) multiply by one factor.
+                let mut any_nan = false;
+                for (r, (o, x)) in b.chunks_mut(run).zip(s.chunks(run)).enumerate() {
+                    let f = match exps(k * CHUNK + r * run) {
+                        Some(e) => inv_pow2_f32(e),
+                        None => {
+                            any_nan = true;
+                            0.0
+                        }
+                    };
+                    for (o, &x) in o.iter_mut().zip(x) {
+                        *o = x.to_f32_odd() * f;
+                    }
+                }
+                minifloat::encode_codes_f32::<F>(b, true, c);
+                if any_nan {
+                    // The NaN scale's values are +0 codes.
+                    for (r, c) in c.chunks_mut(run).enumerate() {
+                        if exps(k * CHUNK + r * run).is_none() {
+                            c.fill(0);
+                        }
+                    }
+                }
+            }
+        }
+        _ => {
+            for (i, (c, &x)) in codes.iter_mut().zip(src).enumerate() {
+                *c = match exps(i) {
+                    Some(e) => {
+                        let random = match rounding {
+                            Rounding::Nearest => None,
+                            Rounding::Stochastic { seed } => {
+                                Some(random_bits(seed, first + i as u64))
+                            }
+                        };
+                        F::FORMAT.round(x.split().0.scaled(e), Mode::SatFinite, random) as u8
+                    }
+                    None => 0,
+                };
+            }
+        }
     }
-    // `exp` is in -127..=127.
-    E8M0::from_bits((exp + 127) as u8)
+}
+
+/// Values per stack chunk of the quantizer: 16 blocks.
+const CHUNK: usize = 512;
+
+/// The E8M0 code of a shared exponent (`None`: NaN).
+#[inline(always)]
+fn scale_code(e: Option<i32>) -> u8 {
+    match e {
+        Some(e) => (e + 127) as u8,
+        None => 0xff,
+    }
+}
+
+/// `(outer, d, inner)`: the products of the dimensions before `axis`, the
+/// extent of `axis`, and the product of those after it.
+fn split_axis(shape: &[usize], axis: usize) -> (usize, usize, usize) {
+    let outer = shape[..axis].iter().product();
+    let inner = shape[axis + 1..].iter().product();
+    (outer, shape[axis], inner)
+}
+
+/// Quantizes `data` (row-major, `shape`) along `axis` into packed codes
+/// (`words`, zeroed, the whole stream) and E8M0 scale codes (shape `shape`
+/// with `shape[axis]` replaced by its block count, row-major).
+fn quantize_into<F: MxElement, S: Real>(
+    data: &[S],
+    shape: &[usize],
+    axis: usize,
+    opts: &MxOptions,
+    words: &mut [u64],
+) -> Vec<u8> {
+    const B: usize = 32;
+    let (outer, d, inner) = split_axis(shape, axis);
+    let nb = d.div_ceil(B);
+    let mut scales = vec![0u8; outer * nb * inner];
+    let mut codes = [0u8; CHUNK];
+    let mut scaled = [0f32; CHUNK];
+    let pack = |c: &[u8], words: &mut [u64], at: usize| {
+        if crate::kernels::pack(F::BITS, c, words, at).is_err() {
+            unreachable!("the stream holds every value");
+        }
+    };
+    if inner == 1 {
+        // Blocks are contiguous: a chunk of 16 blocks at a time.
+        for (r, row) in data.chunks_exact(d.max(1)).enumerate().take(outer) {
+            for (k, chunk) in row.chunks(CHUNK).enumerate() {
+                let mut exps = [None; CHUNK / B];
+                for (b, block) in chunk.chunks(B).enumerate() {
+                    let (amax, finite) = S::amax(block);
+                    let e = if finite {
+                        shared_exponent::<F>(amax, opts.scale)
+                    } else {
+                        None
+                    };
+                    exps[b] = e;
+                    scales[r * nb + k * (CHUNK / B) + b] = scale_code(e);
+                }
+                let at = r * d + k * CHUNK;
+                let plain = matches!(opts.rounding, Rounding::Nearest)
+                    && S::WIDENS
+                    && exps.iter().all(|e| e.is_some());
+                if plain {
+                    // Scaled in place, then the fused encode-and-pack kernel
+                    // (nibble pairs for 4-bit formats, bytes for 8-bit).
+                    let buf = &mut scaled[..chunk.len()];
+                    for (b, (o, x)) in buf.chunks_mut(B).zip(chunk.chunks(B)).enumerate() {
+                        let f = inv_pow2_f32(exps[b].unwrap_or(0));
+                        for (o, &x) in o.iter_mut().zip(x) {
+                            *o = x.to_f32_odd() * f;
+                        }
+                    }
+                    minifloat::encode_words::<F>(buf, true, words, at);
+                    continue;
+                }
+                let c = &mut codes[..chunk.len()];
+                scaled_codes::<F, S>(chunk, |i| exps[i / B], B, opts.rounding, at as u64, c);
+                pack(c, words, at);
+            }
+        }
+        return scales;
+    }
+    // Blocks run across rows of `inner` contiguous values: the amax of a
+    // block is taken row by row for every inner position at once.
+    let mut amax = vec![0f64; inner];
+    let mut finite = vec![true; inner];
+    let mut exps: Vec<Option<i32>> = vec![None; inner];
+    for o in 0..outer {
+        for b in 0..nb {
+            amax.fill(0.0);
+            finite.fill(true);
+            let rows = b * B..d.min(b * B + B);
+            for a in rows.clone() {
+                let row = &data[(o * d + a) * inner..][..inner];
+                for (j, &x) in row.iter().enumerate() {
+                    let v = x.to_f64_exact().abs();
+                    finite[j] &= v.is_finite();
+                    if v > amax[j] {
+                        amax[j] = v;
+                    }
+                }
+            }
+            let srow = &mut scales[(o * nb + b) * inner..][..inner];
+            for j in 0..inner {
+                let e = if finite[j] {
+                    shared_exponent::<F>(amax[j], opts.scale)
+                } else {
+                    None
+                };
+                exps[j] = e;
+                srow[j] = scale_code(e);
+            }
+            for a in rows {
+                let base = (o * d + a) * inner;
+                let row = &data[base..][..inner];
+                for (k, chunk) in row.chunks(CHUNK).enumerate() {
+                    let at = base + k * CHUNK;
+                    let c = &mut codes[..chunk.len()];
+                    let ex = &exps[k * CHUNK..];
+                    scaled_codes::<F, S>(chunk, |i| ex[i], 1, opts.rounding, at as u64, c);
+                    pack(c, words, at);
+                }
+            }
+        }
+    }
+    scales
 }
 
 /// An N-d array in an OCP MX format: values of `F` in blocks of 32 along
@@ -182,6 +445,7 @@ pub(crate) fn quantize_block<F: MxElement>(block: &[f32], out: &mut [F]) -> E8M0
 pub struct MxArray<F: MxElement> {
     values: NarrowArray<F>,
     scales: NarrowArray<E8M0>,
+    axis: usize,
 }
 
 impl<F: MxElement> MxArray<F> {
@@ -208,23 +472,61 @@ impl<F: MxElement> MxArray<F> {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn quantize(data: &[f32], shape: &[usize]) -> Result<Self> {
-        let (rows, cols) = split_shape(shape, data.len())?;
-        let blocks = cols.div_ceil(Self::BLOCK_SIZE);
-        let mut values = NarrowArray::with_capacity(data.len());
-        let mut scales = NarrowArray::with_capacity(rows * blocks);
-        let mut buf = [F::from_raw_bits(0); 32];
-        if cols > 0 {
-            for row in data.chunks_exact(cols) {
-                for block in row.chunks(Self::BLOCK_SIZE) {
-                    let out = &mut buf[..block.len()];
-                    scales.push(quantize_block(block, out));
-                    values.extend_from_slice(out);
-                }
-            }
+        Self::quantize_with(data, shape, &MxOptions::default())
+    }
+
+    /// Quantizes `data` (row-major, shape `shape`, any [`Real`] type) with
+    /// the given scale rule, block axis and rounding ([`MxOptions`]).
+    ///
+    /// Blocks are 32 consecutive positions along the axis, all other
+    /// indices fixed: along the last axis they are 32 consecutive values,
+    /// along another they are 32 values `stride` apart (the product of the
+    /// dimensions after the axis). **Tail block:** when the axis extent is
+    /// not a multiple of 32, its last block holds the remaining `extent % 32`
+    /// positions and its scale comes from those values alone (there is no
+    /// padding). Input values round once, whatever their type: each is
+    /// divided by its block's power-of-two scale exactly, then rounded into
+    /// `F` with the saturating rule.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Shape`] when the shape does not hold `data.len()` values,
+    /// [`Error::Invalid`] for an empty (0-d) shape, [`Error::Axis`] for an
+    /// axis past the last dimension. Nothing is allocated on error.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::{E4M3, MxArray, MxOptions, ScaleRule};
+    ///
+    /// // Blocks along axis 0 of a 64 x 2 matrix: two blocks per column.
+    /// let data: Vec<f64> = (0..128).map(|i| if i % 2 == 0 { 1.0 } else { 100.0 }).collect();
+    /// let opts = MxOptions { axis: Some(0), scale: ScaleRule::Ceil, ..MxOptions::default() };
+    /// let mx = MxArray::<E4M3>::quantize_with(&data, &[64, 2], &opts)?;
+    /// assert_eq!(mx.scales().shape(), [2, 2]);
+    /// assert_eq!(mx.scales().as_bytes(), [119, 120, 119, 120]); // 2^-8, 2^-7
+    /// assert_eq!(mx.dequantize()[..2], [1.0, 100.0]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn quantize_with<S: Real>(data: &[S], shape: &[usize], opts: &MxOptions) -> Result<Self> {
+        split_shape(shape, data.len())?;
+        let axis = opts.axis.unwrap_or(shape.len() - 1);
+        if axis >= shape.len() {
+            return Err(Error::Axis {
+                axis,
+                ndim: shape.len(),
+            });
         }
+        let mut values = NarrowArray::<F>::zeroed(data.len());
+        let scale_codes = quantize_into::<F, S>(data, shape, axis, opts, values.words_mut());
         values.reshape(shape)?;
-        scales.reshape(&scale_shape(shape, Self::BLOCK_SIZE))?;
-        Ok(MxArray { values, scales })
+        let mut scales = NarrowArray::<E8M0>::from_bytes(&scale_codes, scale_codes.len())?;
+        scales.reshape(&scale_shape_along(shape, axis, Self::BLOCK_SIZE))?;
+        Ok(MxArray {
+            values,
+            scales,
+            axis,
+        })
     }
 
     /// An array from packed values and their scales (as produced by a GPU
@@ -249,9 +551,50 @@ impl<F: MxElement> MxArray<F> {
     /// assert_eq!(mx.dequantize(), [0.5, 3.0]);
     /// # Ok::<(), bitpack::Error>(())
     /// ```
-    pub fn from_parts(values: NarrowArray<F>, mut scales: NarrowArray<E8M0>) -> Result<Self> {
-        let (rows, cols) = split_shape(values.shape(), values.len())?;
-        let expected = rows * cols.div_ceil(Self::BLOCK_SIZE);
+    pub fn from_parts(values: NarrowArray<F>, scales: NarrowArray<E8M0>) -> Result<Self> {
+        let axis = values.shape().len().saturating_sub(1);
+        Self::from_parts_along(values, scales, axis)
+    }
+
+    /// An array from packed values and their scales, with the blocks along
+    /// `axis`: `scales` holds one scale per block, row-major over the
+    /// values' shape with `shape[axis]` replaced by `ceil(shape[axis] /
+    /// 32)`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Invalid`] for a 0-d `values`, [`Error::Axis`] for an axis
+    /// past the last dimension, [`Error::Length`] when `scales` does not
+    /// hold one value per block.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::NarrowArray;
+    /// use bitpack::formats::{E4M3, E8M0, MxArray};
+    ///
+    /// let mut values = NarrowArray::<E4M3>::from_bytes(&[0x38, 0x40], 2)?; // 1.0, 2.0
+    /// values.reshape(&[2, 1])?;
+    /// let scales = NarrowArray::from_slice(&[E8M0::from_exponent(3).unwrap()]);
+    /// let mx = MxArray::from_parts_along(values, scales, 0)?;
+    /// assert_eq!(mx.dequantize(), [8.0, 16.0]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn from_parts_along(
+        values: NarrowArray<F>,
+        mut scales: NarrowArray<E8M0>,
+        axis: usize,
+    ) -> Result<Self> {
+        split_shape(values.shape(), values.len())?;
+        let shape = values.shape();
+        if axis >= shape.len() {
+            return Err(Error::Axis {
+                axis,
+                ndim: shape.len(),
+            });
+        }
+        let sshape = scale_shape_along(shape, axis, Self::BLOCK_SIZE);
+        let expected: usize = sshape.iter().product();
         if scales.len() != expected {
             return Err(Error::Length {
                 of: LengthOf::BlockScales {
@@ -262,8 +605,26 @@ impl<F: MxElement> MxArray<F> {
                 actual: scales.len(),
             });
         }
-        scales.reshape(&scale_shape(values.shape(), Self::BLOCK_SIZE))?;
-        Ok(MxArray { values, scales })
+        scales.reshape(&sshape)?;
+        Ok(MxArray {
+            values,
+            scales,
+            axis,
+        })
+    }
+
+    /// The dimension the blocks run along.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::{E2M1, MxArray};
+    ///
+    /// assert_eq!(MxArray::<E2M1>::quantize(&[0.0; 6], &[2, 3])?.axis(), 1);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn axis(&self) -> usize {
+        self.axis
     }
 
     /// The values and the scales.
@@ -385,19 +746,29 @@ impl<F: MxElement> MxArray<F> {
             });
         }
         decode_stream::<F>(self.values.as_bytes(), out);
-        let cols = *self.shape().last().unwrap_or(&0);
-        if cols == 0 {
+        let (outer, d, inner) = split_axis(self.shape(), self.axis);
+        let nb = d.div_ceil(Self::BLOCK_SIZE);
+        let scales = self.scales.as_bytes();
+        // Exact: every value times 2^k (|k| <= 127, the product within
+        // f32's range) is an f32.
+        let factor = |c: u8| E8M0::from_bits(c).to_f32();
+        if inner == 1 {
+            for (r, row) in out.chunks_exact_mut(d.max(1)).enumerate().take(outer) {
+                for (b, block) in row.chunks_mut(Self::BLOCK_SIZE).enumerate() {
+                    let s = factor(scales[r * nb + b]);
+                    for v in block {
+                        *v *= s;
+                    }
+                }
+            }
             return Ok(());
         }
-        let mut scales = self.scales.as_bytes().iter();
-        for row in out.chunks_exact_mut(cols) {
-            for block in row.chunks_mut(Self::BLOCK_SIZE) {
-                let scale = E8M0::from_bits(*scales.next().unwrap_or(&0xff));
-                // Exact: every value times 2^k (|k| <= 127, the product
-                // within f32's range) is an f32.
-                let s = scale.to_f32();
-                for v in block {
-                    *v *= s;
+        for o in 0..outer {
+            for a in 0..d {
+                let srow = &scales[(o * nb + a / Self::BLOCK_SIZE) * inner..][..inner];
+                let row = &mut out[(o * d + a) * inner..][..inner];
+                for (v, &c) in row.iter_mut().zip(srow) {
+                    *v *= factor(c);
                 }
             }
         }

@@ -6,35 +6,258 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::bulk::decode_stream;
-use super::mx::{amax_bits, scale_shape, split_shape, swizzle_scales};
+use super::mx::{scale_shape, split_shape, swizzle_scales};
+use super::spec::{FloatFormat, Mode, Parts, Tables};
 use super::types::{E2M1, E4M3};
+use super::wide::{Real, Rounding, random_bits};
+use crate::kernels::minifloat;
 use crate::{Error, NarrowArray, Result};
 
 /// `6 * 448`: the largest E2M1 value times the largest E4M3 value.
 const FP4_TIMES_FP8_MAX: f32 = 6.0 * 448.0;
 
-/// Quantizes one block (at most 16 values) into `out`, returning its scale.
+/// Which values share an NVFP4 block scale.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::{Nvfp4Blocks, Nvfp4Options};
+///
+/// assert_eq!(Nvfp4Options::default().blocks, Nvfp4Blocks::Rows);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Nvfp4Blocks {
+    /// 16 consecutive values of a row (1 x 16): activations, and what
+    /// cuBLASLt's `VEC16_UE4M3` describes.
+    #[default]
+    Rows,
+    /// 16 x 16 tiles of the last two dimensions (TransformerEngine's weight
+    /// recipe): one scale from the tile's amax, stored for each of the
+    /// tile's 16 rows, so that [`scales`](Nvfp4Array::scales) keeps the 1 x
+    /// 16 layout a GEMM reads (and the transposed weight gets the same
+    /// scales). A 1-d array is one row.
+    Tiles16x16,
+}
+
+/// What happens to a block whose scale `amax / (6 * tensor_scale)` is below
+/// the smallest E4M3 value.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::{Nvfp4Array, Nvfp4Options, TinyScale};
+///
+/// let data = [1.0f32, 1e-4];
+/// let rows = [2, 1]; // two blocks of one value
+/// let flush = Nvfp4Array::quantize_with(&data, &rows, &Nvfp4Options::default())?;
+/// assert_eq!(flush.dequantize()[1], 0.0); // 1e-4 / (6 * ts) rounds to a zero scale
+/// let opts = Nvfp4Options { tiny: TinyScale::MinNormal, ..Nvfp4Options::default() };
+/// let clamp = Nvfp4Array::quantize_with(&data, &rows, &opts)?;
+/// assert_eq!(clamp.scales().get(1).unwrap().to_f32(), 2f32.powi(-6));
+/// # Ok::<(), bitpack::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum TinyScale {
+    /// bitpack's default: the scale is the E4M3 rounding of the formula,
+    /// subnormal scales (`2^-9`..) included; when it rounds to zero the
+    /// block's values are stored as zeros of their sign. Every stored scale
+    /// is then what the formula gives, so any dequantizer or re-quantizer
+    /// that knows the formula agrees with the bytes, and a zero scale only
+    /// happens for blocks below `2^-10` of the scale the tensor maximum
+    /// gets (values under about `amax_tensor / 458752`).
+    #[default]
+    Flush,
+    /// The scale is at least the smallest subnormal E4M3 (`2^-9`): a block
+    /// that would flush keeps its largest values (more accurate than
+    /// [`Flush`](Self::Flush) for such blocks, at the cost of a scale the
+    /// formula does not give).
+    Smallest,
+    /// The scale is at least the smallest normal E4M3 (`2^-6`), as torchao
+    /// clamps it (`E4M3_EPS`); no subnormal scales.
+    MinNormal,
+}
+
+/// Options of [`Nvfp4Array::quantize_with`].
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::{Nvfp4Blocks, Nvfp4Options, Rounding, TinyScale};
+///
+/// let o = Nvfp4Options::default();
+/// assert_eq!(
+///     (o.blocks, o.tensor_scale, o.tiny, o.rounding),
+///     (Nvfp4Blocks::Rows, None, TinyScale::Flush, Rounding::Nearest)
+/// );
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Nvfp4Options {
+    /// 1 x 16 or 16 x 16 blocks.
+    pub blocks: Nvfp4Blocks,
+    /// The tensor scale; `None`:
+    /// [`default_tensor_scale`](Nvfp4Array::default_tensor_scale) of the
+    /// data (`amax / (448 * 6)`).
+    pub tensor_scale: Option<f32>,
+    /// The rule for scales below the smallest E4M3 value.
+    pub tiny: TinyScale,
+    /// Round the E2M1 values to nearest, or stochastically (element `i` of
+    /// the row-major data uses [`random_bits(seed, i)`](random_bits)). The
+    /// block scales always round to nearest.
+    pub rounding: Rounding,
+}
+
+/// `x / d` rounded to odd in `f64` (toward zero, last bit set when
+/// inexact), for finite `x` and positive finite `d` away from the ends of
+/// `f64`'s range: exact enough for one correct rounding to any format of at
+/// most 51 significand bits. The residual comes from Dekker's exact
+/// product.
 #[inline]
-pub(crate) fn quantize_block(block: &[f32], tensor_scale: f32, out: &mut [E2M1]) -> E4M3 {
-    let (amax, finite) = amax_bits(block);
-    if !finite {
-        out.fill(E2M1::ZERO);
-        return E4M3::NAN;
+fn div_odd(x: f64, d: f64) -> f64 {
+    let q = x / d;
+    if !q.is_finite() || q == 0.0 {
+        return q;
     }
-    let st = tensor_scale as f64;
-    // One rounding: the f64 quotient of an f32 by 6 * (an f32) cannot land
-    // on an E4M3 midpoint unless it is exactly one.
-    let scale = E4M3::from_f64_satfinite(f32::from_bits(amax) as f64 / (6.0 * st));
-    // Exact: a 4-bit significand times a 24-bit one.
-    let d = scale.to_f64() * st;
-    for (o, &x) in out.iter_mut().zip(block) {
-        *o = if d == 0.0 {
-            E2M1::from_bits(((x.to_bits() >> 28) & 0x8) as u8) // a zero of x's sign
+    // q * d = p + e exactly (Veltkamp split, Dekker product).
+    let split = |a: f64| {
+        let c = 134_217_729.0 * a; // 2^27 + 1
+        let hi = c - (c - a);
+        (hi, a - hi)
+    };
+    let p = q * d;
+    let (qh, ql) = split(q);
+    let (dh, dl) = split(d);
+    let e = ((qh * dh - p) + qh * dl + ql * dh) + ql * dl;
+    // The residual x - q * d, exactly (x - p is exact: p is within an ulp
+    // of x).
+    let r = (x - p) - e;
+    if r == 0.0 {
+        return q;
+    }
+    let mut bits = q.to_bits();
+    // q is away from zero when the residual has the opposite sign of q.
+    if (r < 0.0) != (q < 0.0) {
+        bits -= 1;
+    }
+    f64::from_bits(bits | 1)
+}
+
+/// `a / b` for the block-scale and value quotients: exact to one rounding
+/// for every input type (`f32`-exact inputs need no correction, see the
+/// quantizer's docs).
+#[inline(always)]
+fn quotient<S: Real>(a: f64, b: f64) -> f64 {
+    if S::WIDENS { a / b } else { div_odd(a, b) }
+}
+
+/// The E4M3 block scale for a block whose largest magnitude is `amax`.
+#[inline]
+fn block_scale<S: Real>(amax: f64, st: f64, tiny: TinyScale) -> E4M3 {
+    let q = quotient::<S>(amax, 6.0 * st);
+    // Round to odd into f32 (exact for a 4-bit target), then the
+    // branch-free E4M3 encode: the same code as the rounding routine.
+    let scale = E4M3::from_bits(minifloat::encode_fast::<E4M3, true>(
+        super::wide::f64_to_f32_odd(q),
+    ));
+    match tiny {
+        TinyScale::Flush => scale,
+        TinyScale::Smallest if scale.to_bits() == 0 => E4M3::MIN_POSITIVE_SUBNORMAL,
+        TinyScale::Smallest => scale,
+        TinyScale::MinNormal if scale.to_bits() < E4M3::MIN_POSITIVE.to_bits() => {
+            E4M3::MIN_POSITIVE
+        }
+        TinyScale::MinNormal => scale,
+    }
+}
+
+/// The midpoints of the E2M1 magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6; a tie
+/// at an even index stays down (the lower code is even), at an odd index
+/// goes up.
+const MIDS: [f64; 7] = [0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0];
+
+/// E2M1 codes of `x / d` (saturating), `d = scale * tensor_scale`; zeros of
+/// `x`'s sign when `d` is zero. Round to nearest compares `|x|` with the
+/// seven midpoints times `d` (exact in `f64`), which is the rounding of the
+/// exact quotient without a division.
+#[inline]
+fn value_codes<S: Real>(xs: &[S], d: f64, rounding: Rounding, first: u64, out: &mut [u8]) {
+    if d == 0.0 {
+        for (o, x) in out.iter_mut().zip(xs) {
+            *o = if x.to_f64_exact().is_sign_negative() {
+                8
+            } else {
+                0
+            };
+        }
+        return;
+    }
+    match rounding {
+        Rounding::Nearest if S::WIDENS => {
+            // The same compares on f32 magnitudes: `a > t` and `a >= t`
+            // (t an f64) are `a >= u` for the smallest f32 `u` above
+            // (resp. at least) `t`, so the loop runs on f32 lanes.
+            let mut u = [0f32; 7];
+            for (k, (&m, uk)) in MIDS.iter().zip(u.iter_mut()).enumerate() {
+                let t = m * d;
+                let mut c = t as f32;
+                if (c as f64) < t || (k % 2 == 0 && c as f64 == t) {
+                    c = f32::from_bits(c.to_bits() + 1);
+                }
+                *uk = c;
+            }
+            for (o, x) in out.iter_mut().zip(xs) {
+                let b = x.to_f32_odd().to_bits();
+                let a = f32::from_bits(b & 0x7fff_ffff);
+                let code = u.iter().map(|&uk| (a >= uk) as u8).sum::<u8>();
+                *o = code | ((b >> 31) as u8) << 3;
+            }
+        }
+        Rounding::Nearest => {
+            // Midpoints of 0, 0.5, 1, 1.5, 2, 3, 4, 6; a tie goes up when
+            // the lower code is odd (0.75, 1.75, 3.5).
+            let t = MIDS.map(|m| m * d);
+            for (o, x) in out.iter_mut().zip(xs) {
+                let v = x.to_f64_exact();
+                let a = v.abs();
+                let code = (a > t[0]) as u8
+                    + (a >= t[1]) as u8
+                    + (a > t[2]) as u8
+                    + (a >= t[3]) as u8
+                    + (a > t[4]) as u8
+                    + (a >= t[5]) as u8
+                    + (a > t[6]) as u8;
+                *o = code | ((v.is_sign_negative() as u8) << 3);
+            }
+        }
+        Rounding::Stochastic { seed } => {
+            for (k, (o, x)) in out.iter_mut().zip(xs).enumerate() {
+                let q = quotient::<S>(x.to_f64_exact(), d);
+                let r = random_bits(seed, first + k as u64);
+                *o = FloatFormat::E2M1.round(Parts::from_f64(q), Mode::SatFinite, Some(r)) as u8;
+            }
+        }
+    }
+}
+
+/// The default tensor scale of any [`Real`] data: the largest finite
+/// magnitude (rounded to `f32`) over `6 * 448`, in `f32`, or 1 if zero.
+fn default_scale_of<S: Real>(data: &[S]) -> f32 {
+    let mut amax = 0f64;
+    for chunk in data.chunks(256) {
+        let (a, finite) = S::amax(chunk);
+        if finite {
+            amax = amax.max(a);
         } else {
-            E2M1::from_f64_satfinite(x as f64 / d)
-        };
+            // Leave the non-finite values out.
+            for &x in chunk {
+                let v = x.to_f64_exact().abs();
+                if v.is_finite() && v > amax {
+                    amax = v;
+                }
+            }
+        }
     }
-    scale
+    let s = amax as f32 / FP4_TIMES_FP8_MAX;
+    if s > 0.0 { s } else { 1.0 }
 }
 
 /// An N-d array in NVIDIA's NVFP4 format: [`E2M1`] values in blocks of 16
@@ -110,15 +333,7 @@ impl Nvfp4Array {
     /// assert_eq!(Nvfp4Array::default_tensor_scale(&[0.0; 4]), 1.0);
     /// ```
     pub fn default_tensor_scale(data: &[f32]) -> f32 {
-        let mut amax = 0u32;
-        for &x in data {
-            let b = x.to_bits() & 0x7fff_ffff;
-            if b < 0x7f80_0000 {
-                amax = amax.max(b);
-            }
-        }
-        let s = f32::from_bits(amax) / FP4_TIMES_FP8_MAX;
-        if s > 0.0 { s } else { 1.0 }
+        default_scale_of(data)
     }
 
     /// Quantizes `data` (row-major, shape `shape`) with the
@@ -169,26 +384,118 @@ impl Nvfp4Array {
         shape: &[usize],
         tensor_scale: f32,
     ) -> Result<Self> {
+        let opts = Nvfp4Options {
+            tensor_scale: Some(tensor_scale),
+            ..Nvfp4Options::default()
+        };
+        Self::quantize_with(data, shape, &opts)
+    }
+
+    /// Quantizes `data` (row-major, shape `shape`, any [`Real`] type) with
+    /// the given block shape, tensor scale, tiny-scale rule and rounding
+    /// ([`Nvfp4Options`]).
+    ///
+    /// Every quotient rounds once from the exact value: for `f32`, `f16` and
+    /// `bf16` input the `f64` quotients are exact enough by construction (a
+    /// 24-bit value over a 28-bit divisor cannot fall within 2^-53 of an
+    /// E2M1 or E4M3 midpoint without being one); for `f64` input they are
+    /// rounded to odd with an exact residual. The default tensor scale of
+    /// `f64` data is computed from its amax rounded to `f32`. A block
+    /// holding a NaN or an infinity gets the NaN scale and `+0` values.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Invalid`] unless the tensor scale is finite and positive,
+    /// [`Error::Shape`] when the shape does not hold `data.len()` values,
+    /// [`Error::Invalid`] for an empty (0-d) shape.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::{Nvfp4Array, Nvfp4Blocks, Nvfp4Options};
+    ///
+    /// // A 16 x 32 weight: two 16 x 16 tiles, one scale each, stored per row.
+    /// let w: Vec<f64> = (0..16 * 32).map(|i| if i % 32 < 16 { 1.0 } else { 3.0 }).collect();
+    /// let opts = Nvfp4Options { blocks: Nvfp4Blocks::Tiles16x16, ..Nvfp4Options::default() };
+    /// let q = Nvfp4Array::quantize_with(&w, &[16, 32], &opts)?;
+    /// assert_eq!(q.scales().shape(), [16, 2]);
+    /// assert_eq!(q.dequantize()[..2], [1.0, 1.0]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn quantize_with<S: Real>(
+        data: &[S],
+        shape: &[usize],
+        opts: &Nvfp4Options,
+    ) -> Result<Self> {
+        let tensor_scale = match opts.tensor_scale {
+            Some(s) => s,
+            None => default_scale_of(data),
+        };
         if !(tensor_scale > 0.0 && tensor_scale.is_finite()) {
             return Err(Error::Invalid(
                 "the NVFP4 tensor scale must be finite and positive",
             ));
         }
         let (rows, cols) = split_shape(shape, data.len())?;
-        let blocks = cols.div_ceil(Self::BLOCK_SIZE);
-        let mut values = NarrowArray::with_capacity(data.len());
-        let mut scales = NarrowArray::with_capacity(rows * blocks);
-        let mut buf = [E2M1::ZERO; 16];
-        if cols > 0 {
-            for row in data.chunks_exact(cols) {
-                for block in row.chunks(Self::BLOCK_SIZE) {
-                    let out = &mut buf[..block.len()];
-                    scales.push(quantize_block(block, tensor_scale, out));
-                    values.extend_from_slice(out);
+        let nb = cols.div_ceil(Self::BLOCK_SIZE);
+        let st = tensor_scale as f64;
+        let mut scale_codes = vec![0u8; rows * nb];
+        let mut codes = vec![0u8; data.len()];
+        let tile_rows = match opts.blocks {
+            Nvfp4Blocks::Rows => 1,
+            Nvfp4Blocks::Tiles16x16 => 16,
+        };
+        // The leading dimensions other than the last two are independent
+        // matrices: tiles never cross them.
+        let matrix_rows = if shape.len() >= 2 {
+            shape[shape.len() - 2]
+        } else {
+            1
+        };
+        let mut r0 = 0;
+        while r0 < rows {
+            let in_matrix = r0 % matrix_rows.max(1);
+            let height = tile_rows.min(matrix_rows.max(1) - in_matrix).min(rows - r0);
+            for b in 0..nb {
+                let c0 = b * Self::BLOCK_SIZE;
+                let c1 = cols.min(c0 + Self::BLOCK_SIZE);
+                let mut amax = 0f64;
+                let mut finite = true;
+                for r in r0..r0 + height {
+                    let (a, f) = S::amax(&data[r * cols + c0..r * cols + c1]);
+                    finite &= f;
+                    amax = amax.max(a);
+                }
+                let scale = if finite {
+                    block_scale::<S>(amax, st, opts.tiny)
+                } else {
+                    E4M3::NAN
+                };
+                // Exact: a 4-bit significand times a 24-bit one.
+                let d = Tables::<E4M3>::DECODE_F32[scale.to_bits() as usize] as f64 * st;
+                for r in r0..r0 + height {
+                    scale_codes[r * nb + b] = scale.to_bits();
+                    let at = r * cols + c0;
+                    let out = &mut codes[at..r * cols + c1];
+                    if finite {
+                        value_codes::<S>(
+                            &data[at..r * cols + c1],
+                            d,
+                            opts.rounding,
+                            at as u64,
+                            out,
+                        );
+                    }
                 }
             }
+            r0 += height;
+        }
+        let mut values = NarrowArray::<E2M1>::zeroed(data.len());
+        if crate::kernels::pack(4, &codes, values.words_mut(), 0).is_err() {
+            unreachable!("the array holds every value");
         }
         values.reshape(shape)?;
+        let mut scales = NarrowArray::<E4M3>::from_bytes(&scale_codes, scale_codes.len())?;
         scales.reshape(&scale_shape(shape, Self::BLOCK_SIZE))?;
         Ok(Nvfp4Array {
             values,

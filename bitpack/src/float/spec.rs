@@ -310,6 +310,24 @@ impl FloatFormat {
         ties: Ties::Away,
         nan_fallback: NanFallback::MaxPositive,
     };
+    /// IEEE-style FP8 `E4M3` (ml_dtypes `float8_e4m3`): bias 7, IEEE
+    /// infinities (`0x78`/`0xf8`) and NaNs, largest finite 240; overflow gives
+    /// infinity. Not the OCP [`E4M3`](Self::E4M3) (`e4m3fn`).
+    pub const E4M3_IEEE: FloatFormat = FloatFormat::ieee(4, 3);
+    /// IEEE-style FP8 `E3M4` (ml_dtypes `float8_e3m4`): bias 3, IEEE
+    /// infinities and NaNs, largest finite 15.5.
+    pub const E3M4: FloatFormat = FloatFormat::ieee(3, 4);
+    /// FP8 `E4M3FNUZ` (AMD, Graphcore; ml_dtypes `float8_e4m3fnuz`): bias 8,
+    /// no infinity, no negative zero, `0x80` the only NaN; largest 240;
+    /// round-to-nearest overflow gives NaN.
+    pub const E4M3_FNUZ: FloatFormat = FloatFormat::fnuz(4, 3, 8);
+    /// FP8 `E5M2FNUZ` (AMD, Graphcore; ml_dtypes `float8_e5m2fnuz`): bias
+    /// 16, no infinity, no negative zero, `0x80` the only NaN; largest 57344.
+    pub const E5M2_FNUZ: FloatFormat = FloatFormat::fnuz(5, 2, 16);
+    /// FP8 `E4M3B11FNUZ` (ml_dtypes `float8_e4m3b11fnuz`, used by XLA on
+    /// TPUs): bias 11, no infinity, no negative zero, `0x80` the only NaN;
+    /// largest 30.
+    pub const E4M3B11_FNUZ: FloatFormat = FloatFormat::fnuz(4, 3, 11);
     /// IEEE 754 binary16 (`half::f16`).
     pub const F16: FloatFormat = FloatFormat::ieee(5, 10);
     /// `bfloat16` (`half::bf16`): the top 16 bits of an `f32`.
@@ -360,6 +378,32 @@ impl FloatFormat {
             subnormals: true,
             specials: Specials::Ieee,
             overflow: Overflow::Infinity,
+            ties: Ties::Even,
+            nan_fallback: NanFallback::MaxPositive,
+        }
+    }
+
+    /// A signed "finite, unsigned zero" format: subnormals, no infinity, no
+    /// negative zero, the negative-zero code (`0x80` for 8 bits) the only
+    /// NaN, round-to-nearest overflow (and infinity) to that NaN, ties to
+    /// even (the AMD/Graphcore FP8 family).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::FloatFormat;
+    ///
+    /// assert_eq!(FloatFormat::fnuz(4, 3, 8), FloatFormat::E4M3_FNUZ);
+    /// ```
+    pub const fn fnuz(exponent_bits: u32, mantissa_bits: u32, bias: i32) -> FloatFormat {
+        FloatFormat {
+            exponent_bits,
+            mantissa_bits,
+            bias,
+            signed: true,
+            subnormals: true,
+            specials: Specials::NegativeZeroNan,
+            overflow: Overflow::Nan,
             ties: Ties::Even,
             nan_fallback: NanFallback::MaxPositive,
         }
@@ -781,9 +825,68 @@ impl FloatFormat {
         exp > emax || (exp == emax && sig > max_sig)
     }
 
-    /// The rounding routine: every encode in the crate ends here.
+    /// Encodes an `f32` with **stochastic rounding**: the result is one of
+    /// the two codes around `x` (or `x`'s own code when it is exact),
+    /// rounding away from zero with probability equal to the fraction of the
+    /// quantum that `x` lies above the lower one. `random` supplies the
+    /// randomness: with `frac` the first 32 bits of that fraction
+    /// (`floor(frac * 2^32)`), the magnitude rounds up exactly when `frac +
+    /// random >= 2^32`. For a uniformly random `random`, the expected result is `x`
+    /// (exactly so when the bits below the quantum fit in 32 bits, which
+    /// holds for every `f32`, `f16` and `bf16` input whose result is normal
+    /// or subnormal within 9 binades of the smallest normal; otherwise biased
+    /// by less than `2^-32` of a quantum). Overflow, infinities, NaN, zero and
+    /// the sign follow `mode`, as in [`encode_f32`](Self::encode_f32); a
+    /// magnitude that rounds up past the largest finite value overflows.
+    ///
+    /// The bulk encoders draw `random` per element from a seed and the
+    /// element's index: see [`random_bits`](super::random_bits).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::{FloatFormat, Mode};
+    ///
+    /// let f = FloatFormat::E2M1;
+    /// // 2.25 lies a quarter of the way from 2 (0x4) to 3 (0x5).
+    /// assert_eq!(f.encode_f32_stochastic(2.25, Mode::Nearest, 0), 0x4);
+    /// assert_eq!(f.encode_f32_stochastic(2.25, Mode::Nearest, 0xbfff_ffff), 0x4);
+    /// assert_eq!(f.encode_f32_stochastic(2.25, Mode::Nearest, 0xc000_0000), 0x5);
+    /// assert_eq!(f.encode_f32_stochastic(-2.25, Mode::Nearest, u32::MAX), 0xd); // -3
+    /// assert_eq!(f.encode_f32_stochastic(3.0, Mode::Nearest, u32::MAX), 0x5); // exact
+    /// ```
+    pub const fn encode_f32_stochastic(&self, x: f32, mode: Mode, random: u32) -> u32 {
+        self.round(Parts::from_f32(x), mode, Some(random))
+    }
+
+    /// Encodes an `f64` with stochastic rounding, as
+    /// [`encode_f32_stochastic`](Self::encode_f32_stochastic) (the fraction
+    /// comes from the `f64` itself: no intermediate rounding to `f32`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::{FloatFormat, Mode};
+    ///
+    /// let f = FloatFormat::E4M3;
+    /// assert_eq!(f.encode_f64_stochastic(1.0625, Mode::Nearest, 0x7fff_ffff), 0x38); // 1.0
+    /// assert_eq!(f.encode_f64_stochastic(1.0625, Mode::Nearest, 0x8000_0000), 0x39); // 1.125
+    /// ```
+    pub const fn encode_f64_stochastic(&self, x: f64, mode: Mode, random: u32) -> u32 {
+        self.round(Parts::from_f64(x), mode, Some(random))
+    }
+
+    /// The rounding routine with round to nearest.
     #[inline(always)]
     pub(crate) const fn encode(&self, p: Parts, mode: Mode) -> u32 {
+        self.round(p, mode, None)
+    }
+
+    /// The rounding routine: every encode in the crate ends here. `random`:
+    /// stochastic rounding with these random bits instead of round to
+    /// nearest.
+    #[inline(always)]
+    pub(crate) const fn round(&self, p: Parts, mode: Mode, random: Option<u32>) -> u32 {
         let satfinite = matches!(mode, Mode::SatFinite);
         let (exp, sig) = match p.class {
             Class::Nan => {
@@ -834,9 +937,16 @@ impl FloatFormat {
         // Quantum 2^(eq - m); q = value / quantum, truncated.
         let eq = if exp < emin { emin } else { exp };
         let shift = (63 - m) + (eq - exp) as u32;
-        // `rem` compared with half a quantum: below (-1), equal (0), above (1).
-        let (q, rem_vs_half) = if shift > 127 {
-            (0u64, -1)
+        // `rem` compared with half a quantum: below (-1), equal (0), above
+        // (1); `frac`: the first 32 bits of `rem` as a fraction of the
+        // quantum.
+        let (q, rem_vs_half, frac) = if shift > 127 {
+            let frac = if shift - 32 < 64 {
+                (sig >> (shift - 32)) as u32
+            } else {
+                0
+            };
+            (0u64, -1, frac)
         } else {
             let wide = sig as u128;
             let rem = wide & ((1u128 << shift) - 1);
@@ -848,14 +958,22 @@ impl FloatFormat {
             } else {
                 1
             };
-            ((wide >> shift) as u64, cmp)
+            let frac = if shift >= 32 {
+                (rem >> (shift - 32)) as u32
+            } else {
+                (rem << (32 - shift)) as u32
+            };
+            ((wide >> shift) as u64, cmp, frac)
         };
         let implicit = if self.subnormals { 0 } else { 1u64 << m };
         let trunc = (((eq - emin) as u64) << m) + q - implicit;
-        let up = match rem_vs_half {
-            1 => true,
-            0 => matches!(self.ties, Ties::Away) || trunc & 1 == 1,
-            _ => false,
+        let up = match random {
+            Some(r) => (frac as u64 + r as u64) >> 32 != 0,
+            None => match rem_vs_half {
+                1 => true,
+                0 => matches!(self.ties, Ties::Away) || trunc & 1 == 1,
+                _ => false,
+            },
         };
         let code = trunc + up as u64;
         if code > self.max_code() as u64 {
@@ -995,5 +1113,26 @@ impl<F: MiniFloat> Tables<F> {
     pub(crate) const DECODE_F32: [f32; 256] = {
         assert_format::<F>();
         F::FORMAT.decode_table_f32()
+    };
+    /// The `half::f16` bits of every code `0..256`: the value rounded once
+    /// to nearest (exact for every shipped format but E8M0); NaN codes give
+    /// `0x7e00` with the code's sign.
+    #[cfg(feature = "half")]
+    pub(crate) const DECODE_F16: [u16; 256] = {
+        assert_format::<F>();
+        let f = F::FORMAT;
+        let mut t = [0u16; 256];
+        let mut i = 0;
+        while i < 256 {
+            t[i] = if f.is_nan_code(i as u32) {
+                let negative =
+                    f.signed && (i as u32 >> (f.exponent_bits + f.mantissa_bits)) & 1 == 1;
+                ((negative as u16) << 15) | 0x7e00
+            } else {
+                FloatFormat::F16.encode_f64(f.decode_f64(i as u32), Mode::Nearest) as u16
+            };
+            i += 1;
+        }
+        t
     };
 }

@@ -1,4 +1,5 @@
-//! The shipped formats: `E2M1`, `E2M3`, `E3M2`, `E4M3`, `E5M2`, `E8M0`.
+//! The shipped formats: `E2M1`, `E2M3`, `E3M2`, `E4M3`, `E5M2`, `E8M0`,
+//! `E4M3Ieee`, `E3M4`, `E4M3Fnuz`, `E5M2Fnuz`, `E4M3B11Fnuz`.
 
 use super::spec::{FloatFormat, MiniFloat, Mode};
 use crate::{BitElement, DeviceCopy};
@@ -9,28 +10,28 @@ use core::fmt;
 /// to [`FloatFormat`].
 macro_rules! minifloat {
     (
-        $t:ident, $bits:literal,
+        $t:ident = $fmt:ident, $bits:literal,
         max = $max:literal, min_positive = $minp:literal, epsilon = $eps:literal,
         $(#[$from_doc:meta])*
     ) => {
         impl $t {
             /// Largest finite value:
             #[doc = concat!("`", $max, "`.")]
-            pub const MAX: $t = $t(FloatFormat::$t.max_code() as u8);
+            pub const MAX: $t = $t(FloatFormat::$fmt.max_code() as u8);
             /// Smallest positive normal value:
             #[doc = concat!("`", $minp, "`.")]
-            pub const MIN_POSITIVE: $t = $t(FloatFormat::$t.encode_f64(
-                pow2(FloatFormat::$t.min_exponent()),
+            pub const MIN_POSITIVE: $t = $t(FloatFormat::$fmt.encode_f64(
+                pow2(FloatFormat::$fmt.min_exponent()),
                 Mode::Nearest,
             ) as u8);
             /// The difference between `1.0` and the next larger value:
             #[doc = concat!("`", $eps, "`.")]
-            pub const EPSILON: $t = $t(FloatFormat::$t.encode_f64(
-                pow2(-(FloatFormat::$t.mantissa_bits as i32)),
+            pub const EPSILON: $t = $t(FloatFormat::$fmt.encode_f64(
+                pow2(-(FloatFormat::$fmt.mantissa_bits as i32)),
                 Mode::Nearest,
             ) as u8);
             /// `1.0`.
-            pub const ONE: $t = $t(FloatFormat::$t.encode_f64(1.0, Mode::Nearest) as u8);
+            pub const ONE: $t = $t(FloatFormat::$fmt.encode_f64(1.0, Mode::Nearest) as u8);
 
             /// The value with these bits; bits above
             #[doc = concat!("the ", stringify!($bits), " value bits")]
@@ -76,7 +77,7 @@ macro_rules! minifloat {
             /// ```
             #[inline]
             pub const fn to_f32(self) -> f32 {
-                FloatFormat::$t.decode_f32(self.0 as u32)
+                FloatFormat::$fmt.decode_f32(self.0 as u32)
             }
 
             /// The exact value as an `f64`.
@@ -90,13 +91,13 @@ macro_rules! minifloat {
             /// ```
             #[inline]
             pub const fn to_f64(self) -> f64 {
-                FloatFormat::$t.decode_f64(self.0 as u32)
+                FloatFormat::$fmt.decode_f64(self.0 as u32)
             }
 
             $(#[$from_doc])*
             #[inline]
             pub const fn from_f32(x: f32) -> $t {
-                $t(FloatFormat::$t.encode_f32(x, Mode::Nearest) as u8)
+                $t(FloatFormat::$fmt.encode_f32(x, Mode::Nearest) as u8)
             }
 
             /// Rounds an `f32` to nearest with the PTX `cvt.rn.satfinite`
@@ -116,7 +117,7 @@ macro_rules! minifloat {
             /// ```
             #[inline]
             pub const fn from_f32_satfinite(x: f32) -> $t {
-                $t(FloatFormat::$t.encode_f32(x, Mode::SatFinite) as u8)
+                $t(FloatFormat::$fmt.encode_f32(x, Mode::SatFinite) as u8)
             }
 
             /// Rounds an `f64` with the same rules as
@@ -132,7 +133,7 @@ macro_rules! minifloat {
             /// ```
             #[inline]
             pub const fn from_f64(x: f64) -> $t {
-                $t(FloatFormat::$t.encode_f64(x, Mode::Nearest) as u8)
+                $t(FloatFormat::$fmt.encode_f64(x, Mode::Nearest) as u8)
             }
 
             /// Rounds an `f64` with the saturating rule of
@@ -148,7 +149,7 @@ macro_rules! minifloat {
             /// ```
             #[inline]
             pub const fn from_f64_satfinite(x: f64) -> $t {
-                $t(FloatFormat::$t.encode_f64(x, Mode::SatFinite) as u8)
+                $t(FloatFormat::$fmt.encode_f64(x, Mode::SatFinite) as u8)
             }
 
             /// Rounds a `half::f16` with the rules of
@@ -165,7 +166,7 @@ macro_rules! minifloat {
             #[cfg(feature = "half")]
             #[inline]
             pub const fn from_f16(x: half::f16) -> $t {
-                $t(FloatFormat::$t.encode_f16(x, Mode::Nearest) as u8)
+                $t(FloatFormat::$fmt.encode_f16(x, Mode::Nearest) as u8)
             }
 
             /// Rounds a `half::f16` with the saturating rule, once (the PTX
@@ -182,7 +183,7 @@ macro_rules! minifloat {
             #[cfg(feature = "half")]
             #[inline]
             pub const fn from_f16_satfinite(x: half::f16) -> $t {
-                $t(FloatFormat::$t.encode_f16(x, Mode::SatFinite) as u8)
+                $t(FloatFormat::$fmt.encode_f16(x, Mode::SatFinite) as u8)
             }
 
             /// Rounds a `half::bf16` with the rules of
@@ -199,7 +200,7 @@ macro_rules! minifloat {
             #[cfg(feature = "half")]
             #[inline]
             pub const fn from_bf16(x: half::bf16) -> $t {
-                $t(FloatFormat::$t.encode_bf16(x, Mode::Nearest) as u8)
+                $t(FloatFormat::$fmt.encode_bf16(x, Mode::Nearest) as u8)
             }
 
             /// Rounds a `half::bf16` with the saturating rule, once.
@@ -215,7 +216,7 @@ macro_rules! minifloat {
             #[cfg(feature = "half")]
             #[inline]
             pub const fn from_bf16_satfinite(x: half::bf16) -> $t {
-                $t(FloatFormat::$t.encode_bf16(x, Mode::SatFinite) as u8)
+                $t(FloatFormat::$fmt.encode_bf16(x, Mode::SatFinite) as u8)
             }
 
             /// The value as a `half::bf16`, exactly (`bf16` holds every value
@@ -265,7 +266,7 @@ macro_rules! minifloat {
             /// ```
             #[inline]
             pub const fn is_nan(self) -> bool {
-                FloatFormat::$t.is_nan_code(self.0 as u32)
+                FloatFormat::$fmt.is_nan_code(self.0 as u32)
             }
 
             /// Whether the value is an infinity.
@@ -279,7 +280,7 @@ macro_rules! minifloat {
             /// ```
             #[inline]
             pub const fn is_infinite(self) -> bool {
-                FloatFormat::$t.is_infinite_code(self.0 as u32)
+                FloatFormat::$fmt.is_infinite_code(self.0 as u32)
             }
 
             /// Whether the value is neither infinite nor NaN.
@@ -308,7 +309,7 @@ macro_rules! minifloat {
             /// ```
             #[inline]
             pub const fn is_sign_negative(self) -> bool {
-                let f = FloatFormat::$t;
+                let f = FloatFormat::$fmt;
                 f.signed && (self.0 >> (f.exponent_bits + f.mantissa_bits)) & 1 == 1
             }
 
@@ -342,7 +343,7 @@ macro_rules! minifloat {
             #[inline]
             pub const fn total_cmp(&self, other: &$t) -> Ordering {
                 const fn key(x: $t) -> i32 {
-                    let f = FloatFormat::$t;
+                    let f = FloatFormat::$fmt;
                     let mag = (x.0 as i32) & ((1 << (f.exponent_bits + f.mantissa_bits)) - 1);
                     if x.is_sign_negative() { -mag - 1 } else { mag }
                 }
@@ -358,7 +359,7 @@ macro_rules! minifloat {
         }
 
         impl MiniFloat for $t {
-            const FORMAT: FloatFormat = FloatFormat::$t;
+            const FORMAT: FloatFormat = FloatFormat::$fmt;
         }
 
         /// Compares values: NaN is unequal to everything, `+0 == -0`.
@@ -444,6 +445,9 @@ const fn pow2(k: i32) -> f64 {
 /// put element 0 in the low nibble (the `torch.float4_e2m1fn_x2` and CUDA
 /// `__nv_fp4x2_e2m1` order).
 ///
+/// Names: ml_dtypes `float4_e2m1fn`, DLPack `kDLFloat4_e2m1fn`, CUDA
+/// `__nv_fp4_e2m1`; PyTorch has only the pair `float4_e2m1fn_x2`.
+///
 /// # Examples
 ///
 /// ```
@@ -464,6 +468,9 @@ pub struct E2M1(u8);
 /// OCP MX FP6 (`float6_e2m3fn`): 1 sign, 2 exponent and 3 mantissa bits,
 /// bias 1; largest `7.5`, smallest `0.125`; no infinity, no NaN.
 ///
+/// Names: ml_dtypes `float6_e2m3fn`, DLPack `kDLFloat6_e2m3fn`, CUDA
+/// `__nv_fp6_e2m3`; no PyTorch dtype.
+///
 /// # Examples
 ///
 /// ```
@@ -481,6 +488,9 @@ pub struct E2M3(u8);
 /// OCP MX FP6 (`float6_e3m2fn`): 1 sign, 3 exponent and 2 mantissa bits,
 /// bias 3; largest `28`, smallest `0.0625`; no infinity, no NaN.
 ///
+/// Names: ml_dtypes `float6_e3m2fn`, DLPack `kDLFloat6_e3m2fn`, CUDA
+/// `__nv_fp6_e3m2`; no PyTorch dtype.
+///
 /// # Examples
 ///
 /// ```
@@ -497,6 +507,9 @@ pub struct E3M2(u8);
 
 /// OCP FP8 `E4M3` (`float8_e4m3fn`): 1 sign, 4 exponent and 3 mantissa bits,
 /// bias 7; largest `448`; no infinity; NaN only at `0x7f` and `0xff`.
+///
+/// Names: ml_dtypes and PyTorch `float8_e4m3fn`, DLPack
+/// `kDLFloat8_e4m3fn`, CUDA `__nv_fp8_e4m3`.
 ///
 /// # Examples
 ///
@@ -517,6 +530,9 @@ pub struct E4M3(u8);
 /// bias 15, IEEE infinities and NaNs; largest finite `57344`. It is the top
 /// byte of an IEEE `f16`.
 ///
+/// Names: ml_dtypes and PyTorch `float8_e5m2`, DLPack `kDLFloat8_e5m2`,
+/// CUDA `__nv_fp8_e5m2`.
+///
 /// # Examples
 ///
 /// ```
@@ -535,6 +551,9 @@ pub struct E5M2(u8);
 /// is `2^(c - 127)` for `c` in `0..=254` (`2^-127` to `2^127`); `0xff` is
 /// NaN. There is no sign and no zero.
 ///
+/// Names: ml_dtypes and PyTorch `float8_e8m0fnu`, DLPack
+/// `kDLFloat8_e8m0fnu`, CUDA `__nv_fp8_e8m0`.
+///
 /// # Examples
 ///
 /// ```
@@ -551,7 +570,7 @@ pub struct E5M2(u8);
 pub struct E8M0(u8);
 
 minifloat!(
-    E2M1, 4, max = "6.0", min_positive = "1.0", epsilon = "0.5",
+    E2M1 = E2M1, 4, max = "6.0", min_positive = "1.0", epsilon = "0.5",
     /// Rounds an `f32` to nearest, ties to even. Finite values beyond
     /// `±6` (from the tie at `±7` on) and infinities saturate to `±6`, as
     /// in the reference library (ml_dtypes).
@@ -573,7 +592,7 @@ minifloat!(
     /// ```
 );
 minifloat!(
-    E2M3, 6, max = "7.5", min_positive = "1.0", epsilon = "0.125",
+    E2M3 = E2M3, 6, max = "7.5", min_positive = "1.0", epsilon = "0.125",
     /// Rounds an `f32` to nearest, ties to even. Finite values beyond
     /// `±7.5` and infinities saturate to `±7.5`, as in the reference library
     /// (ml_dtypes).
@@ -593,7 +612,7 @@ minifloat!(
     /// ```
 );
 minifloat!(
-    E3M2, 6, max = "28.0", min_positive = "0.25", epsilon = "0.25",
+    E3M2 = E3M2, 6, max = "28.0", min_positive = "0.25", epsilon = "0.25",
     /// Rounds an `f32` to nearest, ties to even. Finite values beyond
     /// `±28` and infinities saturate to `±28`, as in the reference library
     /// (ml_dtypes).
@@ -612,7 +631,7 @@ minifloat!(
     /// ```
 );
 minifloat!(
-    E4M3, 8, max = "448.0", min_positive = "0.015625", epsilon = "0.125",
+    E4M3 = E4M3, 8, max = "448.0", min_positive = "0.015625", epsilon = "0.125",
     /// Rounds an `f32` to nearest, ties to even, with the reference
     /// library's (ml_dtypes) overflow rule: `448 < |x| <= 464` gives `±448`
     /// (464 is the tie, and 448's code is even), `|x| > 464` and infinities
@@ -630,7 +649,7 @@ minifloat!(
     /// ```
 );
 minifloat!(
-    E5M2, 8, max = "57344.0", min_positive = "0.00006103515625", epsilon = "0.25",
+    E5M2 = E5M2, 8, max = "57344.0", min_positive = "0.00006103515625", epsilon = "0.25",
     /// Rounds an `f32` to nearest, ties to even. As in IEEE arithmetic (and
     /// the reference library), `|x| >= 61440` (the tie above `57344`) gives
     /// infinity of the input's sign; NaN stays NaN.
@@ -646,7 +665,7 @@ minifloat!(
     /// ```
 );
 minifloat!(
-    E8M0, 8, max = "1.7014118346046923e38", min_positive = "5.877471754111438e-39",
+    E8M0 = E8M0, 8, max = "1.7014118346046923e38", min_positive = "5.877471754111438e-39",
     epsilon = "1.0",
     /// Rounds an `f32` to the nearest power of two, **ties away from zero**
     /// (`1.5 * 2^k` gives `2^(k+1)`), as the reference library (ml_dtypes)
@@ -677,7 +696,272 @@ minifloat!(
     /// ```
 );
 
-into_f16!(E2M1, E2M3, E3M2, E4M3, E5M2);
+/// IEEE-style FP8 `E4M3` (ml_dtypes `float8_e4m3`, DLPack
+/// `kDLFloat8_e4m3`; no PyTorch dtype): 1 sign, 4 exponent and 3 mantissa
+/// bits, bias 7, IEEE 754 rules: infinities `0x78`/`0xf8`, NaNs
+/// `0x79..=0x7f` and `0xf9..=0xff`, `-0` at `0x80`; largest finite `240`,
+/// smallest positive `2^-9`.
+///
+/// This is **not** the OCP/NVIDIA [`E4M3`] (`e4m3fn`, largest 448, no
+/// infinity); it spends its top binade on infinities and NaNs as `f16` does.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::E4M3Ieee;
+///
+/// assert_eq!(E4M3Ieee::MAX.to_f32(), 240.0);
+/// assert_eq!(E4M3Ieee::from_f32(248.0), E4M3Ieee::INFINITY); // the tie overflows
+/// assert_eq!(E4M3Ieee::from_f32_satfinite(1e6), E4M3Ieee::MAX);
+/// ```
+#[derive(Clone, Copy, BitElement, DeviceCopy, bytemuck::Zeroable, bytemuck::Pod)]
+#[bitpack(crate = "crate")]
+#[repr(transparent)]
+#[bitwidth(8)]
+pub struct E4M3Ieee(u8);
+
+/// IEEE-style FP8 `E3M4` (ml_dtypes `float8_e3m4`, DLPack `kDLFloat8_e3m4`;
+/// no PyTorch dtype): 1 sign, 3 exponent and 4 mantissa bits, bias 3, IEEE
+/// 754 rules: infinities `0x70`/`0xf0`, NaNs `0x71..=0x7f` and
+/// `0xf1..=0xff`; largest finite `15.5`, smallest positive `2^-6`.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::E3M4;
+///
+/// assert_eq!(E3M4::from_f32(3.1).to_f32(), 3.125);
+/// assert_eq!(E3M4::from_f32(15.75), E3M4::INFINITY);
+/// ```
+#[derive(Clone, Copy, BitElement, DeviceCopy, bytemuck::Zeroable, bytemuck::Pod)]
+#[bitpack(crate = "crate")]
+#[repr(transparent)]
+#[bitwidth(8)]
+pub struct E3M4(u8);
+
+/// FP8 `E4M3FNUZ` (ml_dtypes and PyTorch `float8_e4m3fnuz`, DLPack
+/// `kDLFloat8_e4m3fnuz`, AMD's MI300 FP8, HIP `__hip_fp8_e4m3_fnuz`): 1
+/// sign, 4 exponent and 3 mantissa bits, **bias 8**; no infinity and no
+/// negative zero: `0x80` is the single NaN and every other code is finite.
+/// Largest `240` (`0x7f`), smallest normal `2^-7`, smallest positive
+/// `2^-10`.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::E4M3Fnuz;
+///
+/// assert_eq!(E4M3Fnuz::MAX.to_f32(), 240.0);
+/// assert_eq!(E4M3Fnuz::from_f32(-0.0).to_bits(), 0x00); // no -0
+/// assert!(E4M3Fnuz::from_bits(0x80).is_nan());
+/// ```
+#[derive(Clone, Copy, BitElement, DeviceCopy, bytemuck::Zeroable, bytemuck::Pod)]
+#[bitpack(crate = "crate")]
+#[repr(transparent)]
+#[bitwidth(8)]
+pub struct E4M3Fnuz(u8);
+
+/// FP8 `E5M2FNUZ` (ml_dtypes and PyTorch `float8_e5m2fnuz`, DLPack
+/// `kDLFloat8_e5m2fnuz`, AMD's MI300 FP8, HIP `__hip_fp8_e5m2_fnuz`): 1
+/// sign, 5 exponent and 2 mantissa bits, **bias 16**; no infinity, no
+/// negative zero, `0x80` the single NaN. Largest `57344` (`0x7f`), smallest
+/// normal `2^-15`, smallest positive `2^-17`.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::E5M2Fnuz;
+///
+/// assert_eq!(E5M2Fnuz::MAX.to_f32(), 57344.0);
+/// assert!(E5M2Fnuz::from_f32(f32::INFINITY).is_nan()); // no infinity
+/// ```
+#[derive(Clone, Copy, BitElement, DeviceCopy, bytemuck::Zeroable, bytemuck::Pod)]
+#[bitpack(crate = "crate")]
+#[repr(transparent)]
+#[bitwidth(8)]
+pub struct E5M2Fnuz(u8);
+
+/// FP8 `E4M3B11FNUZ` (ml_dtypes `float8_e4m3b11fnuz`, DLPack
+/// `kDLFloat8_e4m3b11fnuz`, XLA `F8E4M3B11FNUZ`; no PyTorch dtype): 1 sign,
+/// 4 exponent and 3 mantissa bits, **bias 11**; no infinity, no negative
+/// zero, `0x80` the single NaN. Largest `30` (`0x7f`), smallest normal
+/// `2^-10`, smallest positive `2^-13`.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::E4M3B11Fnuz;
+///
+/// assert_eq!(E4M3B11Fnuz::MAX.to_f32(), 30.0);
+/// assert_eq!(E4M3B11Fnuz::from_f32(0.1).to_f32(), 0.1015625);
+/// ```
+#[derive(Clone, Copy, BitElement, DeviceCopy, bytemuck::Zeroable, bytemuck::Pod)]
+#[bitpack(crate = "crate")]
+#[repr(transparent)]
+#[bitwidth(8)]
+pub struct E4M3B11Fnuz(u8);
+
+minifloat!(
+    E4M3Ieee = E4M3_IEEE, 8, max = "240.0", min_positive = "0.015625", epsilon = "0.125",
+    /// Rounds an `f32` to nearest, ties to even, with IEEE 754 rules (as the
+    /// reference library, ml_dtypes, whose rows for this format carry no
+    /// note): `|x| >= 248` (the tie above `240`) gives infinity of the
+    /// input's sign, NaN stays NaN (sign kept), `-0` stays `-0`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::E4M3Ieee;
+    ///
+    /// assert_eq!(E4M3Ieee::from_f32(247.0).to_f32(), 240.0);
+    /// assert_eq!(E4M3Ieee::from_f32(-300.0), E4M3Ieee::NEG_INFINITY);
+    /// ```
+);
+minifloat!(
+    E3M4 = E3M4, 8, max = "15.5", min_positive = "0.25", epsilon = "0.0625",
+    /// Rounds an `f32` to nearest, ties to even, with IEEE 754 rules (as
+    /// ml_dtypes): `|x| >= 15.75` gives infinity of the input's sign, NaN
+    /// stays NaN, `-0` stays `-0`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::E3M4;
+    ///
+    /// assert_eq!(E3M4::from_f32(15.7).to_f32(), 15.5);
+    /// assert_eq!(E3M4::from_f32(-16.0), E3M4::NEG_INFINITY);
+    /// ```
+);
+minifloat!(
+    E4M3Fnuz = E4M3_FNUZ, 8, max = "240.0", min_positive = "0.0078125", epsilon = "0.125",
+    /// Rounds an `f32` to nearest, ties to even, with the reference
+    /// library's (ml_dtypes) rules for a format with one NaN and no `-0`:
+    ///
+    /// - `|x| >= 248` (the tie above `240`: `0x7f` is odd, so the tie goes
+    ///   up) and `±inf` give the NaN `0x80` (rows `fnuz_overflow_to_nan`,
+    ///   `fnuz_inf_to_nan`); `240 < |x| < 248` gives `±240`.
+    /// - Every NaN gives `0x80`, whatever its sign (rows `fnuz_nan`).
+    /// - `-0.0`, and every negative value that rounds to zero, give `+0`
+    ///   (rows `fnuz_neg_zero`); the sign survives on every nonzero result.
+    ///
+    /// bitpack follows the reference on all four tags: the first is the
+    /// format's (there is no infinity to overflow to, and NaN is what a
+    /// non-saturating cast can report), the others are forced by the codes.
+    /// [`from_f32_satfinite`](E4M3Fnuz::from_f32_satfinite) gives `±240`
+    /// for overflow and `±inf` instead, the signed rule of the other FP8
+    /// formats.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::E4M3Fnuz;
+    ///
+    /// assert_eq!(E4M3Fnuz::from_f32(247.0).to_f32(), 240.0);
+    /// assert!(E4M3Fnuz::from_f32(-248.0).is_nan());
+    /// assert_eq!(E4M3Fnuz::from_f32(-2f32.powi(-10)).to_bits(), 0x81);
+    /// assert_eq!(E4M3Fnuz::from_f32(-1e-9).to_bits(), 0x00);
+    /// ```
+);
+minifloat!(
+    E5M2Fnuz = E5M2_FNUZ, 8, max = "57344.0", min_positive = "0.000030517578125",
+    epsilon = "0.25",
+    /// Rounds an `f32` to nearest, ties to even, with the reference
+    /// library's FNUZ rules (see [`E4M3Fnuz::from_f32`]): `|x| >= 61440`
+    /// and `±inf` give the NaN `0x80`, every NaN gives `0x80`, `-0` and
+    /// negative values that round to zero give `+0`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::E5M2Fnuz;
+    ///
+    /// assert_eq!(E5M2Fnuz::from_f32(61439.0).to_f32(), 57344.0);
+    /// assert!(E5M2Fnuz::from_f32(61440.0).is_nan());
+    /// ```
+);
+minifloat!(
+    E4M3B11Fnuz = E4M3B11_FNUZ, 8, max = "30.0", min_positive = "0.0009765625",
+    epsilon = "0.125",
+    /// Rounds an `f32` to nearest, ties to even, with the reference
+    /// library's FNUZ rules (see [`E4M3Fnuz::from_f32`]): `|x| >= 31` and
+    /// `±inf` give the NaN `0x80`, every NaN gives `0x80`, `-0` and negative
+    /// values that round to zero give `+0`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::E4M3B11Fnuz;
+    ///
+    /// assert_eq!(E4M3B11Fnuz::from_f32(30.9).to_f32(), 30.0);
+    /// assert!(E4M3B11Fnuz::from_f32(31.0).is_nan());
+    /// ```
+);
+
+into_f16!(
+    E2M1,
+    E2M3,
+    E3M2,
+    E4M3,
+    E5M2,
+    E4M3Ieee,
+    E3M4,
+    E4M3Fnuz,
+    E5M2Fnuz,
+    E4M3B11Fnuz
+);
+
+impl E4M3Ieee {
+    /// `+0.0`.
+    pub const ZERO: E4M3Ieee = E4M3Ieee(0);
+    /// Smallest finite value, `-240.0`.
+    pub const MIN: E4M3Ieee = E4M3Ieee(0xf7);
+    /// Smallest positive subnormal value, `2^-9`.
+    pub const MIN_POSITIVE_SUBNORMAL: E4M3Ieee = E4M3Ieee(0x01);
+    /// The canonical quiet NaN, `0x7c`.
+    pub const NAN: E4M3Ieee = E4M3Ieee(0x7c);
+    /// `+inf` (`0x78`).
+    pub const INFINITY: E4M3Ieee = E4M3Ieee(0x78);
+    /// `-inf` (`0xf8`).
+    pub const NEG_INFINITY: E4M3Ieee = E4M3Ieee(0xf8);
+}
+
+impl E3M4 {
+    /// `+0.0`.
+    pub const ZERO: E3M4 = E3M4(0);
+    /// Smallest finite value, `-15.5`.
+    pub const MIN: E3M4 = E3M4(0xef);
+    /// Smallest positive subnormal value, `2^-6`.
+    pub const MIN_POSITIVE_SUBNORMAL: E3M4 = E3M4(0x01);
+    /// The canonical quiet NaN, `0x78`.
+    pub const NAN: E3M4 = E3M4(0x78);
+    /// `+inf` (`0x70`).
+    pub const INFINITY: E3M4 = E3M4(0x70);
+    /// `-inf` (`0xf0`).
+    pub const NEG_INFINITY: E3M4 = E3M4(0xf0);
+}
+
+macro_rules! fnuz_consts {
+    ($($t:ident: $min:literal, $sub:literal;)*) => {$(
+        impl $t {
+            /// `0.0` (the only zero).
+            pub const ZERO: $t = $t(0);
+            /// Smallest finite value (code `0xff`):
+            #[doc = concat!("`", $min, "`.")]
+            pub const MIN: $t = $t(0xff);
+            /// Smallest positive subnormal value (code `0x01`):
+            #[doc = concat!("`", $sub, "`.")]
+            pub const MIN_POSITIVE_SUBNORMAL: $t = $t(0x01);
+            /// The only NaN, `0x80`.
+            pub const NAN: $t = $t(0x80);
+        }
+    )*};
+}
+
+fnuz_consts! {
+    E4M3Fnuz: "-240.0", "2^-10";
+    E5M2Fnuz: "-57344.0", "2^-17";
+    E4M3B11Fnuz: "-30.0", "2^-13";
+}
 
 impl E2M1 {
     /// `+0.0`.

@@ -7,9 +7,10 @@
 //! functions here compute the same codes without branches (selects only), so
 //! that a loop of them vectorizes, for the formats whose rules they cover
 //! ([`encode_fast_ok`], [`decode_fast_ok`]); the bulk paths fall back to the
-//! routine (or the decode table) for the others. Every shipped format except
-//! E8M0 is covered; the tests compare both directions against the routine on
-//! every code and on millions of inputs, in both modes.
+//! routine (or the decode table) for the others. E8M0 has a branch-free
+//! pair of its own ([`e8m0_encode`], [`e8m0_decode`]); the FNUZ formats
+//! encode through the routine. The tests compare both directions against the
+//! routine on every code and on millions of inputs, in both modes.
 
 use crate::formats::{FloatFormat, MiniFloat, NanFallback, Overflow, Specials, Ties};
 
@@ -212,6 +213,119 @@ pub(crate) const fn f16_ok(f: &FloatFormat) -> bool {
         }
 }
 
+/// Whether `f` is the OCP E8M0 scale format (unsigned, 8 exponent bits, no
+/// mantissa, bias 127, `0xff` NaN, ties away, overflow to NaN), which
+/// [`e8m0_encode`] and [`e8m0_decode`] cover.
+pub(crate) const fn e8m0_ok(f: &FloatFormat) -> bool {
+    !f.signed
+        && !f.subnormals
+        && f.exponent_bits == 8
+        && f.mantissa_bits == 0
+        && f.bias == 127
+        && matches!(f.specials, Specials::AllOnesNan)
+        && matches!(f.overflow, Overflow::Nan)
+        && matches!(f.ties, Ties::Away)
+}
+
+/// `FloatFormat::E8M0.encode_f32(x, mode)` without branches, `SAT`
+/// selecting the saturating mode.
+///
+/// The code of a normal positive `x` is its exponent field, plus one when
+/// the mantissa is at least one half (the tie rounds away); an `f32`
+/// subnormal gives 1 from `1.5 * 2^-127` on and 0 below; zero, negative
+/// inputs and NaN give `0xff`, as does anything that rounds to 255 (the
+/// overflow rule). `SAT`: `|x| > 2^127` gives `0xfe` whatever its sign,
+/// NaN stays `0xff`.
+#[inline(always)]
+pub(crate) fn e8m0_encode<const SAT: bool>(x: f32) -> u8 {
+    let b = x.to_bits();
+    let a = b & 0x7fff_ffff;
+    let field = a >> 23;
+    let man = a & 0x7f_ffff;
+    let normal = field + (man >> 22);
+    let sub = (man >= 0x60_0000) as u32;
+    let code = if field == 0 { sub } else { normal }.min(255);
+    let unrepresentable = (b >> 31) != 0 || a == 0;
+    let rn = if unrepresentable { 0xff } else { code };
+    let out = if SAT {
+        let big = a > 0x7f00_0000;
+        let nan = a > 0x7f80_0000;
+        if nan {
+            0xff
+        } else if big {
+            0xfe
+        } else {
+            rn
+        }
+    } else {
+        rn
+    };
+    out as u8
+}
+
+/// `FloatFormat::E8M0.decode_f32(code)` without a table: `2^(code - 127)`
+/// as `f32` bits, `0x00` the subnormal `2^-127`, `0xff` the quiet NaN.
+#[inline(always)]
+pub(crate) fn e8m0_decode(code: u8) -> f32 {
+    let c = code as u32;
+    let bits = if c == 0 {
+        0x0040_0000
+    } else if c == 255 {
+        0x7fc0_0000
+    } else {
+        c << 23
+    };
+    f32::from_bits(bits)
+}
+
+/// `codes[i]` = the code of `src[i]` in `F`, rounded to nearest with the
+/// format's rules (`satfinite`: the saturating ones), unpacked one per
+/// byte: [`encode_fast`] or [`e8m0_encode`] where they cover the format
+/// (AVX2 code where detected), else the rounding routine.
+pub(crate) fn encode_codes_f32<F: MiniFloat>(src: &[f32], satfinite: bool, codes: &mut [u8]) {
+    use crate::formats::Mode;
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if super::x86::features() & super::x86::AVX2 != 0 {
+        if const { encode_fast_ok(&F::FORMAT) } {
+            if satfinite {
+                // SAFETY: `encode_f32_avx2` enables only `avx2`, which
+                // `x86::features` detected just above.
+                unsafe { super::x86::encode_f32_avx2::<F, true>(src, codes) }
+            } else {
+                // SAFETY: as above.
+                unsafe { super::x86::encode_f32_avx2::<F, false>(src, codes) }
+            }
+            return;
+        }
+        if const { e8m0_ok(&F::FORMAT) } {
+            if satfinite {
+                // SAFETY: `map_codes_avx2` enables only `avx2`, detected
+                // above.
+                unsafe { super::x86::map_codes_avx2(&e8m0_encode::<true>, src, codes) }
+            } else {
+                // SAFETY: as above.
+                unsafe { super::x86::map_codes_avx2(&e8m0_encode::<false>, src, codes) }
+            }
+            return;
+        }
+    }
+    use super::scalar::map_codes as scalar;
+    match (
+        const { encode_fast_ok(&F::FORMAT) },
+        const { e8m0_ok(&F::FORMAT) },
+        satfinite,
+    ) {
+        (true, _, false) => scalar(&encode_fast::<F, false>, src, codes),
+        (true, _, true) => scalar(&encode_fast::<F, true>, src, codes),
+        (false, true, false) => scalar(&e8m0_encode::<false>, src, codes),
+        (false, true, true) => scalar(&e8m0_encode::<true>, src, codes),
+        (false, false, sat) => {
+            let mode = if sat { Mode::SatFinite } else { Mode::Nearest };
+            scalar(&|x: f32| F::FORMAT.encode_f32(x, mode) as u8, src, codes)
+        }
+    }
+}
+
 /// `out[i] = F::FORMAT.decode_f32(codes[i])` for unpacked codes (one per
 /// byte, bits above the format's ignored), bit for bit: F16C where the CPU
 /// has it and the format allows ([`f16_ok`]), else [`decode_fast`] (a loop
@@ -232,7 +346,11 @@ pub(crate) fn decode_codes<F: MiniFloat>(
             return;
         }
         if have & x86::AVX2 != 0 {
-            if const { decode_fast_ok(&F::FORMAT) } {
+            if const { e8m0_ok(&F::FORMAT) } {
+                // SAFETY: `map_values_avx2` enables only `avx2`, detected
+                // just above.
+                unsafe { x86::map_values_avx2(&e8m0_decode, codes, out) };
+            } else if const { decode_fast_ok(&F::FORMAT) } {
                 // SAFETY: `map_values_avx2` enables only `avx2`, detected
                 // just above.
                 unsafe { x86::map_values_avx2(&decode_fast::<F>, codes, out) };
@@ -243,7 +361,9 @@ pub(crate) fn decode_codes<F: MiniFloat>(
             return;
         }
     }
-    if const { decode_fast_ok(&F::FORMAT) } {
+    if const { e8m0_ok(&F::FORMAT) } {
+        super::scalar::map_values(&e8m0_decode, codes, out);
+    } else if const { decode_fast_ok(&F::FORMAT) } {
         super::scalar::map_values(&decode_fast::<F>, codes, out);
     } else {
         super::scalar::map_values(&fallback, codes, out);
@@ -294,6 +414,12 @@ pub(crate) fn encode_words<F: MiniFloat>(
     use crate::formats::Mode;
     let w = F::BITS;
     debug_assert!(super::check_words(w, offset, src.len(), words.len()).is_ok());
+    if const { e8m0_ok(&F::FORMAT) } {
+        // Whole-byte codes: write them straight into the words' bytes.
+        let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);
+        encode_codes_f32::<F>(src, satfinite, &mut bytes[offset..offset + src.len()]);
+        return;
+    }
     #[cfg(all(feature = "std", target_arch = "x86_64"))]
     if const { encode_fast_ok(&F::FORMAT) } && super::x86::features() & super::x86::AVX2 != 0 {
         let map = |s: &[f32], c: &mut [u8]| {
