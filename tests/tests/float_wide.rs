@@ -3,6 +3,7 @@
 //! (itself checked against the reference vectors and an independent model)
 //! and against a model of stochastic rounding written here.
 
+use bitpack::LengthOf;
 use bitpack::formats::{
     E2M1, E2M3, E3M2, E3M4, E4M3, E4M3B11Fnuz, E4M3Fnuz, E4M3Ieee, E5M2, E5M2Fnuz, E8M0, Encoder,
     FloatFormat, MiniFloat, Mode, Real, decode_as, decode_into_as, decode_packed_as,
@@ -290,6 +291,7 @@ fn bad_lengths_change_nothing() {
     assert_eq!(
         err,
         Error::Length {
+            of: LengthOf::EncodeInput,
             expected: 3,
             actual: 2
         }

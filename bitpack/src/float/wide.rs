@@ -2,6 +2,7 @@
 //! each rounding once, and stochastic rounding: [`Real`], [`Encoder`],
 //! [`Rounding`], [`random_bits`] and the `decode_*_as` functions.
 
+use crate::error::LengthOf;
 #[cfg(feature = "alloc")]
 use alloc::vec;
 #[cfg(feature = "alloc")]
@@ -520,6 +521,7 @@ impl Encoder {
     pub fn slice<F: MiniFloat, S: Real>(&self, src: &[S], dst: &mut [F]) -> Result<()> {
         if src.len() != dst.len() {
             return Err(Error::Length {
+                of: LengthOf::EncodeInput,
                 expected: dst.len(),
                 actual: src.len(),
             });
@@ -627,6 +629,7 @@ impl Encoder {
     ) -> Result<()> {
         if src.len() != dst.len() {
             return Err(Error::Length {
+                of: LengthOf::EncodeInput,
                 expected: dst.len(),
                 actual: src.len(),
             });
@@ -721,6 +724,7 @@ fn decode_stream_as<F: MiniFloat, S: Real>(bytes: &[u8], dst: &mut [S]) {
 pub fn decode_slice_as<F: MiniFloat, S: Real>(src: &[F], dst: &mut [S]) -> Result<()> {
     if src.len() != dst.len() {
         return Err(Error::Length {
+            of: LengthOf::DecodeOutput,
             expected: src.len(),
             actual: dst.len(),
         });
@@ -808,6 +812,7 @@ pub fn decode_as<F: MiniFloat, S: Real>(src: &NarrowArray<F>) -> Vec<S> {
 pub fn decode_into_as<F: MiniFloat, S: Real>(src: &NarrowArray<F>, dst: &mut [S]) -> Result<()> {
     if dst.len() != src.len() {
         return Err(Error::Length {
+            of: LengthOf::DecodeOutput,
             expected: src.len(),
             actual: dst.len(),
         });
