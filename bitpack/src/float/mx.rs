@@ -504,8 +504,10 @@ impl<F: MxElement> MxArray<F> {
     /// let opts = MxOptions { axis: Some(0), scale: ScaleRule::Ceil, ..MxOptions::default() };
     /// let mx = MxArray::<E4M3>::quantize_with(&data, &[64, 2], &opts)?;
     /// assert_eq!(mx.scales().shape(), [2, 2]);
-    /// assert_eq!(mx.scales().as_bytes(), [119, 120, 119, 120]); // 2^-8, 2^-7
-    /// assert_eq!(mx.dequantize()[..2], [1.0, 100.0]);
+    /// // Ceil: 2^(ceil(log2 amax) - 8), so 2^-8 for the 1.0 column, 2^-1 for 100.
+    /// assert_eq!(mx.scales().as_bytes(), [119, 126, 119, 126]);
+    /// // 100 / 2^-1 = 200 rounds to the E4M3 value 192 (ties to even): 96.
+    /// assert_eq!(mx.dequantize()[..2], [1.0, 96.0]);
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn quantize_with<S: Real>(data: &[S], shape: &[usize], opts: &MxOptions) -> Result<Self> {
