@@ -7,7 +7,8 @@
 #   2. llvm-ar x, llvm-link of the objects (compiler_builtins left out);
 #   3. opt: internalize all but the kernels (`define ptx_kernel`), drop what
 #      they do not reach, -O3;
-#   4. llc writes the .ptx.
+#   4. llc writes the .ptx; crate disambiguators in symbol names are replaced
+#      by one fixed value, so the file does not depend on the checkout's path.
 #
 #   scripts/build-ptx.sh [--crate DIR] [--out DIR] [--name NAME] [TARGET...]
 #
@@ -84,6 +85,12 @@ for target in "${targets[@]}"; do
     "$bin/opt" -passes='internalize,globaldce,default<O3>' \
         -internalize-public-api-list="$kernels" "$work/linked.bc" -o "$work/opt.bc"
     "$bin/llc" -march=nvptx64 -mcpu="$target" -mattr=+"$ptx" "$work/opt.bc" -o "$out/$name-$target.ptx"
+    # Symbol names carry each crate's disambiguator (`Cs<hash>_`), which
+    # cargo derives from, among others, the absolute path of a path
+    # dependency: the same source cloned elsewhere would give other names.
+    # One fixed disambiguator keeps every name unique (they still differ by
+    # crate name and path) and the file independent of where it was built.
+    sed -E -i 's/Cs[0-9A-Za-z]{1,16}_/Cs_/g' "$out/$name-$target.ptx"
     rm -rf "$work"
     echo "build-ptx: $out/$name-$target.ptx ($(grep -c '^\.visible \.entry' "$out/$name-$target.ptx") entries)" >&2
 done

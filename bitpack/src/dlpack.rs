@@ -13,6 +13,7 @@
 //! | `u8`, `u16`, `u32`, `u64`, `u128` | `kDLUInt` (1) | 8..128 | 1 |
 //! | `i8`, `i16`, `i32`, `i64`, `i128` | `kDLInt` (0) | 8..128 | 1 |
 //! | `arbitrary_int::u1`..`u127` | `kDLUInt` (1) | 1..127 | 1 |
+//! | `arbitrary_int::i1`..`i127` (two's complement) | `kDLInt` (0) | 1..127 | 1 |
 //! | `bool`, packed (`NarrowArray<bool>`) | `kDLUInt` (1) | 1 | 1 |
 //! | `bool`, unpacked ([`DlpackTensor::from_bools_unpacked`]) | `kDLBool` (6) | 8 | 1 |
 //! | `half::f16`, `f32`, `f64` | `kDLFloat` (2) | 16, 32, 64 | 1 |
@@ -23,6 +24,11 @@
 //! | [`E2M3`](crate::E2M3) | `kDLFloat6_e2m3fn` (15) | 6 | 1 |
 //! | [`E3M2`](crate::E3M2) | `kDLFloat6_e3m2fn` (16) | 6 | 1 |
 //! | [`E2M1`](crate::E2M1) | `kDLFloat4_e2m1fn` (17) | 4 | 1 |
+//! | [`E4M3Ieee`](crate::formats::E4M3Ieee) | `kDLFloat8_e4m3` (8) | 8 | 1 |
+//! | [`E3M4`](crate::formats::E3M4) | `kDLFloat8_e3m4` (7) | 8 | 1 |
+//! | [`E4M3Fnuz`](crate::formats::E4M3Fnuz) | `kDLFloat8_e4m3fnuz` (11) | 8 | 1 |
+//! | [`E5M2Fnuz`](crate::formats::E5M2Fnuz) | `kDLFloat8_e5m2fnuz` (13) | 8 | 1 |
+//! | [`E4M3B11Fnuz`](crate::formats::E4M3B11Fnuz) | `kDLFloat8_e4m3b11fnuz` (9) | 8 | 1 |
 //!
 //! A packed `NarrowArray<bool>` exports as `kDLUInt` with 1 bit: DLPack
 //! does not describe a 1-bit `kDLBool`, and PyTorch and NumPy accept
@@ -358,6 +364,11 @@ dtypes! {
     crate::E4M3 => FLOAT8_E4M3FN, 8, "E4M3";
     crate::E5M2 => FLOAT8_E5M2, 8, "E5M2";
     crate::E8M0 => FLOAT8_E8M0FNU, 8, "E8M0";
+    crate::formats::E4M3Ieee => FLOAT8_E4M3, 8, "E4M3Ieee";
+    crate::formats::E3M4 => FLOAT8_E3M4, 8, "E3M4";
+    crate::formats::E4M3Fnuz => FLOAT8_E4M3FNUZ, 8, "E4M3Fnuz";
+    crate::formats::E5M2Fnuz => FLOAT8_E5M2FNUZ, 8, "E5M2Fnuz";
+    crate::formats::E4M3B11Fnuz => FLOAT8_E4M3B11FNUZ, 8, "E4M3B11Fnuz";
 }
 
 impl DlpackElement for bool {
@@ -379,6 +390,27 @@ mod narrow_ints {
                 const DTYPE: DLDataType = DLDataType::scalar(code::UINT, $bits);
             }
         )*)*};
+    }
+
+    macro_rules! int_dtypes {
+        ($($raw:ty: $($bits:literal)*;)*) => {$($(
+            impl DlpackElement for arbitrary_int::Int<$raw, $bits> {
+                const DTYPE: DLDataType = DLDataType::scalar(code::INT, $bits);
+            }
+        )*)*};
+    }
+
+    // Two's-complement narrow integers (`i1`..`i127`): kDLInt with their width.
+    int_dtypes! {
+        i8: 1 2 3 4 5 6 7;
+        i16: 9 10 11 12 13 14 15;
+        i32: 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31;
+        i64: 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48
+             49 50 51 52 53 54 55 56 57 58 59 60 61 62 63;
+        i128: 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80
+              81 82 83 84 85 86 87 88 89 90 91 92 93 94 95 96
+              97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112
+              113 114 115 116 117 118 119 120 121 122 123 124 125 126 127;
     }
 
     uint_dtypes! {

@@ -51,6 +51,11 @@ fn dtype_table_matches_the_header() {
         ("E4M3", 10, 8),
         ("E5M2", 12, 8),
         ("E8M0", 14, 8),
+        ("E4M3Ieee", 8, 8),
+        ("E3M4", 7, 8),
+        ("E4M3Fnuz", 11, 8),
+        ("E5M2Fnuz", 13, 8),
+        ("E4M3B11Fnuz", 9, 8),
     ];
     assert_eq!(DTYPES.len(), expect.len());
     for (&(name, dt), &(en, ec, eb)) in DTYPES.iter().zip(expect) {
@@ -184,6 +189,30 @@ round_trips! {
     round_trip_e4m3 => E4M3;
     round_trip_e5m2 => E5M2;
     round_trip_e8m0 => E8M0;
+    round_trip_e4m3_ieee => bitpack::formats::E4M3Ieee;
+    round_trip_e3m4 => bitpack::formats::E3M4;
+    round_trip_e4m3_fnuz => bitpack::formats::E4M3Fnuz;
+    round_trip_e5m2_fnuz => bitpack::formats::E5M2Fnuz;
+    round_trip_e4m3b11_fnuz => bitpack::formats::E4M3B11Fnuz;
+    round_trip_i4 => arbitrary_int::i4;
+    round_trip_i13 => arbitrary_int::i13;
+}
+
+/// Narrow two's-complement integers export as kDLInt with their width.
+#[test]
+fn narrow_signed_integers_are_kdlint() {
+    assert_eq!(
+        <arbitrary_int::i4 as DlpackElement>::DTYPE,
+        DLDataType::scalar(0, 4)
+    );
+    assert_eq!(
+        <arbitrary_int::i1 as DlpackElement>::DTYPE,
+        DLDataType::scalar(0, 1)
+    );
+    assert_eq!(
+        <arbitrary_int::i127 as DlpackElement>::DTYPE,
+        DLDataType::scalar(0, 127)
+    );
 }
 
 /// Every strided view of a 3-d `u8` array (steps -3..=3 on each axis)
