@@ -20,6 +20,15 @@
 //! | slice, transpose, broadcast; sum whole, strided or per axis | [`NarrowArray::view`], [`View`], [`View::sum_axes`] |
 //! | a width known only at run time | [`DynNarrowArray`] |
 //! | the raw kernels (pack, unpack, sum, decode) on word buffers | [`kernels`] |
+//! | look a format up by its ml_dtypes, PyTorch or DLPack name | [`formats::FloatFormat::by_name`] |
+//! | encode from `f16`, `bf16` or `f64` with one rounding, or stochastically | [`formats::Encoder`] |
+//! | MX scale rules, blocks along any axis, 16 x 16 NVFP4 tiles | `MxArray::quantize_with`, `Nvfp4Array::quantize_with` in [`formats`] |
+//! | read packed bytes owned elsewhere (mmap, DLPack, GPU readback) | `NarrowRef`, `NarrowMut` |
+//! | hand arrays to numpy/PyTorch or take theirs (DLPack) | `bitpack::dlpack` (feature `dlpack`) |
+//! | Arrow validity bitmaps and unsigned arrays | `bitpack::arrow` (feature `arrow`) |
+//! | which type matches another system's packed layout | [`interop`] |
+//! | use the kernels inside my own GPU kernel crate | [`kernels::fixed`], [`DevicePtr`]; the README's "Using bitpack in your GPU kernels" |
+//! | run the kernels on a GPU from the host | `bitpack::cuda::Gpu` (feature `cuda`) |
 //! | what went wrong | [`Error`]: every message names the numbers and what was being sized |
 //!
 //! ```

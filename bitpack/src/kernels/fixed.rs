@@ -29,7 +29,7 @@
 //!   `from_raw_bits`, [`NArray`](crate::NArray) (`new`, `get`, `set`,
 //!   `raw_bits`, `from_raw_bits`, `to_array`, `map`);
 //! - the float formats: [`E2M1`](crate::E2M1) .. [`E8M0`](crate::E8M0) and
-//!   [`MiniFloat`](crate::formats::MiniFloat) (`from_f32`,
+//!   [`MiniFloat`] (`from_f32`,
 //!   `from_f32_satfinite`, `to_f32`), the slice functions
 //!   [`encode_slice`](crate::formats::encode_slice),
 //!   [`decode_slice`](crate::formats::decode_slice),
