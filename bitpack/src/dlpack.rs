@@ -1392,7 +1392,9 @@ fn validate(m: &DLManagedTensorVersioned) -> Result<(Vec<usize>, Vec<isize>, usi
             field_err(
                 "shape",
                 None,
-                shape_raw.iter().map(|&e| e as i128).product::<i128>(),
+                shape_raw
+                    .iter()
+                    .fold(1i128, |n, &e| n.saturating_mul(i128::from(e))),
                 "the element count overflows usize",
             )
         })?;

@@ -123,6 +123,30 @@ fn sum_axes_of_an_empty_array_with_a_huge_extent_is_an_alloc_error() {
 }
 
 #[test]
+fn sum_axes_whose_reduced_extents_overflow_before_a_zero() {
+    // Reduced axes 2 x (2^64 - 4) x 0: the product of the first two alone
+    // overflows, the group is empty, so each of the outputs is 0.
+    let values: Vec<u8> = (0..12).collect();
+    let a = NarrowArray::<u8>::from_slice(&values);
+    let v = a
+        .view_strided(&[1, 2, usize::MAX - 3, 0], &[0, 0, 0, 0], 0)
+        .unwrap();
+    assert_eq!(v.sum_axes(&[3, 1, 2], false).unwrap(), (vec![1], vec![0]));
+    let mut out = [7u64; 1];
+    v.sum_axes_into(&[1, 2, 3], &mut out).unwrap();
+    assert_eq!(out, [0]);
+    assert_eq!(v.sum(), 0);
+    // Kept extents that overflow before a zero: no outputs at all.
+    let w = a.view_strided(&[usize::MAX, 2, 0], &[0, 0, 0], 0).unwrap();
+    assert_eq!(
+        w.sum_axes(&[], false).unwrap(),
+        (vec![usize::MAX, 2, 0], vec![])
+    );
+    let mut none: [u64; 0] = [];
+    w.sum_axes_into(&[], &mut none).unwrap();
+}
+
+#[test]
 fn sum_axes_of_a_huge_broadcast_is_an_alloc_error() {
     let a = NarrowArray::from_slice(&[1u8, 2]);
     // 2^61 outputs of 8 bytes: more than isize::MAX bytes.

@@ -6,7 +6,7 @@
 //! far past what any allocator grants, so that a correct refusal is quick.
 
 use arbitrary_int::{u4, u5};
-use bitpack::formats::{self, E2M1, E4M3, E8M0, Mode, MxArray, Nvfp4Array};
+use bitpack::formats::{self, E2M1, E4M3, E8M0, Mode, MxArray, MxOptions, Nvfp4Array};
 use bitpack::{
     BitElement, DynNarrowArray, Error, Layout, NArray, NarrowArray, WordAligned, kernels,
 };
@@ -320,4 +320,16 @@ fn hostile_inputs_are_errors_not_panics() {
     assert!(NarrowArray::<u4>::from_bytes(&[0], usize::MAX).is_err());
     assert!(formats::swizzle_scales(&[0; 4], usize::MAX, usize::MAX).is_err());
     assert!(MxArray::<E4M3>::quantize(&[0.0; 4], &[usize::MAX, 2]).is_err());
+    // Empty shapes whose other extents multiply past usize: nothing to
+    // quantize, no scales, along every axis.
+    let empty = [usize::MAX, 0, usize::MAX, 5];
+    for axis in 0..4 {
+        let opts = MxOptions {
+            axis: Some(axis),
+            ..MxOptions::default()
+        };
+        let mx = MxArray::<E4M3>::quantize_with(&[] as &[f32], &empty, &opts).unwrap();
+        assert_eq!((mx.len(), mx.scales().len()), (0, 0));
+        assert!(mx.dequantize_into(&mut []).is_ok());
+    }
 }

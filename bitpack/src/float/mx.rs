@@ -272,8 +272,13 @@ fn scale_code(e: Option<i32>) -> u8 {
 }
 
 /// `(outer, d, inner)`: the products of the dimensions before `axis`, the
-/// extent of `axis`, and the product of those after it.
+/// extent of `axis`, and the product of those after it; all zero when some
+/// extent is zero (an empty array has no blocks and no scales, and the
+/// product of the other extents alone may not fit).
 fn split_axis(shape: &[usize], axis: usize) -> (usize, usize, usize) {
+    if shape.contains(&0) {
+        return (0, 0, 0);
+    }
     let outer = shape[..axis].iter().product();
     let inner = shape[axis + 1..].iter().product();
     (outer, shape[axis], inner)

@@ -122,6 +122,15 @@ impl Split {
     }
 }
 
+/// The product of the extents of `dims`, or `None` when it overflows; zero
+/// when some extent is zero, even where the others' product would overflow.
+fn extent_product(dims: &[(usize, isize)]) -> Option<usize> {
+    if dims.iter().any(|&(e, _)| e == 0) {
+        return Some(0);
+    }
+    dims.iter().try_fold(1usize, |n, &(e, _)| n.checked_mul(e))
+}
+
 /// Sums the elements of `layout` over `axes` into `out`.
 pub(crate) fn sum_axes_into(
     aligned: bool,
@@ -133,14 +142,10 @@ pub(crate) fn sum_axes_into(
 ) -> Result<()> {
     let reduce = check_axes(layout.ndim(), axes)?;
     let split = Split::new(layout, &reduce);
-    let n_out = split
-        .kept()
-        .iter()
-        .try_fold(1usize, |n, &(e, _)| n.checked_mul(e))
-        .ok_or(Error::Shape {
-            elements: None,
-            len: out.len(),
-        })?;
+    let n_out = extent_product(split.kept()).ok_or(Error::Shape {
+        elements: None,
+        len: out.len(),
+    })?;
     if out.len() != n_out {
         return Err(Error::Length {
             of: LengthOf::AxisSumOutput,
@@ -151,8 +156,10 @@ pub(crate) fn sum_axes_into(
     if n_out == 0 {
         return Ok(());
     }
-    // Not empty of outputs, so the group size divides the element count.
-    let group: usize = split.red().iter().map(|&(e, _)| e).product();
+    // Not empty of outputs, so the group size divides the element count
+    // when that is not zero; a zero extent makes it zero whatever the others
+    // (whose product alone may not fit).
+    let group = extent_product(split.red()).unwrap_or(0);
     if group == 0 {
         out.fill(0);
         return Ok(());

@@ -563,7 +563,7 @@ fn moved(offset: isize, k: usize, stride: isize) -> Result<isize> {
 
 /// `prod(shape)`, or `None` when it overflows `usize`. A zero extent gives 0
 /// even when the other extents' product would overflow.
-fn checked_count(shape: &[usize]) -> Option<usize> {
+pub(crate) fn checked_count(shape: &[usize]) -> Option<usize> {
     if shape.contains(&0) {
         return Some(0);
     }

@@ -753,13 +753,10 @@ impl<'a, T: UnsignedElement, L: Packing> View<'a, T, L> {
     /// ```
     pub fn sum_axes(&self, axes: &[usize], keepdims: bool) -> Result<(Vec<usize>, Vec<u64>)> {
         let shape = self.reduced_shape(axes, keepdims)?;
-        let n = shape
-            .iter()
-            .try_fold(1usize, |n, &e| n.checked_mul(e))
-            .ok_or(Error::Shape {
-                elements: None,
-                len: self.len(),
-            })?;
+        let n = crate::view::layout::checked_count(&shape).ok_or(Error::Shape {
+            elements: None,
+            len: self.len(),
+        })?;
         // Sized and allocated fallibly before any work: the output of a
         // broadcast or empty view can be far larger than its storage.
         let mut out = try_zeroed_vec::<u64>(n, "the output of sum_axes")?;
