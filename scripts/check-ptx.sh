@@ -77,6 +77,8 @@ for t in sm_90 sm_100a; do
     expect $t encode_e5m2_satfinite cvt.rn.satfinite.e5m2x2.f32
     expect $t decode_e4m3_f32 cvt.rn.f16x2.e4m3x2
     expect $t decode_e5m2_f32 cvt.rn.f16x2.e5m2x2
+    expect $t mx_encode_e4m3 cvt.rn.satfinite.e4m3x2.f32
+    expect $t mx_encode_e5m2 cvt.rn.satfinite.e5m2x2.f32
 done
 expect sm_100a encode_e2m1_satfinite cvt.rn.satfinite.e2m1x2.f32
 expect sm_100a encode_e2m3_satfinite cvt.rn.satfinite.e2m3x2.f32
@@ -84,6 +86,9 @@ expect sm_100a encode_e3m2_satfinite cvt.rn.satfinite.e3m2x2.f32
 expect sm_100a decode_e2m1_f32 cvt.rn.f16x2.e2m1x2
 expect sm_100a decode_e2m3_f32 cvt.rn.f16x2.e2m3x2
 expect sm_100a decode_e3m2_f32 cvt.rn.f16x2.e3m2x2
+expect sm_100a mx_encode_e2m1 cvt.rn.satfinite.e2m1x2.f32
+expect sm_100a mx_encode_e2m3 cvt.rn.satfinite.e2m3x2.f32
+expect sm_100a mx_encode_e3m2 cvt.rn.satfinite.e3m2x2.f32
 for t in sm_80 sm_90 sm_100a; do
     expect $t decode_e4m3_f16 cvt.rn.f16x2.f32
     expect $t decode_e4m3_bf16 cvt.rn.bf16x2.f32

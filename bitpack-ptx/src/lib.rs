@@ -34,9 +34,34 @@
 //! | `encode_{e2m1,e2m3,e3m2,e4m3,e5m2,e8m0}_{nearest,satfinite}` | `src, n, words` | `f32` to packed codes |
 //! | `decode_{fmt}_f32`, `decode_{fmt}_f16`, `decode_{fmt}_bf16` | `words, n, out` | packed codes to `f32` / `f16` bits / `bf16` bits |
 //!
+//! | `amax_partials` | `src, n, partials` | one `u32` per warp: the largest finite `\|x\|` bits of a grid-stride share |
+//! | `mx_scales_{fmt}` | `src, outer, d, inner, rule, scales` | one thread per block: its E8M0 scale |
+//! | `mx_encode_{fmt}` | `src, outer, d, inner, scales, seed, stochastic, words` | values under their block's scale |
+//! | `mx_decode_{fmt}` | `words, outer, d, inner, scales, out` | `f32` values times their scale |
+//! | `nvfp4_scales` | `src, rows, cols, matrix_rows, tile, tensor_scale, tiny, scales` | one thread per scale: its E4M3 value |
+//! | `nvfp4_encode` | `src, rows, cols, scales, tensor_scale, seed, stochastic, words` | E2M1 codes under their scales |
+//! | `nvfp4_decode` | `words, rows, cols, scales, tensor_scale, out` | `f32` values |
+//!
 //! The `f16`/`bf16` decodes exist for E2M1, E2M3, E3M2, E4M3 and E5M2, whose
-//! every value both types hold exactly. MX and NVFP4 block quantization have
-//! no kernels here yet: their block routines are host code behind `alloc`.
+//! every value both types hold exactly.
+//!
+//! # Block scaling
+//!
+//! The MX entries exist for every MX element format (`fmt` = `e2m1`,
+//! `e2m3`, `e3m2`, `e4m3`, `e5m2`) and take the array as `[outer, d,
+//! inner]` with blocks of 32 along `d` (any axis of the host array); the
+//! NVFP4 entries take `[rows, cols]` with blocks of 16 along `cols`, or 16 x
+//! 16 tiles (`tile` = 16) that stop at every `matrix_rows`. A scale kernel
+//! runs first (one thread per scale: it reads the block's values, strided
+//! when `inner > 1`, and writes one byte), then the encode kernel (one
+//! thread per word block of the packed stream, as for `encode_*`: each value
+//! takes the scale of its block through `BlockGrid::scale_walk`). Both call
+//! the device-callable block core of `bitpack::formats` (`mx_scale`,
+//! `mx_codes`, `nvfp4_scale`, `nvfp4_codes`, `mx_value`, `nvfp4_value`),
+//! which the host arrays run too, so the bytes are the host's. `rule` is
+//! 0 Floor, 1 Ceil, 2 Even, 3 RCeil; `tiny` 0 Flush, 1 Smallest, 2
+//! MinNormal; `stochastic` non-zero rounds stochastically with `seed` (the
+//! random bits of element `i` are `random_bits(seed, i)`, as on the host).
 #![no_std]
 #![feature(abi_ptx, stdarch_nvptx, asm_experimental_arch)]
 #![deny(unsafe_op_in_unsafe_fn)]
@@ -46,7 +71,10 @@ use core::arch::asm;
 use core::arch::nvptx;
 use core::slice;
 
-use bitpack::formats::{E2M1, E2M3, E3M2, E4M3, E5M2, E8M0, MiniFloat, Mode};
+use bitpack::formats::{
+    BlockGrid, E2M1, E2M3, E3M2, E4M3, E5M2, E8M0, MiniFloat, Mode, MxElement, Rounding,
+    ScaleRule, ScaleWalk, TinyScale, mx_codes, mx_scale, mx_value, nvfp4_codes, nvfp4_scale, nvfp4_value,
+};
 use bitpack::kernels::fixed::{self, Lane};
 use bitpack::kernels::words_for;
 
@@ -578,3 +606,415 @@ float_entries!(E4M3: encode_e4m3_nearest, encode_e4m3_satfinite, decode_e4m3_f32
 float_entries!(E5M2: encode_e5m2_nearest, encode_e5m2_satfinite, decode_e5m2_f32,
     decode_e5m2_f16, decode_e5m2_bf16);
 float_entries!(E8M0: encode_e8m0_nearest, encode_e8m0_satfinite, decode_e8m0_f32);
+
+/// The codes of values `first..first + count` of a `W`-bit block-scaled
+/// stream, computed by `fill(first, values, codes)`, packed into the
+/// thread's words (whole blocks through the fixed-length pack, the last
+/// block one value at a time).
+///
+/// # Safety
+///
+/// `src` holds `n` values and `words` `words_for(W, n)` words, valid device
+/// addresses.
+#[inline(always)]
+unsafe fn encode_scaled<const W: u32>(
+    src: *const f32,
+    n: u64,
+    words: *mut u64,
+    fill: impl FnOnce(usize, &[f32], &mut [u8]),
+) -> Option<(usize, usize)> {
+    let (b, bw) = (fixed::block_elems(W), fixed::block_words(W));
+    let (first, count) = block_of(global_thread(), b, n)?;
+    let w0 = first / b * bw;
+    // SAFETY: as in `unpack_kernel`: this thread's values and words lie
+    // inside the caller's buffers and no other thread writes those words.
+    let (src, dst) = unsafe { words_out(src, first, count, words, w0, words_for(W, count)) };
+    let mut codes = [0u8; 32];
+    let n = src.len().min(codes.len());
+    if let (Some(x), Some(c)) = (src.get(..n), codes.get_mut(..n)) {
+        fill(first, x, c);
+    }
+    if let (true, Some(c), Some(d)) = (count == b, codes.get(..b), dst.get_mut(..bw)) {
+        // Whole blocks: constant lengths, no bounds check left.
+        fixed::pack::<W, u8>(c, d, 0);
+    } else {
+        dst.fill(0);
+        for (i, &c) in codes.iter().take(count).enumerate() {
+            or_bits(dst, i * W as usize, W, c as u64);
+        }
+    }
+    Some((first, count))
+}
+
+/// The values `first..first + count` of a `W`-bit block-scaled stream:
+/// `out[i] = value_of(code, scale index)`, the scale indices from
+/// `walk(first)`.
+///
+/// # Safety
+///
+/// `words` holds `words_for(W, n)` words and `out` `n` values.
+#[inline(always)]
+unsafe fn decode_scaled<const W: u32>(
+    words: *const u64,
+    n: u64,
+    out: *mut f32,
+    walk: impl Fn(usize) -> ScaleWalk,
+    value_of: impl Fn(u8, usize) -> f32,
+) {
+    let (b, bw) = (fixed::block_elems(W), fixed::block_words(W));
+    let Some((first, count)) = block_of(global_thread(), b, n) else {
+        return;
+    };
+    let w0 = first / b * bw;
+    // SAFETY: as in `unpack_kernel`.
+    let (src, dst) = unsafe { words_in(words, w0, words_for(W, count), out, first, count) };
+    let mut codes = [0u8; 32];
+    if let (true, Some(s), Some(c)) = (count == b, src.get(..bw), codes.get_mut(..b)) {
+        fixed::unpack::<W, u8>(s, 0, c);
+    } else {
+        for (i, c) in codes.iter_mut().take(count).enumerate() {
+            *c = get_bits(src, i * W as usize, W) as u8;
+        }
+    }
+    for ((d, &c), g) in dst.iter_mut().zip(&codes).zip(walk(first)) {
+        *d = value_of(c, g);
+    }
+}
+
+/// Calls `f(scale, k, xs[k..e], codes[k..e])` for each run `k..e` of
+/// values with one scale (the scale indices from `walk`): a whole block at
+/// a time, so the block core converts pairs of lanes.
+#[inline(always)]
+fn runs(
+    mut walk: ScaleWalk,
+    xs: &[f32],
+    codes: &mut [u8],
+    mut f: impl FnMut(usize, usize, &[f32], &mut [u8]),
+) {
+    let n = xs.len().min(codes.len());
+    let mut next = walk.next().unwrap_or(0);
+    let mut k = 0;
+    while k < n {
+        let (start, cur) = (k, next);
+        k += 1;
+        while k < n {
+            next = walk.next().unwrap_or(0);
+            if next != cur {
+                break;
+            }
+            k += 1;
+        }
+        if let (Some(x), Some(c)) = (xs.get(start..k), codes.get_mut(start..k)) {
+            f(cur, start, x, c);
+        }
+    }
+}
+
+#[inline(always)]
+fn rule_of(rule: u32) -> ScaleRule {
+    match rule {
+        1 => ScaleRule::Ceil,
+        2 => ScaleRule::Even,
+        3 => ScaleRule::RCeil,
+        _ => ScaleRule::Floor,
+    }
+}
+
+#[inline(always)]
+fn rounding_of(seed: u64, stochastic: u32) -> Rounding {
+    if stochastic != 0 {
+        Rounding::Stochastic { seed }
+    } else {
+        Rounding::Nearest
+    }
+}
+
+/// One thread per scale of an MX grid.
+///
+/// # Safety
+///
+/// `src` holds `outer * d * inner` values, `scales` room for the grid's
+/// scales.
+#[inline(always)]
+unsafe fn mx_scales_kernel<F: MxElement>(src: *const f32, outer: u64, d: u64, inner: u64, rule: u32, scales: *mut u8) {
+    let grid = BlockGrid::along(outer as usize, d as usize, inner as usize, 32);
+    let g = global_thread() as usize;
+    if g >= grid.scales() {
+        return;
+    }
+    // SAFETY: the caller's promise; only this thread writes byte `g`.
+    let data = unsafe { slice::from_raw_parts(src, grid.len()) };
+    let s = mx_scale::<F>(grid.amax(data, g), rule_of(rule));
+    // SAFETY: `g` is below the number of scales the caller sized.
+    unsafe { scales.add(g).write(s.to_bits()) };
+}
+
+/// # Safety
+///
+/// As [`mx_scales_kernel`], with `scales` read and `words` room for the
+/// packed codes.
+#[inline(always)]
+unsafe fn mx_encode_kernel<F: MxElement, const W: u32>(
+    src: *const f32,
+    outer: u64,
+    d: u64,
+    inner: u64,
+    scales: *const u8,
+    seed: u64,
+    stochastic: u32,
+    words: *mut u64,
+) {
+    let grid = BlockGrid::along(outer as usize, d as usize, inner as usize, 32);
+    let rounding = rounding_of(seed, stochastic);
+    // SAFETY: the caller's promise.
+    let sc = unsafe { slice::from_raw_parts(scales, grid.scales()) };
+    // SAFETY: the caller's promise.
+    unsafe {
+        encode_scaled::<W>(src, grid.len() as u64, words, |first, xs, codes| {
+            runs(grid.scale_walk(first), xs, codes, |g, k, xs, codes| {
+                let scale = E8M0::from_bits(sc.get(g).copied().unwrap_or(0xff));
+                mx_codes::<F, f32>(xs, scale, rounding, (first + k) as u64, codes);
+            })
+        })
+    };
+}
+
+/// # Safety
+///
+/// `words` holds the packed codes of the grid, `scales` its scales, `out`
+/// room for its values.
+#[inline(always)]
+unsafe fn mx_decode_kernel<F: MxElement, const W: u32>(
+    words: *const u64,
+    outer: u64,
+    d: u64,
+    inner: u64,
+    scales: *const u8,
+    out: *mut f32,
+) {
+    let grid = BlockGrid::along(outer as usize, d as usize, inner as usize, 32);
+    // SAFETY: the caller's promise.
+    let sc = unsafe { slice::from_raw_parts(scales, grid.scales()) };
+    // SAFETY: the caller's promise.
+    unsafe {
+        decode_scaled::<W>(words, grid.len() as u64, out, |f| grid.scale_walk(f), |c, g| {
+            let scale = E8M0::from_bits(sc.get(g).copied().unwrap_or(0xff));
+            mx_value(F::from_raw_bits(c.into()), scale)
+        })
+    };
+}
+
+macro_rules! mx_entries {
+    ($f:ty, $w:literal: $scales:ident, $enc:ident, $dec:ident) => {
+        /// One E8M0 scale per thread (see the crate docs).
+        ///
+        /// # Safety
+        ///
+        /// `src` holds `outer * d * inner` values, `scales` one byte per block.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $scales(
+            src: *const f32,
+            outer: u64,
+            d: u64,
+            inner: u64,
+            rule: u32,
+            scales: *mut u8,
+        ) {
+            // SAFETY: the caller's promise.
+            unsafe { mx_scales_kernel::<$f>(src, outer, d, inner, rule, scales) }
+        }
+
+        /// Encodes the values under their block's scale (see the crate docs).
+        ///
+        /// # Safety
+        ///
+        /// As the scale entry, with `words` room for the packed codes.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $enc(
+            src: *const f32,
+            outer: u64,
+            d: u64,
+            inner: u64,
+            scales: *const u8,
+            seed: u64,
+            stochastic: u32,
+            words: *mut u64,
+        ) {
+            // SAFETY: the caller's promise.
+            unsafe { mx_encode_kernel::<$f, $w>(src, outer, d, inner, scales, seed, stochastic, words) }
+        }
+
+        /// Decodes the values times their block's scale (see the crate docs).
+        ///
+        /// # Safety
+        ///
+        /// `words` holds the packed codes, `scales` the scales, `out` room
+        /// for the values.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $dec(
+            words: *const u64,
+            outer: u64,
+            d: u64,
+            inner: u64,
+            scales: *const u8,
+            out: *mut f32,
+        ) {
+            // SAFETY: the caller's promise.
+            unsafe { mx_decode_kernel::<$f, $w>(words, outer, d, inner, scales, out) }
+        }
+    };
+}
+
+mx_entries!(E2M1, 4: mx_scales_e2m1, mx_encode_e2m1, mx_decode_e2m1);
+mx_entries!(E2M3, 6: mx_scales_e2m3, mx_encode_e2m3, mx_decode_e2m3);
+mx_entries!(E3M2, 6: mx_scales_e3m2, mx_encode_e3m2, mx_decode_e3m2);
+mx_entries!(E4M3, 8: mx_scales_e4m3, mx_encode_e4m3, mx_decode_e4m3);
+mx_entries!(E5M2, 8: mx_scales_e5m2, mx_encode_e5m2, mx_decode_e5m2);
+
+/// One E4M3 scale per thread of an NVFP4 grid (see the crate docs).
+///
+/// # Safety
+///
+/// `src` holds `rows * cols` values, `scales` one byte per block of 16 of
+/// each row.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn nvfp4_scales(
+    src: *const f32,
+    rows: u64,
+    cols: u64,
+    matrix_rows: u64,
+    tile: u64,
+    tensor_scale: f32,
+    tiny: u32,
+    scales: *mut u8,
+) {
+    let grid = BlockGrid::tiles(rows as usize, cols as usize, matrix_rows as usize, tile as usize, 16);
+    let g = global_thread() as usize;
+    if g >= grid.scales() {
+        return;
+    }
+    let tiny = match tiny {
+        1 => TinyScale::Smallest,
+        2 => TinyScale::MinNormal,
+        _ => TinyScale::Flush,
+    };
+    // SAFETY: the caller's promise.
+    let data = unsafe { slice::from_raw_parts(src, grid.len()) };
+    let s = nvfp4_scale::<f32>(grid.amax(data, g), tensor_scale, tiny);
+    // SAFETY: `g` is below the number of scales; only this thread writes it.
+    unsafe { scales.add(g).write(s.to_bits()) };
+}
+
+/// Encodes `rows * cols` values to E2M1 under their scales (see the crate
+/// docs).
+///
+/// # Safety
+///
+/// `src` holds `rows * cols` values, `scales` the scales, `words` room for
+/// the packed codes.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn nvfp4_encode(
+    src: *const f32,
+    rows: u64,
+    cols: u64,
+    scales: *const u8,
+    tensor_scale: f32,
+    seed: u64,
+    stochastic: u32,
+    words: *mut u64,
+) {
+    let grid = BlockGrid::along(rows as usize, cols as usize, 1, 16);
+    let rounding = rounding_of(seed, stochastic);
+    // SAFETY: the caller's promise.
+    let sc = unsafe { slice::from_raw_parts(scales, grid.scales()) };
+    // SAFETY: the caller's promise.
+    unsafe {
+        encode_scaled::<4>(src, grid.len() as u64, words, |first, xs, codes| {
+            runs(grid.scale_walk(first), xs, codes, |g, k, xs, codes| {
+                let scale = E4M3::from_bits(sc.get(g).copied().unwrap_or(0x7f));
+                nvfp4_codes::<f32>(xs, scale, tensor_scale, rounding, (first + k) as u64, codes);
+            })
+        })
+    };
+}
+
+/// Decodes `rows * cols` E2M1 codes times their scales and the tensor scale
+/// (see the crate docs).
+///
+/// # Safety
+///
+/// `words` holds the packed codes, `scales` the scales, `out` room for the
+/// values.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn nvfp4_decode(
+    words: *const u64,
+    rows: u64,
+    cols: u64,
+    scales: *const u8,
+    tensor_scale: f32,
+    out: *mut f32,
+) {
+    let grid = BlockGrid::along(rows as usize, cols as usize, 1, 16);
+    // SAFETY: the caller's promise.
+    let sc = unsafe { slice::from_raw_parts(scales, grid.scales()) };
+    // SAFETY: the caller's promise.
+    unsafe {
+        decode_scaled::<4>(words, grid.len() as u64, out, |f| grid.scale_walk(f), |c, g| {
+            let scale = E4M3::from_bits(sc.get(g).copied().unwrap_or(0x7f));
+            nvfp4_value(E2M1::from_bits(c), scale, tensor_scale)
+        })
+    };
+}
+
+/// `shfl.sync.down.b32`: lane `l` gets lane `l + delta`'s `v`.
+#[inline(always)]
+fn shfl_down32(v: u32, delta: u32) -> u32 {
+    let a: u32;
+    // SAFETY: a register-only warp shuffle that every lane of the warp
+    // executes with the full mask.
+    unsafe {
+        asm!(
+            "shfl.sync.down.b32 {a}, {v}, {d}, 0x1f, 0xffffffff;",
+            a = out(reg32) a,
+            v = in(reg32) v,
+            d = in(reg32) delta,
+            options(nomem, nostack),
+        )
+    };
+    a
+}
+
+/// One `u32` per warp: the largest `|x|` bits (sign cleared) over the
+/// finite values of a grid-stride share of `src[..n]` (0 if none), whose
+/// order is the order of the magnitudes. The launcher takes the largest
+/// partial: the amax of the NVFP4 default tensor scale.
+///
+/// # Safety
+///
+/// `src` holds `n` values, `partials` one `u32` per warp of the grid; the
+/// CTA size is a multiple of 32.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn amax_partials(src: *const f32, n: u64, partials: *mut u32) {
+    let t = global_thread();
+    // SAFETY: reading the special registers has no preconditions.
+    let stride = unsafe { nvptx::_grid_dim_x() as u64 * nvptx::_block_dim_x() as u64 };
+    let mut m = 0u32;
+    let mut i = t;
+    while i < n {
+        // SAFETY: `i < n`, inside the caller's buffer.
+        let b = unsafe { src.add(i as usize).read() }.to_bits() & 0x7fff_ffff;
+        if b < 0x7f80_0000 && b > m {
+            m = b;
+        }
+        i += stride.max(1);
+    }
+    let mut d = 16;
+    while d > 0 {
+        m = m.max(shfl_down32(m, d));
+        d /= 2;
+    }
+    if t % 32 == 0 {
+        // SAFETY: one `u32` per warp; warp `t / 32` writes only its own.
+        unsafe { partials.add((t / 32) as usize).write(m) };
+    }
+}

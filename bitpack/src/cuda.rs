@@ -35,7 +35,10 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx;
 
-use crate::formats::{FloatFormat, MiniFloat, Mode};
+use crate::formats::{
+    BlockGrid, E2M1, E4M3, E8M0, FloatFormat, MiniFloat, Mode, MxArray, MxElement, MxOptions,
+    Nvfp4Array, Nvfp4Blocks, Nvfp4Options, Rounding, ScaleRule, TinyScale,
+};
 use crate::kernels::{fixed, words_for};
 use crate::{BitElement, Error, NarrowArray, Result, Unsigned, UnsignedElement};
 
@@ -526,6 +529,515 @@ impl Gpu {
         }
         let bits = self.decode_to::<F, u16>(a, "bf16")?;
         Ok(bits.into_iter().map(half::bf16::from_bits).collect())
+    }
+}
+
+/// An MX array in device memory: the packed values (the stream of
+/// [`MxArray::values`]) and one E8M0 scale byte per block (row-major, as
+/// [`MxArray::scales`]).
+#[derive(Debug)]
+pub struct DeviceMxArray<F: MxElement> {
+    values: DeviceNarrowArray<F>,
+    scales: CudaSlice<u8>,
+    n_scales: usize,
+    shape: Vec<usize>,
+    axis: usize,
+}
+
+impl<F: MxElement> DeviceMxArray<F> {
+    /// The packed values.
+    pub fn values(&self) -> &DeviceNarrowArray<F> {
+        &self.values
+    }
+
+    /// The device buffer of scale bytes ([`scales_len`](Self::scales_len)
+    /// of them, at least one byte allocated).
+    pub fn scales(&self) -> &CudaSlice<u8> {
+        &self.scales
+    }
+
+    /// The number of scales.
+    pub fn scales_len(&self) -> usize {
+        self.n_scales
+    }
+
+    /// The shape of the values.
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// The axis the blocks of 32 run along.
+    pub fn axis(&self) -> usize {
+        self.axis
+    }
+
+    /// The number of values.
+    pub fn len(&self) -> usize {
+        self.values.len
+    }
+
+    /// Whether it holds no values.
+    pub fn is_empty(&self) -> bool {
+        self.values.len == 0
+    }
+}
+
+/// An NVFP4 array in device memory: packed E2M1 values, one E4M3 scale byte
+/// per block of 16 (row-major, as [`Nvfp4Array::scales`]) and the tensor
+/// scale.
+#[derive(Debug)]
+pub struct DeviceNvfp4Array {
+    values: DeviceNarrowArray<E2M1>,
+    scales: CudaSlice<u8>,
+    n_scales: usize,
+    shape: Vec<usize>,
+    tensor_scale: f32,
+}
+
+impl DeviceNvfp4Array {
+    /// The packed values.
+    pub fn values(&self) -> &DeviceNarrowArray<E2M1> {
+        &self.values
+    }
+
+    /// The device buffer of scale bytes.
+    pub fn scales(&self) -> &CudaSlice<u8> {
+        &self.scales
+    }
+
+    /// The number of scales.
+    pub fn scales_len(&self) -> usize {
+        self.n_scales
+    }
+
+    /// The shape of the values.
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// The tensor scale.
+    pub fn tensor_scale(&self) -> f32 {
+        self.tensor_scale
+    }
+
+    /// The number of values.
+    pub fn len(&self) -> usize {
+        self.values.len
+    }
+
+    /// Whether it holds no values.
+    pub fn is_empty(&self) -> bool {
+        self.values.len == 0
+    }
+}
+
+/// `(outer, d, inner)` of `shape` along `axis`: all zero when an extent is
+/// zero (the shape is validated, so the products of a non-empty one fit).
+fn split_axis(shape: &[usize], axis: usize) -> (usize, usize, usize) {
+    if shape.contains(&0) {
+        return (0, 0, 0);
+    }
+    let outer = shape[..axis].iter().product();
+    let inner = shape[axis + 1..].iter().product();
+    (outer, shape[axis], inner)
+}
+
+/// `(seed, stochastic)` kernel arguments of a rounding.
+fn rounding_args(r: Rounding) -> (u64, u32) {
+    match r {
+        Rounding::Nearest => (0, 0),
+        Rounding::Stochastic { seed } => (seed, 1),
+    }
+}
+
+impl Gpu {
+    fn function(&self, name: &str) -> Result<cudarc::driver::CudaFunction> {
+        self.module
+            .load_function(name)
+            .map_err(driver("cuModuleGetFunction"))
+    }
+
+    /// `THREADS`-wide CTAs covering `units` threads.
+    fn config(units: usize) -> Result<LaunchConfig> {
+        let grid = u32::try_from(units.div_ceil(THREADS as usize))
+            .map_err(|_| Error::Invalid("too many values for one launch"))?;
+        Ok(LaunchConfig {
+            grid_dim: (grid, 1, 1),
+            block_dim: (THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        })
+    }
+
+    fn alloc_bytes(&self, n: usize) -> Result<CudaSlice<u8>> {
+        self.stream
+            .alloc_zeros::<u8>(n.max(1))
+            .map_err(driver("cuMemAlloc"))
+    }
+
+    /// The largest finite magnitude of `x` (0 if none), on the device.
+    fn amax(&self, x: &CudaSlice<f32>, n: usize) -> Result<f32> {
+        if n == 0 {
+            return Ok(0.0);
+        }
+        // Eight values per thread at least, at most 1024 CTAs (grid-stride).
+        let ctas = n.div_ceil(8 * THREADS as usize).min(1024);
+        let warps = ctas * (THREADS as usize / 32);
+        let mut partials = self
+            .stream
+            .alloc_zeros::<u32>(warps)
+            .map_err(driver("cuMemAlloc"))?;
+        let f = self.function("amax_partials")?;
+        let n64 = n as u64;
+        let mut args = self.stream.launch_builder(&f);
+        args.arg(x).arg(&n64).arg(&mut partials);
+        // SAFETY: `amax_partials(src, n, partials)` reads `src[..n]` (`x`
+        // holds `n` values) and writes one `u32` per warp of the grid, which
+        // `partials` holds; the CTA size is a multiple of 32.
+        unsafe { args.launch(Self::config(ctas * THREADS as usize)?) }
+            .map_err(driver("cuLaunchKernel"))?;
+        let p = self
+            .stream
+            .clone_dtoh(&partials)
+            .map_err(driver("cuMemcpyDtoH"))?;
+        Ok(f32::from_bits(p.into_iter().max().unwrap_or(0)))
+    }
+
+    /// Quantizes `data` (row-major, `shape`) to MX on the device: the bits
+    /// of [`MxArray::quantize_with`] for the same options (any axis, every
+    /// scale rule, both roundings). One scale kernel (a thread per block),
+    /// then one encode kernel (a thread per word block of the stream).
+    ///
+    /// # Errors
+    ///
+    /// As [`MxArray::quantize_with`] for the shape and axis;
+    /// [`Error::Device`] when a driver call fails.
+    pub fn mx_quantize<F: MxElement>(
+        &self,
+        data: &[f32],
+        shape: &[usize],
+        opts: &MxOptions,
+    ) -> Result<DeviceMxArray<F>> {
+        crate::formats::split_shape(shape, data.len())?;
+        let axis = opts.axis.unwrap_or(shape.len() - 1);
+        if axis >= shape.len() {
+            return Err(Error::Axis {
+                axis,
+                ndim: shape.len(),
+            });
+        }
+        let name = format_name::<F>()?;
+        let (outer, d, inner) = split_axis(shape, axis);
+        let grid = BlockGrid::along(outer, d, inner, MxArray::<F>::BLOCK_SIZE);
+        let n = data.len();
+        let mut scales = self.alloc_bytes(grid.scales())?;
+        let mut words = self.alloc_words(F::BITS, n)?;
+        if n > 0 {
+            let input = self
+                .stream
+                .clone_htod(data)
+                .map_err(driver("cuMemcpyHtoD"))?;
+            let (o, dd, i) = (outer as u64, d as u64, inner as u64);
+            let rule = match opts.scale {
+                ScaleRule::Floor => 0u32,
+                ScaleRule::Ceil => 1,
+                ScaleRule::Even => 2,
+                ScaleRule::RCeil => 3,
+            };
+            let f = self.function(&format!("mx_scales_{name}"))?;
+            let mut args = self.stream.launch_builder(&f);
+            args.arg(&input).arg(&o).arg(&dd).arg(&i).arg(&rule).arg(&mut scales);
+            // SAFETY: `mx_scales_*(src, outer, d, inner, rule, scales)`
+            // reads `outer * d * inner` values (`input` holds them) and
+            // writes one byte for each of the grid's `scales()` threads
+            // (`scales` holds them); threads past them return.
+            unsafe { args.launch(Self::config(grid.scales())?) }
+                .map_err(driver("cuLaunchKernel"))?;
+            let (seed, stochastic) = rounding_args(opts.rounding);
+            let f = self.function(&format!("mx_encode_{name}"))?;
+            let mut args = self.stream.launch_builder(&f);
+            args.arg(&input)
+                .arg(&o)
+                .arg(&dd)
+                .arg(&i)
+                .arg(&scales)
+                .arg(&seed)
+                .arg(&stochastic)
+                .arg(&mut words);
+            // SAFETY: `mx_encode_*` reads the values and scales sized above
+            // and writes the words of `n` packed values (`words` holds them);
+            // one thread per word block, threads past the end return.
+            unsafe { args.launch(Self::config(n.div_ceil(fixed::block_elems(F::BITS)))?) }
+                .map_err(driver("cuLaunchKernel"))?;
+        }
+        Ok(DeviceMxArray {
+            values: DeviceNarrowArray {
+                words,
+                len: n,
+                _type: PhantomData,
+            },
+            scales,
+            n_scales: grid.scales(),
+            shape: shape.to_vec(),
+            axis,
+        })
+    }
+
+    /// Dequantizes an MX array on the device: the bits of
+    /// [`MxArray::dequantize`] (NaN for a NaN scale).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Device`] when a driver call fails.
+    pub fn mx_dequantize<F: MxElement>(&self, a: &DeviceMxArray<F>) -> Result<Vec<f32>> {
+        let name = format_name::<F>()?;
+        let n = a.len();
+        let (outer, d, inner) = split_axis(&a.shape, a.axis);
+        let mut out = self
+            .stream
+            .alloc_zeros::<f32>(n.max(1))
+            .map_err(driver("cuMemAlloc"))?;
+        if n > 0 {
+            let (o, dd, i) = (outer as u64, d as u64, inner as u64);
+            let f = self.function(&format!("mx_decode_{name}"))?;
+            let mut args = self.stream.launch_builder(&f);
+            args.arg(&a.values.words)
+                .arg(&o)
+                .arg(&dd)
+                .arg(&i)
+                .arg(&a.scales)
+                .arg(&mut out);
+            // SAFETY: `mx_decode_*` reads the `n` packed values and the
+            // grid's scales of `a` (which hold them) and writes `n` values
+            // (`out` holds them); one thread per word block.
+            unsafe { args.launch(Self::config(n.div_ceil(fixed::block_elems(F::BITS)))?) }
+                .map_err(driver("cuLaunchKernel"))?;
+        }
+        let mut v = self.stream.clone_dtoh(&out).map_err(driver("cuMemcpyDtoH"))?;
+        v.truncate(n);
+        Ok(v)
+    }
+
+    /// Copies an MX array to the device.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Device`] when an allocation or a copy fails.
+    pub fn upload_mx<F: MxElement>(&self, a: &MxArray<F>) -> Result<DeviceMxArray<F>> {
+        let values = self.upload(a.values())?;
+        let bytes = a.scales().as_bytes();
+        let mut host = bytes.to_vec();
+        host.resize(bytes.len().max(1), 0);
+        let scales = self
+            .stream
+            .clone_htod(&host)
+            .map_err(driver("cuMemcpyHtoD"))?;
+        Ok(DeviceMxArray {
+            values,
+            scales,
+            n_scales: bytes.len(),
+            shape: a.shape().to_vec(),
+            axis: a.axis(),
+        })
+    }
+
+    /// Copies an MX array back to the host.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Device`] when a copy fails.
+    pub fn download_mx<F: MxElement>(&self, a: &DeviceMxArray<F>) -> Result<MxArray<F>> {
+        let mut values = self.download(&a.values)?;
+        values.reshape(&a.shape)?;
+        let mut bytes = self
+            .stream
+            .clone_dtoh(&a.scales)
+            .map_err(driver("cuMemcpyDtoH"))?;
+        bytes.truncate(a.n_scales);
+        let mut scales = NarrowArray::<E8M0>::from_bytes(&bytes, a.n_scales)?;
+        scales.reshape(&crate::formats::scale_shape_along(
+            &a.shape,
+            a.axis,
+            MxArray::<F>::BLOCK_SIZE,
+        ))?;
+        MxArray::from_parts_along(values, scales, a.axis)
+    }
+
+    /// Quantizes `data` (row-major, `shape`) to NVFP4 on the device: the
+    /// bits of [`Nvfp4Array::quantize_with`] for the same options (1 x 16
+    /// blocks or 16 x 16 tiles, every tiny-scale rule, both roundings, a
+    /// given or the default tensor scale, whose amax is a device
+    /// reduction).
+    ///
+    /// # Errors
+    ///
+    /// As [`Nvfp4Array::quantize_with`]; [`Error::Device`] when a driver
+    /// call fails.
+    pub fn nvfp4_quantize(
+        &self,
+        data: &[f32],
+        shape: &[usize],
+        opts: &Nvfp4Options,
+    ) -> Result<DeviceNvfp4Array> {
+        if let Some(s) = opts.tensor_scale
+            && !(s > 0.0 && s.is_finite())
+        {
+            return Err(Error::Invalid(
+                "the NVFP4 tensor scale must be finite and positive",
+            ));
+        }
+        let (rows, cols) = crate::formats::split_shape(shape, data.len())?;
+        let n = data.len();
+        let input = self
+            .stream
+            .clone_htod(if n == 0 { &[0f32][..] } else { data })
+            .map_err(driver("cuMemcpyHtoD"))?;
+        let tensor_scale = match opts.tensor_scale {
+            Some(s) => s,
+            None => {
+                // As `Nvfp4Array::default_tensor_scale`: the amax in f32 over
+                // 6 * 448, or 1 for an all-zero tensor.
+                let s = self.amax(&input, n)? / crate::formats::FP4_TIMES_FP8_MAX;
+                if s > 0.0 { s } else { 1.0 }
+            }
+        };
+        let tile = match opts.blocks {
+            Nvfp4Blocks::Rows => 1usize,
+            Nvfp4Blocks::Tiles16x16 => 16,
+        };
+        let matrix_rows = if shape.len() >= 2 {
+            shape[shape.len() - 2]
+        } else {
+            1
+        };
+        let (rows, cols) = if n == 0 { (0, 0) } else { (rows, cols) };
+        let grid = BlockGrid::tiles(rows, cols, matrix_rows, tile, Nvfp4Array::BLOCK_SIZE);
+        let n_scales = grid.scales();
+        let mut scales = self.alloc_bytes(n_scales)?;
+        let mut words = self.alloc_words(4, n)?;
+        if n > 0 {
+            let (r, c, m, t) = (rows as u64, cols as u64, matrix_rows as u64, tile as u64);
+            let tiny = match opts.tiny {
+                TinyScale::Flush => 0u32,
+                TinyScale::Smallest => 1,
+                TinyScale::MinNormal => 2,
+            };
+            let f = self.function("nvfp4_scales")?;
+            let mut args = self.stream.launch_builder(&f);
+            args.arg(&input)
+                .arg(&r)
+                .arg(&c)
+                .arg(&m)
+                .arg(&t)
+                .arg(&tensor_scale)
+                .arg(&tiny)
+                .arg(&mut scales);
+            // SAFETY: `nvfp4_scales` reads `rows * cols` values (`input`
+            // holds them) and writes one byte per scale thread (`scales`
+            // holds the grid's scales); threads past them return.
+            unsafe { args.launch(Self::config(grid.scales())?) }
+                .map_err(driver("cuLaunchKernel"))?;
+            let (seed, stochastic) = rounding_args(opts.rounding);
+            let f = self.function("nvfp4_encode")?;
+            let mut args = self.stream.launch_builder(&f);
+            args.arg(&input)
+                .arg(&r)
+                .arg(&c)
+                .arg(&scales)
+                .arg(&tensor_scale)
+                .arg(&seed)
+                .arg(&stochastic)
+                .arg(&mut words);
+            // SAFETY: `nvfp4_encode` reads the values and scales sized
+            // above and writes the words of `n` packed codes (`words` holds
+            // them); one thread per 16 values.
+            unsafe { args.launch(Self::config(n.div_ceil(fixed::block_elems(4)))?) }
+                .map_err(driver("cuLaunchKernel"))?;
+        }
+        Ok(DeviceNvfp4Array {
+            values: DeviceNarrowArray {
+                words,
+                len: n,
+                _type: PhantomData,
+            },
+            scales,
+            n_scales,
+            shape: shape.to_vec(),
+            tensor_scale,
+        })
+    }
+
+    /// Dequantizes an NVFP4 array on the device: the bits of
+    /// [`Nvfp4Array::dequantize`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Device`] when a driver call fails.
+    pub fn nvfp4_dequantize(&self, a: &DeviceNvfp4Array) -> Result<Vec<f32>> {
+        let n = a.len();
+        let cols = *a.shape.last().unwrap_or(&0);
+        let rows = n.checked_div(cols).unwrap_or(0);
+        let mut out = self
+            .stream
+            .alloc_zeros::<f32>(n.max(1))
+            .map_err(driver("cuMemAlloc"))?;
+        if n > 0 {
+            let (r, c) = (rows as u64, cols as u64);
+            let f = self.function("nvfp4_decode")?;
+            let mut args = self.stream.launch_builder(&f);
+            args.arg(&a.values.words)
+                .arg(&r)
+                .arg(&c)
+                .arg(&a.scales)
+                .arg(&a.tensor_scale)
+                .arg(&mut out);
+            // SAFETY: `nvfp4_decode` reads the `n` packed codes and the
+            // scales of `a` and writes `n` values (`out` holds them).
+            unsafe { args.launch(Self::config(n.div_ceil(fixed::block_elems(4)))?) }
+                .map_err(driver("cuLaunchKernel"))?;
+        }
+        let mut v = self.stream.clone_dtoh(&out).map_err(driver("cuMemcpyDtoH"))?;
+        v.truncate(n);
+        Ok(v)
+    }
+
+    /// Copies an NVFP4 array to the device.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Device`] when an allocation or a copy fails.
+    pub fn upload_nvfp4(&self, a: &Nvfp4Array) -> Result<DeviceNvfp4Array> {
+        let values = self.upload(a.values())?;
+        let bytes = a.scales().as_bytes();
+        let mut host = bytes.to_vec();
+        host.resize(bytes.len().max(1), 0);
+        let scales = self
+            .stream
+            .clone_htod(&host)
+            .map_err(driver("cuMemcpyHtoD"))?;
+        Ok(DeviceNvfp4Array {
+            values,
+            scales,
+            n_scales: bytes.len(),
+            shape: a.shape().to_vec(),
+            tensor_scale: a.tensor_scale(),
+        })
+    }
+
+    /// Copies an NVFP4 array back to the host.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Device`] when a copy fails.
+    pub fn download_nvfp4(&self, a: &DeviceNvfp4Array) -> Result<Nvfp4Array> {
+        let mut values = self.download(&a.values)?;
+        values.reshape(&a.shape)?;
+        let mut bytes = self
+            .stream
+            .clone_dtoh(&a.scales)
+            .map_err(driver("cuMemcpyDtoH"))?;
+        bytes.truncate(a.n_scales);
+        let scales = NarrowArray::<E4M3>::from_bytes(&bytes, a.n_scales)?;
+        Nvfp4Array::from_parts(values, scales, a.tensor_scale)
     }
 }
 

@@ -133,6 +133,7 @@
 //! each reference-specific policy row (the `note` tags) with the rule
 //! bitpack chose, and every bit pattern of every format round-trips.
 
+mod block;
 mod bulk;
 #[cfg(feature = "alloc")]
 mod mx;
@@ -147,10 +148,18 @@ mod wide;
 pub use bulk::{decode, decode_into, encode, encode_into};
 pub use bulk::{decode_packed, decode_slice, encode_packed, encode_slice};
 #[cfg(feature = "alloc")]
-pub use mx::{MxArray, MxElement, MxOptions, ScaleRule, swizzle_scales};
+pub use mx::{MxArray, MxOptions, swizzle_scales};
+#[cfg(feature = "cuda")]
+pub(crate) use block::FP4_TIMES_FP8_MAX;
+#[cfg(feature = "cuda")]
+pub(crate) use mx::{scale_shape_along, split_shape};
+pub use block::{
+    BlockGrid, MxElement, ScaleRule, ScaleWalk, TinyScale, block_amax, mx_codes, mx_scale,
+    mx_value, nvfp4_codes, nvfp4_scale, nvfp4_value,
+};
 pub use names::FormatNames;
 #[cfg(feature = "alloc")]
-pub use nvfp4::{Nvfp4Array, Nvfp4Blocks, Nvfp4Options, TinyScale};
+pub use nvfp4::{Nvfp4Array, Nvfp4Blocks, Nvfp4Options};
 pub use spec::{FloatFormat, MiniFloat, Mode, NanFallback, Overflow, Specials, Ties};
 pub use types::{
     E2M1, E2M3, E3M2, E3M4, E4M3, E4M3B11Fnuz, E4M3Fnuz, E4M3Ieee, E5M2, E5M2Fnuz, E8M0,

@@ -5,48 +5,18 @@ use crate::error::LengthOf;
 use alloc::vec;
 use alloc::vec::Vec;
 
+use super::block::{inv_pow2_f32, scale_code, shared_exponent};
+pub use super::block::{MxElement, ScaleRule};
 use super::bulk::decode_stream;
-use super::spec::{MiniFloat, Mode};
-use super::types::{E2M1, E2M3, E3M2, E4M3, E5M2, E8M0};
+use super::spec::Mode;
+use super::types::E8M0;
 use super::wide::{Real, Rounding, random_bits};
 use crate::kernels::minifloat;
 use crate::{Error, NarrowArray, Result};
 
-mod sealed {
-    pub trait Sealed {}
-}
-
-/// An element format of OCP MX v1.0: [`E2M1`] (MXFP4), [`E2M3`] and
-/// [`E3M2`] (MXFP6), [`E4M3`] and [`E5M2`] (MXFP8). Sealed.
-///
-/// # Examples
-///
-/// ```
-/// use bitpack::formats::{E4M3, MxElement};
-///
-/// fn block_emax<F: MxElement>() -> i32 {
-///     F::EMAX
-/// }
-/// assert_eq!(block_emax::<E4M3>(), 8);
-/// ```
-pub trait MxElement: MiniFloat + sealed::Sealed {
-    /// The exponent of the format's largest normal value (`emax_elem` in
-    /// the spec): E2M1 2, E2M3 2, E3M2 4, E4M3 8, E5M2 15.
-    const EMAX: i32 = Self::FORMAT.max_exponent();
-}
-
-macro_rules! mx_element {
-    ($($t:ident),*) => {$(
-        impl sealed::Sealed for $t {}
-        impl MxElement for $t {}
-    )*};
-}
-
-mx_element!(E2M1, E2M3, E3M2, E4M3, E5M2);
-
 /// `(rows, cols)` of a row-major shape holding `len` values: `cols` is the
 /// last (innermost) dimension, `rows` the product of the others.
-pub(super) fn split_shape(shape: &[usize], len: usize) -> Result<(usize, usize)> {
+pub(crate) fn split_shape(shape: &[usize], len: usize) -> Result<(usize, usize)> {
     let Some((&cols, outer)) = shape.split_last() else {
         return Err(Error::Invalid(
             "a block-scaled array needs at least one dimension",
@@ -72,97 +42,10 @@ pub(super) fn scale_shape(shape: &[usize], block: usize) -> Vec<usize> {
 
 /// The shape of the scales of blocks along `axis`: `shape` with
 /// `shape[axis]` replaced by the number of blocks along it.
-pub(super) fn scale_shape_along(shape: &[usize], axis: usize, block: usize) -> Vec<usize> {
+pub(crate) fn scale_shape_along(shape: &[usize], axis: usize, block: usize) -> Vec<usize> {
     let mut s = shape.to_vec();
     s[axis] = s[axis].div_ceil(block);
     s
-}
-
-/// How an MX block's shared exponent is chosen from its largest magnitude
-/// `amax` (the four rules torchao names; `emax` is the element format's
-/// [`MxElement::EMAX`], `max` its largest value, `m` its mantissa bits).
-/// Each is computed exactly from the bits of `amax`.
-///
-/// | rule | shared exponent `e` | the block maximum after scaling |
-/// |---|---|---|
-/// | [`Floor`](Self::Floor) | `floor(log2(amax)) - emax` (OCP MX v1.0) | may exceed `max` and clamp |
-/// | [`Ceil`](Self::Ceil) | `ceil(log2(amax)) - emax` | at most `2^emax` |
-/// | [`Even`](Self::Even) | `floor(log2(round(amax))) - emax`, `round` to `m` mantissa bits, half up | may clamp |
-/// | [`RCeil`](Self::RCeil) | `ceil(log2(amax / max))` (NVIDIA's `cvt.rp` scale rule) | at most `max`: never clamps |
-///
-/// For all four, a block of zeros gets `e = -127`, `e` is clamped below at
-/// -127, and `e > 127` (only reachable from `f64` input) gives the NaN scale.
-///
-/// # Examples
-///
-/// ```
-/// use bitpack::formats::{E2M1, MxArray, MxOptions, ScaleRule};
-///
-/// let data = [7.0f32, 1.0];
-/// let floor = MxArray::<E2M1>::quantize(&data, &[2])?;
-/// assert_eq!(floor.dequantize(), [6.0, 1.0]); // 2^(2 - 2) = 1: 7 clamps to 6
-/// let opts = MxOptions { scale: ScaleRule::RCeil, ..MxOptions::default() };
-/// let rceil = MxArray::<E2M1>::quantize_with(&data, &[2], &opts)?;
-/// assert_eq!(rceil.scales().get(0).unwrap().to_f32(), 2.0); // ceil(log2(7 / 6)) = 1
-/// assert_eq!(rceil.dequantize(), [8.0, 1.0]);
-/// # Ok::<(), bitpack::Error>(())
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub enum ScaleRule {
-    /// `floor(log2(amax)) - emax`: the OCP MX v1.0 rule (and microxcaling's).
-    #[default]
-    Floor,
-    /// `ceil(log2(amax)) - emax`: torchao's `CEIL`.
-    Ceil,
-    /// `floor(log2(amax'))- emax` where `amax'` is `amax` rounded to the
-    /// element's mantissa bits, ties up: torchao's `EVEN`.
-    Even,
-    /// `ceil(log2(amax / max_elem))`: NVIDIA's rule (torchao's `RCEIL`), what
-    /// `cvt.rp.satfinite.ue8m0x2.f32` of `amax / max` gives.
-    RCeil,
-}
-
-/// `(floor(log2(a)), the 52 fraction bits of a's significand)` for a
-/// positive finite `f64`, exactly (subnormals included).
-#[inline]
-fn log2_parts(a: f64) -> (i32, u64) {
-    let bits = a.to_bits();
-    let field = (bits >> 52) as i32;
-    let frac = bits & ((1u64 << 52) - 1);
-    if field == 0 {
-        // Subnormal: normalize.
-        // The leading bit is bit `52 - lz` of the fraction field.
-        let lz = frac.leading_zeros() as i32 - 11;
-        let frac = (frac << lz) & ((1u64 << 52) - 1);
-        (-1022 - lz, frac)
-    } else {
-        (field - 1023, frac)
-    }
-}
-
-/// The shared exponent of a block whose largest magnitude is `amax`
-/// (finite, >= 0) under `rule`; `None` for the NaN scale.
-#[inline]
-pub(crate) fn shared_exponent<F: MxElement>(amax: f64, rule: ScaleRule) -> Option<i32> {
-    if amax == 0.0 {
-        return Some(-127);
-    }
-    let (fl, frac) = log2_parts(amax);
-    let emax = F::EMAX;
-    let e = match rule {
-        ScaleRule::Floor => fl - emax,
-        ScaleRule::Ceil => fl + (frac != 0) as i32 - emax,
-        ScaleRule::Even => {
-            let m = F::FORMAT.mantissa_bits;
-            let carry = (frac + (1u64 << (51 - m))) >> 52;
-            fl + carry as i32 - emax
-        }
-        ScaleRule::RCeil => {
-            let (_, max_frac) = log2_parts(F::FORMAT.decode_f64(F::FORMAT.max_code()));
-            fl - emax + (frac > max_frac) as i32
-        }
-    };
-    if e > 127 { None } else { Some(e.max(-127)) }
 }
 
 /// Options of [`MxArray::quantize_with`]: the scale rule, the axis the
@@ -186,12 +69,6 @@ pub struct MxOptions {
     /// Round to nearest (ties to even), or stochastically: element `i` of
     /// the row-major data uses [`random_bits(seed, i)`](random_bits).
     pub rounding: Rounding,
-}
-
-/// `2^-e` as an `f32`, for `-127 <= e <= 126`.
-#[inline(always)]
-fn inv_pow2_f32(e: i32) -> f32 {
-    f32::from_bits(((127 - e) as u32) << 23)
 }
 
 /// Codes of `src[i] / 2^exps[i]` in `F`, saturating, with `rounding`
@@ -261,15 +138,6 @@ fn scaled_codes<F: MxElement, S: Real>(
 
 /// Values per stack chunk of the quantizer: 16 blocks.
 const CHUNK: usize = 512;
-
-/// The E8M0 code of a shared exponent (`None`: NaN).
-#[inline(always)]
-fn scale_code(e: Option<i32>) -> u8 {
-    match e {
-        Some(e) => (e + 127) as u8,
-        None => 0xff,
-    }
-}
 
 /// `(outer, d, inner)`: the products of the dimensions before `axis`, the
 /// extent of `axis`, and the product of those after it; all zero when some

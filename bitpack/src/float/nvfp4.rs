@@ -5,16 +5,14 @@ use crate::error::LengthOf;
 use alloc::vec;
 use alloc::vec::Vec;
 
+pub use super::block::TinyScale;
+use super::block::{FP4_TIMES_FP8_MAX, block_scale, value_codes};
 use super::bulk::decode_stream;
 use super::mx::{scale_shape, split_shape, swizzle_scales};
-use super::spec::{FloatFormat, Mode, Parts, Tables};
+use super::spec::Tables;
 use super::types::{E2M1, E4M3};
-use super::wide::{Real, Rounding, random_bits};
-use crate::kernels::minifloat;
+use super::wide::{Real, Rounding};
 use crate::{Error, NarrowArray, Result};
-
-/// `6 * 448`: the largest E2M1 value times the largest E4M3 value.
-const FP4_TIMES_FP8_MAX: f32 = 6.0 * 448.0;
 
 /// Which values share an NVFP4 block scale.
 ///
@@ -37,44 +35,6 @@ pub enum Nvfp4Blocks {
     /// 16 layout a GEMM reads (and the transposed weight gets the same
     /// scales). A 1-d array is one row.
     Tiles16x16,
-}
-
-/// What happens to a block whose scale `amax / (6 * tensor_scale)` is below
-/// the smallest E4M3 value.
-///
-/// # Examples
-///
-/// ```
-/// use bitpack::formats::{Nvfp4Array, Nvfp4Options, TinyScale};
-///
-/// let data = [1.0f32, 1e-9];
-/// let rows = [2, 1]; // two blocks of one value
-/// let flush = Nvfp4Array::quantize_with(&data, &rows, &Nvfp4Options::default())?;
-/// assert_eq!(flush.dequantize()[1], 0.0); // 1e-9 / (6 * ts) rounds to a zero scale
-/// let opts = Nvfp4Options { tiny: TinyScale::MinNormal, ..Nvfp4Options::default() };
-/// let clamp = Nvfp4Array::quantize_with(&data, &rows, &opts)?;
-/// assert_eq!(clamp.scales().get(1).unwrap().to_f32(), 2f32.powi(-6));
-/// # Ok::<(), bitpack::Error>(())
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub enum TinyScale {
-    /// bitpack's default: the scale is the E4M3 rounding of the formula,
-    /// subnormal scales (`2^-9`..) included; when it rounds to zero the
-    /// block's values are stored as zeros of their sign. Every stored scale
-    /// is then what the formula gives, so any dequantizer or re-quantizer
-    /// that knows the formula agrees with the bytes, and a zero scale only
-    /// happens for blocks below `2^-10` of the scale the tensor maximum
-    /// gets (values under about `amax_tensor / 458752`).
-    #[default]
-    Flush,
-    /// The scale is at least the smallest subnormal E4M3 (`2^-9`): a block
-    /// that would flush keeps its largest values (more accurate than
-    /// [`Flush`](Self::Flush) for such blocks, at the cost of a scale the
-    /// formula does not give).
-    Smallest,
-    /// The scale is at least the smallest normal E4M3 (`2^-6`), as torchao
-    /// clamps it (`E4M3_EPS`); no subnormal scales.
-    MinNormal,
 }
 
 /// Options of [`Nvfp4Array::quantize_with`].
@@ -104,138 +64,6 @@ pub struct Nvfp4Options {
     /// the row-major data uses [`random_bits(seed, i)`](random_bits)). The
     /// block scales always round to nearest.
     pub rounding: Rounding,
-}
-
-/// `x / d` rounded to odd in `f64` (toward zero, last bit set when
-/// inexact), for finite `x` and positive finite `d` away from the ends of
-/// `f64`'s range: exact enough for one correct rounding to any format of at
-/// most 51 significand bits. The residual comes from Dekker's exact
-/// product.
-#[inline]
-fn div_odd(x: f64, d: f64) -> f64 {
-    let q = x / d;
-    if !q.is_finite() || q == 0.0 {
-        return q;
-    }
-    // q * d = p + e exactly (Veltkamp split, Dekker product).
-    let split = |a: f64| {
-        let c = 134_217_729.0 * a; // 2^27 + 1
-        let hi = c - (c - a);
-        (hi, a - hi)
-    };
-    let p = q * d;
-    let (qh, ql) = split(q);
-    let (dh, dl) = split(d);
-    let e = ((qh * dh - p) + qh * dl + ql * dh) + ql * dl;
-    // The residual x - q * d, exactly (x - p is exact: p is within an ulp
-    // of x).
-    let r = (x - p) - e;
-    if r == 0.0 {
-        return q;
-    }
-    let mut bits = q.to_bits();
-    // q is away from zero when the residual has the opposite sign of q.
-    if (r < 0.0) != (q < 0.0) {
-        bits -= 1;
-    }
-    f64::from_bits(bits | 1)
-}
-
-/// `a / b` for the block-scale and value quotients: exact to one rounding
-/// for every input type (`f32`-exact inputs need no correction, see the
-/// quantizer's docs).
-#[inline(always)]
-fn quotient<S: Real>(a: f64, b: f64) -> f64 {
-    if S::WIDENS { a / b } else { div_odd(a, b) }
-}
-
-/// The E4M3 block scale for a block whose largest magnitude is `amax`.
-#[inline]
-fn block_scale<S: Real>(amax: f64, st: f64, tiny: TinyScale) -> E4M3 {
-    let q = quotient::<S>(amax, 6.0 * st);
-    // Round to odd into f32 (exact for a 4-bit target), then the
-    // branch-free E4M3 encode: the same code as the rounding routine.
-    let scale = E4M3::from_bits(minifloat::encode_fast::<E4M3, true>(
-        super::wide::f64_to_f32_odd(q),
-    ));
-    match tiny {
-        TinyScale::Flush => scale,
-        TinyScale::Smallest if scale.to_bits() == 0 => E4M3::MIN_POSITIVE_SUBNORMAL,
-        TinyScale::Smallest => scale,
-        TinyScale::MinNormal if scale.to_bits() < E4M3::MIN_POSITIVE.to_bits() => {
-            E4M3::MIN_POSITIVE
-        }
-        TinyScale::MinNormal => scale,
-    }
-}
-
-/// The midpoints of the E2M1 magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6; a tie
-/// at an even index stays down (the lower code is even), at an odd index
-/// goes up.
-const MIDS: [f64; 7] = [0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0];
-
-/// E2M1 codes of `x / d` (saturating), `d = scale * tensor_scale`; zeros of
-/// `x`'s sign when `d` is zero. Round to nearest compares `|x|` with the
-/// seven midpoints times `d` (exact in `f64`), which is the rounding of the
-/// exact quotient without a division.
-#[inline]
-fn value_codes<S: Real>(xs: &[S], d: f64, rounding: Rounding, first: u64, out: &mut [u8]) {
-    if d == 0.0 {
-        for (o, x) in out.iter_mut().zip(xs) {
-            *o = if x.to_f64_exact().is_sign_negative() {
-                8
-            } else {
-                0
-            };
-        }
-        return;
-    }
-    match rounding {
-        Rounding::Nearest if S::WIDENS => {
-            // The same compares on f32 magnitudes: `a > t` and `a >= t`
-            // (t an f64) are `a >= u` for the smallest f32 `u` above
-            // (resp. at least) `t`, so the loop runs on f32 lanes.
-            let mut u = [0f32; 7];
-            for (k, (&m, uk)) in MIDS.iter().zip(u.iter_mut()).enumerate() {
-                let t = m * d;
-                let mut c = t as f32;
-                if (c as f64) < t || (k % 2 == 0 && c as f64 == t) {
-                    c = f32::from_bits(c.to_bits() + 1);
-                }
-                *uk = c;
-            }
-            for (o, x) in out.iter_mut().zip(xs) {
-                let b = x.to_f32_odd().to_bits();
-                let a = f32::from_bits(b & 0x7fff_ffff);
-                let code = u.iter().map(|&uk| (a >= uk) as u8).sum::<u8>();
-                *o = code | ((b >> 31) as u8) << 3;
-            }
-        }
-        Rounding::Nearest => {
-            // Midpoints of 0, 0.5, 1, 1.5, 2, 3, 4, 6; a tie goes up when
-            // the lower code is odd (0.75, 1.75, 3.5).
-            let t = MIDS.map(|m| m * d);
-            for (o, x) in out.iter_mut().zip(xs) {
-                let v = x.to_f64_exact();
-                let a = v.abs();
-                let code = (a > t[0]) as u8
-                    + (a >= t[1]) as u8
-                    + (a > t[2]) as u8
-                    + (a >= t[3]) as u8
-                    + (a > t[4]) as u8
-                    + (a >= t[5]) as u8
-                    + (a > t[6]) as u8;
-                *o = code | ((v.is_sign_negative() as u8) << 3);
-            }
-        }
-        Rounding::Stochastic { seed } => {
-            for (k, (o, x)) in out.iter_mut().zip(xs).enumerate() {
-                let q = quotient::<S>(x.to_f64_exact(), d);
-                let r = random_bits(seed, first + k as u64);
-                *o = FloatFormat::E2M1.round(Parts::from_f64(q), Mode::SatFinite, Some(r)) as u8;
-            }
-        }
-    }
 }
 
 /// The default tensor scale of any [`Real`] data: the largest finite

@@ -252,7 +252,6 @@ impl Parts {
     }
 
     /// `self * 2^-shift` (exact: the exponent is unbounded).
-    #[cfg(feature = "alloc")]
     #[inline(always)]
     pub(crate) const fn scaled(self, shift: i32) -> Parts {
         match self.class {

@@ -1,0 +1,737 @@
+//! The block-scaled core: what one MX or NVFP4 block computes, with no
+//! allocation, so the host arrays ([`MxArray`](super::MxArray),
+//! [`Nvfp4Array`](super::Nvfp4Array)) and GPU kernels run the same code.
+//!
+//! The public functions here are device-callable (they build under
+//! `default-features = false` and for `nvptx64-nvidia-cuda`); a kernel
+//! quantizes a block in registers with [`block_amax`], [`mx_scale`] or
+//! [`nvfp4_scale`], then [`mx_codes`] or [`nvfp4_codes`], and the result is
+//! bit for bit what the host arrays hold.
+
+use super::spec::{FloatFormat, MiniFloat, Mode, Parts, Tables};
+use super::types::{E2M1, E2M3, E3M2, E4M3, E5M2, E8M0};
+use super::wide::{Real, Rounding, random_bits};
+use crate::kernels::minifloat;
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// An element format of OCP MX v1.0: [`E2M1`] (MXFP4), [`E2M3`] and
+/// [`E3M2`] (MXFP6), [`E4M3`] and [`E5M2`] (MXFP8). Sealed.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::{E4M3, MxElement};
+///
+/// fn block_emax<F: MxElement>() -> i32 {
+///     F::EMAX
+/// }
+/// assert_eq!(block_emax::<E4M3>(), 8);
+/// ```
+pub trait MxElement: MiniFloat + sealed::Sealed {
+    /// The exponent of the format's largest normal value (`emax_elem` in
+    /// the spec): E2M1 2, E2M3 2, E3M2 4, E4M3 8, E5M2 15.
+    const EMAX: i32 = Self::FORMAT.max_exponent();
+}
+
+macro_rules! mx_element {
+    ($($t:ident),*) => {$(
+        impl sealed::Sealed for $t {}
+        impl MxElement for $t {}
+    )*};
+}
+
+mx_element!(E2M1, E2M3, E3M2, E4M3, E5M2);
+
+
+/// How an MX block's shared exponent is chosen from its largest magnitude
+/// `amax` (the four rules torchao names; `emax` is the element format's
+/// [`MxElement::EMAX`], `max` its largest value, `m` its mantissa bits).
+/// Each is computed exactly from the bits of `amax`.
+///
+/// | rule | shared exponent `e` | the block maximum after scaling |
+/// |---|---|---|
+/// | [`Floor`](Self::Floor) | `floor(log2(amax)) - emax` (OCP MX v1.0) | may exceed `max` and clamp |
+/// | [`Ceil`](Self::Ceil) | `ceil(log2(amax)) - emax` | at most `2^emax` |
+/// | [`Even`](Self::Even) | `floor(log2(round(amax))) - emax`, `round` to `m` mantissa bits, half up | may clamp |
+/// | [`RCeil`](Self::RCeil) | `ceil(log2(amax / max))` (NVIDIA's `cvt.rp` scale rule) | at most `max`: never clamps |
+///
+/// For all four, a block of zeros gets `e = -127`, `e` is clamped below at
+/// -127, and `e > 127` (only reachable from `f64` input) gives the NaN scale.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::{E2M1, MxArray, MxOptions, ScaleRule};
+///
+/// let data = [7.0f32, 1.0];
+/// let floor = MxArray::<E2M1>::quantize(&data, &[2])?;
+/// assert_eq!(floor.dequantize(), [6.0, 1.0]); // 2^(2 - 2) = 1: 7 clamps to 6
+/// let opts = MxOptions { scale: ScaleRule::RCeil, ..MxOptions::default() };
+/// let rceil = MxArray::<E2M1>::quantize_with(&data, &[2], &opts)?;
+/// assert_eq!(rceil.scales().get(0).unwrap().to_f32(), 2.0); // ceil(log2(7 / 6)) = 1
+/// assert_eq!(rceil.dequantize(), [8.0, 1.0]);
+/// # Ok::<(), bitpack::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum ScaleRule {
+    /// `floor(log2(amax)) - emax`: the OCP MX v1.0 rule (and microxcaling's).
+    #[default]
+    Floor,
+    /// `ceil(log2(amax)) - emax`: torchao's `CEIL`.
+    Ceil,
+    /// `floor(log2(amax'))- emax` where `amax'` is `amax` rounded to the
+    /// element's mantissa bits, ties up: torchao's `EVEN`.
+    Even,
+    /// `ceil(log2(amax / max_elem))`: NVIDIA's rule (torchao's `RCEIL`), what
+    /// `cvt.rp.satfinite.ue8m0x2.f32` of `amax / max` gives.
+    RCeil,
+}
+
+/// `(floor(log2(a)), the 52 fraction bits of a's significand)` for a
+/// positive finite `f64`, exactly (subnormals included).
+#[inline]
+pub(super) fn log2_parts(a: f64) -> (i32, u64) {
+    let bits = a.to_bits();
+    let field = (bits >> 52) as i32;
+    let frac = bits & ((1u64 << 52) - 1);
+    if field == 0 {
+        // Subnormal: normalize.
+        // The leading bit is bit `52 - lz` of the fraction field.
+        let lz = frac.leading_zeros() as i32 - 11;
+        let frac = (frac << lz) & ((1u64 << 52) - 1);
+        (-1022 - lz, frac)
+    } else {
+        (field - 1023, frac)
+    }
+}
+
+/// The shared exponent of a block whose largest magnitude is `amax`
+/// (finite, >= 0) under `rule`; `None` for the NaN scale.
+#[inline]
+pub(super) fn shared_exponent<F: MxElement>(amax: f64, rule: ScaleRule) -> Option<i32> {
+    if amax == 0.0 {
+        return Some(-127);
+    }
+    let (fl, frac) = log2_parts(amax);
+    let emax = F::EMAX;
+    let e = match rule {
+        ScaleRule::Floor => fl - emax,
+        ScaleRule::Ceil => fl + (frac != 0) as i32 - emax,
+        ScaleRule::Even => {
+            let m = F::FORMAT.mantissa_bits;
+            let carry = (frac + (1u64 << (51 - m))) >> 52;
+            fl + carry as i32 - emax
+        }
+        ScaleRule::RCeil => {
+            let (_, max_frac) = log2_parts(F::FORMAT.decode_f64(F::FORMAT.max_code()));
+            fl - emax + (frac > max_frac) as i32
+        }
+    };
+    if e > 127 { None } else { Some(e.max(-127)) }
+}
+
+
+/// `2^-e` as an `f32`, for `-127 <= e <= 126`.
+#[inline(always)]
+pub(super) fn inv_pow2_f32(e: i32) -> f32 {
+    f32::from_bits(((127 - e) as u32) << 23)
+}
+
+
+/// The E8M0 code of a shared exponent (`None`: NaN).
+#[inline(always)]
+pub(super) fn scale_code(e: Option<i32>) -> u8 {
+    match e {
+        Some(e) => (e + 127) as u8,
+        None => 0xff,
+    }
+}
+
+
+/// `6 * 448`: the largest E2M1 value times the largest E4M3 value.
+#[cfg(feature = "alloc")]
+pub(crate) const FP4_TIMES_FP8_MAX: f32 = 6.0 * 448.0;
+
+
+/// What happens to a block whose scale `amax / (6 * tensor_scale)` is below
+/// the smallest E4M3 value.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::{Nvfp4Array, Nvfp4Options, TinyScale};
+///
+/// let data = [1.0f32, 1e-9];
+/// let rows = [2, 1]; // two blocks of one value
+/// let flush = Nvfp4Array::quantize_with(&data, &rows, &Nvfp4Options::default())?;
+/// assert_eq!(flush.dequantize()[1], 0.0); // 1e-9 / (6 * ts) rounds to a zero scale
+/// let opts = Nvfp4Options { tiny: TinyScale::MinNormal, ..Nvfp4Options::default() };
+/// let clamp = Nvfp4Array::quantize_with(&data, &rows, &opts)?;
+/// assert_eq!(clamp.scales().get(1).unwrap().to_f32(), 2f32.powi(-6));
+/// # Ok::<(), bitpack::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum TinyScale {
+    /// bitpack's default: the scale is the E4M3 rounding of the formula,
+    /// subnormal scales (`2^-9`..) included; when it rounds to zero the
+    /// block's values are stored as zeros of their sign. Every stored scale
+    /// is then what the formula gives, so any dequantizer or re-quantizer
+    /// that knows the formula agrees with the bytes, and a zero scale only
+    /// happens for blocks below `2^-10` of the scale the tensor maximum
+    /// gets (values under about `amax_tensor / 458752`).
+    #[default]
+    Flush,
+    /// The scale is at least the smallest subnormal E4M3 (`2^-9`): a block
+    /// that would flush keeps its largest values (more accurate than
+    /// [`Flush`](Self::Flush) for such blocks, at the cost of a scale the
+    /// formula does not give).
+    Smallest,
+    /// The scale is at least the smallest normal E4M3 (`2^-6`), as torchao
+    /// clamps it (`E4M3_EPS`); no subnormal scales.
+    MinNormal,
+}
+
+
+/// `x / d` rounded to odd in `f64` (toward zero, last bit set when
+/// inexact), for finite `x` and positive finite `d` away from the ends of
+/// `f64`'s range: exact enough for one correct rounding to any format of at
+/// most 51 significand bits. The residual comes from Dekker's exact
+/// product.
+#[inline]
+pub(super) fn div_odd(x: f64, d: f64) -> f64 {
+    let q = x / d;
+    if !q.is_finite() || q == 0.0 {
+        return q;
+    }
+    // q * d = p + e exactly (Veltkamp split, Dekker product).
+    let split = |a: f64| {
+        let c = 134_217_729.0 * a; // 2^27 + 1
+        let hi = c - (c - a);
+        (hi, a - hi)
+    };
+    let p = q * d;
+    let (qh, ql) = split(q);
+    let (dh, dl) = split(d);
+    let e = ((qh * dh - p) + qh * dl + ql * dh) + ql * dl;
+    // The residual x - q * d, exactly (x - p is exact: p is within an ulp
+    // of x).
+    let r = (x - p) - e;
+    if r == 0.0 {
+        return q;
+    }
+    let mut bits = q.to_bits();
+    // q is away from zero when the residual has the opposite sign of q.
+    if (r < 0.0) != (q < 0.0) {
+        bits -= 1;
+    }
+    f64::from_bits(bits | 1)
+}
+
+/// `a / b` for the block-scale and value quotients: exact to one rounding
+/// for every input type (`f32`-exact inputs need no correction, see the
+/// quantizer's docs).
+#[inline(always)]
+pub(super) fn quotient<S: Real>(a: f64, b: f64) -> f64 {
+    if S::WIDENS { a / b } else { div_odd(a, b) }
+}
+
+/// The E4M3 block scale for a block whose largest magnitude is `amax`.
+#[inline]
+pub(super) fn block_scale<S: Real>(amax: f64, st: f64, tiny: TinyScale) -> E4M3 {
+    let q = quotient::<S>(amax, 6.0 * st);
+    // Round to odd into f32 (exact for a 4-bit target), then the
+    // branch-free E4M3 encode: the same code as the rounding routine.
+    let scale = E4M3::from_bits(minifloat::encode_fast::<E4M3, true>(
+        super::wide::f64_to_f32_odd(q),
+    ));
+    match tiny {
+        TinyScale::Flush => scale,
+        TinyScale::Smallest if scale.to_bits() == 0 => E4M3::MIN_POSITIVE_SUBNORMAL,
+        TinyScale::Smallest => scale,
+        TinyScale::MinNormal if scale.to_bits() < E4M3::MIN_POSITIVE.to_bits() => {
+            E4M3::MIN_POSITIVE
+        }
+        TinyScale::MinNormal => scale,
+    }
+}
+
+/// The midpoints of the E2M1 magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6; a tie
+/// at an even index stays down (the lower code is even), at an odd index
+/// goes up.
+pub(super) const MIDS: [f64; 7] = [0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0];
+
+/// E2M1 codes of `x / d` (saturating), `d = scale * tensor_scale`; zeros of
+/// `x`'s sign when `d` is zero. Round to nearest compares `|x|` with the
+/// seven midpoints times `d` (exact in `f64`), which is the rounding of the
+/// exact quotient without a division.
+#[inline]
+pub(super) fn value_codes<S: Real>(xs: &[S], d: f64, rounding: Rounding, first: u64, out: &mut [u8]) {
+    if d == 0.0 {
+        for (o, x) in out.iter_mut().zip(xs) {
+            *o = if x.to_f64_exact().is_sign_negative() {
+                8
+            } else {
+                0
+            };
+        }
+        return;
+    }
+    match rounding {
+        Rounding::Nearest if S::WIDENS => {
+            // The same compares on f32 magnitudes: `a > t` and `a >= t`
+            // (t an f64) are `a >= u` for the smallest f32 `u` above
+            // (resp. at least) `t`, so the loop runs on f32 lanes.
+            let mut u = [0f32; 7];
+            for (k, (&m, uk)) in MIDS.iter().zip(u.iter_mut()).enumerate() {
+                let t = m * d;
+                let mut c = t as f32;
+                if (c as f64) < t || (k % 2 == 0 && c as f64 == t) {
+                    c = f32::from_bits(c.to_bits() + 1);
+                }
+                *uk = c;
+            }
+            for (o, x) in out.iter_mut().zip(xs) {
+                let b = x.to_f32_odd().to_bits();
+                let a = f32::from_bits(b & 0x7fff_ffff);
+                let code = u.iter().map(|&uk| (a >= uk) as u8).sum::<u8>();
+                *o = code | ((b >> 31) as u8) << 3;
+            }
+        }
+        Rounding::Nearest => {
+            // Midpoints of 0, 0.5, 1, 1.5, 2, 3, 4, 6; a tie goes up when
+            // the lower code is odd (0.75, 1.75, 3.5).
+            let t = MIDS.map(|m| m * d);
+            for (o, x) in out.iter_mut().zip(xs) {
+                let v = x.to_f64_exact();
+                let a = v.abs();
+                let code = (a > t[0]) as u8
+                    + (a >= t[1]) as u8
+                    + (a > t[2]) as u8
+                    + (a >= t[3]) as u8
+                    + (a > t[4]) as u8
+                    + (a >= t[5]) as u8
+                    + (a > t[6]) as u8;
+                *o = code | ((v.is_sign_negative() as u8) << 3);
+            }
+        }
+        Rounding::Stochastic { seed } => {
+            for (k, (o, x)) in out.iter_mut().zip(xs).enumerate() {
+                let q = quotient::<S>(x.to_f64_exact(), d);
+                let r = random_bits(seed, first + k as u64);
+                *o = FloatFormat::E2M1.round(Parts::from_f64(q), Mode::SatFinite, Some(r)) as u8;
+            }
+        }
+    }
+}
+
+
+/// The largest magnitude of `xs` as an `f64` (exact), or `None` when `xs`
+/// holds a NaN or an infinity (the block then gets the NaN scale). An empty
+/// block has `amax` 0.
+///
+/// Device-callable.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::block_amax;
+///
+/// assert_eq!(block_amax(&[0.5f32, -3.0, 2.0]), Some(3.0));
+/// assert_eq!(block_amax(&[1.0f32, f32::NAN]), None);
+/// ```
+#[inline]
+pub fn block_amax<S: Real>(xs: &[S]) -> Option<f64> {
+    let (amax, finite) = S::amax(xs);
+    finite.then_some(amax)
+}
+
+/// The [`E8M0`] scale of an MX block of `F` whose largest magnitude is
+/// `amax` ([`block_amax`]; `None` gives the NaN scale), under `rule`: what
+/// [`MxArray::quantize_with`](super::MxArray::quantize_with) stores.
+///
+/// Device-callable.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::{E2M1, ScaleRule, mx_scale};
+///
+/// // floor(log2(6.5)) - 2 = 0: the scale 1.
+/// assert_eq!(mx_scale::<E2M1>(Some(6.5), ScaleRule::Floor).to_f32(), 1.0);
+/// // ceil(log2(6.5 / 6)) = 1: the scale 2.
+/// assert_eq!(mx_scale::<E2M1>(Some(6.5), ScaleRule::RCeil).to_f32(), 2.0);
+/// assert!(mx_scale::<E2M1>(None, ScaleRule::Floor).to_f32().is_nan());
+/// ```
+#[inline]
+pub fn mx_scale<F: MxElement>(amax: Option<f64>, rule: ScaleRule) -> E8M0 {
+    E8M0::from_bits(scale_code(
+        amax.and_then(|a| shared_exponent::<F>(a, rule)),
+    ))
+}
+
+/// The codes of `xs`, values of one MX block (or a part of one) whose scale
+/// is `scale`: `x / scale` rounded into `F`, saturating, with `rounding`
+/// (element `k` of `xs` has row-major index `first + k`, which seeds the
+/// stochastic rounding). A NaN scale gives `+0` codes. `codes` and `xs`
+/// have the same length (the shorter one bounds the work).
+///
+/// Device-callable.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::{E2M1, E8M0, Rounding, mx_codes};
+///
+/// let mut codes = [0u8; 3];
+/// mx_codes::<E2M1, f32>(&[1.0, -3.0, 13.0], E8M0::from_f32(2.0), Rounding::Nearest, 0, &mut codes);
+/// assert_eq!(codes, [0b0001, 0b1011, 0b0111]); // 0.5, -1.5, 6 (clamped)
+/// ```
+#[inline]
+pub fn mx_codes<F: MxElement, S: Real>(
+    xs: &[S],
+    scale: E8M0,
+    rounding: Rounding,
+    first: u64,
+    codes: &mut [u8],
+) {
+    let code = scale.to_bits();
+    if code == 0xff {
+        codes.iter_mut().for_each(|c| *c = 0);
+        return;
+    }
+    let e = i32::from(code) - 127;
+    match rounding {
+        Rounding::Nearest if S::WIDENS => {
+            // Pairs of lanes: one packed `cvt` on GPUs that have it for `F`.
+            let f = inv_pow2_f32(e);
+            let mask = (1u16 << F::BITS) - 1;
+            let mut out = codes.chunks_exact_mut(2);
+            let mut src = xs.chunks_exact(2);
+            for (c, x) in (&mut out).zip(&mut src) {
+                let (a, b) = (x[0].to_f32_odd() * f, x[1].to_f32_odd() * f);
+                let pair = crate::kernels::fixed::encode_pair::<F>(a, b, Mode::SatFinite);
+                c[0] = (pair & mask) as u8;
+                c[1] = (pair >> F::BITS) as u8;
+            }
+            if let ([c], [x, ..]) = (out.into_remainder(), src.remainder()) {
+                *c = crate::kernels::fixed::encode::<F>(x.to_f32_odd() * f, Mode::SatFinite)
+                    .raw_bits() as u8;
+            }
+        }
+        _ => {
+            for (k, (c, &x)) in codes.iter_mut().zip(xs).enumerate() {
+                let random = match rounding {
+                    Rounding::Nearest => None,
+                    Rounding::Stochastic { seed } => Some(random_bits(seed, first + k as u64)),
+                };
+                *c = F::FORMAT.round(x.split().0.scaled(e), Mode::SatFinite, random) as u8;
+            }
+        }
+    }
+}
+
+/// The [`E4M3`] scale of an NVFP4 block whose largest magnitude is `amax`
+/// ([`block_amax`]; `None` gives the NaN scale `0x7f`), for the tensor
+/// scale `tensor_scale` and the rule `tiny`: `E4M3(amax / (6 *
+/// tensor_scale))`, rounded once, what
+/// [`Nvfp4Array::quantize_with`](super::Nvfp4Array::quantize_with) stores.
+/// `S` is the type of the data (`f64` data needs a corrected quotient).
+///
+/// Device-callable.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::{TinyScale, nvfp4_scale};
+///
+/// let s = nvfp4_scale::<f32>(Some(3.0), 0.25, TinyScale::Flush);
+/// assert_eq!(s.to_f32(), 2.0); // 3 / (6 * 0.25)
+/// ```
+#[inline]
+pub fn nvfp4_scale<S: Real>(amax: Option<f64>, tensor_scale: f32, tiny: TinyScale) -> E4M3 {
+    match amax {
+        Some(a) => block_scale::<S>(a, tensor_scale as f64, tiny),
+        None => E4M3::NAN,
+    }
+}
+
+/// The E2M1 codes of `xs`, values of one NVFP4 block whose scale is `scale`:
+/// `x / (scale * tensor_scale)` rounded once into E2M1, saturating, with
+/// `rounding` (`first` as in [`mx_codes`]). A zero scale gives zeros of
+/// each value's sign, a NaN scale `+0` codes.
+///
+/// Device-callable.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::{E4M3, Rounding, nvfp4_codes};
+///
+/// let mut codes = [0u8; 2];
+/// nvfp4_codes::<f32>(&[3.0, -0.5], E4M3::from_f32(2.0), 0.25, Rounding::Nearest, 0, &mut codes);
+/// assert_eq!(codes, [0b0111, 0b1001]); // 6, -0.5 / 0.5 = -1
+/// ```
+#[inline]
+pub fn nvfp4_codes<S: Real>(
+    xs: &[S],
+    scale: E4M3,
+    tensor_scale: f32,
+    rounding: Rounding,
+    first: u64,
+    codes: &mut [u8],
+) {
+    if scale.to_bits() & 0x7f == 0x7f {
+        codes.iter_mut().for_each(|c| *c = 0);
+        return;
+    }
+    // Exact: a 4-bit significand times a 24-bit one.
+    let d = Tables::<E4M3>::DECODE_F32[scale.to_bits() as usize] as f64 * tensor_scale as f64;
+    value_codes::<S>(xs, d, rounding, first, codes);
+}
+
+/// The value of code `x` of an MX block whose scale is `scale`: `x *
+/// scale` in `f32` (exact; NaN for the NaN scale), what
+/// [`MxArray::dequantize`](super::MxArray::dequantize) gives.
+///
+/// Device-callable.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::{E2M1, E8M0, mx_value};
+///
+/// assert_eq!(mx_value(E2M1::from_f32(-1.5), E8M0::from_f32(4.0)), -6.0);
+/// ```
+#[inline]
+pub fn mx_value<F: MxElement>(x: F, scale: E8M0) -> f32 {
+    crate::kernels::fixed::decode(x) * scale.to_f32()
+}
+
+/// The value of code `x` of an NVFP4 block whose scale is `scale`: `x *
+/// scale * tensor_scale`, computed exactly in `f64` and rounded once to
+/// `f32`, what [`Nvfp4Array::dequantize`](super::Nvfp4Array::dequantize)
+/// gives.
+///
+/// Device-callable.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::{E2M1, E4M3, nvfp4_value};
+///
+/// assert_eq!(nvfp4_value(E2M1::from_f32(3.0), E4M3::from_f32(2.0), 0.25), 1.5);
+/// ```
+#[inline]
+pub fn nvfp4_value(x: E2M1, scale: E4M3, tensor_scale: f32) -> f32 {
+    let s = scale.to_f64() * tensor_scale as f64;
+    (crate::kernels::fixed::decode(x) as f64 * s) as f32
+}
+
+/// Where the blocks of a block-scaled array lie in its row-major data, and
+/// which scale each value uses: the index arithmetic a kernel needs, with
+/// no allocation.
+///
+/// Two kinds of grid:
+///
+/// - [`along`](Self::along): blocks of `block` consecutive values of one
+///   axis of extent `d` (the row-major shape seen as `[outer, d, inner]`),
+///   the last block of each run possibly shorter. The scales are row-major
+///   `[outer, ceil(d / block), inner]`: [`MxArray`](super::MxArray) along
+///   any axis, [`Nvfp4Array`](super::Nvfp4Array) with 1 x 16 blocks.
+/// - [`tiles`](Self::tiles): `tile x block` tiles of `[rows, cols]` (tiles
+///   never cross a matrix of `matrix_rows` rows), one scale per tile stored
+///   once for each of its rows, row-major `[rows, ceil(cols / block)]`: NVFP4
+///   with 16 x 16 tiles.
+///
+/// Device-callable.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::BlockGrid;
+///
+/// // A [2, 40] array in blocks of 32 along the last axis: 2 blocks a row.
+/// let g = BlockGrid::along(2, 40, 1, 32);
+/// assert_eq!(g.scales(), 4);
+/// assert_eq!(g.scale_of(0), 0);
+/// assert_eq!(g.scale_of(39), 1);
+/// assert_eq!(g.scale_of(40), 2);
+/// assert_eq!(g.scale_walk(31).take(3).collect::<Vec<_>>(), [0, 1, 1]);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BlockGrid {
+    outer: usize,
+    d: usize,
+    inner: usize,
+    block: usize,
+    /// Rows per tile: 1 for [`along`](Self::along).
+    tile: usize,
+    /// Rows per matrix (tiles only).
+    matrix: usize,
+}
+
+impl BlockGrid {
+    /// Blocks of `block` (at least 1) consecutive values along the middle
+    /// axis of `[outer, d, inner]`.
+    pub const fn along(outer: usize, d: usize, inner: usize, block: usize) -> BlockGrid {
+        BlockGrid {
+            outer,
+            d,
+            inner,
+            block: if block == 0 { 1 } else { block },
+            tile: 1,
+            matrix: 1,
+        }
+    }
+
+    /// `tile x block` tiles of a `[rows, cols]` array made of matrices of
+    /// `matrix_rows` rows each (tiles do not cross them).
+    pub const fn tiles(
+        rows: usize,
+        cols: usize,
+        matrix_rows: usize,
+        tile: usize,
+        block: usize,
+    ) -> BlockGrid {
+        BlockGrid {
+            outer: rows,
+            d: cols,
+            inner: 1,
+            block: if block == 0 { 1 } else { block },
+            tile: if tile == 0 { 1 } else { tile },
+            matrix: if matrix_rows == 0 { 1 } else { matrix_rows },
+        }
+    }
+
+    /// Blocks per run of `d` values.
+    #[inline]
+    const fn per_run(&self) -> usize {
+        self.d.div_ceil(self.block)
+    }
+
+    /// The number of values (saturating: a grid from a validated shape
+    /// never saturates).
+    #[inline]
+    pub const fn len(&self) -> usize {
+        self.outer.saturating_mul(self.d).saturating_mul(self.inner)
+    }
+
+    /// Whether the grid holds no values.
+    #[inline]
+    pub const fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The number of scales (saturating, as [`len`](Self::len)).
+    #[inline]
+    pub const fn scales(&self) -> usize {
+        self.outer
+            .saturating_mul(self.per_run())
+            .saturating_mul(self.inner)
+    }
+
+    /// The scale of value `i` (row-major), for `i < len()`.
+    #[inline]
+    pub fn scale_of(&self, i: usize) -> usize {
+        let inner = self.inner.max(1);
+        let d = self.d.max(1);
+        let (t, j) = (i / inner, i % inner);
+        let (o, a) = (t / d, t % d);
+        (o * self.per_run() + a / self.block) * inner + j
+    }
+
+    /// The scales of values `first, first + 1, ...`: [`scale_of`](Self::scale_of)
+    /// of each, with one division for the first and none after.
+    #[inline]
+    pub fn scale_walk(&self, first: usize) -> ScaleWalk {
+        let inner = self.inner.max(1);
+        let d = self.d.max(1);
+        let (t, j) = (first / inner, first % inner);
+        let (o, a) = (t / d, t % d);
+        ScaleWalk {
+            grid: *self,
+            o,
+            a,
+            j,
+        }
+    }
+
+    /// The largest magnitude of the values of scale `g` ([`block_amax`]:
+    /// `None` when one is NaN or infinite). Values past the end of `data`
+    /// are left out, so no `g` can make it panic.
+    pub fn amax<S: Real>(&self, data: &[S], g: usize) -> Option<f64> {
+        let nb = self.per_run();
+        let inner = self.inner.max(1);
+        let (t, j) = (g / inner, g % inner);
+        let (o, b) = (t / nb.max(1), t % nb.max(1));
+        let (a0, a1) = (b * self.block, self.d.min(b * self.block + self.block));
+        let mut amax = 0f64;
+        let mut run = |lo: usize, hi: usize, step: usize| -> bool {
+            let mut k = lo;
+            while k < hi {
+                if let Some(&x) = data.get(k) {
+                    let (a, finite) = S::amax(core::slice::from_ref(&x));
+                    if !finite {
+                        return false;
+                    }
+                    if a > amax {
+                        amax = a;
+                    }
+                }
+                k += step;
+            }
+            true
+        };
+        if self.tile == 1 {
+            let base = o * self.d * inner + j;
+            if !run(base + a0 * inner, base + a1 * inner, inner) {
+                return None;
+            }
+        } else {
+            // The tile holding row `o`: from the tile's first row, at most
+            // `tile` rows, not past the row's matrix.
+            let in_matrix = o % self.matrix;
+            let r0 = o - in_matrix % self.tile;
+            let end = (o - in_matrix + self.matrix).min(self.outer);
+            for r in r0..end.min(r0 + self.tile) {
+                let base = r * self.d;
+                if !run(base + a0, base + a1, 1) {
+                    return None;
+                }
+            }
+        }
+        Some(amax)
+    }
+}
+
+/// The scale of each next value: see [`BlockGrid::scale_walk`].
+#[derive(Clone, Debug)]
+pub struct ScaleWalk {
+    grid: BlockGrid,
+    o: usize,
+    a: usize,
+    j: usize,
+}
+
+impl Iterator for ScaleWalk {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        let g = &self.grid;
+        let s = (self.o * g.per_run() + self.a / g.block) * g.inner.max(1) + self.j;
+        self.j += 1;
+        if self.j >= g.inner.max(1) {
+            self.j = 0;
+            self.a += 1;
+            if self.a >= g.d.max(1) {
+                self.a = 0;
+                self.o += 1;
+            }
+        }
+        Some(s)
+    }
+}
