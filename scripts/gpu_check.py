@@ -189,6 +189,162 @@ def bf16_bits(v):
     return r.astype(np.uint16)
 
 
+
+# ---------------------------------------------------------------------------
+# Block scaling: MX (32-blocks, E8M0 scale) and NVFP4 (16-blocks, E4M3
+# scale, f32 tensor scale), blocks along the last axis of [rows, cols]
+# ---------------------------------------------------------------------------
+
+MX_EMAX = {"e2m1": 2, "e2m3": 2, "e3m2": 4, "e4m3": 8, "e5m2": 15}
+MX_RULES = {"floor": 0, "ceil": 1, "even": 2, "rceil": 3}
+MIDS = np.array([0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0])
+BLOCK_VECTORS = os.path.join(ROOT, "tests", "block-vectors", "block_scaled.tsv")
+
+
+def _quiet(f):
+    """Runs `f` with numpy's floating-point warnings off: NaN and infinite
+    blocks are handled by masks, not by the arithmetic."""
+    def run(*a, **k):
+        with np.errstate(all="ignore"):
+            return f(*a, **k)
+    return run
+
+
+def _blocks(x, rows, cols, size):
+    """x as [rows, ceil(cols / size), size], padded with zeros."""
+    nb = (cols + size - 1) // size
+    xp = np.zeros((rows, nb * size), dtype=np.float32)
+    xp[:, :cols] = np.asarray(x, dtype=np.float32).reshape(rows, cols)
+    return xp.reshape(rows, nb, size)
+
+
+def _amax(xb):
+    """(largest |x| as float64, all finite) per block: the bit maximum."""
+    m = (xb.view(np.uint32) & np.uint32(0x7FFFFFFF)).max(axis=-1)
+    return m.view(np.float32).astype(np.float64), m < 0x7F800000
+
+
+@_quiet
+def mx_ref(name, x, rows, cols, rule):
+    """(scale codes [rows * nb], value codes [rows * cols]) of MX."""
+    xb = _blocks(x, rows, cols, 32)
+    amax, finite = _amax(xb)
+    emax = MX_EMAX[name]
+    mbits = FORMATS[name][2]
+    maxv = decode_table(name)[np.isfinite(decode_table(name))].max()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mant, ex = np.frexp(amax)  # amax = mant * 2^ex, mant in [0.5, 1)
+    sig = 2 * mant  # the significand in [1, 2)
+    fl = ex - 1
+    if rule == "floor":
+        e = fl - emax
+    elif rule == "ceil":
+        e = fl + (sig != 1.0) - emax
+    elif rule == "even":
+        e = fl + (sig >= 2.0 - 2.0 ** -(mbits + 1)) - emax
+    else:  # rceil
+        e = fl - emax + (sig > 2 * np.frexp(maxv)[0])
+    e = np.where(amax == 0, -127, np.maximum(e, -127)).astype(np.int64)
+    scales = np.where(finite, e + 127, 0xFF).astype(np.uint8)
+    factor = np.ldexp(np.float32(1.0), (-e).astype(np.int32)).astype(np.float32)
+    scaled = (xb * factor[..., None]).astype(np.float32)
+    codes = encode_ref(name, scaled.reshape(-1), True).reshape(xb.shape)
+    codes = np.where(finite[..., None], codes, 0).astype(np.uint8)
+    return scales.reshape(-1), codes.reshape(rows, -1)[:, :cols].reshape(-1)
+
+
+@_quiet
+def mx_dequant_ref(name, codes, scales, rows, cols):
+    vals = decode_table(name)[codes.astype(np.int64)].astype(np.float32).reshape(rows, cols)
+    s = scales.reshape(rows, -1).astype(np.int64)
+    f = np.where(s == 0xFF, np.float32(np.nan), np.ldexp(np.float32(1.0), (s - 127).astype(np.int32)))
+    f = np.repeat(f.astype(np.float32), 32, axis=1)[:, :cols]
+    with np.errstate(invalid="ignore"):
+        return (vals * f).astype(np.float32).reshape(-1)
+
+
+def nvfp4_default_scale(x):
+    m = np.asarray(x, dtype=np.float32).view(np.uint32) & np.uint32(0x7FFFFFFF)
+    m = m[m < 0x7F800000]
+    amax = np.float32(m.max().view(np.float32)) if m.size else np.float32(0)
+    s = np.float32(amax / np.float32(2688.0))
+    return s if s > 0 else np.float32(1.0)
+
+
+@_quiet
+def nvfp4_ref(x, rows, cols, tensor_scale=None, tiny="flush", tiles=False, matrix_rows=None):
+    """(scale codes, value codes, tensor scale) of NVFP4 (round to nearest)."""
+    st = nvfp4_default_scale(x) if tensor_scale is None else np.float32(tensor_scale)
+    xb = _blocks(x, rows, cols, 16)
+    amax, finite = _amax(xb)
+    if tiles:
+        mr = matrix_rows or rows
+        for m0 in range(0, rows, mr):
+            for r0 in range(m0, min(m0 + mr, rows), 16):
+                r1 = min(r0 + 16, m0 + mr, rows)
+                amax[r0:r1] = amax[r0:r1].max(axis=0)
+                finite[r0:r1] = finite[r0:r1].all(axis=0)
+    q = amax / (6.0 * np.float64(st))
+    sc = _encode("e4m3", q.astype(np.float32), True, q).astype(np.int64)
+    if tiny == "smallest":
+        sc = np.where(sc == 0, 1, sc)
+    elif tiny == "minnormal":
+        sc = np.where(sc < 8, 8, sc)
+    sc = np.where(finite, sc, 0x7F)
+    d = decode_table("e4m3")[sc] * np.float64(st)
+    a = np.abs(xb.astype(np.float64))
+    t = MIDS[None, None, None, :] * d[..., None, None]
+    with np.errstate(invalid="ignore"):
+        code = ((a[..., None] > t) & np.array([1, 0, 1, 0, 1, 0, 1], dtype=bool)) | (
+            (a[..., None] >= t) & np.array([0, 1, 0, 1, 0, 1, 0], dtype=bool))
+    code = code.sum(axis=-1).astype(np.int64)
+    sign = np.signbit(xb).astype(np.int64) << 3
+    code = np.where((d == 0)[..., None], 0, code) | sign
+    code = np.where(finite[..., None], code, 0).astype(np.uint8)
+    return sc.astype(np.uint8).reshape(-1), code.reshape(rows, -1)[:, :cols].reshape(-1), st
+
+
+@_quiet
+def nvfp4_dequant_ref(codes, scales, st, rows, cols):
+    vals = decode_table("e2m1")[codes.astype(np.int64)].reshape(rows, cols)
+    s = decode_table("e4m3")[scales.astype(np.int64)].reshape(rows, -1) * np.float64(st)
+    s = np.repeat(s, 16, axis=1)[:, :cols]
+    with np.errstate(invalid="ignore"):
+        return (vals * s).astype(np.float32).reshape(-1)
+
+
+def block_vectors_self_test():
+    """The numpy MX/NVFP4 reference against the crate's committed vectors."""
+    bad = 0
+    h, rows_ = read_tsv(BLOCK_VECTORS)
+    col = {k: i for i, k in enumerate(h)}
+    x = None
+    for r in rows_:
+        kind, name, rule, shape = r[col["kind"]], r[col["format"]], r[col["rule"]], r[col["shape"]]
+        dims = [int(d) for d in shape.split("x")]
+        cols = dims[-1]
+        rows = int(np.prod(dims[:-1]))
+        if kind == "input":
+            x = np.array([int(v, 16) for v in r[col["input_f32"]].split(",")], dtype=np.uint32).view(np.float32)
+            continue
+        want_s = np.frombuffer(bytes.fromhex(r[col["scales"]]), dtype=np.uint8)
+        want_c = np.frombuffer(bytes.fromhex(r[col["codes"]]), dtype=np.uint8)
+        if kind == "mx":
+            got_s, got_c = mx_ref(name, x, rows, cols, rule)
+            st_ok = True
+        else:
+            blocks, tiny = rule.split("-")
+            st = np.uint32(int(r[col["tensor_scale"]], 16)).view(np.float32)
+            given = None if tiny == "flush" else st
+            got_s, got_c, got_st = nvfp4_ref(x, rows, cols, given, tiny, blocks == "tiles",
+                                             dims[-2] if len(dims) >= 2 else 1)
+            st_ok = np.float32(got_st).view(np.uint32) == st.view(np.uint32)
+        if not (np.array_equal(got_s, want_s) and np.array_equal(got_c, want_c) and st_ok):
+            bad += 1
+            print(f"self-test: {kind} {name} {rule} {shape}: scales differ at "
+                  f"{np.nonzero(got_s != want_s)[0][:5]}, codes at {np.nonzero(got_c != want_c)[0][:5]}")
+    return bad
+
 # ---------------------------------------------------------------------------
 # Self-test of the reference (no GPU)
 # ---------------------------------------------------------------------------
@@ -249,7 +405,9 @@ def self_test():
     b = pack_ref(np.array([1, 0, 1], dtype=np.uint64), 1).view(np.uint8)[0]
     if b != np.packbits([1, 0, 1], bitorder="little")[0]:
         bad += 1
-    print("self-test: the numpy reference " + ("FAILS" if bad else "agrees with tests/conformance"))
+    bad += block_vectors_self_test()
+    print("self-test: the numpy reference " + ("FAILS" if bad else
+          "agrees with tests/conformance and tests/block-vectors"))
     return 1 if bad else 0
 
 
@@ -284,12 +442,121 @@ class Device:
             if ok:
                 self.builds[target] = cp.RawModule(path=os.path.join(PTX_DIR, f"bitpack-{target}.ptx"))
 
+    def launch(self, build, kernel, units, args):
+        """`kernel` over `units` threads (CTAs of THREADS) with `args`."""
+        f = self.builds[build].get_function(kernel)
+        grid = max(1, (units + THREADS - 1) // THREADS)
+        f((grid,), (THREADS,), args)
+        self.cp.cuda.Device().synchronize()
+
     def run(self, build, kernel, a, n, out, units):
         cp = self.cp
         f = self.builds[build].get_function(kernel)
         grid = max(1, (units + THREADS - 1) // THREADS)
         f((grid,), (THREADS,), (a, np.uint64(n), out))
         cp.cuda.Device().synchronize()
+
+
+def block_shapes(n):
+    """[rows, cols] shapes of n values for the block-scaled checks: one row,
+    and a matrix where n factors (with a tail block when cols % 32 != 0)."""
+    if n > (1 << 21):
+        return [(n // 8192, 8192)] if n % 8192 == 0 else [(1, n)]
+    out = [(1, n)]
+    for cols in (64, 70):
+        if n % cols == 0 and n > cols:
+            out.append((n // cols, cols))
+    return out
+
+
+def check_blocks(dev, sizes, report, failures):
+    """MX (every format, every rule) and NVFP4 (rows and tiles) against the
+    numpy reference, every build, and the builds against each other."""
+    cp = dev.cp
+    rng = np.random.default_rng(99)
+
+    def record(family, ok, what):
+        report.setdefault(family, [0, 0])
+        report[family][0 if ok else 1] += 1
+        if not ok:
+            failures.append(what)
+            print("MISMATCH", what, flush=True)
+
+    # 2310 = 33 x 70: rows of two full MX blocks and a 6-value tail.
+    for n in sorted(set(sizes) | {2310}):
+        big = n > (1 << 21)
+        x = random_floats(rng, n)
+        d_x = cp.asarray(x)
+        for rows, cols in block_shapes(n):
+            u64 = np.uint64
+            for name in MX_EMAX:
+                if big and name not in ("e2m1", "e4m3"):
+                    continue
+                bits = FORMATS[name][0]
+                for rule, code in MX_RULES.items():
+                    if big and (name, rule) not in (("e2m1", "floor"), ("e4m3", "rceil")):
+                        continue
+                    want_s, want_c = mx_ref(name, x, rows, cols, rule)
+                    need = (n * bits + 63) // 64
+                    seen = []
+                    for build in dev.builds:
+                        sc = cp.full(max(want_s.size, 1), 0xAA, dtype=np.uint8)
+                        dev.launch(build, f"mx_scales_{name}", want_s.size,
+                                   (d_x, u64(rows), u64(cols), u64(1), np.uint32(code), sc))
+                        words = cp.full(max(need, 1), 0xFFFFFFFFFFFFFFFF, dtype=np.uint64)
+                        dev.launch(build, f"mx_encode_{name}", (n + block_elems(bits) - 1) // block_elems(bits),
+                                   (d_x, u64(rows), u64(cols), u64(1), sc, u64(0), np.uint32(0), words))
+                        got_s = cp.asnumpy(sc)[: want_s.size]
+                        got_w = cp.asnumpy(words)[:need]
+                        got_c = unpack_ref(got_w, bits, n)
+                        ok = np.array_equal(got_s, want_s) and np.array_equal(got_c, want_c.astype(np.uint64))
+                        record("mx quantize", ok, f"{build} mx_{name} {rule} {rows}x{cols}")
+                        out = cp.zeros(max(n, 1), dtype=np.float32)
+                        dev.launch(build, f"mx_decode_{name}", (n + block_elems(bits) - 1) // block_elems(bits),
+                                   (words, u64(rows), u64(cols), u64(1), sc, out))
+                        want = mx_dequant_ref(name, want_c, want_s, rows, cols)
+                        got = cp.asnumpy(out)[:n]
+                        ok = (got.view(np.uint32) == want.view(np.uint32)) | (np.isnan(got) & np.isnan(want))
+                        record("mx dequantize", bool(ok.all()), f"{build} mx_decode_{name} {rule} {rows}x{cols}")
+                        seen.append((got_s.tobytes(), got_w.tobytes()))
+                    record("builds agree", len(set(seen)) <= 1, f"mx_{name} {rule} {rows}x{cols}: the builds differ")
+            for tiles, tiny in ((False, "flush"), (False, "minnormal"), (True, "flush")):
+                if big and (tiles or tiny != "flush"):
+                    continue
+                want_s, want_c, st = nvfp4_ref(x, rows, cols, None, tiny, tiles, rows)
+                need = (n * 4 + 63) // 64
+                seen = []
+                for build in dev.builds:
+                    if not tiles and tiny == "flush":
+                        # The default tensor scale: the device amax.
+                        ctas = min(1024, max(1, (n + 8 * THREADS - 1) // (8 * THREADS)))
+                        part = cp.zeros(ctas * THREADS // 32, dtype=np.uint32)
+                        dev.launch(build, "amax_partials", ctas * THREADS, (d_x, u64(n), part))
+                        amax = np.uint32(cp.asnumpy(part).max()).view(np.float32)
+                        dst = np.float32(amax / np.float32(2688.0))
+                        dst = dst if dst > 0 else np.float32(1.0)
+                        record("nvfp4 tensor scale", dst.view(np.uint32) == np.float32(st).view(np.uint32),
+                               f"{build} amax_partials n={n}")
+                    sc = cp.full(max(want_s.size, 1), 0xAA, dtype=np.uint8)
+                    dev.launch(build, "nvfp4_scales", want_s.size,
+                               (d_x, u64(rows), u64(cols), u64(rows), u64(16 if tiles else 1),
+                                np.float32(st), np.uint32({"flush": 0, "smallest": 1, "minnormal": 2}[tiny]), sc))
+                    words = cp.full(max(need, 1), 0xFFFFFFFFFFFFFFFF, dtype=np.uint64)
+                    dev.launch(build, "nvfp4_encode", (n + 15) // 16,
+                               (d_x, u64(rows), u64(cols), sc, np.float32(st), u64(0), np.uint32(0), words))
+                    got_s = cp.asnumpy(sc)[: want_s.size]
+                    got_w = cp.asnumpy(words)[:need]
+                    ok = np.array_equal(got_s, want_s) and np.array_equal(unpack_ref(got_w, 4, n), want_c.astype(np.uint64))
+                    record("nvfp4 quantize", ok, f"{build} nvfp4 tiles={tiles} {tiny} {rows}x{cols}")
+                    out = cp.zeros(max(n, 1), dtype=np.float32)
+                    dev.launch(build, "nvfp4_decode", (n + 15) // 16, (words, u64(rows), u64(cols), sc, np.float32(st), out))
+                    want = nvfp4_dequant_ref(want_c, want_s, st, rows, cols)
+                    got = cp.asnumpy(out)[:n]
+                    ok = (got.view(np.uint32) == want.view(np.uint32)) | (np.isnan(got) & np.isnan(want))
+                    record("nvfp4 dequantize", bool(ok.all()), f"{build} nvfp4_decode tiles={tiles} {rows}x{cols}")
+                    seen.append((got_s.tobytes(), got_w.tobytes()))
+                record("builds agree", len(set(seen)) <= 1, f"nvfp4 {rows}x{cols}: the builds differ")
+        print(f"n={n}: block scaling done", flush=True)
 
 
 def check(dev, sizes, report):
@@ -481,6 +748,7 @@ def main():
     report = {}
     failures = check(dev, sizes, report)
     failures += check_conformance(dev, report)
+    check_blocks(dev, sizes, report, failures)
     rows = [] if args.quick else timings(dev)
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     with open(args.out, "w") as f:
@@ -489,7 +757,9 @@ def main():
                 f"{dev.cc // 10}.{dev.cc % 10}), CuPy {cp.__version__}, CUDA runtime "
                 f"{cp.cuda.runtime.runtimeGetVersion()}, driver {cp.cuda.runtime.driverGetVersion()}.\n")
         f.write(f"Builds loaded: {', '.join(dev.builds)}. Sizes: {', '.join(map(str, sizes))} "
-                "(2^26 only for unpack/pack of 4 and 5 bits and E2M1/E4M3 encode/decode).\n\n")
+                "(2^26 only for unpack/pack of 4 and 5 bits, E2M1/E4M3 encode/decode, MX E2M1/E4M3 "
+                "(E2M1 Floor, E4M3 RCeil) and NVFP4 1 x 16 blocks, as an 8192 x 8192 matrix). Block-scaled "
+                "shapes: one row of n values, [n / 64, 64], and 33 x 70 (tail blocks).\n\n")
         f.write("| check | equal | differ |\n|---|---|---|\n")
         for k, (ok, bad) in report.items():
             f.write(f"| {k} | {ok} | {bad} |\n")

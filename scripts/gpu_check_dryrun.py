@@ -30,6 +30,10 @@ def kernel(name):
     assert name in ENTRIES, f"{name} is not an entry of the committed PTX"
 
     def run(grid, block, args):
+        threads = grid[0] * block[0]
+        if name.startswith(("mx_", "nvfp4_", "amax_")):
+            LAUNCHES.append(name)
+            return block_kernel(name, threads, args)
         a, n, out = args
         n = int(n)
         threads = grid[0] * block[0]
@@ -75,6 +79,91 @@ def kernel(name):
             raise AssertionError(name)
 
     return run
+
+
+def block_kernel(name, threads, args):
+    """The block-scaled kernels, from the reference, with their launch and
+    buffer sizes checked."""
+    kind, *rest = name.split("_")
+    if name == "amax_partials":
+        src, n, part = args
+        n = int(n)
+        assert part.size >= threads // 32
+        m = src[:n].view(np.uint32) & np.uint32(0x7FFFFFFF)
+        m = m[m < 0x7F800000]
+        part[:] = 0
+        part[0] = m.max() if m.size else 0
+        return
+    if kind == "mx":
+        fmt = rest[1]
+        bits = g.FORMATS[fmt][0]
+        if rest[0] == "scales":
+            src, outer, d, inner, rule, sc = args
+            rows, cols = int(outer), int(d)
+            assert int(inner) == 1
+            nb = (cols + 31) // 32
+            assert threads >= rows * nb and sc.size >= rows * nb
+            rname = {v: k for k, v in g.MX_RULES.items()}[int(rule)]
+            s, _ = g.mx_ref(fmt, src[: rows * cols], rows, cols, rname)
+            sc[: s.size] = s
+            return
+        if rest[0] == "encode":
+            src, outer, d, inner, sc, seed, stoch, words = args
+            rows, cols = int(outer), int(d)
+            n = rows * cols
+            assert threads * g.block_elems(bits) >= n
+            need = (n * bits + 63) // 64
+            assert words.size >= need
+            # Codes from the scales given (any rule): recompute with each
+            # rule and take the one whose scales match.
+            for rname in g.MX_RULES:
+                s, c = g.mx_ref(fmt, src[:n], rows, cols, rname)
+                if np.array_equal(s, sc[: s.size]):
+                    words[:need] = g.pack_ref(c, bits)[:need]
+                    return
+            raise AssertionError(f"{name}: scales from no rule")
+        src, outer, d, inner, sc, out = args
+        rows, cols = int(outer), int(d)
+        n = rows * cols
+        assert threads * g.block_elems(bits) >= n and out.size >= n
+        codes = g.unpack_ref(src, bits, n).astype(np.uint8)
+        out[:n] = g.mx_dequant_ref(fmt, codes, sc[: rows * ((cols + 31) // 32)], rows, cols)
+        return
+    if name == "nvfp4_scales":
+        src, rows, cols, matrix, tile, st, tiny, sc = args
+        rows, cols = int(rows), int(cols)
+        nb = (cols + 15) // 16
+        assert threads >= rows * nb and sc.size >= rows * nb
+        t = {0: "flush", 1: "smallest", 2: "minnormal"}[int(tiny)]
+        s, _, _ = g.nvfp4_ref(src[: rows * cols], rows, cols, st, t, int(tile) == 16, int(matrix))
+        sc[: s.size] = s
+        return
+    if name == "nvfp4_encode":
+        src, rows, cols, sc, st, seed, stoch, words = args
+        rows, cols = int(rows), int(cols)
+        n = rows * cols
+        assert threads * 16 >= n and words.size >= (n * 4 + 63) // 64
+        nb = (cols + 15) // 16
+        d = g.decode_table("e4m3")[sc[: rows * nb].astype(np.int64)] * np.float64(st)
+        # The codes for the given scales: the reference with a tensor scale
+        # and tiny rule reproducing them (the stand-in recomputes them).
+        for t in ("flush", "smallest", "minnormal"):
+            for tiles in (False, True):
+                s, c, _ = g.nvfp4_ref(src[:n], rows, cols, st, t, tiles, rows)
+                if np.array_equal(s, sc[: s.size]):
+                    need = (n * 4 + 63) // 64
+                    words[:need] = g.pack_ref(c, 4)[:need]
+                    return
+        raise AssertionError(f"{name}: scales from no rule ({d.size})")
+    if name == "nvfp4_decode":
+        src, rows, cols, sc, st, out = args
+        rows, cols = int(rows), int(cols)
+        n = rows * cols
+        assert threads * 16 >= n and out.size >= n
+        codes = g.unpack_ref(src, 4, n).astype(np.uint8)
+        out[:n] = g.nvfp4_dequant_ref(codes, sc[: rows * ((cols + 15) // 16)], st, rows, cols)
+        return
+    raise AssertionError(name)
 
 
 class Module:
@@ -136,7 +225,8 @@ def main():
         rows = g.timings(g.Device(sys.modules["cupy"]), n=1 << 12)
         assert len(rows) == 6
     kinds = {n.split("_")[0] for n in LAUNCHES}
-    assert kinds == {"unpack", "pack", "sum", "encode", "decode"}, kinds
+    assert kinds == {"unpack", "pack", "sum", "encode", "decode", "mx", "nvfp4", "amax"}, kinds
+    assert "| mx quantize |" in text and "| nvfp4 dequantize |" in text, text
     print(f"dry run: {len(LAUNCHES)} launches of {len(set(LAUNCHES))} kernels, all of them "
           "entries of the committed PTX with enough threads and buffers; GPU.md written")
     return 0

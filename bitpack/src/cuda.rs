@@ -6,7 +6,14 @@
 //! on compute capability 10.0, else `sm_90` from 9.0, else `sm_80` from
 //! 8.0), and runs the `bitpack-ptx` kernels on [`DeviceNarrowArray`]s,
 //! which hold the same dense LSB-first byte stream as a
-//! [`NarrowArray`](crate::NarrowArray).
+//! [`NarrowArray`].
+//!
+//! MX and NVFP4 quantize and dequantize on the device too
+//! ([`Gpu::mx_quantize`], [`Gpu::nvfp4_quantize`], with the host's options):
+//! a scale kernel (one thread per block) and an encode kernel built on the
+//! device-callable block core of [`formats`](crate::formats), so
+//! [`Gpu::download_mx`] gives the bytes of
+//! [`MxArray::quantize_with`](crate::formats::MxArray::quantize_with).
 //!
 //! Without a driver, without a device, or on a device older than 8.0, every
 //! call returns [`Error::Device`] saying which; nothing panics.
@@ -745,7 +752,12 @@ impl Gpu {
             };
             let f = self.function(&format!("mx_scales_{name}"))?;
             let mut args = self.stream.launch_builder(&f);
-            args.arg(&input).arg(&o).arg(&dd).arg(&i).arg(&rule).arg(&mut scales);
+            args.arg(&input)
+                .arg(&o)
+                .arg(&dd)
+                .arg(&i)
+                .arg(&rule)
+                .arg(&mut scales);
             // SAFETY: `mx_scales_*(src, outer, d, inner, rule, scales)`
             // reads `outer * d * inner` values (`input` holds them) and
             // writes one byte for each of the grid's `scales()` threads
@@ -812,7 +824,10 @@ impl Gpu {
             unsafe { args.launch(Self::config(n.div_ceil(fixed::block_elems(F::BITS)))?) }
                 .map_err(driver("cuLaunchKernel"))?;
         }
-        let mut v = self.stream.clone_dtoh(&out).map_err(driver("cuMemcpyDtoH"))?;
+        let mut v = self
+            .stream
+            .clone_dtoh(&out)
+            .map_err(driver("cuMemcpyDtoH"))?;
         v.truncate(n);
         Ok(v)
     }
@@ -995,7 +1010,10 @@ impl Gpu {
             unsafe { args.launch(Self::config(n.div_ceil(fixed::block_elems(4)))?) }
                 .map_err(driver("cuLaunchKernel"))?;
         }
-        let mut v = self.stream.clone_dtoh(&out).map_err(driver("cuMemcpyDtoH"))?;
+        let mut v = self
+            .stream
+            .clone_dtoh(&out)
+            .map_err(driver("cuMemcpyDtoH"))?;
         v.truncate(n);
         Ok(v)
     }

@@ -28,7 +28,8 @@
 //! | Arrow validity bitmaps and unsigned arrays | `bitpack::arrow` (feature `arrow`) |
 //! | which type matches another system's packed layout | [`interop`] |
 //! | use the kernels inside my own GPU kernel crate | [`kernels::fixed`], [`DevicePtr`]; the README's "Using bitpack in your GPU kernels" |
-//! | run the kernels on a GPU from the host | `bitpack::cuda::Gpu` (feature `cuda`) |
+//! | quantize one MX/NVFP4 block inside a GPU kernel | [`formats::BlockGrid`], [`formats::mx_scale`], [`formats::mx_codes`], [`formats::nvfp4_scale`], [`formats::nvfp4_codes`] |
+//! | run the kernels (also MX/NVFP4) on a GPU from the host | `bitpack::cuda::Gpu` (feature `cuda`) |
 //! | what went wrong | [`Error`]: every message names the numbers and what was being sized |
 //!
 //! ```
@@ -166,7 +167,10 @@
 //! and call [`kernels::fixed`], the crate's kernels with the width as a
 //! const parameter (its docs list the device-callable items). On `nvptx64`
 //! the pair conversions use PTX's packed `cvt` where the target has it,
-//! giving the portable code's bits. The crate's own kernels are built to
+//! giving the portable code's bits. MX and NVFP4 blocks quantize in
+//! registers with the device-callable block core of [`formats`]
+//! ([`formats::BlockGrid`], [`formats::mx_codes`], [`formats::nvfp4_codes`],
+//! ...), the bytes of the host arrays. The crate's own kernels are built to
 //! PTX for `sm_80`, `sm_90` and `sm_100a` (`bitpack/ptx/`, with `ptxas -v`
 //! registers per entry in `RESOURCES.md`), and the `cuda` feature runs
 //! them from the host (`cuda::Gpu`). The README's "Using bitpack in your

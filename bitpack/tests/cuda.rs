@@ -7,8 +7,8 @@
 use arbitrary_int::{u5, u12};
 use bitpack::cuda::Gpu;
 use bitpack::formats::{
-    E2M1, E2M3, E3M2, E4M3, E5M2, E8M0, MiniFloat, Mode, MxArray, MxElement, MxOptions,
-    Nvfp4Array, Nvfp4Blocks, Nvfp4Options, Rounding, ScaleRule, TinyScale,
+    E2M1, E2M3, E3M2, E4M3, E5M2, E8M0, MiniFloat, Mode, MxArray, MxElement, MxOptions, Nvfp4Array,
+    Nvfp4Blocks, Nvfp4Options, Rounding, ScaleRule, TinyScale,
 };
 use bitpack::{Error, NarrowArray};
 
@@ -71,7 +71,12 @@ fn every_kernel_the_launcher_names_is_in_the_ptx() {
             assert!(has(&format!("mx_{k}_{f}")), "mx_{k}_{f}");
         }
     }
-    for e in ["nvfp4_scales", "nvfp4_encode", "nvfp4_decode", "amax_partials"] {
+    for e in [
+        "nvfp4_scales",
+        "nvfp4_encode",
+        "nvfp4_decode",
+        "amax_partials",
+    ] {
         assert!(has(e), "{e}");
     }
     // The embedded text of each build has every listed entry.
@@ -184,14 +189,18 @@ fn device_results_equal_the_host_bits() {
 
 fn bits_eq(a: &[f32], b: &[f32]) -> bool {
     a.len() == b.len()
-        && a
-            .iter()
+        && a.iter()
             .zip(b)
             .all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()))
 }
 
 fn check_mx<F: MxElement>(g: &Gpu, x: &[f32], shape: &[usize]) {
-    let rules = [ScaleRule::Floor, ScaleRule::Ceil, ScaleRule::Even, ScaleRule::RCeil];
+    let rules = [
+        ScaleRule::Floor,
+        ScaleRule::Ceil,
+        ScaleRule::Even,
+        ScaleRule::RCeil,
+    ];
     for axis in 0..shape.len() {
         for (k, rule) in rules.into_iter().enumerate() {
             let rounding = if k % 2 == 0 {
@@ -207,8 +216,16 @@ fn check_mx<F: MxElement>(g: &Gpu, x: &[f32], shape: &[usize]) {
             let host = MxArray::<F>::quantize_with(x, shape, &opts).unwrap();
             let d = g.mx_quantize::<F>(x, shape, &opts).unwrap();
             let back = g.download_mx(&d).unwrap();
-            assert_eq!(back.values().as_bytes(), host.values().as_bytes(), "{shape:?} {opts:?}");
-            assert_eq!(back.scales().as_bytes(), host.scales().as_bytes(), "{shape:?} {opts:?}");
+            assert_eq!(
+                back.values().as_bytes(),
+                host.values().as_bytes(),
+                "{shape:?} {opts:?}"
+            );
+            assert_eq!(
+                back.scales().as_bytes(),
+                host.scales().as_bytes(),
+                "{shape:?} {opts:?}"
+            );
             assert!(bits_eq(&g.mx_dequantize(&d).unwrap(), &host.dequantize()));
             let up = g.upload_mx(&host).unwrap();
             assert!(bits_eq(&g.mx_dequantize(&up).unwrap(), &host.dequantize()));
@@ -217,8 +234,14 @@ fn check_mx<F: MxElement>(g: &Gpu, x: &[f32], shape: &[usize]) {
 }
 
 fn check_nvfp4(g: &Gpu, x: &[f32], shape: &[usize]) {
-    for (k, blocks) in [Nvfp4Blocks::Rows, Nvfp4Blocks::Tiles16x16].into_iter().enumerate() {
-        for (t, tiny) in [TinyScale::Flush, TinyScale::Smallest, TinyScale::MinNormal].into_iter().enumerate() {
+    for (k, blocks) in [Nvfp4Blocks::Rows, Nvfp4Blocks::Tiles16x16]
+        .into_iter()
+        .enumerate()
+    {
+        for (t, tiny) in [TinyScale::Flush, TinyScale::Smallest, TinyScale::MinNormal]
+            .into_iter()
+            .enumerate()
+        {
             let opts = Nvfp4Options {
                 blocks,
                 tensor_scale: if t == 2 { Some(0.01) } else { None },
@@ -233,11 +256,25 @@ fn check_nvfp4(g: &Gpu, x: &[f32], shape: &[usize]) {
             let d = g.nvfp4_quantize(x, shape, &opts).unwrap();
             assert_eq!(d.tensor_scale().to_bits(), host.tensor_scale().to_bits());
             let back = g.download_nvfp4(&d).unwrap();
-            assert_eq!(back.values().as_bytes(), host.values().as_bytes(), "{shape:?} {opts:?}");
-            assert_eq!(back.scales().as_bytes(), host.scales().as_bytes(), "{shape:?} {opts:?}");
-            assert!(bits_eq(&g.nvfp4_dequantize(&d).unwrap(), &host.dequantize()));
+            assert_eq!(
+                back.values().as_bytes(),
+                host.values().as_bytes(),
+                "{shape:?} {opts:?}"
+            );
+            assert_eq!(
+                back.scales().as_bytes(),
+                host.scales().as_bytes(),
+                "{shape:?} {opts:?}"
+            );
+            assert!(bits_eq(
+                &g.nvfp4_dequantize(&d).unwrap(),
+                &host.dequantize()
+            ));
             let up = g.upload_nvfp4(&host).unwrap();
-            assert!(bits_eq(&g.nvfp4_dequantize(&up).unwrap(), &host.dequantize()));
+            assert!(bits_eq(
+                &g.nvfp4_dequantize(&up).unwrap(),
+                &host.dequantize()
+            ));
         }
     }
 }
@@ -245,7 +282,14 @@ fn check_nvfp4(g: &Gpu, x: &[f32], shape: &[usize]) {
 #[test]
 fn device_block_scaling_equals_the_host_bits() {
     let Some(g) = gpu() else { return };
-    for shape in [vec![0usize], vec![1], vec![31], vec![3, 40], vec![5, 7, 33], vec![64, 4096]] {
+    for shape in [
+        vec![0usize],
+        vec![1],
+        vec![31],
+        vec![3, 40],
+        vec![5, 7, 33],
+        vec![64, 4096],
+    ] {
         let n: usize = shape.iter().product();
         let x = data(n, n as u64 + 3);
         check_mx::<E2M1>(&g, &x, &shape);
@@ -256,9 +300,18 @@ fn device_block_scaling_equals_the_host_bits() {
         check_nvfp4(&g, &x, &shape);
     }
     // Bad shapes and options are the host's errors.
-    assert!(g.mx_quantize::<E2M1>(&[1.0; 4], &[3], &MxOptions::default()).is_err());
-    let opts = MxOptions { axis: Some(2), ..MxOptions::default() };
+    assert!(
+        g.mx_quantize::<E2M1>(&[1.0; 4], &[3], &MxOptions::default())
+            .is_err()
+    );
+    let opts = MxOptions {
+        axis: Some(2),
+        ..MxOptions::default()
+    };
     assert!(g.mx_quantize::<E2M1>(&[1.0; 4], &[2, 2], &opts).is_err());
-    let opts = Nvfp4Options { tensor_scale: Some(f32::NAN), ..Nvfp4Options::default() };
+    let opts = Nvfp4Options {
+        tensor_scale: Some(f32::NAN),
+        ..Nvfp4Options::default()
+    };
     assert!(g.nvfp4_quantize(&[1.0; 4], &[4], &opts).is_err());
 }

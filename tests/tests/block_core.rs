@@ -5,12 +5,12 @@
 //! element format, every scale rule, any axis, both roundings; NVFP4 rows
 //! and 16 x 16 tiles, every tiny-scale rule; and the dequantized values.
 
+use bitpack::BitElement;
 use bitpack::formats::{
     BlockGrid, E2M1, E2M3, E3M2, E4M3, E5M2, E8M0, MxArray, MxElement, MxOptions, Nvfp4Array,
     Nvfp4Blocks, Nvfp4Options, Rounding, ScaleRule, TinyScale, block_amax, mx_codes, mx_scale,
     mx_value, nvfp4_codes, nvfp4_scale, nvfp4_value,
 };
-use bitpack::{BitElement, NarrowArray};
 use proptest::prelude::*;
 
 /// Data with zeros, tiny and huge values, and now and then a NaN or an
@@ -46,8 +46,7 @@ fn split(shape: &[usize], axis: usize) -> (usize, usize, usize) {
 
 fn bits_eq(a: &[f32], b: &[f32]) -> bool {
     a.len() == b.len()
-        && a
-            .iter()
+        && a.iter()
             .zip(b)
             .all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()))
 }
@@ -73,7 +72,11 @@ fn check_mx<F: MxElement>(
     for g in (0..grid.scales()).rev() {
         scales[g] = mx_scale::<F>(grid.amax(x, g), rule).to_bits();
     }
-    assert_eq!(scales, mx.scales().as_bytes(), "{shape:?} axis {axis} {rule:?}");
+    assert_eq!(
+        scales,
+        mx.scales().as_bytes(),
+        "{shape:?} axis {axis} {rule:?}"
+    );
     // The encode kernel: runs of values, each with the scale of its block.
     let mut codes = vec![0u8; x.len()];
     for start in (0..x.len()).step_by(7) {
@@ -81,14 +84,25 @@ fn check_mx<F: MxElement>(
         for (k, s) in (start..end).zip(grid.scale_walk(start)) {
             assert_eq!(s, grid.scale_of(k));
             let scale = E8M0::from_bits(scales[s]);
-            mx_codes::<F, f32>(&x[k..k + 1], scale, rounding, k as u64, &mut codes[k..k + 1]);
+            mx_codes::<F, f32>(
+                &x[k..k + 1],
+                scale,
+                rounding,
+                k as u64,
+                &mut codes[k..k + 1],
+            );
         }
     }
-    let values: Vec<u8> = mx.values().iter().map(|v| v.raw_bits() as u8).collect();
+    let values: Vec<u8> = mx.values().iter().map(|v| v.raw_bits()).collect();
     assert_eq!(codes, values, "{shape:?} axis {axis} {rule:?} {rounding:?}");
     // The decode kernel.
     let back: Vec<f32> = (0..x.len())
-        .map(|i| mx_value(F::from_raw_bits(codes[i].into()), E8M0::from_bits(scales[grid.scale_of(i)])))
+        .map(|i| {
+            mx_value(
+                F::from_raw_bits(codes[i]),
+                E8M0::from_bits(scales[grid.scale_of(i)]),
+            )
+        })
         .collect();
     assert!(bits_eq(&back, &mx.dequantize()));
 }
@@ -101,7 +115,11 @@ fn check_nvfp4(x: &[f32], shape: &[usize], opts: &Nvfp4Options) {
     let grid = match opts.blocks {
         Nvfp4Blocks::Rows => BlockGrid::along(rows, cols, 1, 16),
         Nvfp4Blocks::Tiles16x16 => {
-            let m = if shape.len() >= 2 { shape[shape.len() - 2] } else { 1 };
+            let m = if shape.len() >= 2 {
+                shape[shape.len() - 2]
+            } else {
+                1
+            };
             BlockGrid::tiles(rows, cols, m, 16, 16)
         }
     };
@@ -113,12 +131,25 @@ fn check_nvfp4(x: &[f32], shape: &[usize], opts: &Nvfp4Options) {
     let mut codes = vec![0u8; x.len()];
     for (k, s) in (0..x.len()).zip(grid.scale_walk(0)) {
         let scale = E4M3::from_bits(scales[s]);
-        nvfp4_codes::<f32>(&x[k..k + 1], scale, st, opts.rounding, k as u64, &mut codes[k..k + 1]);
+        nvfp4_codes::<f32>(
+            &x[k..k + 1],
+            scale,
+            st,
+            opts.rounding,
+            k as u64,
+            &mut codes[k..k + 1],
+        );
     }
     let values: Vec<u8> = q.values().iter().map(|v| v.raw_bits()).collect();
     assert_eq!(codes, values, "{shape:?} {opts:?}");
     let back: Vec<f32> = (0..x.len())
-        .map(|i| nvfp4_value(E2M1::from_raw_bits(codes[i]), E4M3::from_bits(scales[grid.scale_of(i)]), st))
+        .map(|i| {
+            nvfp4_value(
+                E2M1::from_raw_bits(codes[i]),
+                E4M3::from_bits(scales[grid.scale_of(i)]),
+                st,
+            )
+        })
         .collect();
     assert!(bits_eq(&back, &q.dequantize()));
 }
@@ -128,11 +159,19 @@ fn shape() -> impl Strategy<Value = Vec<usize>> {
 }
 
 fn rule() -> impl Strategy<Value = ScaleRule> {
-    prop::sample::select(vec![ScaleRule::Floor, ScaleRule::Ceil, ScaleRule::Even, ScaleRule::RCeil])
+    prop::sample::select(vec![
+        ScaleRule::Floor,
+        ScaleRule::Ceil,
+        ScaleRule::Even,
+        ScaleRule::RCeil,
+    ])
 }
 
 fn rounding() -> impl Strategy<Value = Rounding> {
-    prop_oneof![Just(Rounding::Nearest), any::<u64>().prop_map(|seed| Rounding::Stochastic { seed })]
+    prop_oneof![
+        Just(Rounding::Nearest),
+        any::<u64>().prop_map(|seed| Rounding::Stochastic { seed })
+    ]
 }
 
 proptest! {
@@ -178,13 +217,26 @@ fn amax_skips_values_past_the_data_and_flags_specials() {
     assert_eq!(block_amax::<f32>(&[]), Some(0.0));
     // A NaN scale: +0 codes whatever the values; NaN values back.
     let mut c = [9u8; 2];
-    mx_codes::<E4M3, f32>(&[1.0, -2.0], E8M0::from_bits(0xff), Rounding::Nearest, 0, &mut c);
+    mx_codes::<E4M3, f32>(
+        &[1.0, -2.0],
+        E8M0::from_bits(0xff),
+        Rounding::Nearest,
+        0,
+        &mut c,
+    );
     assert_eq!(c, [0, 0]);
     assert!(mx_value(E4M3::from_f32(1.0), E8M0::from_bits(0xff)).is_nan());
     nvfp4_codes::<f32>(&[1.0, -2.0], E4M3::NAN, 1.0, Rounding::Nearest, 0, &mut c);
     assert_eq!(c, [0, 0]);
     // A zero NVFP4 scale: zeros of each value's sign.
-    nvfp4_codes::<f32>(&[1.0, -2.0], E4M3::from_bits(0), 1.0, Rounding::Nearest, 0, &mut c);
+    nvfp4_codes::<f32>(
+        &[1.0, -2.0],
+        E4M3::from_bits(0),
+        1.0,
+        Rounding::Nearest,
+        0,
+        &mut c,
+    );
     assert_eq!(c, [0, 8]);
 }
 
@@ -198,15 +250,127 @@ fn tiles_stop_at_the_matrix_and_the_array() {
     }
     let g = BlockGrid::tiles(rows, 16, 20, 16, 16);
     let amax: Vec<f64> = (0..rows).map(|r| g.amax(&x, r).unwrap()).collect();
-    for r in 0..rows {
+    for (r, &a) in amax.iter().enumerate() {
         let top = match r {
             0..16 => 15,
             16..20 => 19,
             20..36 => 35,
             _ => 39,
         };
-        assert_eq!(amax[r], top as f64, "row {r}");
+        assert_eq!(a, top as f64, "row {r}");
     }
-    let a = NarrowArray::<E2M1>::zeroed(0);
-    assert!(a.is_empty());
+}
+
+/// The committed vectors of `tests/block-vectors/block_scaled.tsv`, which
+/// `scripts/gpu_check.py --self-test` holds its numpy reference of MX and
+/// NVFP4 against (so the GPU check compares the device with the crate's
+/// host rules): this test recomputes every row with the crate and fails if
+/// one differs. `BITPACK_WRITE_BLOCK_VECTORS=1` rewrites the file.
+#[test]
+fn block_vectors_are_what_the_crate_computes() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("block-vectors/block_scaled.tsv");
+    let hex_f32 = |x: &[f32]| {
+        x.iter()
+            .map(|v| format!("{:08x}", v.to_bits()))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let hex_u8 = |x: &[u8]| x.iter().map(|v| format!("{v:02x}")).collect::<String>();
+    let mut out =
+        String::from("kind\tformat\trule\tshape\ttensor_scale\tinput_f32\tscales\tcodes\n");
+    let shapes: [&[usize]; 2] = [&[3, 70], &[2, 20, 20]];
+    for (s, shape) in shapes.iter().enumerate() {
+        let n: usize = shape.iter().product();
+        let x = data(n, 11 + s as u64, true);
+        let sh = shape
+            .iter()
+            .map(|d| d.to_string())
+            .collect::<Vec<_>>()
+            .join("x");
+        // The input once; the rows after it refer to it ("-").
+        out += &format!("input\t-\t-\t{sh}\t-\t{}\t-\t-\n", hex_f32(&x));
+        fn mx_row<F: MxElement>(x: &[f32], shape: &[usize], rule: ScaleRule) -> (Vec<u8>, Vec<u8>) {
+            let opts = MxOptions {
+                scale: rule,
+                ..MxOptions::default()
+            };
+            let q = MxArray::<F>::quantize_with(x, shape, &opts).unwrap();
+            (
+                q.scales().as_bytes().to_vec(),
+                q.values().iter().map(|v| v.raw_bits()).collect(),
+            )
+        }
+        for (rname, rule) in [
+            ("floor", ScaleRule::Floor),
+            ("ceil", ScaleRule::Ceil),
+            ("even", ScaleRule::Even),
+            ("rceil", ScaleRule::RCeil),
+        ] {
+            for (fname, (sc, codes)) in [
+                ("e2m1", mx_row::<E2M1>(&x, shape, rule)),
+                ("e2m3", mx_row::<E2M3>(&x, shape, rule)),
+                ("e3m2", mx_row::<E3M2>(&x, shape, rule)),
+                ("e4m3", mx_row::<E4M3>(&x, shape, rule)),
+                ("e5m2", mx_row::<E5M2>(&x, shape, rule)),
+            ] {
+                out += &format!(
+                    "mx\t{fname}\t{rname}\t{sh}\t-\t-\t{}\t{}\n",
+                    hex_u8(&sc),
+                    hex_u8(&codes)
+                );
+            }
+        }
+        for (rname, blocks, tiny, given) in [
+            ("rows-flush", Nvfp4Blocks::Rows, TinyScale::Flush, None),
+            (
+                "rows-smallest",
+                Nvfp4Blocks::Rows,
+                TinyScale::Smallest,
+                Some(1e-3f32),
+            ),
+            (
+                "rows-minnormal",
+                Nvfp4Blocks::Rows,
+                TinyScale::MinNormal,
+                Some(1e-3),
+            ),
+            (
+                "tiles-flush",
+                Nvfp4Blocks::Tiles16x16,
+                TinyScale::Flush,
+                None,
+            ),
+        ] {
+            let opts = Nvfp4Options {
+                blocks,
+                tensor_scale: given,
+                tiny,
+                rounding: Rounding::Nearest,
+            };
+            let q = Nvfp4Array::quantize_with(&x, shape, &opts).unwrap();
+            let codes: Vec<u8> = q.values().iter().map(|v| v.raw_bits()).collect();
+            out += &format!(
+                "nvfp4\te2m1\t{rname}\t{sh}\t{:08x}\t-\t{}\t{}\n",
+                q.tensor_scale().to_bits(),
+                hex_u8(q.scales().as_bytes()),
+                hex_u8(&codes)
+            );
+        }
+    }
+    if std::env::var_os("BITPACK_WRITE_BLOCK_VECTORS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &out).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "cannot read {}: {e} (BITPACK_WRITE_BLOCK_VECTORS=1 writes it)",
+            path.display()
+        )
+    });
+    assert!(
+        committed == out,
+        "{} differs from what the crate computes",
+        path.display()
+    );
 }

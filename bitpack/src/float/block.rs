@@ -45,7 +45,6 @@ macro_rules! mx_element {
 
 mx_element!(E2M1, E2M3, E3M2, E4M3, E5M2);
 
-
 /// How an MX block's shared exponent is chosen from its largest magnitude
 /// `amax` (the four rules torchao names; `emax` is the element format's
 /// [`MxElement::EMAX`], `max` its largest value, `m` its mantissa bits).
@@ -133,13 +132,11 @@ pub(super) fn shared_exponent<F: MxElement>(amax: f64, rule: ScaleRule) -> Optio
     if e > 127 { None } else { Some(e.max(-127)) }
 }
 
-
 /// `2^-e` as an `f32`, for `-127 <= e <= 126`.
 #[inline(always)]
 pub(super) fn inv_pow2_f32(e: i32) -> f32 {
     f32::from_bits(((127 - e) as u32) << 23)
 }
-
 
 /// The E8M0 code of a shared exponent (`None`: NaN).
 #[inline(always)]
@@ -150,11 +147,9 @@ pub(super) fn scale_code(e: Option<i32>) -> u8 {
     }
 }
 
-
 /// `6 * 448`: the largest E2M1 value times the largest E4M3 value.
 #[cfg(feature = "alloc")]
 pub(crate) const FP4_TIMES_FP8_MAX: f32 = 6.0 * 448.0;
-
 
 /// What happens to a block whose scale `amax / (6 * tensor_scale)` is below
 /// the smallest E4M3 value.
@@ -193,7 +188,6 @@ pub enum TinyScale {
     /// clamps it (`E4M3_EPS`); no subnormal scales.
     MinNormal,
 }
-
 
 /// `x / d` rounded to odd in `f64` (toward zero, last bit set when
 /// inexact), for finite `x` and positive finite `d` away from the ends of
@@ -268,7 +262,13 @@ pub(super) const MIDS: [f64; 7] = [0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0];
 /// seven midpoints times `d` (exact in `f64`), which is the rounding of the
 /// exact quotient without a division.
 #[inline]
-pub(super) fn value_codes<S: Real>(xs: &[S], d: f64, rounding: Rounding, first: u64, out: &mut [u8]) {
+pub(super) fn value_codes<S: Real>(
+    xs: &[S],
+    d: f64,
+    rounding: Rounding,
+    first: u64,
+    out: &mut [u8],
+) {
     if d == 0.0 {
         for (o, x) in out.iter_mut().zip(xs) {
             *o = if x.to_f64_exact().is_sign_negative() {
@@ -327,7 +327,6 @@ pub(super) fn value_codes<S: Real>(xs: &[S], d: f64, rounding: Rounding, first: 
     }
 }
 
-
 /// The largest magnitude of `xs` as an `f64` (exact), or `None` when `xs`
 /// holds a NaN or an infinity (the block then gets the NaN scale). An empty
 /// block has `amax` 0.
@@ -367,9 +366,7 @@ pub fn block_amax<S: Real>(xs: &[S]) -> Option<f64> {
 /// ```
 #[inline]
 pub fn mx_scale<F: MxElement>(amax: Option<f64>, rule: ScaleRule) -> E8M0 {
-    E8M0::from_bits(scale_code(
-        amax.and_then(|a| shared_exponent::<F>(a, rule)),
-    ))
+    E8M0::from_bits(scale_code(amax.and_then(|a| shared_exponent::<F>(a, rule))))
 }
 
 /// The codes of `xs`, values of one MX block (or a part of one) whose scale
@@ -418,7 +415,7 @@ pub fn mx_codes<F: MxElement, S: Real>(
             }
             if let ([c], [x, ..]) = (out.into_remainder(), src.remainder()) {
                 *c = crate::kernels::fixed::encode::<F>(x.to_f32_odd() * f, Mode::SatFinite)
-                    .raw_bits() as u8;
+                    .raw_bits();
             }
         }
         _ => {
@@ -472,7 +469,7 @@ pub fn nvfp4_scale<S: Real>(amax: Option<f64>, tensor_scale: f32, tiny: TinyScal
 ///
 /// let mut codes = [0u8; 2];
 /// nvfp4_codes::<f32>(&[3.0, -0.5], E4M3::from_f32(2.0), 0.25, Rounding::Nearest, 0, &mut codes);
-/// assert_eq!(codes, [0b0111, 0b1001]); // 6, -0.5 / 0.5 = -1
+/// assert_eq!(codes, [0b0111, 0b1010]); // 3 / 0.5 = 6, -0.5 / 0.5 = -1
 /// ```
 #[inline]
 pub fn nvfp4_codes<S: Real>(

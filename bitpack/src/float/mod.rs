@@ -144,19 +144,19 @@ mod spec;
 mod types;
 mod wide;
 
+#[cfg(feature = "cuda")]
+pub(crate) use block::FP4_TIMES_FP8_MAX;
+pub use block::{
+    BlockGrid, MxElement, ScaleRule, ScaleWalk, TinyScale, block_amax, mx_codes, mx_scale,
+    mx_value, nvfp4_codes, nvfp4_scale, nvfp4_value,
+};
 #[cfg(feature = "alloc")]
 pub use bulk::{decode, decode_into, encode, encode_into};
 pub use bulk::{decode_packed, decode_slice, encode_packed, encode_slice};
 #[cfg(feature = "alloc")]
 pub use mx::{MxArray, MxOptions, swizzle_scales};
 #[cfg(feature = "cuda")]
-pub(crate) use block::FP4_TIMES_FP8_MAX;
-#[cfg(feature = "cuda")]
 pub(crate) use mx::{scale_shape_along, split_shape};
-pub use block::{
-    BlockGrid, MxElement, ScaleRule, ScaleWalk, TinyScale, block_amax, mx_codes, mx_scale,
-    mx_value, nvfp4_codes, nvfp4_scale, nvfp4_value,
-};
 pub use names::FormatNames;
 #[cfg(feature = "alloc")]
 pub use nvfp4::{Nvfp4Array, Nvfp4Blocks, Nvfp4Options};

@@ -5,8 +5,8 @@ use crate::error::LengthOf;
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::block::{inv_pow2_f32, scale_code, shared_exponent};
 pub use super::block::{MxElement, ScaleRule};
+use super::block::{inv_pow2_f32, scale_code, shared_exponent};
 use super::bulk::decode_stream;
 use super::spec::Mode;
 use super::types::E8M0;

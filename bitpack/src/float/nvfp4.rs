@@ -61,7 +61,7 @@ pub struct Nvfp4Options {
     /// The rule for scales below the smallest E4M3 value.
     pub tiny: TinyScale,
     /// Round the E2M1 values to nearest, or stochastically (element `i` of
-    /// the row-major data uses [`random_bits(seed, i)`](random_bits)). The
+    /// the row-major data uses [`random_bits(seed, i)`](super::random_bits)). The
     /// block scales always round to nearest.
     pub rounding: Rounding,
 }

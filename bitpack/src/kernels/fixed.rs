@@ -37,6 +37,15 @@
 //!   [`decode_packed`](crate::formats::decode_packed) (they use stack
 //!   chunks, which on a GPU live in local memory: prefer this module's
 //!   functions in hot kernels);
+//! - the block-scaled core: [`BlockGrid`](crate::formats::BlockGrid),
+//!   [`block_amax`](crate::formats::block_amax),
+//!   [`mx_scale`](crate::formats::mx_scale),
+//!   [`mx_codes`](crate::formats::mx_codes),
+//!   [`mx_value`](crate::formats::mx_value),
+//!   [`nvfp4_scale`](crate::formats::nvfp4_scale),
+//!   [`nvfp4_codes`](crate::formats::nvfp4_codes),
+//!   [`nvfp4_value`](crate::formats::nvfp4_value): one MX or NVFP4 block at a
+//!   time, the bytes of the host's `MxArray`/`Nvfp4Array`;
 //! - this module, and the run-time-width slice kernels of
 //!   [`kernels`](super) ([`unpack`](super::unpack), [`pack`](super::pack),
 //!   [`sum`](super::sum), [`encode`](super::encode), [`decode`](super::decode)),
