@@ -593,7 +593,7 @@ def check(dev, sizes, report):
                 dev.run(build, f"pack_u{8 * np.dtype(sdt).itemsize}_w{w}", src, n, dst, (n + block_elems(w) - 1) // block_elems(w))
                 need = (n * w + 63) // 64
                 record("pack", np.array_equal(cp.asnumpy(dst)[:need], words[:need]), f"{build} pack w{w} n={n}")
-                if w <= 16:
+                if w <= 32:
                     per = 4 * block_elems(w)
                     threads = (n + per - 1) // per
                     warps = max(1, (threads + THREADS - 1) // THREADS * (THREADS // 32))

@@ -29,7 +29,7 @@
 //! |---|---|---|
 //! | `unpack_u8_w{1..8}`, `unpack_u16_w{9..16}`, `unpack_u32_w{17..32}` | `words, n, out` | `out[i]` = value `i` |
 //! | `pack_u8_w{1..8}`, `pack_u32_w{9..32}` | `src, n, words` | packs `src[..n]` |
-//! | `sum_w{1..16}` | `words, n, partials` | one `u64` partial per warp (`ceil(threads / 32)`) |
+//! | `sum_w{1..32}` | `words, n, partials` | one `u64` partial per warp (`ceil(threads / 32)`) |
 //! | `sum_partials` | `partials, n, out` | one warp: `out[0]` = the sum of `partials[..n]` |
 //! | `encode_{e2m1,e2m3,e3m2,e4m3,e5m2,e8m0}_{nearest,satfinite}` | `src, n, words` | `f32` to packed codes |
 //! | `decode_{fmt}_f32`, `decode_{fmt}_f16`, `decode_{fmt}_bf16` | `words, n, out` | packed codes to `f32` / `f16` bits / `bf16` bits |
@@ -592,7 +592,23 @@ sum_entries!(
     sum_w13 = 13,
     sum_w14 = 14,
     sum_w15 = 15,
-    sum_w16 = 16
+    sum_w16 = 16,
+    sum_w17 = 17,
+    sum_w18 = 18,
+    sum_w19 = 19,
+    sum_w20 = 20,
+    sum_w21 = 21,
+    sum_w22 = 22,
+    sum_w23 = 23,
+    sum_w24 = 24,
+    sum_w25 = 25,
+    sum_w26 = 26,
+    sum_w27 = 27,
+    sum_w28 = 28,
+    sum_w29 = 29,
+    sum_w30 = 30,
+    sum_w31 = 31,
+    sum_w32 = 32
 );
 
 float_entries!(E2M1: encode_e2m1_nearest, encode_e2m1_satfinite, decode_e2m1_f32,

@@ -375,18 +375,18 @@ impl Gpu {
         })
     }
 
-    /// The exact sum of an unsigned device array (1 to 16 bits): one partial
+    /// The exact sum of an unsigned device array (1 to 32 bits): one partial
     /// per warp on the device, then one warp adds the partials.
     ///
     /// # Errors
     ///
-    /// [`Error::Width`] for elements wider than 16 bits,
+    /// [`Error::Width`] for elements wider than 32 bits,
     /// [`Error::SumOverflow`] when the sum could exceed a `u64`;
     /// [`Error::Device`] when a driver call fails.
     pub fn sum<T: UnsignedElement>(&self, a: &DeviceNarrowArray<T>) -> Result<u128> {
         let w = T::BITS;
-        if w > 16 {
-            return Err(Error::Width { width: w, max: 16 });
+        if w > 32 {
+            return Err(Error::Width { width: w, max: 32 });
         }
         if (a.len as u128) * ((1u128 << w) - 1) > u64::MAX as u128 {
             return Err(Error::SumOverflow { index: 0 });
