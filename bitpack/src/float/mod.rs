@@ -134,6 +134,8 @@
 //! bitpack chose, and every bit pattern of every format round-trips.
 
 mod block;
+#[cfg(feature = "alloc")]
+mod blocked;
 mod bulk;
 #[cfg(feature = "alloc")]
 mod mx;
@@ -151,12 +153,14 @@ pub use block::{
     mx_value, nvfp4_codes, nvfp4_scale, nvfp4_value,
 };
 #[cfg(feature = "alloc")]
+pub use blocked::swizzle_scales;
+#[cfg(feature = "cuda")]
+pub(crate) use blocked::{scale_shape_along, split_shape};
+#[cfg(feature = "alloc")]
 pub use bulk::{decode, decode_into, encode, encode_into};
 pub use bulk::{decode_packed, decode_slice, encode_packed, encode_slice};
 #[cfg(feature = "alloc")]
-pub use mx::{MxArray, MxOptions, swizzle_scales};
-#[cfg(feature = "cuda")]
-pub(crate) use mx::{scale_shape_along, split_shape};
+pub use mx::{MxArray, MxOptions};
 pub use names::FormatNames;
 #[cfg(feature = "alloc")]
 pub use nvfp4::{Nvfp4Array, Nvfp4Blocks, Nvfp4Options};

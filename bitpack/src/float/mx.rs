@@ -1,52 +1,17 @@
 //! OCP Microscaling (MX v1.0) block arrays: 32 values of an element format
 //! sharing one power-of-two [`E8M0`] scale.
 
-use crate::error::LengthOf;
 use alloc::vec;
 use alloc::vec::Vec;
 
 pub use super::block::{MxElement, ScaleRule};
 use super::block::{inv_pow2_f32, scale_code, shared_exponent};
-use super::bulk::decode_stream;
+use super::blocked::{Blocked, split_axis, split_shape};
 use super::spec::Mode;
 use super::types::E8M0;
 use super::wide::{Real, Rounding, random_bits};
 use crate::kernels::minifloat;
 use crate::{Error, NarrowArray, Result};
-
-/// `(rows, cols)` of a row-major shape holding `len` values: `cols` is the
-/// last (innermost) dimension, `rows` the product of the others.
-pub(crate) fn split_shape(shape: &[usize], len: usize) -> Result<(usize, usize)> {
-    let Some((&cols, outer)) = shape.split_last() else {
-        return Err(Error::Invalid(
-            "a block-scaled array needs at least one dimension",
-        ));
-    };
-    let rows = outer.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
-    let elements = rows.and_then(|r| r.checked_mul(cols));
-    match (rows, elements) {
-        (Some(rows), Some(n)) if n == len => Ok((rows, cols)),
-        _ => Err(Error::Shape { elements, len }),
-    }
-}
-
-/// The shape of the scales: `shape` with the last dimension replaced by the
-/// number of blocks along it.
-pub(super) fn scale_shape(shape: &[usize], block: usize) -> Vec<usize> {
-    let mut s = shape.to_vec();
-    if let Some(last) = s.last_mut() {
-        *last = last.div_ceil(block);
-    }
-    s
-}
-
-/// The shape of the scales of blocks along `axis`: `shape` with
-/// `shape[axis]` replaced by the number of blocks along it.
-pub(crate) fn scale_shape_along(shape: &[usize], axis: usize, block: usize) -> Vec<usize> {
-    let mut s = shape.to_vec();
-    s[axis] = s[axis].div_ceil(block);
-    s
-}
 
 /// Options of [`MxArray::quantize_with`]: the scale rule, the axis the
 /// blocks run along, and the rounding of the elements.
@@ -138,19 +103,6 @@ fn scaled_codes<F: MxElement, S: Real>(
 
 /// Values per stack chunk of the quantizer: 16 blocks.
 const CHUNK: usize = 512;
-
-/// `(outer, d, inner)`: the products of the dimensions before `axis`, the
-/// extent of `axis`, and the product of those after it; all zero when some
-/// extent is zero (an empty array has no blocks and no scales, and the
-/// product of the other extents alone may not fit).
-fn split_axis(shape: &[usize], axis: usize) -> (usize, usize, usize) {
-    if shape.contains(&0) {
-        return (0, 0, 0);
-    }
-    let outer = shape[..axis].iter().product();
-    let inner = shape[axis + 1..].iter().product();
-    (outer, shape[axis], inner)
-}
 
 /// Quantizes `data` (row-major, `shape`) along `axis` into packed codes
 /// (`words`, zeroed, the whole stream) and E8M0 scale codes (shape `shape`
@@ -316,9 +268,7 @@ fn quantize_into<F: MxElement, S: Real>(
 /// ```
 #[derive(Clone, Debug)]
 pub struct MxArray<F: MxElement> {
-    values: NarrowArray<F>,
-    scales: NarrowArray<E8M0>,
-    axis: usize,
+    core: Blocked<F, E8M0>,
 }
 
 impl<F: MxElement> MxArray<F> {
@@ -395,13 +345,8 @@ impl<F: MxElement> MxArray<F> {
         let mut values = NarrowArray::<F>::zeroed(data.len());
         let scale_codes = quantize_into::<F, S>(data, shape, axis, opts, values.words_mut());
         values.reshape(shape)?;
-        let mut scales = NarrowArray::<E8M0>::from_bytes(&scale_codes, scale_codes.len())?;
-        scales.reshape(&scale_shape_along(shape, axis, Self::BLOCK_SIZE))?;
-        Ok(MxArray {
-            values,
-            scales,
-            axis,
-        })
+        let scales = NarrowArray::<E8M0>::from_bytes(&scale_codes, scale_codes.len())?;
+        Self::from_parts_along(values, scales, axis)
     }
 
     /// An array from packed values and their scales (as produced by a GPU
@@ -457,34 +402,11 @@ impl<F: MxElement> MxArray<F> {
     /// ```
     pub fn from_parts_along(
         values: NarrowArray<F>,
-        mut scales: NarrowArray<E8M0>,
+        scales: NarrowArray<E8M0>,
         axis: usize,
     ) -> Result<Self> {
-        split_shape(values.shape(), values.len())?;
-        let shape = values.shape();
-        if axis >= shape.len() {
-            return Err(Error::Axis {
-                axis,
-                ndim: shape.len(),
-            });
-        }
-        let sshape = scale_shape_along(shape, axis, Self::BLOCK_SIZE);
-        let expected: usize = sshape.iter().product();
-        if scales.len() != expected {
-            return Err(Error::Length {
-                of: LengthOf::BlockScales {
-                    scheme: "MX",
-                    block: Self::BLOCK_SIZE,
-                },
-                expected,
-                actual: scales.len(),
-            });
-        }
-        scales.reshape(&sshape)?;
         Ok(MxArray {
-            values,
-            scales,
-            axis,
+            core: Blocked::from_parts(values, scales, axis, Self::BLOCK_SIZE, "MX")?,
         })
     }
 
@@ -499,7 +421,7 @@ impl<F: MxElement> MxArray<F> {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn axis(&self) -> usize {
-        self.axis
+        self.core.axis
     }
 
     /// The values and the scales.
@@ -514,7 +436,7 @@ impl<F: MxElement> MxArray<F> {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn into_parts(self) -> (NarrowArray<F>, NarrowArray<E8M0>) {
-        (self.values, self.scales)
+        (self.core.values, self.core.scales)
     }
 
     /// The packed values, with the array's shape (see the byte layout in
@@ -531,7 +453,7 @@ impl<F: MxElement> MxArray<F> {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn values(&self) -> &NarrowArray<F> {
-        &self.values
+        &self.core.values
     }
 
     /// The scales, one [`E8M0`] byte per block, shape `[..., ceil(cols /
@@ -548,7 +470,7 @@ impl<F: MxElement> MxArray<F> {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn scales(&self) -> &NarrowArray<E8M0> {
-        &self.scales
+        &self.core.scales
     }
 
     /// The shape of the values.
@@ -563,7 +485,7 @@ impl<F: MxElement> MxArray<F> {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn shape(&self) -> &[usize] {
-        self.values.shape()
+        self.core.shape()
     }
 
     /// The number of values.
@@ -577,7 +499,7 @@ impl<F: MxElement> MxArray<F> {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn len(&self) -> usize {
-        self.values.len()
+        self.core.len()
     }
 
     /// Whether the array holds no values.
@@ -591,7 +513,7 @@ impl<F: MxElement> MxArray<F> {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        self.core.values.is_empty()
     }
 
     /// Dequantizes into `out` (row-major, `len()` values): `scale * value`,
@@ -613,41 +535,14 @@ impl<F: MxElement> MxArray<F> {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn dequantize_into(&self, out: &mut [f32]) -> Result<()> {
-        if out.len() != self.len() {
-            return Err(Error::Length {
-                of: LengthOf::DequantizeOutput,
-                expected: self.len(),
-                actual: out.len(),
-            });
-        }
-        decode_stream::<F>(self.values.as_bytes(), out);
-        let (outer, d, inner) = split_axis(self.shape(), self.axis);
-        let nb = d.div_ceil(Self::BLOCK_SIZE);
-        let scales = self.scales.as_bytes();
         // Exact: every value times 2^k (|k| <= 127, the product within
         // f32's range) is an f32.
-        let factor = |c: u8| E8M0::from_bits(c).to_f32();
-        if inner == 1 {
-            for (r, row) in out.chunks_exact_mut(d.max(1)).enumerate().take(outer) {
-                for (b, block) in row.chunks_mut(Self::BLOCK_SIZE).enumerate() {
-                    let s = factor(scales[r * nb + b]);
-                    for v in block {
-                        *v *= s;
-                    }
-                }
+        self.core.dequantize_into(out, Self::BLOCK_SIZE, |run, c| {
+            let s = E8M0::from_bits(c).to_f32();
+            for v in run {
+                *v *= s;
             }
-            return Ok(());
-        }
-        for o in 0..outer {
-            for a in 0..d {
-                let srow = &scales[(o * nb + a / Self::BLOCK_SIZE) * inner..][..inner];
-                let row = &mut out[(o * d + a) * inner..][..inner];
-                for (v, &c) in row.iter_mut().zip(srow) {
-                    *v *= factor(c);
-                }
-            }
-        }
-        Ok(())
+        })
     }
 
     /// Dequantizes into a new `Vec<f32>` (row-major).
@@ -685,61 +580,6 @@ impl<F: MxElement> MxArray<F> {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn scales_swizzled(&self) -> Vec<u8> {
-        let shape = self.scales.shape();
-        let cols = *shape.last().unwrap_or(&0);
-        let rows = self.scales.len().checked_div(cols).unwrap_or(0);
-        swizzle_scales(self.scales.as_bytes(), rows, cols)
-            .expect("the scales hold rows * cols bytes")
+        self.core.scales_swizzled()
     }
-}
-
-/// Rearranges row-major block scales (`rows` x `cols` bytes, one per block)
-/// into the tiled layout of cuBLASLt's block-scaled matmuls and CUTLASS's
-/// Blackwell block-scaled GEMMs (cuBLAS docs, "1D block scaling factors
-/// layout").
-///
-/// The scales are padded with zero bytes to a multiple of 128 rows and 4
-/// columns and cut into 128 x 4 tiles, stored tile after tile in row-major
-/// tile order, 512 bytes each. Within a tile, the scale at tile row `r`
-/// (0..128) and column `c` (0..4) is at byte `(r % 32) * 16 + (r / 32) * 4 +
-/// c`. The same layout serves MX (`VEC32_UE8M0`) and NVFP4
-/// (`VEC16_UE4M3`) scales.
-///
-/// # Errors
-///
-/// [`Error::Shape`] when `scales.len() != rows * cols` (or the product
-/// overflows).
-///
-/// # Examples
-///
-/// ```
-/// use bitpack::formats::swizzle_scales;
-///
-/// let scales: Vec<u8> = (1..=6).collect(); // 3 rows x 2 blocks
-/// let tiled = swizzle_scales(&scales, 3, 2)?;
-/// assert_eq!(tiled.len(), 512);
-/// assert_eq!(&tiled[0..4], [1, 2, 0, 0]); // row 0
-/// assert_eq!(&tiled[16..20], [3, 4, 0, 0]); // row 1
-/// assert_eq!(&tiled[32..36], [5, 6, 0, 0]); // row 2
-/// # Ok::<(), bitpack::Error>(())
-/// ```
-pub fn swizzle_scales(scales: &[u8], rows: usize, cols: usize) -> Result<Vec<u8>> {
-    let elements = rows.checked_mul(cols);
-    if elements != Some(scales.len()) {
-        return Err(Error::Shape {
-            elements,
-            len: scales.len(),
-        });
-    }
-    let row_tiles = rows.div_ceil(128);
-    let col_tiles = cols.div_ceil(4);
-    let mut out = vec![0u8; row_tiles * col_tiles * 512];
-    for (r, row) in scales.chunks_exact(cols.max(1)).enumerate().take(rows) {
-        let tile_row = (r / 128) * col_tiles;
-        let within = (r % 32) * 16 + ((r % 128) / 32) * 4;
-        for (c, &s) in row.iter().enumerate() {
-            out[(tile_row + c / 4) * 512 + within + c % 4] = s;
-        }
-    }
-    Ok(out)
 }

@@ -1,14 +1,12 @@
 //! NVFP4: E2M1 values in blocks of 16, each block with an E4M3 scale, and
 //! one `f32` scale for the whole tensor.
 
-use crate::error::LengthOf;
 use alloc::vec;
 use alloc::vec::Vec;
 
 pub use super::block::TinyScale;
 use super::block::{FP4_TIMES_FP8_MAX, block_scale, value_codes};
-use super::bulk::decode_stream;
-use super::mx::{scale_shape, split_shape, swizzle_scales};
+use super::blocked::{Blocked, split_shape};
 use super::spec::Tables;
 use super::types::{E2M1, E4M3};
 use super::wide::{Real, Rounding};
@@ -140,8 +138,7 @@ fn default_scale_of<S: Real>(data: &[S]) -> f32 {
 /// ```
 #[derive(Clone, Debug)]
 pub struct Nvfp4Array {
-    values: NarrowArray<E2M1>,
-    scales: NarrowArray<E4M3>,
+    core: Blocked<E2M1, E4M3>,
     tensor_scale: f32,
 }
 
@@ -329,13 +326,8 @@ impl Nvfp4Array {
             unreachable!("the array holds every value");
         }
         values.reshape(shape)?;
-        let mut scales = NarrowArray::<E4M3>::from_bytes(&scale_codes, scale_codes.len())?;
-        scales.reshape(&scale_shape(shape, Self::BLOCK_SIZE))?;
-        Ok(Nvfp4Array {
-            values,
-            scales,
-            tensor_scale,
-        })
+        let scales = NarrowArray::<E4M3>::from_bytes(&scale_codes, scale_codes.len())?;
+        Self::from_parts(values, scales, tensor_scale)
     }
 
     /// An array from packed values, block scales (one per block,
@@ -361,7 +353,7 @@ impl Nvfp4Array {
     /// ```
     pub fn from_parts(
         values: NarrowArray<E2M1>,
-        mut scales: NarrowArray<E4M3>,
+        scales: NarrowArray<E4M3>,
         tensor_scale: f32,
     ) -> Result<Self> {
         if !(tensor_scale > 0.0 && tensor_scale.is_finite()) {
@@ -369,24 +361,26 @@ impl Nvfp4Array {
                 "the NVFP4 tensor scale must be finite and positive",
             ));
         }
-        let (rows, cols) = split_shape(values.shape(), values.len())?;
-        let expected = rows * cols.div_ceil(Self::BLOCK_SIZE);
-        if scales.len() != expected {
-            return Err(Error::Length {
-                of: LengthOf::BlockScales {
-                    scheme: "NVFP4",
-                    block: Self::BLOCK_SIZE,
-                },
-                expected,
-                actual: scales.len(),
-            });
-        }
-        scales.reshape(&scale_shape(values.shape(), Self::BLOCK_SIZE))?;
+        let axis = values.shape().len().saturating_sub(1);
         Ok(Nvfp4Array {
-            values,
-            scales,
+            core: Blocked::from_parts(values, scales, axis, Self::BLOCK_SIZE, "NVFP4")?,
             tensor_scale,
         })
+    }
+
+    /// The values, the scales and the tensor scale.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::Nvfp4Array;
+    ///
+    /// let (values, scales, ts) = Nvfp4Array::quantize(&[1.0; 33], &[33])?.into_parts();
+    /// assert_eq!((values.len(), scales.len(), ts), (33, 3, 1.0 / 2688.0));
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn into_parts(self) -> (NarrowArray<E2M1>, NarrowArray<E4M3>, f32) {
+        (self.core.values, self.core.scales, self.tensor_scale)
     }
 
     /// The packed E2M1 values, with the array's shape.
@@ -401,7 +395,7 @@ impl Nvfp4Array {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn values(&self) -> &NarrowArray<E2M1> {
-        &self.values
+        &self.core.values
     }
 
     /// The E4M3 block scales, shape `[..., ceil(cols / 16)]`, row-major.
@@ -417,7 +411,7 @@ impl Nvfp4Array {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn scales(&self) -> &NarrowArray<E4M3> {
-        &self.scales
+        &self.core.scales
     }
 
     /// The per-tensor `f32` scale.
@@ -446,7 +440,7 @@ impl Nvfp4Array {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn shape(&self) -> &[usize] {
-        self.values.shape()
+        self.core.shape()
     }
 
     /// The number of values.
@@ -460,7 +454,7 @@ impl Nvfp4Array {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn len(&self) -> usize {
-        self.values.len()
+        self.core.len()
     }
 
     /// Whether the array holds no values.
@@ -474,7 +468,7 @@ impl Nvfp4Array {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        self.core.values.is_empty()
     }
 
     /// Dequantizes into `out` (row-major, `len()` values): `value * scale *
@@ -497,31 +491,14 @@ impl Nvfp4Array {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn dequantize_into(&self, out: &mut [f32]) -> Result<()> {
-        if out.len() != self.len() {
-            return Err(Error::Length {
-                of: LengthOf::DequantizeOutput,
-                expected: self.len(),
-                actual: out.len(),
-            });
-        }
-        decode_stream::<E2M1>(self.values.as_bytes(), out);
-        let cols = *self.shape().last().unwrap_or(&0);
-        if cols == 0 {
-            return Ok(());
-        }
         let st = self.tensor_scale as f64;
-        let mut scales = self.scales.as_bytes().iter();
-        for row in out.chunks_exact_mut(cols) {
-            for block in row.chunks_mut(Self::BLOCK_SIZE) {
-                let scale = E4M3::from_bits(*scales.next().unwrap_or(&0x7f));
-                // Exact in f64 (4 + 4 + 24 significant bits); one rounding.
-                let s = scale.to_f64() * st;
-                for v in block {
-                    *v = (*v as f64 * s) as f32;
-                }
+        self.core.dequantize_into(out, Self::BLOCK_SIZE, |run, c| {
+            // Exact in f64 (4 + 4 + 24 significant bits); one rounding.
+            let s = E4M3::from_bits(c).to_f64() * st;
+            for v in run {
+                *v = (*v as f64 * s) as f32;
             }
-        }
-        Ok(())
+        })
     }
 
     /// Dequantizes into a new `Vec<f32>` (row-major).
@@ -557,10 +534,6 @@ impl Nvfp4Array {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn scales_swizzled(&self) -> Vec<u8> {
-        let shape = self.scales.shape();
-        let cols = *shape.last().unwrap_or(&0);
-        let rows = self.scales.len().checked_div(cols).unwrap_or(0);
-        swizzle_scales(self.scales.as_bytes(), rows, cols)
-            .expect("the scales hold rows * cols bytes")
+        self.core.scales_swizzled()
     }
 }

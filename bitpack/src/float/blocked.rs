@@ -1,0 +1,207 @@
+//! The container half of the block-scaled core, shared by
+//! [`MxArray`](super::MxArray) and [`Nvfp4Array`](super::Nvfp4Array): the
+//! packed values, one scale byte per block, the axis the blocks run along;
+//! the shape rules, `from_parts` validation, `dequantize_into` and the
+//! swizzled scale layout. Each array supplies only its block size, its
+//! scale type and how a scale applies to a value (and NVFP4 its tensor
+//! scale). The per-block rules are in `block.rs`.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use super::bulk::decode_stream;
+use super::spec::MiniFloat;
+use crate::error::LengthOf;
+use crate::{BitElement, Error, NarrowArray, Result};
+
+/// `(rows, cols)` of a row-major shape holding `len` values: `cols` is the
+/// last (innermost) dimension, `rows` the product of the others.
+pub(crate) fn split_shape(shape: &[usize], len: usize) -> Result<(usize, usize)> {
+    let Some((&cols, outer)) = shape.split_last() else {
+        return Err(Error::Invalid(
+            "a block-scaled array needs at least one dimension",
+        ));
+    };
+    let rows = outer.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
+    let elements = rows.and_then(|r| r.checked_mul(cols));
+    match (rows, elements) {
+        (Some(rows), Some(n)) if n == len => Ok((rows, cols)),
+        _ => Err(Error::Shape { elements, len }),
+    }
+}
+
+/// The shape of the scales of blocks along `axis`: `shape` with
+/// `shape[axis]` replaced by the number of blocks along it.
+pub(crate) fn scale_shape_along(shape: &[usize], axis: usize, block: usize) -> Vec<usize> {
+    let mut s = shape.to_vec();
+    s[axis] = s[axis].div_ceil(block);
+    s
+}
+
+/// `(outer, d, inner)`: the products of the dimensions before `axis`, the
+/// extent of `axis`, and the product of those after it; all zero when some
+/// extent is zero (an empty array has no blocks and no scales, and the
+/// product of the other extents alone may not fit).
+pub(crate) fn split_axis(shape: &[usize], axis: usize) -> (usize, usize, usize) {
+    if shape.contains(&0) {
+        return (0, 0, 0);
+    }
+    let outer = shape[..axis].iter().product();
+    let inner = shape[axis + 1..].iter().product();
+    (outer, shape[axis], inner)
+}
+
+/// Packed values with one scale per block of `block` values along `axis`.
+#[derive(Clone, Debug)]
+pub(crate) struct Blocked<V: BitElement, S: BitElement> {
+    pub(crate) values: NarrowArray<V>,
+    pub(crate) scales: NarrowArray<S>,
+    pub(crate) axis: usize,
+}
+
+impl<V: MiniFloat, S: BitElement> Blocked<V, S> {
+    /// Checks `scales` against the values' shape (one per block of `block`
+    /// along `axis`) and shapes them. `scheme` names the format in errors.
+    pub(crate) fn from_parts(
+        values: NarrowArray<V>,
+        mut scales: NarrowArray<S>,
+        axis: usize,
+        block: usize,
+        scheme: &'static str,
+    ) -> Result<Self> {
+        split_shape(values.shape(), values.len())?;
+        let shape = values.shape();
+        if axis >= shape.len() {
+            return Err(Error::Axis {
+                axis,
+                ndim: shape.len(),
+            });
+        }
+        let sshape = scale_shape_along(shape, axis, block);
+        // Fits: `split_shape` bounds the products of the values' shape, and
+        // each scale extent is at most its value extent.
+        let expected: usize = sshape.iter().product();
+        if scales.len() != expected {
+            return Err(Error::Length {
+                of: LengthOf::BlockScales { scheme, block },
+                expected,
+                actual: scales.len(),
+            });
+        }
+        scales.reshape(&sshape)?;
+        Ok(Blocked {
+            values,
+            scales,
+            axis,
+        })
+    }
+
+    /// The shape of the values.
+    pub(crate) fn shape(&self) -> &[usize] {
+        self.values.shape()
+    }
+
+    /// The number of values.
+    pub(crate) fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Decodes the values into `out` and applies each block's scale code:
+    /// `apply(run, code)` for every run of values of one block (a whole
+    /// block when the blocks run along the last axis, one value otherwise).
+    pub(crate) fn dequantize_into(
+        &self,
+        out: &mut [f32],
+        block: usize,
+        apply: impl Fn(&mut [f32], u8),
+    ) -> Result<()> {
+        if out.len() != self.len() {
+            return Err(Error::Length {
+                of: LengthOf::DequantizeOutput,
+                expected: self.len(),
+                actual: out.len(),
+            });
+        }
+        decode_stream::<V>(self.values.as_bytes(), out);
+        let (outer, d, inner) = split_axis(self.shape(), self.axis);
+        let nb = d.div_ceil(block);
+        let scales = self.scales.as_bytes();
+        if inner == 1 {
+            for (r, row) in out.chunks_exact_mut(d.max(1)).enumerate().take(outer) {
+                for (b, run) in row.chunks_mut(block).enumerate() {
+                    apply(run, scales.get(r * nb + b).copied().unwrap_or(0xff));
+                }
+            }
+            return Ok(());
+        }
+        let grid = super::block::BlockGrid::along(outer, d, inner, block);
+        for (v, g) in out.iter_mut().zip(grid.scale_walk(0)) {
+            apply(
+                core::slice::from_mut(v),
+                scales.get(g).copied().unwrap_or(0xff),
+            );
+        }
+        Ok(())
+    }
+
+    /// The scales in the tiled layout of [`swizzle_scales`], the leading
+    /// dimensions flattened into rows.
+    pub(crate) fn scales_swizzled(&self) -> Vec<u8> {
+        let shape = self.scales.shape();
+        let cols = *shape.last().unwrap_or(&0);
+        let rows = self.scales.len().checked_div(cols).unwrap_or(0);
+        swizzle_scales(self.scales.as_bytes(), rows, cols)
+            .expect("the scales hold rows * cols bytes")
+    }
+}
+
+/// Rearranges row-major block scales (`rows` x `cols` bytes, one per block)
+/// into the tiled layout of cuBLASLt's block-scaled matmuls and CUTLASS's
+/// Blackwell block-scaled GEMMs (cuBLAS docs, "1D block scaling factors
+/// layout").
+///
+/// The scales are padded with zero bytes to a multiple of 128 rows and 4
+/// columns and cut into 128 x 4 tiles, stored tile after tile in row-major
+/// tile order, 512 bytes each. Within a tile, the scale at tile row `r`
+/// (0..128) and column `c` (0..4) is at byte `(r % 32) * 16 + (r / 32) * 4 +
+/// c`. The same layout serves MX (`VEC32_UE8M0`) and NVFP4
+/// (`VEC16_UE4M3`) scales.
+///
+/// # Errors
+///
+/// [`Error::Shape`] when `scales.len() != rows * cols` (or the product
+/// overflows).
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::swizzle_scales;
+///
+/// let scales: Vec<u8> = (1..=6).collect(); // 3 rows x 2 blocks
+/// let tiled = swizzle_scales(&scales, 3, 2)?;
+/// assert_eq!(tiled.len(), 512);
+/// assert_eq!(&tiled[0..4], [1, 2, 0, 0]); // row 0
+/// assert_eq!(&tiled[16..20], [3, 4, 0, 0]); // row 1
+/// assert_eq!(&tiled[32..36], [5, 6, 0, 0]); // row 2
+/// # Ok::<(), bitpack::Error>(())
+/// ```
+pub fn swizzle_scales(scales: &[u8], rows: usize, cols: usize) -> Result<Vec<u8>> {
+    let elements = rows.checked_mul(cols);
+    if elements != Some(scales.len()) {
+        return Err(Error::Shape {
+            elements,
+            len: scales.len(),
+        });
+    }
+    let row_tiles = rows.div_ceil(128);
+    let col_tiles = cols.div_ceil(4);
+    let mut out = vec![0u8; row_tiles * col_tiles * 512];
+    for (r, row) in scales.chunks_exact(cols.max(1)).enumerate().take(rows) {
+        let tile_row = (r / 128) * col_tiles;
+        let within = (r % 32) * 16 + ((r % 128) / 32) * 4;
+        for (c, &s) in row.iter().enumerate() {
+            out[(tile_row + c / 4) * 512 + within + c % 4] = s;
+        }
+    }
+    Ok(out)
+}
