@@ -73,9 +73,9 @@ impl From<&BooleanBuffer> for NarrowArray<bool> {
         let len = bits.len();
         let chunks = bits.inner().bit_chunks(bits.offset(), len);
         let mut words = Vec::with_capacity(bulk::words_for_bits(len));
-        words.extend(chunks.iter().map(bulk::store));
+        words.extend(chunks.iter().map(crate::kernels::bits::store));
         if chunks.remainder_len() > 0 {
-            words.push(bulk::store(chunks.remainder_bits()));
+            words.push(crate::kernels::bits::store(chunks.remainder_bits()));
         }
         NarrowArray::from_parts(words, len, None)
     }

@@ -82,7 +82,7 @@
 //! assert_eq!(fixed::decode_pair::<E2M1>(0xc2), [1.0, -2.0]);
 //! ```
 
-use super::minifloat;
+use super::float_elem;
 use super::scalar;
 use crate::formats::{MiniFloat, Mode};
 
@@ -225,10 +225,10 @@ fn bits_at(words: &[u64], bit: usize, w: u32) -> u64 {
 /// branch-free encode where it covers the format, else the rounding routine.
 #[inline(always)]
 fn encode_code<F: MiniFloat>(x: f32, mode: Mode) -> u8 {
-    if const { minifloat::encode_fast_ok(&F::FORMAT) } {
+    if const { float_elem::encode_fast_ok(&F::FORMAT) } {
         match mode {
-            Mode::Nearest => minifloat::encode_fast::<F, false>(x),
-            Mode::SatFinite => minifloat::encode_fast::<F, true>(x),
+            Mode::Nearest => float_elem::encode_fast::<F, false>(x),
+            Mode::SatFinite => float_elem::encode_fast::<F, true>(x),
         }
     } else {
         F::FORMAT.encode_f32(x, mode) as u8
@@ -239,8 +239,8 @@ fn encode_code<F: MiniFloat>(x: f32, mode: Mode) -> u8 {
 /// covers the format, else the decoding routine.
 #[inline(always)]
 fn decode_code<F: MiniFloat>(c: u8) -> f32 {
-    if const { minifloat::decode_fast_ok(&F::FORMAT) } {
-        minifloat::decode_fast::<F>(c)
+    if const { float_elem::decode_fast_ok(&F::FORMAT) } {
+        float_elem::decode_fast::<F>(c)
     } else {
         F::FORMAT.decode_f32(c as u32)
     }

@@ -160,43 +160,55 @@ macro_rules! unroll64 {
     };
 }
 
-/// A table of one kernel instantiated at every width `1..=N`: entry `w - 1`
-/// is `$f::<w, extra...>`.
+/// The one width-table macro: a table of one kernel instantiated at every
+/// width `1..=N` (`N` = 8, 16, 32, 64 or 128), entry `w - 1` being
+/// `path::<w>` or `path::<w, X>` for `width_table!(path, X; N)`; `path` is
+/// `f` or `module::f`.
 macro_rules! width_table {
-    ($m:ident::$f:ident $(, $x:ty)?; 8) => {
-        width_table!(@ $m::$f $(, $x)?; 1 2 3 4 5 6 7 8)
+    ($($f:ident)::+ $(, $x:ty)?; 8) => {
+        width_table!(@ ($($f)::+) $(, $x)?; 1 2 3 4 5 6 7 8)
     };
-    ($m:ident::$f:ident $(, $x:ty)?; 16) => {
-        width_table!(@ $m::$f $(, $x)?; 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
+    ($($f:ident)::+ $(, $x:ty)?; 16) => {
+        width_table!(@ ($($f)::+) $(, $x)?; 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
     };
-    ($m:ident::$f:ident $(, $x:ty)?; 32) => {
-        width_table!(@ $m::$f $(, $x)?;
+    ($($f:ident)::+ $(, $x:ty)?; 32) => {
+        width_table!(@ ($($f)::+) $(, $x)?;
             1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30
             31 32)
     };
-    ($m:ident::$f:ident $(, $x:ty)?; 64) => {
-        width_table!(@ $m::$f $(, $x)?;
+    ($($f:ident)::+ $(, $x:ty)?; 64) => {
+        width_table!(@ ($($f)::+) $(, $x)?;
             1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30
             31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58
             59 60 61 62 63 64)
     };
-    ($m:ident::$f:ident $(, $x:ty)?; 128) => {
-        width_table!(@ $m::$f $(, $x)?;
+    ($($f:ident)::+ $(, $x:ty)?; 128) => {
+        width_table!(@ ($($f)::+) $(, $x)?;
             1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30
             31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58
             59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86
             87 88 89 90 91 92 93 94 95 96 97 98 99 100 101 102 103 104 105 106 107 108 109 110
             111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127 128)
     };
-    (@ $m:ident::$f:ident; $($w:literal)*) => {
+    (@ ($m:ident::$f:ident); $($w:literal)*) => {
         [$( $m::$f::<$w> as _ ),*]
     };
-    (@ $m:ident::$f:ident, $x:ty; $($w:literal)*) => {
+    (@ ($m:ident::$f:ident), $x:ty; $($w:literal)*) => {
         [$( $m::$f::<$w, $x> as _ ),*]
     };
+    (@ ($f:ident); $($w:literal)*) => {
+        [$( $f::<$w> as _ ),*]
+    };
+    (@ ($f:ident), $x:ty; $($w:literal)*) => {
+        [$( $f::<$w, $x> as _ ),*]
+    };
 }
+pub(crate) use width_table;
 
+pub(crate) mod aligned;
+pub(crate) mod bits;
 pub mod fixed;
+pub(crate) mod float_elem;
 #[cfg(target_arch = "nvptx64")]
 mod ptx;
 mod scalar;
@@ -237,6 +249,7 @@ macro_rules! select {
 }
 
 pub(crate) mod minifloat;
+pub(crate) mod stream;
 
 /// Portable instantiations, one per width.
 mod tables {
@@ -269,6 +282,22 @@ pub use x86::limit_features as __limit_features;
 #[cfg(not(all(feature = "std", target_arch = "x86_64")))]
 #[doc(hidden)]
 pub fn __limit_features(_mask: u8) {}
+
+/// `f()`, compiled with AVX2 where `x86::features()` reports it (so
+/// `__limit_features` holds), else as it is: how the portable loops of the
+/// reductions get their AVX2 builds without a `#[target_feature]` outside
+/// this folder.
+#[inline(always)]
+pub(crate) fn with_avx2<R>(f: impl FnOnce() -> R) -> R {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    {
+        x86::with_avx2(f)
+    }
+    #[cfg(not(all(feature = "std", target_arch = "x86_64")))]
+    {
+        f()
+    }
+}
 
 /// 64-bit words holding `len` values of `width` bits: `ceil(len * width / 64)`
 /// (saturating at `usize::MAX`).

@@ -15,6 +15,11 @@
 //! every length, and the kernels index slices (a wrong length panics rather
 //! than reading out of bounds).
 
+pub(crate) use super::bits::{
+    load as ld, mask64, mask128, read_dense_at as get64, rep_mask, store as st,
+    write_dense_at as set64,
+};
+
 mod sealed {
     pub trait Sealed {}
 }
@@ -61,20 +66,6 @@ macro_rules! impl_lane {
 
 impl_lane!(u8, u16, u32, u64);
 
-/// The value of a stored word: words hold the stream's bytes in
-/// little-endian order (as `NarrowArray` stores them), so this is free on
-/// little-endian targets.
-#[inline(always)]
-pub(crate) fn ld(word: u64) -> u64 {
-    u64::from_le(word)
-}
-
-/// The stored form of a word value (see [`ld`]).
-#[inline(always)]
-pub(crate) fn st(value: u64) -> u64 {
-    value.to_le()
-}
-
 /// `gcd(w, 64)` for `w >= 1`.
 #[inline(always)]
 pub(crate) const fn gcd64(w: u32) -> u32 {
@@ -92,56 +83,6 @@ pub(crate) const fn block_elems(w: u32) -> usize {
 #[inline(always)]
 pub(crate) const fn block_words(w: u32) -> usize {
     (w / gcd64(w)) as usize
-}
-
-/// The low `w` bits set (`w` in `0..=64`).
-#[inline(always)]
-pub(crate) const fn mask64(w: u32) -> u64 {
-    if w >= 64 { u64::MAX } else { (1 << w) - 1 }
-}
-
-/// The low `w` bits set (`w` in `0..=128`).
-#[inline(always)]
-pub(crate) const fn mask128(w: u32) -> u128 {
-    if w >= 128 { u128::MAX } else { (1 << w) - 1 }
-}
-
-/// `field` low bits set in every `period`-bit slot of a word, slot 0 at bit 0.
-pub(crate) const fn rep_mask(field: u32, period: u32) -> u64 {
-    let mut m = 0u64;
-    let mut p = 0;
-    while p < 64 {
-        m |= mask64(field) << p;
-        p += period;
-    }
-    m
-}
-
-/// Reads the `w`-bit element (`w` in `1..=64`) at stream bit `bit`.
-#[inline(always)]
-pub(crate) fn get64(words: &[u64], bit: usize, w: u32) -> u64 {
-    let i = bit / 64;
-    let s = (bit % 64) as u32;
-    let mut v = ld(words[i]) >> s;
-    if s + w > 64 {
-        v |= ld(words[i + 1]) << (64 - s);
-    }
-    v & mask64(w)
-}
-
-/// Writes the low `w` bits of `v` (`w` in `1..=64`) at stream bit `bit`,
-/// leaving every other bit unchanged.
-#[inline(always)]
-pub(crate) fn set64(words: &mut [u64], bit: usize, w: u32, v: u64) {
-    let i = bit / 64;
-    let s = (bit % 64) as u32;
-    let m = mask64(w);
-    let v = v & m;
-    words[i] = st((ld(words[i]) & !(m << s)) | (v << s));
-    if s + w > 64 {
-        let hi = s + w - 64;
-        words[i + 1] = st((ld(words[i + 1]) & !mask64(hi)) | (v >> (64 - s)));
-    }
 }
 
 /// Reads the `w`-bit element (`w` in `1..=128`) at stream bit `bit`.

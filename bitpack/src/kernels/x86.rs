@@ -13,7 +13,10 @@
 use core::arch::x86_64::*;
 use core::sync::atomic::{AtomicU8, Ordering};
 
-use super::scalar::{self, mask64, rep_mask};
+use super::aligned;
+use super::bits::per_word;
+use super::scalar::{self, ld, mask64, rep_mask};
+use crate::Unsigned;
 
 // ---------------------------------------------------------------------------
 // feature detection
@@ -1150,7 +1153,7 @@ pub(crate) unsafe fn decode_perm_avx2<const W: u32>(
 /// of an all-ones-NaN format become the `binary16` quiet NaN and IEEE NaNs
 /// are made canonical, `vcvtph2ps` converts 8 at a time, and a multiply by
 /// `2^(15 - bias)` rescales (exact: a power of two, on normal `f32`s). The
-/// format must satisfy `minifloat::f16_ok`.
+/// format must satisfy `float_elem::f16_ok`.
 ///
 /// # Safety
 ///
@@ -1219,19 +1222,19 @@ pub(crate) unsafe fn decode_f16c<F: crate::formats::MiniFloat>(codes: &[u8], out
         unsafe { store32(out_bytes, 64 * s + 32, hi) };
     }
     let done = 16 * steps;
-    let tail = |c: u8| super::minifloat::decode_fast::<F>(c);
+    let tail = |c: u8| super::float_elem::decode_fast::<F>(c);
     scalar::map_values(&tail, &codes[done..n], &mut out[done..n]);
 }
 
 /// The codes of 8 `f32` lanes (bits in `x`) under the format's
 /// round-to-nearest-even encode, exact: the integer rounding, subnormal add
-/// and selects of `minifloat::encode_fast`, written with signed 32-bit
+/// and selects of `float_elem::encode_fast`, written with signed 32-bit
 /// compares (the compiler turns the element function's compares into
 /// unsigned ones, two instructions each in AVX2).
 #[target_feature(enable = "avx2")]
 #[inline]
 fn encode8<F: crate::formats::MiniFloat, const SAT: bool>(x: __m256i) -> __m256i {
-    use super::minifloat as mf;
+    use super::float_elem as mf;
     let m = const { F::FORMAT.mantissa_bits };
     let bias = const { F::FORMAT.bias };
     let sign_shift = const { F::FORMAT.exponent_bits + F::FORMAT.mantissa_bits };
@@ -1300,9 +1303,9 @@ unsafe fn encode32<F: crate::formats::MiniFloat, const SAT: bool>(sb: &[u8], at:
     _mm256_permutevar8x32_epi32(_mm256_packus_epi16(p01, p23), order)
 }
 
-/// `codes[i] = minifloat::encode_fast::<F, SAT>(src[i])` (the format's
+/// `codes[i] = float_elem::encode_fast::<F, SAT>(src[i])` (the format's
 /// round-to-nearest-even encode, exact), 32 values per step. The format must
-/// satisfy `minifloat::encode_fast_ok`.
+/// satisfy `float_elem::encode_fast_ok`.
 ///
 /// # Safety
 ///
@@ -1323,7 +1326,7 @@ pub(crate) unsafe fn encode_f32_avx2<F: crate::formats::MiniFloat, const SAT: bo
         unsafe { store32(codes, 32 * s, r) };
     }
     let done = 32 * steps;
-    let tail = |x: f32| super::minifloat::encode_fast::<F, SAT>(x);
+    let tail = |x: f32| super::float_elem::encode_fast::<F, SAT>(x);
     scalar::map_codes(&tail, &src[done..n], &mut codes[done..n]);
 }
 
@@ -1356,10 +1359,10 @@ pub(crate) unsafe fn encode4_f32_avx2<F: crate::formats::MiniFloat, const SAT: b
         unsafe { store16(out, 16 * s, b) };
     }
     for (i, pair) in src[32 * steps..].chunks(2).enumerate() {
-        let lo = super::minifloat::encode_fast::<F, SAT>(pair[0]) & 0xf;
+        let lo = super::float_elem::encode_fast::<F, SAT>(pair[0]) & 0xf;
         let hi = pair
             .get(1)
-            .map_or(0, |&x| super::minifloat::encode_fast::<F, SAT>(x) & 0xf);
+            .map_or(0, |&x| super::float_elem::encode_fast::<F, SAT>(x) & 0xf);
         out[16 * steps + i] = lo | hi << 4;
     }
 }
@@ -1462,4 +1465,67 @@ mod mulhi_tests {
             assert_eq!(asm, intrinsic, "{lanes:?}");
         }
     }
+}
+// ---------------------------------------------------------------------------
+// the word-aligned layout
+// ---------------------------------------------------------------------------
+
+/// The word-aligned `unpack_raw_body` compiled for AVX2.
+#[target_feature(enable = "avx2")]
+pub(super) fn unpack_aligned_raw_avx2<const W: u32, U: Unsigned>(
+    words: &[u64],
+    first: usize,
+    dst: &mut [U],
+) {
+    aligned::unpack_raw_body::<W, U>(words, first, dst);
+}
+
+/// Word-aligned unpacking to bytes (`W <= 8`) with BMI2: each whole word
+/// deposits its values eight at a time into the bytes of a `u64` (`pdep`
+/// with `2^W - 1` in every byte), whose low bytes are copied out; the values
+/// before the first whole word and after the last one go one at a time.
+#[target_feature(enable = "bmi2")]
+pub(super) fn unpack_aligned_u8_bmi2<const W: u32>(words: &[u64], first: usize, dst: &mut [u8]) {
+    let per = per_word(W);
+    let bytes = 0x0101_0101_0101_0101u64 * mask64(W);
+    let n = dst.len();
+    let head = aligned::head_len(per, first, n);
+    let body = (n - head) / per * per;
+    let k0 = (first + head) / per;
+    aligned::unpack_core(W, words, first, &mut dst[..head], |v| v as u8);
+    for (&w, ds) in words[k0..k0 + body / per]
+        .iter()
+        .zip(dst[head..head + body].chunks_exact_mut(per))
+    {
+        let x = ld(w);
+        for (g, out) in ds.chunks_mut(8).enumerate() {
+            let v = _pdep_u64(x >> (8 * W as usize * g), bytes).to_le_bytes();
+            out.copy_from_slice(&v[..out.len()]);
+        }
+    }
+    let done = head + body;
+    aligned::unpack_core(W, words, first + done, &mut dst[done..], |v| v as u8);
+}
+
+/// `f()` compiled with AVX2 (a closure of portable code, inlined into this
+/// `#[target_feature]` function, vectorizes with AVX2 instructions).
+///
+/// # Safety
+///
+/// The CPU has AVX2.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn run_avx2<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
+
+/// `f()`, by its AVX2 build where [`features`] reports AVX2 (the reductions'
+/// portable loops use this).
+#[inline(always)]
+pub(crate) fn with_avx2<R>(f: impl FnOnce() -> R) -> R {
+    if features() & AVX2 != 0 {
+        // SAFETY: `run_avx2` needs only `avx2`, which `features` detected.
+        return unsafe { run_avx2(f) };
+    }
+    f()
 }

@@ -6,90 +6,17 @@
 //! functions here, which take plain slices; [`pack`] and [`unpack`] are the
 //! width-monomorphized kernels of [`crate::kernels`], chosen once per call.
 //!
-//! # The stream
-//!
-//! Element `i` of width `BITS` occupies bits `[i * BITS, (i + 1) * BITS)` of
-//! the stream; stream bit `k` is bit `k % 64` of word `k / 64`. Words are kept
-//! in memory as little-endian bytes ([`load`] and [`store`] convert, and are
-//! free on little-endian targets), so the bytes of the word buffer are the
-//! dense byte stream on every target.
+//! The stream itself (bit order, stored words) is described in
+//! `kernels/bits.rs`; the word-aligned layout's typed paths are here too
+//! ([`pack_aligned`], [`unpack_aligned`]).
 
-use crate::BitElement;
-use crate::unsigned::mask_u128;
+use crate::kernels::bits::{bit_of, per_word, same_as_dense};
+use crate::kernels::{aligned, bits, stream};
+use crate::{BitElement, Unsigned};
 
-/// The value of a stored word (stored words are little-endian bytes).
-#[inline(always)]
-pub(crate) fn load(word: u64) -> u64 {
-    u64::from_le(word)
-}
-
-/// The stored form of a word value.
-#[inline(always)]
-pub(crate) fn store(value: u64) -> u64 {
-    value.to_le()
-}
-
-/// The low `bits` bits set (`bits` in `0..=64`).
-#[inline(always)]
-fn mask64(bits: u32) -> u64 {
-    if bits >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    }
-}
-
-/// Words needed for `bits` stream bits.
-#[inline(always)]
-pub(crate) const fn words_for_bits(bits: usize) -> usize {
-    bits.div_ceil(64)
-}
-
-/// Reads `width` (1..=128) bits at stream bit `bit`.
-///
-/// # Panics
-///
-/// When the bits run past the end of `words`.
-#[inline]
-pub(crate) fn read(words: &[u64], bit: usize, width: u32) -> u128 {
-    let idx = bit / 64;
-    let off = (bit % 64) as u32;
-    let first = load(words[idx]) >> off;
-    if off + width <= 64 {
-        return u128::from(first & mask64(width));
-    }
-    let mut value = u128::from(first);
-    let mut got = 64 - off;
-    let mut i = idx + 1;
-    while got < width {
-        value |= u128::from(load(words[i])) << got;
-        got += 64;
-        i += 1;
-    }
-    value & mask_u128(width)
-}
-
-/// Writes the low `width` (1..=128) bits of `value` at stream bit `bit`; the
-/// other bits of the stream are unchanged.
-///
-/// # Panics
-///
-/// When the bits run past the end of `words`.
-#[inline]
-pub(crate) fn write(words: &mut [u64], bit: usize, width: u32, value: u128) {
-    let mut idx = bit / 64;
-    let mut off = (bit % 64) as u32;
-    let mut done = 0u32;
-    while done < width {
-        let take = (64 - off).min(width - done);
-        let m = mask64(take) << off;
-        let piece = (((value >> done) as u64) & mask64(take)) << off;
-        words[idx] = store((load(words[idx]) & !m) | piece);
-        done += take;
-        off = 0;
-        idx += 1;
-    }
-}
+pub(crate) use crate::kernels::bits::{
+    bytes_to_words, clear_from, read, word_bytes, word_bytes_mut, words_for_bits, write,
+};
 
 /// Packs `src` into the stream, element `src[j]` at index `first + j`. Only
 /// the bits of those elements change.
@@ -120,48 +47,64 @@ pub(crate) fn unpack<T: BitElement>(src: &[u64], first: usize, dst: &mut [T]) {
     crate::kernels::unpack_map(T::BITS, src, first, dst, T::from_raw_bits);
 }
 
-/// Clears every stream bit at or above `bit`.
-pub(crate) fn clear_from(words: &mut [u64], bit: usize) {
-    let idx = bit / 64;
-    let off = (bit % 64) as u32;
-    if idx >= words.len() {
-        return;
+/// Packs `src` into the word-aligned stream, `src[j]` at index `first + j`.
+///
+/// # Panics
+///
+/// When the values run past the end of `words`.
+pub(crate) fn pack_aligned<T: BitElement>(src: &[T], words: &mut [u64], first: usize) {
+    if same_as_dense(T::BITS) {
+        pack(src, words, first);
+    } else if T::BITS > 64 {
+        for (j, v) in src.iter().enumerate() {
+            let at = bit_of(true, T::BITS, first + j);
+            bits::write(words, at, T::BITS, v.raw_bits().to_u128());
+        }
+    } else {
+        aligned::pack_core(T::BITS, words, first, src, |v: T| {
+            v.raw_bits().to_u128() as u64
+        });
     }
-    let (partial, rest) = words[idx..].split_at_mut(1);
-    partial[0] = store(load(partial[0]) & mask64(off));
-    rest.fill(0);
 }
 
-/// Fills `dst` from the byte stream `src` (`src.len() <= 8 * dst.len()`);
-/// the bytes of `dst` past `src` are zero.
-pub(crate) fn bytes_to_words(src: &[u8], dst: &mut [u64]) {
-    let mut chunks = src.chunks_exact(8);
-    let mut i = 0;
-    for chunk in chunks.by_ref() {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(chunk);
-        dst[i] = store(u64::from_le_bytes(b));
-        i += 1;
+/// Unpacks the values at indices `first..first + dst.len()` of the
+/// word-aligned stream into `dst`.
+///
+/// # Panics
+///
+/// When the values run past the end of `words`.
+pub(crate) fn unpack_aligned<T: BitElement>(words: &[u64], first: usize, dst: &mut [T]) {
+    if same_as_dense(T::BITS) {
+        unpack(words, first, dst);
+    } else if T::BITS > 64 {
+        for (j, d) in dst.iter_mut().enumerate() {
+            let raw = bits::read(words, bit_of(true, T::BITS, first + j), T::BITS);
+            *d = T::from_raw_bits(T::Raw::from_u128_truncate(raw));
+        }
+    } else {
+        unpack_typed(words, first, dst);
     }
-    let tail = chunks.remainder();
-    if !tail.is_empty() {
-        let mut b = [0u8; 8];
-        b[..tail.len()].copy_from_slice(tail);
-        dst[i] = store(u64::from_le_bytes(b));
-        i += 1;
-    }
-    dst[i..].fill(0);
 }
 
-/// The bytes of the stored words, in memory order (the dense byte stream).
-#[inline]
-pub(crate) fn word_bytes(words: &[u64]) -> &[u8] {
-    bytemuck::cast_slice(words)
-}
-
-/// The bytes of the stored words, mutably.
-#[cfg(target_endian = "little")]
-#[inline]
-pub(crate) fn word_bytes_mut(words: &mut [u64]) -> &mut [u8] {
-    bytemuck::cast_slice_mut(words)
+/// The body of [`unpack_aligned`] for `T::BITS <= 64`: the raw values are unpacked
+/// a stack chunk at a time by the width's raw kernel (`unpack_raw`, with
+/// its BMI2 and AVX2 builds), then turned into values.
+#[inline(always)]
+fn unpack_typed<T: BitElement>(words: &[u64], first: usize, dst: &mut [T]) {
+    const MAP: usize = 256;
+    let per = per_word(T::BITS);
+    // Whole words per chunk after the first, which ends on a word.
+    let chunk = MAP / per * per;
+    let mut buf = [T::Raw::ZERO; MAP];
+    let n = dst.len();
+    let mut done = 0;
+    while done < n {
+        let head = (per - (first + done) % per) % per;
+        let len = if head > 0 { head } else { chunk }.min(n - done);
+        stream::unpack(true, T::BITS, words, first + done, &mut buf[..len]);
+        for (d, &r) in dst[done..done + len].iter_mut().zip(&buf[..len]) {
+            *d = T::from_raw_bits(r);
+        }
+        done += len;
+    }
 }

@@ -10,7 +10,8 @@ use core::hash::{Hash, Hasher};
 use core::marker::PhantomData;
 
 use super::packing::{self, per_word, same_as_dense};
-use super::{Dense, NarrowArray, Packing, bulk, stream};
+use super::{Dense, NarrowArray, Packing, bulk};
+use crate::kernels::stream;
 use crate::reduce::{RunSum, UnsignedElement};
 use crate::view::{View, ViewIter, ViewMut};
 use crate::{Error, Layout, Result};

@@ -13,7 +13,6 @@ use core::marker::PhantomData;
 
 use crate::{BitElement, Error, Result, Unsigned};
 
-pub(crate) mod aligned;
 pub(crate) mod borrowed;
 pub(crate) mod bulk;
 mod dynamic;
@@ -21,7 +20,6 @@ mod iter;
 mod ops;
 mod packing;
 mod reduce;
-pub(crate) mod stream;
 mod traits;
 
 #[cfg(all(test, feature = "arbitrary-int"))]
@@ -362,7 +360,7 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
     #[inline]
     fn pack_at(values: &[T], words: &mut [u64], first: usize) {
         if L::WORD_ALIGNED {
-            aligned::pack(values, words, first);
+            bulk::pack_aligned(values, words, first);
         } else {
             bulk::pack(values, words, first);
         }
@@ -372,7 +370,7 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
     #[inline]
     fn unpack_at(words: &[u64], first: usize, dst: &mut [T]) {
         if L::WORD_ALIGNED {
-            aligned::unpack(words, first, dst);
+            bulk::unpack_aligned(words, first, dst);
         } else {
             bulk::unpack(words, first, dst);
         }

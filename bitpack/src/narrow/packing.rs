@@ -122,31 +122,7 @@ impl Packing for WordAligned {
     const NAME: &'static str = "WordAligned";
 }
 
-/// Values per word of the word-aligned layout (`bits` in `1..=64`).
-#[inline(always)]
-pub(crate) const fn per_word(bits: u32) -> usize {
-    (64 / bits) as usize
-}
-
-/// Whether the word-aligned layout of `bits`-bit values is the dense one.
-#[inline(always)]
-pub(crate) const fn same_as_dense(bits: u32) -> bool {
-    bits <= 64 && 64 % bits == 0
-}
-
-/// The stream bit where value `i` starts. The caller knows the value exists
-/// (its bit fits in `usize`).
-#[inline(always)]
-pub(crate) fn bit_of(aligned: bool, bits: u32, i: usize) -> usize {
-    if !aligned || same_as_dense(bits) {
-        i * bits as usize
-    } else if bits > 64 {
-        i * 128
-    } else {
-        let per = per_word(bits);
-        (i / per) * 64 + (i % per) * bits as usize
-    }
-}
+pub(crate) use crate::kernels::bits::{bit_of, per_word, same_as_dense};
 
 /// The number of words holding `len` values, or `None` when the stream's
 /// bit count overflows `usize`.

@@ -10,14 +10,14 @@ use crate::BitElement;
 
 /// The stream bit `k` of `words`, one bit at a time.
 fn bit(words: &[u64], k: usize) -> bool {
-    (bulk::load(words[k / 64]) >> (k % 64)) & 1 == 1
+    (crate::kernels::bits::load(words[k / 64]) >> (k % 64)) & 1 == 1
 }
 
 /// Sets stream bit `k` to `b`, one bit at a time.
 fn set_bit(words: &mut [u64], k: usize, b: bool) {
-    let w = bulk::load(words[k / 64]);
+    let w = crate::kernels::bits::load(words[k / 64]);
     let m = 1u64 << (k % 64);
-    words[k / 64] = bulk::store(if b { w | m } else { w & !m });
+    words[k / 64] = crate::kernels::bits::store(if b { w | m } else { w & !m });
 }
 
 /// Packs raw values bit by bit at element `first` of a copy of `words`.

@@ -30,8 +30,8 @@ use alloc::vec::Vec;
 
 use super::RunSum;
 use super::nd::{Normal, for_each_index};
-use crate::narrow::aligned::mask64;
-use crate::narrow::stream;
+use crate::kernels::bits::mask64;
+use crate::kernels::stream;
 use crate::view::MAX_DIMS;
 use crate::{Error, Layout, Result, Unsigned};
 

@@ -18,19 +18,8 @@
 //! each word with a periodic mask first: the strided sums use it to keep only
 //! the selected slots.
 
-use crate::narrow::aligned::mask64;
-use crate::narrow::bulk::load;
-
-/// `field` low bits set in every `period`-bit slot of a word, slot 0 at bit 0.
-pub(crate) const fn rep_mask(field: u32, period: u32) -> u64 {
-    let mut m = 0u64;
-    let mut p = 0;
-    while p < 64 {
-        m |= mask64(field) << p;
-        p += period;
-    }
-    m
-}
+pub(crate) use crate::kernels::bits::rep_mask;
+use crate::kernels::bits::{load, mask64};
 
 /// The sum of the `w`-bit slots of `x`, exact when the sum fits a slot of
 /// the final width: pairs of slots are added into slots twice as wide until
@@ -148,25 +137,13 @@ fn fold_body<const W: u32, const MASKED: bool>(words: &[u64], ext: &[u64]) -> u1
     total
 }
 
-/// [`fold_body`] compiled for AVX2, where the loop vectorizes four words
-/// at a time.
-#[cfg(all(feature = "std", target_arch = "x86_64"))]
-#[target_feature(enable = "avx2")]
-fn fold_body_avx2<const W: u32, const MASKED: bool>(words: &[u64], ext: &[u64]) -> u128 {
-    fold_body::<W, MASKED>(words, ext)
-}
-
-/// [`fold_body`], run by its AVX2 build when the CPU has AVX2 (detected at
-/// run time, cached by `std`) and there are enough words to gain.
+/// [`fold_body`], by its AVX2 build (`kernels::with_avx2`: the loop
+/// vectorizes four words at a time) where the CPU has AVX2 and there are
+/// enough words to gain.
 #[inline(always)]
 pub(crate) fn fold_words<const W: u32, const MASKED: bool>(words: &[u64], ext: &[u64]) -> u128 {
-    #[cfg(all(feature = "std", target_arch = "x86_64"))]
-    if words.len() >= 32 && std::is_x86_feature_detected!("avx2") {
-        // SAFETY: `fold_body_avx2` needs only the `avx2` target feature
-        // (its `#[target_feature]` enables nothing else), and
-        // `is_x86_feature_detected!("avx2")` has just reported it present
-        // on this CPU; the function itself is safe Rust.
-        return unsafe { fold_body_avx2::<W, MASKED>(words, ext) };
+    if words.len() >= 32 {
+        return crate::kernels::with_avx2(|| fold_body::<W, MASKED>(words, ext));
     }
     fold_body::<W, MASKED>(words, ext)
 }

@@ -27,8 +27,8 @@ pub(crate) mod strided;
 mod tests;
 
 use crate::Layout;
+use crate::kernels::width_table;
 pub(crate) use crate::narrow::UnsignedElement;
-use crate::narrow::stream::width_fns;
 use strided::{contiguous_aligned, contiguous_dense, strided_aligned, strided_dense};
 
 /// Rejects, at compile time, a summed element type wider than 64 bits.
@@ -41,12 +41,12 @@ type StridedFn = fn(&[u64], usize, usize, usize) -> u128;
 
 /// `[layout][width - 1]`, layout 0 dense, 1 word-aligned.
 static CONTIGUOUS: [[ContigFn; 64]; 2] = [
-    width_fns!(contiguous_dense; 64),
-    width_fns!(contiguous_aligned; 64),
+    width_table!(contiguous_dense; 64),
+    width_table!(contiguous_aligned; 64),
 ];
 static STRIDED: [[StridedFn; 64]; 2] = [
-    width_fns!(strided_dense; 64),
-    width_fns!(strided_aligned; 64),
+    width_table!(strided_dense; 64),
+    width_table!(strided_aligned; 64),
 ];
 
 /// The run sums of one width and layout, looked up once.
@@ -78,9 +78,9 @@ impl RunSum {
     pub(crate) fn run(&self, words: &[u64], start: usize, stride: isize, count: usize) -> u128 {
         match count {
             0 => 0,
-            1 => crate::narrow::stream::read(self.aligned, self.bits, words, start),
+            1 => crate::kernels::stream::read(self.aligned, self.bits, words, start),
             _ if stride == 0 => {
-                count as u128 * crate::narrow::stream::read(self.aligned, self.bits, words, start)
+                count as u128 * crate::kernels::stream::read(self.aligned, self.bits, words, start)
             }
             _ => {
                 // Sums do not depend on order: walk a negative stride from

@@ -21,9 +21,9 @@
 //! time and in `u128` across those, so every sum is exact.
 
 use super::fold::{fold_words, word_sum};
-use crate::narrow::aligned::mask64;
-use crate::narrow::bulk::load;
-use crate::narrow::stream::Cursor;
+use crate::kernels::bits::load;
+use crate::kernels::bits::mask64;
+use crate::kernels::stream::Cursor;
 
 /// Whether the dense kernels read the stored words as they are (see
 /// `narrow::stream`).
@@ -156,25 +156,10 @@ fn mask_into(buf: &mut [u64], words: &[u64], ext: &[u64]) {
     }
 }
 
-/// [`mask_into`] compiled for AVX2.
-#[cfg(all(feature = "std", target_arch = "x86_64"))]
-#[target_feature(enable = "avx2")]
-fn mask_into_avx2(buf: &mut [u64], words: &[u64], ext: &[u64]) {
-    mask_into(buf, words, ext);
-}
-
 /// [`mask_into`], by its AVX2 build where the CPU has AVX2.
 #[inline(always)]
 fn mask_words(buf: &mut [u64], words: &[u64], ext: &[u64]) {
-    #[cfg(all(feature = "std", target_arch = "x86_64"))]
-    if std::is_x86_feature_detected!("avx2") {
-        // SAFETY: `mask_into_avx2` needs only the `avx2` target feature,
-        // which `is_x86_feature_detected!` has just reported present; the
-        // function itself is safe Rust.
-        unsafe { mask_into_avx2(buf, words, ext) };
-        return;
-    }
-    mask_into(buf, words, ext);
+    crate::kernels::with_avx2(|| mask_into(buf, words, ext));
 }
 
 /// The bits of a 64-bit word that start `phase` bits into a period of

@@ -9,7 +9,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::RunSum;
-use crate::narrow::stream;
+use crate::kernels::stream;
 
 /// xorshift64*, seeded per width.
 struct Rng(u64);

@@ -8,7 +8,7 @@ use core::marker::PhantomData;
 use core::ops::Range;
 
 use super::{Layout, MAX_DIMS};
-use crate::narrow::stream;
+use crate::kernels::stream;
 use crate::narrow::{Dense, DynNarrowArray, NarrowArray, Packing};
 use crate::reduce::{self, UnsignedElement};
 use crate::{BitElement, Error, Result, Unsigned};

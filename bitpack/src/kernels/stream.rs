@@ -17,39 +17,10 @@
 //! slot (carried when the slot passes the values per word) for the
 //! word-aligned one.
 
-use super::aligned::mask64;
-use super::bulk::{self, load, store};
-use super::packing::{bit_of, per_word, same_as_dense};
+use super::bits::{
+    self, bit_of, load, mask64, per_word, read_dense_at, same_as_dense, store, write_dense_at,
+};
 use crate::Unsigned;
-
-/// A table of `$f` instantiated at widths `1..=N`: entry `w - 1` is
-/// `$f::<w>` or `$f::<w, $x>`.
-macro_rules! width_fns {
-    ($f:ident $(, $x:ty)?; 8) => {
-        width_fns!(@ $f $(, $x)?; 1 2 3 4 5 6 7 8)
-    };
-    ($f:ident $(, $x:ty)?; 16) => {
-        width_fns!(@ $f $(, $x)?; 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
-    };
-    ($f:ident $(, $x:ty)?; 32) => {
-        width_fns!(@ $f $(, $x)?;
-            1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30
-            31 32)
-    };
-    ($f:ident $(, $x:ty)?; 64) => {
-        width_fns!(@ $f $(, $x)?;
-            1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30
-            31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58
-            59 60 61 62 63 64)
-    };
-    (@ $f:ident; $($w:literal)*) => {
-        [$( $f::<$w> as _ ),*]
-    };
-    (@ $f:ident, $x:ty; $($w:literal)*) => {
-        [$( $f::<$w, $x> as _ ),*]
-    };
-}
-pub(crate) use width_fns;
 
 /// Picks the table entry for `bits` among the tables of a kernel per element
 /// buffer type (`u8`, `u16`, `u32`, `u64`), casting the buffer argument, and
@@ -92,51 +63,18 @@ macro_rules! call_by_lane {
 /// The value of `bits` bits (1..=128) at index `i` of the stream.
 #[inline]
 pub(crate) fn read(aligned: bool, bits: u32, words: &[u64], i: usize) -> u128 {
-    bulk::read(words, bit_of(aligned, bits, i), bits)
+    bits::read(words, bit_of(aligned, bits, i), bits)
 }
 
 /// Writes the low `bits` bits of `value` at index `i` of the stream.
 #[inline]
 pub(crate) fn write(aligned: bool, bits: u32, words: &mut [u64], i: usize, value: u128) {
-    bulk::write(words, bit_of(aligned, bits, i), bits, value);
+    bits::write(words, bit_of(aligned, bits, i), bits, value);
 }
 
 // ---------------------------------------------------------------------------
 // cursors and per-value reads at a constant width
 // ---------------------------------------------------------------------------
-
-/// The `bits`-bit value (`bits` in `1..=64`) at dense stream bit `bit`.
-#[inline(always)]
-pub(crate) fn read_dense_at(words: &[u64], bit: usize, bits: u32) -> u64 {
-    let i = bit / 64;
-    let sh = (bit % 64) as u32;
-    let lo = load(words[i]) >> sh;
-    if bits == 1 {
-        return lo & 1;
-    }
-    // A branch (taken for the straddling values only, a pattern the
-    // predictor learns) measured faster than always loading the next word.
-    if sh + bits > 64 {
-        (lo | (load(words[i + 1]) << (64 - sh))) & mask64(bits)
-    } else {
-        lo & mask64(bits)
-    }
-}
-
-/// Writes the low `bits` bits of `v` (`bits` in `1..=64`) at dense stream bit
-/// `bit`, leaving every other bit unchanged.
-#[inline(always)]
-pub(crate) fn write_dense_at(words: &mut [u64], bit: usize, bits: u32, v: u64) {
-    let i = bit / 64;
-    let sh = (bit % 64) as u32;
-    let m = mask64(bits);
-    let v = v & m;
-    words[i] = store((load(words[i]) & !(m << sh)) | (v << sh));
-    if sh + bits > 64 {
-        let hi = sh + bits - 64;
-        words[i + 1] = store((load(words[i + 1]) & !mask64(hi)) | (v >> (64 - sh)));
-    }
-}
 
 /// A position in a stream of `bits`-bit values (`bits` in `1..=64`) that
 /// steps by a fixed stride with additions only: the bit position for the
@@ -297,51 +235,78 @@ type ScatterFn<U> = fn(&mut [u64], usize, isize, &[U]);
 type UnpackFn<U> = fn(&[u64], usize, &mut [U]);
 type PackFn<U> = fn(&[U], &mut [u64], usize);
 
+/// Unpacks raw word-aligned integers of `W` bits (`W <= U::BITS`, `W <= 64`).
+///
+/// On x86_64 with `std`, `u8` output uses BMI2 `pdep` (eight values of a word
+/// to eight bytes per instruction) and `u32`/`u64` output an AVX2 build of
+/// the portable loop, where the CPU has them; both measured faster than the
+/// portable loop, which the other cases keep.
+pub(crate) fn unpack_raw<const W: u32, U: Unsigned>(words: &[u64], first: usize, dst: &mut [U]) {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if dst.len() >= 64 {
+        use super::x86;
+        if U::BITS == 8 && W <= 8 && x86::features() & x86::BMI2 != 0 {
+            let dst: &mut [u8] = bytemuck::cast_slice_mut(dst);
+            // SAFETY: `x86::features` reported BMI2 just above; it is the one feature
+            // `unpack_u8_bmi2` enables, and the function is safe Rust.
+            unsafe { x86::unpack_aligned_u8_bmi2::<W>(words, first, dst) };
+            return;
+        }
+        if U::BITS >= 32 && x86::features() & x86::AVX2 != 0 {
+            // SAFETY: `x86::features` reported AVX2 just above; it is the one feature
+            // `unpack_raw_avx2` enables, and the function is safe Rust.
+            unsafe { x86::unpack_aligned_raw_avx2::<W, U>(words, first, dst) };
+            return;
+        }
+    }
+    super::aligned::unpack_raw_body::<W, U>(words, first, dst);
+}
+
 /// Per-width tables: `[layout][width - 1]`, layout 0 dense, 1 word-aligned.
 mod tables {
     use super::*;
-    use crate::narrow::aligned::{pack_raw, unpack_raw};
+    use crate::kernels::aligned::pack_raw;
 
     pub(super) static GATHER_U8: [[GatherFn<u8>; 8]; 2] = [
-        width_fns!(gather_dense, u8; 8),
-        width_fns!(gather_aligned, u8; 8),
+        width_table!(gather_dense, u8; 8),
+        width_table!(gather_aligned, u8; 8),
     ];
     pub(super) static GATHER_U16: [[GatherFn<u16>; 16]; 2] = [
-        width_fns!(gather_dense, u16; 16),
-        width_fns!(gather_aligned, u16; 16),
+        width_table!(gather_dense, u16; 16),
+        width_table!(gather_aligned, u16; 16),
     ];
     pub(super) static GATHER_U32: [[GatherFn<u32>; 32]; 2] = [
-        width_fns!(gather_dense, u32; 32),
-        width_fns!(gather_aligned, u32; 32),
+        width_table!(gather_dense, u32; 32),
+        width_table!(gather_aligned, u32; 32),
     ];
     pub(super) static GATHER_U64: [[GatherFn<u64>; 64]; 2] = [
-        width_fns!(gather_dense, u64; 64),
-        width_fns!(gather_aligned, u64; 64),
+        width_table!(gather_dense, u64; 64),
+        width_table!(gather_aligned, u64; 64),
     ];
     pub(super) static SCATTER_U8: [[ScatterFn<u8>; 8]; 2] = [
-        width_fns!(scatter_dense, u8; 8),
-        width_fns!(scatter_aligned, u8; 8),
+        width_table!(scatter_dense, u8; 8),
+        width_table!(scatter_aligned, u8; 8),
     ];
     pub(super) static SCATTER_U16: [[ScatterFn<u16>; 16]; 2] = [
-        width_fns!(scatter_dense, u16; 16),
-        width_fns!(scatter_aligned, u16; 16),
+        width_table!(scatter_dense, u16; 16),
+        width_table!(scatter_aligned, u16; 16),
     ];
     pub(super) static SCATTER_U32: [[ScatterFn<u32>; 32]; 2] = [
-        width_fns!(scatter_dense, u32; 32),
-        width_fns!(scatter_aligned, u32; 32),
+        width_table!(scatter_dense, u32; 32),
+        width_table!(scatter_aligned, u32; 32),
     ];
     pub(super) static SCATTER_U64: [[ScatterFn<u64>; 64]; 2] = [
-        width_fns!(scatter_dense, u64; 64),
-        width_fns!(scatter_aligned, u64; 64),
+        width_table!(scatter_dense, u64; 64),
+        width_table!(scatter_aligned, u64; 64),
     ];
-    pub(super) static UNPACK_ALIGNED_U8: [UnpackFn<u8>; 8] = width_fns!(unpack_raw, u8; 8);
-    pub(super) static UNPACK_ALIGNED_U16: [UnpackFn<u16>; 16] = width_fns!(unpack_raw, u16; 16);
-    pub(super) static UNPACK_ALIGNED_U32: [UnpackFn<u32>; 32] = width_fns!(unpack_raw, u32; 32);
-    pub(super) static UNPACK_ALIGNED_U64: [UnpackFn<u64>; 64] = width_fns!(unpack_raw, u64; 64);
-    pub(super) static PACK_ALIGNED_U8: [PackFn<u8>; 8] = width_fns!(pack_raw, u8; 8);
-    pub(super) static PACK_ALIGNED_U16: [PackFn<u16>; 16] = width_fns!(pack_raw, u16; 16);
-    pub(super) static PACK_ALIGNED_U32: [PackFn<u32>; 32] = width_fns!(pack_raw, u32; 32);
-    pub(super) static PACK_ALIGNED_U64: [PackFn<u64>; 64] = width_fns!(pack_raw, u64; 64);
+    pub(super) static UNPACK_ALIGNED_U8: [UnpackFn<u8>; 8] = width_table!(unpack_raw, u8; 8);
+    pub(super) static UNPACK_ALIGNED_U16: [UnpackFn<u16>; 16] = width_table!(unpack_raw, u16; 16);
+    pub(super) static UNPACK_ALIGNED_U32: [UnpackFn<u32>; 32] = width_table!(unpack_raw, u32; 32);
+    pub(super) static UNPACK_ALIGNED_U64: [UnpackFn<u64>; 64] = width_table!(unpack_raw, u64; 64);
+    pub(super) static PACK_ALIGNED_U8: [PackFn<u8>; 8] = width_table!(pack_raw, u8; 8);
+    pub(super) static PACK_ALIGNED_U16: [PackFn<u16>; 16] = width_table!(pack_raw, u16; 16);
+    pub(super) static PACK_ALIGNED_U32: [PackFn<u32>; 32] = width_table!(pack_raw, u32; 32);
+    pub(super) static PACK_ALIGNED_U64: [PackFn<u64>; 64] = width_table!(pack_raw, u64; 64);
 }
 
 /// Whether the dense kernels of [`crate::kernels`] read this crate's stored

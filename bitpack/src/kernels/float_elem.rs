@@ -1,0 +1,281 @@
+//! Table-free conversions between `f32` and the small float formats, generic
+//! over [`MiniFloat`]: the element functions (and the format constants they
+//! are built from) that the portable, SIMD and device kernels monomorphize
+//! into their loops. The bulk paths over slices and streams are in
+//! `minifloat.rs`.
+//!
+//! [`FloatFormat::encode_f32`] is the crate's one rounding routine: exact
+//! for every format, but built from branches on the input's class. The
+//! functions here compute the same codes without branches (selects only), so
+//! that a loop of them vectorizes, for the formats whose rules they cover
+//! ([`encode_fast_ok`], [`decode_fast_ok`]); the bulk paths fall back to the
+//! routine (or the decode table) for the others. E8M0 has a branch-free
+//! pair of its own ([`e8m0_encode`], [`e8m0_decode`]); the FNUZ formats
+//! encode through the routine. The tests compare both directions against the
+//! routine on every code and on millions of inputs, in both modes.
+
+use crate::formats::{FloatFormat, MiniFloat, NanFallback, Overflow, Specials, Ties};
+
+/// Whether [`encode_fast`] covers `f`: a signed format of at most 8 bits with
+/// subnormals, ties to even, no `NegativeZeroNan`, at most 22 mantissa bits,
+/// and a smallest subnormal far above `f32`'s subnormals (so that every
+/// subnormal `f32` input rounds to zero).
+pub(crate) const fn encode_fast_ok(f: &FloatFormat) -> bool {
+    f.signed
+        && f.subnormals
+        && matches!(f.ties, Ties::Even)
+        && !matches!(f.specials, Specials::NegativeZeroNan)
+        && f.mantissa_bits <= 22
+        && f.bits() <= 8
+        && 1 - f.bias - f.mantissa_bits as i32 >= -100
+        && f.max_exponent() <= 100
+}
+
+/// The code the routine gives for a NaN input of sign `negative`.
+pub(crate) const fn nan_result(f: &FloatFormat, negative: bool, satfinite: bool) -> u32 {
+    match f.nan_code(negative) {
+        Some(c) => c,
+        None if satfinite => f.max_code(),
+        None => match f.nan_fallback {
+            NanFallback::ZeroOppositeSign if !negative => 1 << (f.exponent_bits + f.mantissa_bits),
+            NanFallback::ZeroOppositeSign | NanFallback::Zero => 0,
+            NanFallback::MaxPositive => f.max_code(),
+        },
+    }
+}
+
+/// The magnitude bits of the code an overflow (or an infinite input) gives
+/// (the sign is or-ed in by the caller).
+pub(crate) const fn overflow_magnitude(f: &FloatFormat, satfinite: bool) -> u32 {
+    let rule = if satfinite {
+        Overflow::Saturate
+    } else {
+        f.overflow
+    };
+    let mag_mask = (1 << (f.exponent_bits + f.mantissa_bits)) - 1;
+    let code = match rule {
+        Overflow::Saturate => f.max_code(),
+        Overflow::Infinity => match f.infinity_code(false) {
+            Some(c) => c,
+            None => f.max_code(),
+        },
+        Overflow::Nan => match f.nan_code(false) {
+            Some(c) => c,
+            None => f.max_code(),
+        },
+    };
+    code & mag_mask
+}
+
+/// `F::FORMAT.encode_f32(x, mode)` without branches, `SAT` selecting
+/// [`Mode::SatFinite`](crate::formats::Mode::SatFinite). Only for formats
+/// with [`encode_fast_ok`].
+///
+/// Normal results round the `f32` bits to `M` mantissa bits with the
+/// integer trick `(a + 2^(22 - M) - 1 + lsb) >> (23 - M)` (ties to even) and
+/// rebias; subnormal results come from adding `2^(emin - M + 23)`, which
+/// makes the FPU round to the subnormal quantum (ties to even); anything
+/// above the largest finite code takes the overflow rule.
+#[inline(always)]
+pub(crate) fn encode_fast<F: MiniFloat, const SAT: bool>(x: f32) -> u8 {
+    // Everything that depends on the format only is a compile-time constant
+    // (`const` blocks: the format's methods are not inlined across crates).
+    let m = const { F::FORMAT.mantissa_bits };
+    let bias = const { F::FORMAT.bias };
+    let sign_shift = const { F::FORMAT.exponent_bits + F::FORMAT.mantissa_bits };
+    let max = const { F::FORMAT.max_code() };
+    let over_mag = const { overflow_magnitude(&F::FORMAT, SAT) };
+    let nan_pos = const { nan_result(&F::FORMAT, false, SAT) };
+    let nan_neg = const { nan_result(&F::FORMAT, true, SAT) };
+    let bits = x.to_bits();
+    let sign = (bits >> 31) << sign_shift;
+    // Every quantity below is under 2^31, so the compares are signed (one
+    // instruction each where unsigned ones are two).
+    let a = (bits & 0x7fff_ffff) as i32;
+    // Normal range: round the mantissa on the integer bits, then rebias.
+    // Infinity lands above every finite code, so it overflows like one.
+    let shift = 23 - m;
+    // (Wraps only for NaN inputs, whose result is replaced below.)
+    let r = a.wrapping_add((1 << (shift - 1)) - 1 + ((a >> shift) & 1));
+    let normal = (r >> shift).wrapping_sub((127 - bias) << m);
+    // Subnormal range: the FPU rounds to the quantum 2^(emin - m). Inputs
+    // below the smallest normal f32 are raised to it first (they all round
+    // to zero), so the add never sees a subnormal operand, which x86 handles
+    // slowly.
+    let emin = 1 - bias;
+    let magic = f32::from_bits(((127 + emin - m as i32 + 23) as u32) << 23);
+    let sub = (f32::from_bits(a.max(0x0080_0000) as u32) + magic).to_bits() as i32
+        - magic.to_bits() as i32;
+    let min_normal = (127 + emin) << 23;
+    let mag = if a < min_normal { sub } else { normal };
+    let mag = if mag > max as i32 {
+        over_mag as i32
+    } else {
+        mag
+    };
+    let signed_nan = const {
+        nan_result(&F::FORMAT, true, SAT)
+            == nan_result(&F::FORMAT, false, SAT) | sign_bit_of(&F::FORMAT)
+    };
+    if signed_nan {
+        // NaN codes are the positive one with the sign or-ed in (every
+        // format with a NaN): only the magnitude is chosen.
+        let mag = if a > 0x7f80_0000 { nan_pos as i32 } else { mag };
+        (sign | mag as u32) as u8
+    } else {
+        let code = sign | mag as u32;
+        let nan = if sign != 0 { nan_neg } else { nan_pos };
+        (if a > 0x7f80_0000 { nan } else { code }) as u8
+    }
+}
+
+/// The sign bit's mask of a signed format.
+const fn sign_bit_of(f: &FloatFormat) -> u32 {
+    1 << (f.exponent_bits + f.mantissa_bits)
+}
+
+/// Whether [`decode_fast`] covers `f`: at most 8 bits, with subnormals, and
+/// every normal value a normal `f32`.
+pub(crate) const fn decode_fast_ok(f: &FloatFormat) -> bool {
+    f.subnormals
+        && f.bits() <= 8
+        && 1 - f.bias >= -126
+        && ((1 << f.exponent_bits) - 1) - f.bias <= 127
+}
+
+/// `F::FORMAT.decode_f32(code)` without branches, bit for bit (NaN codes
+/// give `0x7fc00000` with the code's sign). Only for formats with
+/// [`decode_fast_ok`].
+///
+/// A normal code's bits are rebiased into `f32` bits; a subnormal code `m`
+/// is computed as `2^emin * (1 + m / 2^M) - 2^emin`, exact (Sterbenz), so no
+/// `f32` subnormal is ever an operand.
+#[inline(always)]
+pub(crate) fn decode_fast<F: MiniFloat>(code: u8) -> f32 {
+    let (e, m) = const { (F::FORMAT.exponent_bits, F::FORMAT.mantissa_bits) };
+    let (bias, signed) = const { (F::FORMAT.bias, F::FORMAT.signed) };
+    let specials = const { F::FORMAT.specials };
+    let mag_mask = (1u32 << (e + m)) - 1;
+    let c = code as u32;
+    let mag = c & mag_mask;
+    let negative = signed && (c >> (e + m)) & 1 == 1;
+    let field = mag >> m;
+    let bits = (mag << (23 - m)) + (((127 - bias) as u32) << 23);
+    let min_normal = f32::from_bits(((127 + 1 - bias) as u32) << 23);
+    let sub = f32::from_bits(bits + (1 << 23)) - min_normal;
+    let v = if field == 0 { sub.to_bits() } else { bits };
+    let all_ones = (1u32 << e) - 1;
+    let v = match specials {
+        Specials::FiniteOnly => v,
+        Specials::Ieee => {
+            if field == all_ones {
+                if mag & ((1 << m) - 1) == 0 {
+                    0x7f80_0000
+                } else {
+                    0x7fc0_0000
+                }
+            } else {
+                v
+            }
+        }
+        Specials::AllOnesNan => {
+            if mag == mag_mask {
+                0x7fc0_0000
+            } else {
+                v
+            }
+        }
+        Specials::NegativeZeroNan => {
+            if negative && mag == 0 {
+                0x7fc0_0000
+            } else {
+                v
+            }
+        }
+    };
+    f32::from_bits(v | (negative as u32) << 31)
+}
+
+/// Whether the F16C conversion (`vcvtph2ps`) decodes `f` exactly: a signed
+/// format of at most 8 bits with subnormals whose codes are `binary16`
+/// codes scaled by a power of two: at most 5 exponent bits (5 only with IEEE
+/// specials, which `binary16` shares) and at most 10 mantissa bits.
+#[cfg_attr(not(all(feature = "std", target_arch = "x86_64")), allow(dead_code))]
+pub(crate) const fn f16_ok(f: &FloatFormat) -> bool {
+    decode_fast_ok(f)
+        && f.signed
+        && f.subnormals
+        && f.bits() <= 8
+        && f.mantissa_bits >= 1
+        && f.mantissa_bits <= 10
+        && match f.specials {
+            Specials::Ieee => f.exponent_bits == 5,
+            Specials::FiniteOnly | Specials::AllOnesNan => f.exponent_bits <= 4,
+            Specials::NegativeZeroNan => false,
+        }
+}
+
+/// Whether `f` is the OCP E8M0 scale format (unsigned, 8 exponent bits, no
+/// mantissa, bias 127, `0xff` NaN, ties away, overflow to NaN), which
+/// [`e8m0_encode`] and [`e8m0_decode`] cover.
+pub(crate) const fn e8m0_ok(f: &FloatFormat) -> bool {
+    !f.signed
+        && !f.subnormals
+        && f.exponent_bits == 8
+        && f.mantissa_bits == 0
+        && f.bias == 127
+        && matches!(f.specials, Specials::AllOnesNan)
+        && matches!(f.overflow, Overflow::Nan)
+        && matches!(f.ties, Ties::Away)
+}
+
+/// `FloatFormat::E8M0.encode_f32(x, mode)` without branches, `SAT`
+/// selecting the saturating mode.
+///
+/// The code of a normal positive `x` is its exponent field, plus one when
+/// the mantissa is at least one half (the tie rounds away); an `f32`
+/// subnormal gives 1 from `1.5 * 2^-127` on and 0 below; zero, negative
+/// inputs and NaN give `0xff`, as does anything that rounds to 255 (the
+/// overflow rule). `SAT`: `|x| > 2^127` gives `0xfe` whatever its sign,
+/// NaN stays `0xff`.
+#[inline(always)]
+pub(crate) fn e8m0_encode<const SAT: bool>(x: f32) -> u8 {
+    let b = x.to_bits();
+    let a = b & 0x7fff_ffff;
+    let field = a >> 23;
+    let man = a & 0x7f_ffff;
+    let normal = field + (man >> 22);
+    let sub = (man >= 0x60_0000) as u32;
+    let code = if field == 0 { sub } else { normal }.min(255);
+    let unrepresentable = (b >> 31) != 0 || a == 0;
+    let rn = if unrepresentable { 0xff } else { code };
+    let out = if SAT {
+        let big = a > 0x7f00_0000;
+        let nan = a > 0x7f80_0000;
+        if nan {
+            0xff
+        } else if big {
+            0xfe
+        } else {
+            rn
+        }
+    } else {
+        rn
+    };
+    out as u8
+}
+
+/// `FloatFormat::E8M0.decode_f32(code)` without a table: `2^(code - 127)`
+/// as `f32` bits, `0x00` the subnormal `2^-127`, `0xff` the quiet NaN.
+#[inline(always)]
+pub(crate) fn e8m0_decode(code: u8) -> f32 {
+    let c = code as u32;
+    let bits = if c == 0 {
+        0x0040_0000
+    } else if c == 255 {
+        0x7fc0_0000
+    } else {
+        c << 23
+    };
+    f32::from_bits(bits)
+}
