@@ -342,7 +342,9 @@ def kernels_section(res, mtimes, notes):
         r.out(notes)
         r.out()
     summary = f"{passed} of {len(r.targets)} targets pass"
-    return {"kernels": "\n".join(r.lines)}, {"kernels": kernels_doc(res)}, summary
+    # One line whatever the CPU's name (the test of the committed file skips it).
+    run = f"Measured {when.date().isoformat()} on {model} ({cores} cores; {simd}):"
+    return {"kernels": "\n".join(r.lines)}, {"kernels": run + "\n\n" + kernels_doc(res)}, summary
 
 
 def span(vals):
@@ -544,16 +546,19 @@ def views_section(res, mtimes, notes):
 
 
 def fmt_ms(ns):
+    """Milliseconds with 3-4 significant digits."""
     if ns is None:
         return "–"
     ms = ns / 1e6
-    return f"{ms:.3f}" if ms < 10 else f"{ms:.2f}"
+    if ms >= 10:
+        return f"{ms:.2f}"
+    return f"{ms:.3f}" if ms >= 0.1 else f"{ms:.3g}"
 
 
 def fmt_x(r, suffix=""):
     if r is None:
         return "–"
-    return (f"{r:.1f}" if r >= 10 else f"{r:.2f}") + suffix
+    return (f"{r:.0f}" if r >= 100 else f"{r:.1f}" if r >= 10 else f"{r:.2f}") + suffix
 
 
 QUANTIZE_ROWS = [

@@ -105,11 +105,13 @@
 //! Measured by `bitpack/benches/kernels.rs` (criterion, one group per kernel,
 //! one `BenchmarkId` per width), every kernel beside its baselines in the
 //! same run; `BENCHMARKS.md` has every median, every ratio and every target,
-//! with the CPU and the command. From the run it reports (AMD EPYC with AVX2
-//! and BMI2, 2 cores shared with other work, so medians move by up to about
-//! 30% between runs):
+//! with the CPU and the command; `scripts/bench_report.py` writes the list
+//! below from the same run (on a machine shared with other work medians move
+//! by up to about 30% between runs).
 //!
 //! <!-- bench:kernels:begin -->
+//! Measured 2026-11-30 on AMD EPYC (2 cores; avx2 bmi2 popcnt avx512f):
+//!
 //! - `sum/65536`: the 5-bit sum takes 1.34 µs, 2.48x `read_floor` (reading its
 //!   40 KiB) and 259x faster than the bit-at-a-time `naive` loop; widths 1..=8
 //!   run at 1.04-4.24x `read_floor`.
