@@ -1,100 +1,109 @@
 #!/usr/bin/env python3
-"""Writes BENCHMARKS.md from the medians of the last kernel benchmark run.
+"""Writes the benchmark reports: `BENCHMARKS.md`, section by section, and the
+performance block of the kernels' docs (`bitpack/src/kernels/mod.rs`).
 
-Reads target/criterion/**/new/{benchmark,estimates}.json (written by
-`cargo bench -p bitpack --bench kernels`), and writes, per kernel group, a
-table of medians and ratios to the baselines and the floor measured in the
-same run, then every target of the kernels issue with PASS/MISS and the
-margin, the CPU model (/proc/cpuinfo) and the date.
+Reads the criterion medians of the last run (`<criterion>/**/new/
+{benchmark,estimates}.json`; `$CARGO_TARGET_DIR/criterion`, else
+`target/criterion`) and rewrites only the text between the markers of each
+chosen section:
 
-Usage: python3 scripts/bench_report.py [--out BENCHMARKS.md] [--notes FILE]
+    <!-- bench:NAME:begin -->
+    ...generated...
+    <!-- bench:NAME:end -->
 
-`--notes` appends a markdown file (the measured explanations of misses) after
-the generated sections.
+Everything outside the markers (headings, hand-written analysis) is kept as
+it is. The sections and the blocks each one owns:
+
+- `kernels` (`cargo bench -p bitpack --bench kernels`): the block `kernels`
+  of BENCHMARKS.md (tables, targets, then `scripts/bench_notes.md`) and the
+  block `kernels` of the `# Performance` docs in `bitpack/src/kernels/mod.rs`,
+  both from the same results, so the two cannot disagree.
+- `views` (`--bench views`): the block `views` (tables, then
+  `scripts/views_notes.md`).
+- `formats` (`--bench formats`): the tables `formats-e8m0`,
+  `formats-quantize` and `formats-wide`; the analysis between them is
+  hand-written.
+
+A section whose results are absent is left as it is, with a message. A
+block whose markers are missing from BENCHMARKS.md is appended at the end
+under a new heading. A new section (e.g. `gpu`) is one more entry in
+`SECTIONS`: a function from the results to {block name: markdown}.
+
+Usage: python3 scripts/bench_report.py [--section all|kernels|views|formats]
+           [--out BENCHMARKS.md] [--doc FILE | --no-doc] [--criterion DIR]
+           [--notes FILE]
+
+`--notes` replaces the notes file of the one section named by `--section`.
+Exit status: 0 when at least one chosen section was written (or was
+already up to date), 1 when none had results, 2 on bad markers or input.
 """
 
 import argparse
-import datetime
-import glob
-import json
 import os
-import re
-import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CRIT = os.path.join(ROOT, "target", "criterion")
-COMMAND = (
-    "cargo bench -p bitpack --bench kernels && python3 scripts/bench_report.py "
-    "--notes scripts/bench_notes.md"
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from benchlib import (  # noqa: E402
+    ROOT,
+    ReportError,
+    criterion_dir,
+    find_block,
+    fmt_time,
+    load,
+    machine,
+    markers,
+    params,
+    ratio,
+    replace_block,
+    run_time,
+    rustc,
+    wrap,
+    write_if_changed,
 )
 
-
-def load():
-    """{(group, function, param): median ns}."""
-    res = {}
-    for bj in glob.glob(os.path.join(CRIT, "**", "new", "benchmark.json"), recursive=True):
-        d = os.path.dirname(bj)
-        with open(bj) as f:
-            b = json.load(f)
-        with open(os.path.join(d, "estimates.json")) as f:
-            e = json.load(f)
-        res[(b["group_id"], b["function_id"], b["value_str"] or "")] = e["median"]["point_estimate"]
-    return res
+fmt_t = fmt_time
+DOC = os.path.join(ROOT, "bitpack", "src", "kernels", "mod.rs")
+DOC_PREFIX = "//! "
+NOTES = {
+    "kernels": os.path.join(ROOT, "scripts", "bench_notes.md"),
+    "views": os.path.join(ROOT, "scripts", "views_notes.md"),
+}
 
 
-def cpu_model():
-    model, flags = "unknown", set()
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name") and model == "unknown":
-                    model = line.split(":", 1)[1].strip()
-                if line.startswith("flags") and not flags:
-                    flags = set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    cores = os.cpu_count()
-    simd = " ".join(x for x in ("avx2", "bmi2", "popcnt", "avx512f") if x in flags)
-    return model, cores, simd
+def command(bench):
+    return f"cargo bench -p bitpack --bench {bench} && python3 scripts/bench_report.py --section {bench}"
 
 
-def rustc():
-    try:
-        return subprocess.run(["rustc", "--version"], capture_output=True, text=True).stdout.strip()
-    except OSError:
-        return "unknown"
-
-
-def fmt_t(ns):
-    if ns is None:
-        return "–"
-    if ns >= 1e6:
-        return f"{ns / 1e6:.2f} ms"
-    if ns >= 1e3:
-        return f"{ns / 1e3:.2f} µs"
-    return f"{ns:.0f} ns"
-
-
-def fmt_r(x):
-    return "–" if x is None else f"{x:.2f}"
-
-
-def params(res, group):
-    ps = {p for (g, _, p) in res if g == group}
-
-    def key(p):
-        return (0, int(p)) if p.isdigit() else (1, p)
-
-    return sorted(ps, key=key)
+def read_notes(path):
+    if not path:
+        return None
+    with open(path, encoding="utf-8") as f:
+        return f.read().strip()
 
 
 def get(res, group, fn, p):
     return res.get((group, fn, p))
 
 
-def ratio(a, b):
-    return None if a is None or b is None or b == 0 else a / b
+def fmt_r(x):
+    return "–" if x is None else f"{x:.2f}"
+
+
+# ---------------------------------------------------------------- kernels
+
+KERNEL_GROUPS = [
+    "sum/65536", "sum/67108864", "unpack_u8/65536", "unpack_u8/67108864",
+    "unpack_u32/65536", "pack_u8/65536", "pack_u8/67108864", "pack_u32/65536",
+    "decode_f32/65536", "decode_f32/67108864", "encode_f32/65536", "clock",
+]
+
+
+def clock_ghz(res):
+    add = res.get(("clock", "add_chain", ""))
+    # 2^16 iterations of 8 dependent adds.
+    return (65536 * 8) / add if add else None
 
 
 class Report:
@@ -102,9 +111,7 @@ class Report:
         self.res = res
         self.lines = []
         self.targets = []
-        add = res.get(("clock", "add_chain", ""))
-        # 2^16 iterations of 8 dependent adds.
-        self.ghz = (65536 * 8) / add if add else None
+        self.ghz = clock_ghz(res)
 
     def out(self, s=""):
         self.lines.append(s)
@@ -115,7 +122,7 @@ class Report:
         ps = params(self.res, group)
         if not ps:
             return
-        self.out(f"### `{group}`: {title}")
+        self.out(f"#### `{group}`: {title}")
         self.out()
         if note:
             self.out(note)
@@ -150,29 +157,22 @@ class Report:
         )
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default=os.path.join(ROOT, "BENCHMARKS.md"))
-    ap.add_argument("--notes", default=None)
-    args = ap.parse_args()
-    res = load()
-    if not res:
-        sys.exit(f"no criterion results under {CRIT}; run the benchmarks first")
+def kernels_section(res, mtimes, notes):
+    if not any(g in mtimes for g in KERNEL_GROUPS if g != "clock"):
+        return None
     r = Report(res)
-    model, cores, simd = cpu_model()
-    date = datetime.date.today().isoformat()
+    model, cores, simd = machine()
+    when = run_time(mtimes, KERNEL_GROUPS)
 
-    r.out("# Kernel benchmarks")
-    r.out()
     r.out("Generated by `scripts/bench_report.py` from the criterion medians of one run of")
     r.out("`bitpack/benches/kernels.rs`; every ratio compares two medians of that run.")
     r.out()
     r.out(f"- CPU: {model} ({cores} cores; {simd})")
     if r.ghz:
         r.out(f"- Core clock measured in the run (`clock/add_chain`, 8 dependent adds per loop): {r.ghz:.2f} GHz")
-    r.out(f"- Date: {date}")
+    r.out(f"- Date: {when.date().isoformat()}")
     r.out(f"- Toolchain: {rustc()}")
-    r.out(f"- Reproduce: `{COMMAND}`")
+    r.out(f"- Reproduce: `{command('kernels')}`")
     r.out()
     r.out("`kernel` is the public function (the variant the dispatch tables pick on this")
     r.out("CPU), `portable` the same call with the x86 variants switched off, `bmi2` the")
@@ -187,7 +187,7 @@ def main():
     r.out()
 
     targets_at = len(r.lines)
-    r.out("## Tables")
+    r.out("### Tables")
     r.out()
     r.table(
         "sum/65536", ["kernel", "portable", "popcnt", "read_floor", "naive"], "read_floor",
@@ -327,7 +327,7 @@ def main():
         v = None if t is None or not r.ghz else 65536 / (t * r.ghz)
         r.target("encode f32 (RNE): values per cycle", g, f, v, 1.0, ">=", unit="")
 
-    tl = ["## Targets", ""]
+    tl = ["### Targets", ""]
     passed = sum(1 for t in r.targets if t[5] == "PASS")
     tl.append(f"{passed} of {len(r.targets)} target checks pass.")
     tl.append("")
@@ -338,15 +338,364 @@ def main():
     tl.append("")
     r.lines[targets_at:targets_at] = tl
 
-    if args.notes:
-        with open(args.notes) as f:
-            r.out(f.read().rstrip())
-            r.out()
+    if notes:
+        r.out(notes)
+        r.out()
+    summary = f"{passed} of {len(r.targets)} targets pass"
+    # One line whatever the CPU's name (the test of the committed file skips it).
+    run = f"Measured {when.date().isoformat()} on {model} ({cores} cores; {simd}):"
+    return {"kernels": "\n".join(r.lines)}, {"kernels": run + "\n\n" + kernels_doc(res)}, summary
 
-    with open(args.out, "w") as f:
-        f.write("\n".join(r.lines).rstrip() + "\n")
-    print(f"wrote {args.out}: {passed} of {len(r.targets)} targets pass")
+
+def span(vals):
+    """"lo-hix" over the values that exist, None when any is missing."""
+    if not vals or any(v is None for v in vals):
+        return None
+    return f"{min(vals):.2f}-{max(vals):.2f}x"
+
+
+def kernels_doc(res):
+    """The bullets of the `# Performance` docs of `kernels`: headline
+    numbers, each computed from the same medians as BENCHMARKS.md. A bullet
+    whose medians are missing is left out."""
+    def g(group, fn, p):
+        return get(res, group, fn, p)
+
+    def rs(group, num, den, ps):
+        return [ratio(g(group, num, p), g(group, den, p)) for p in ps]
+
+    w18 = [str(w) for w in range(1, 9)]
+    bullets = []
+
+    def add(*parts):
+        if all(x is not None for x in parts[1:]):
+            bullets.append(parts[0].format(*parts[1:]))
+
+    s = "sum/65536"
+    k5 = g(s, "kernel", "5")
+    add("`sum/65536`: the 5-bit sum takes {}, {:.2f}x `read_floor` (reading its 40 KiB) and "
+        "{:.0f}x faster than the bit-at-a-time `naive` loop; widths 1..=8 run at {} `read_floor`.",
+        fmt_t(k5) if k5 else None, ratio(k5, g(s, "read_floor", "5")),
+        ratio(g(s, "naive", "5"), k5), span(rs(s, "kernel", "read_floor", w18)))
+    s = "sum/67108864"
+    add("`sum/67108864`: {} `read_floor` for widths 1..=8.", span(rs(s, "kernel", "read_floor", w18)))
+    s = "unpack_u8/65536"
+    k5 = g(s, "kernel", "5")
+    add("`unpack_u8/65536`: {} `write_floor` (`memset` of the 64 KiB output) and {} `store_loop` "
+        "(plain AVX2 stores of as many bytes); the 5-bit unpack takes {}.",
+        span(rs(s, "kernel", "write_floor", w18)), span(rs(s, "kernel", "store_loop", w18)),
+        fmt_t(k5) if k5 else None)
+    s = "unpack_u32/65536"
+    ps = params(res, s)
+    k5, b8, b1 = g(s, "kernel", "5"), g(s, "bitpacker8x", "5"), g(s, "bitpacker1x", "5")
+    add("`unpack_u32/65536`: {} the time of `bitpacker8x` (its own interleaved layout) and {} "
+        "faster than `bitpacker1x` (the same bytes); 5 bits: {} against {} and {}.",
+        span(rs(s, "kernel", "bitpacker8x", ps)), span(rs(s, "bitpacker1x", "kernel", ps)),
+        *(fmt_t(x) if x else None for x in (k5, b8, b1)))
+    s = "pack_u32/65536"
+    wide = [p for p in params(res, s) if p.isdigit() and int(p) > 8]
+    add("`pack_u32/65536`: {} faster than `bitpacker1x` for widths 1..=8 (same bytes written); "
+        "{}..={} bits run the portable kernel, at {} the speed of `bitpacker1x`.",
+        span(rs(s, "bitpacker1x", "kernel", w18)), wide[0] if wide else None,
+        wide[-1] if wide else None, span(rs(s, "bitpacker1x", "kernel", wide)))
+    s = "pack_u8/65536"
+    ri = rs(s, "read_input", "memcpy", ["1", "2", "3"])
+    add("`pack_u8/65536`: {} `memcpy` of the packed bytes for widths 4..=8; at 1, 2 and 3 bits "
+        "reading the input values alone (`read_input`) takes {:.2f}x, {:.2f}x and {:.2f}x that `memcpy`.",
+        span(rs(s, "kernel", "memcpy", ["4", "5", "6", "7", "8"])), *ri)
+    s = "decode_f32/65536"
+    e2, e4 = g(s, "kernel", "e2m1"), g(s, "kernel", "e4m3")
+    add("`decode_f32/65536`: E2M1 {} ({:.2f}x `write_floor`, the `memset` of the 256 KiB output), "
+        "E4M3 {} ({:.2f}x; `store_loop` alone is {:.2f}x); E4M3 {:.0f}x faster than the per-value "
+        "`MiniFloat::to_f32` loop.",
+        fmt_t(e2) if e2 else None, ratio(e2, g(s, "write_floor", "e2m1")),
+        fmt_t(e4) if e4 else None, ratio(e4, g(s, "write_floor", "e4m3")),
+        ratio(g(s, "store_loop", "e4m3"), g(s, "write_floor", "e4m3")),
+        ratio(g(s, "per_element", "e4m3"), e4))
+    s = "encode_f32/65536"
+    ghz = clock_ghz(res)
+
+    def vpc(t):
+        return None if t is None or not ghz else 65536 / (t * ghz)
+
+    e2, e4 = g(s, "kernel", "e2m1"), g(s, "kernel", "e4m3")
+    add("`encode_f32/65536`: E2M1 {:.2f} and E4M3 {:.2f} values per cycle at the measured "
+        "{:.2f} GHz (E4M3: {:.0f}x the per-value rounding routine; `half`'s `f32` to `f16` "
+        "slice conversion: {:.2f}).",
+        vpc(e2), vpc(e4), ghz, ratio(g(s, "per_element", "e4m3"), e4),
+        vpc(g(s, "half_f32_to_f16", "e4m3")))
+    lines = []
+    for b in bullets:
+        lines += wrap("- " + b, width=76, indent="  ")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- views
+
+
+def x(num, den):
+    """`num / den` as a speed-up factor."""
+    if num is None or den is None or den == 0:
+        return "–"
+    r = num / den
+    return f"{r:.1f}x" if r >= 0.95 else f"{r:.2f}x"
+
+
+def vtable(res, group, first, rows_fn, header):
+    out = [f"| {first} | " + " | ".join(header) + " |", "|" + "---|" * (len(header) + 1)]
+    for p in params(res, group):
+        out.append(f"| {p} | " + " | ".join(rows_fn(lambda f: res.get((group, f, p)))) + " |")
+    return out
+
+
+def layout_rows(get):
+    d, a, n, u = get("dense"), get("word_aligned"), get("naive_get"), get("unpacked_u8")
+    return [fmt_t(d), fmt_t(a), fmt_t(n), fmt_t(u), x(n, d), x(u, d), x(n, a), x(u, a), x(d, a)]
+
+
+LAYOUT_HEADER = [
+    "dense", "word_aligned", "naive `get` loop", "unpacked `Vec<u8>`", "dense vs naive",
+    "dense vs unpacked", "aligned vs naive", "aligned vs unpacked", "aligned vs dense",
+]
+
+
+def dispatch_rows(get):
+    return [
+        fmt_t(get("dyn_sum")),
+        fmt_t(get("typed_sum")),
+        fmt_t(get("kernel_sum")),
+        x(get("typed_sum"), get("dyn_sum")),
+        fmt_t(get("dyn_sum_aligned")),
+        fmt_t(get("typed_sum_aligned")),
+        x(get("typed_sum_aligned"), get("dyn_sum_aligned")),
+        fmt_t(get("dyn_unpack")),
+        fmt_t(get("unpacked_u64")),
+    ]
+
+
+DISPATCH_HEADER = [
+    "`DynNarrowArray::sum`", "`NarrowArray<uN>::sum`", "`kernels::sum`", "typed / dyn",
+    "dyn, word-aligned", "typed, word-aligned", "typed / dyn (aligned)",
+    "`DynNarrowArray::unpack_into` (u64)", "sum of an unpacked `Vec<u64>`",
+]
+
+
+def views_section(res, mtimes, notes):
+    groups = [g for g in mtimes if g.startswith("views/")]
+    if not groups:
+        return None
+    model, cores, simd = machine()
+    when = run_time(mtimes, groups).strftime("%Y-%m-%d %H:%M UTC")
+    lines = [
+        f"Measured {when} on {model}, {cores} cores ({simd}), {rustc()}, in one run of the views",
+        "benchmark (criterion medians, 15 samples of 0.7 s after 0.2 s of warm-up, on a",
+        "shared machine: other builds ran at the same time, so single numbers move by",
+        "10-20% between runs; ratios within one table are from the same run). Reproduce:",
+        "",
+        "```sh",
+        command("views"),
+        "```",
+        "",
+        "A ratio `a vs b` is the time of `b` over the time of `a` (above 1: `a` is",
+        "faster). `naive get loop` calls `NarrowArray::get` (or `View::get`) once per",
+        "value; `unpacked Vec<u8>` runs the same loop over the values stored one per",
+        "byte, which is what the packed kernels compete with.",
+        "",
+        "### Strided sums: 5-bit values, a 1-d view of `3 * 65,536` values stepping by the stride",
+        "",
+        "Stride 3 (65,536 values summed) is the seed's workload; -3 walks backwards.",
+        "",
+    ]
+    lines += vtable(res, "views/strided_sum_5bit", "stride", layout_rows, LAYOUT_HEADER)
+    lines += [
+        "",
+        "### Axis sums: 65,536 5-bit values, into a caller-owned `u64` buffer",
+        "",
+        "`RxC/axisK` sums a contiguous `R x C` array over axis `K` (axis 0: column sums,",
+        "axis 1: row sums).",
+        "",
+    ]
+    lines += vtable(res, "views/axis_sum_5bit", "shape/axis", layout_rows, LAYOUT_HEADER)
+    lines += ["", "### Whole sums: 65,536 values, widths 1..=8", ""]
+    lines += vtable(res, "views/sum_65536", "width", layout_rows, LAYOUT_HEADER)
+    lines += [
+        "",
+        "### Scans: unpacking 65,536 values into a slice of the element type, widths 1..=8",
+        "",
+        "The element types are `arbitrary_int::u1`..`u7` and `u8`; `unpacked Vec<u8>` is",
+        "a copy of the unpacked bytes (the floor).",
+        "",
+    ]
+    lines += vtable(res, "views/scan_65536", "width", layout_rows, LAYOUT_HEADER)
+    for n in ("65536", "64"):
+        lines += [
+            "",
+            f"### Run-time width dispatch: {int(n):,} values",
+            "",
+            "The run-time-width array looks up the width's kernel in a table once per call;",
+            "the typed array (`arbitrary_int::uN`) names the width in its type.",
+            "",
+        ]
+        lines += vtable(res, f"views/dispatch_{n}", "width", dispatch_rows, DISPATCH_HEADER)
+    if notes:
+        lines += ["", notes]
+    return {"views": "\n".join(lines)}, {}, f"{len(groups)} groups"
+
+
+# ---------------------------------------------------------------- formats
+
+
+def fmt_ms(ns):
+    """Milliseconds with 3-4 significant digits."""
+    if ns is None:
+        return "–"
+    ms = ns / 1e6
+    if ms >= 10:
+        return f"{ms:.2f}"
+    return f"{ms:.3f}" if ms >= 0.1 else f"{ms:.3g}"
+
+
+def fmt_x(r, suffix=""):
+    if r is None:
+        return "–"
+    return (f"{r:.0f}" if r >= 100 else f"{r:.1f}" if r >= 10 else f"{r:.2f}") + suffix
+
+
+QUANTIZE_ROWS = [
+    # (function id, label, the plain encode it is compared with)
+    ("encode_e2m1", "encode_e2m1", "encode_e2m1"),
+    ("mx_e2m1", "mx_e2m1 (Floor)", "encode_e2m1"),
+    ("mx_e2m1_rceil", "mx_e2m1_rceil", "encode_e2m1"),
+    ("mx_e2m1_axis0", "mx_e2m1_axis0 (blocks down the columns)", "encode_e2m1"),
+    ("mx_e2m1_stochastic", "mx_e2m1_stochastic", "encode_e2m1"),
+    ("nvfp4", "nvfp4 (1 x 16, default tensor scale)", "encode_e2m1"),
+    ("nvfp4_tiles", "nvfp4_tiles (16 x 16)", "encode_e2m1"),
+    ("encode_e4m3", "encode_e4m3", "encode_e4m3"),
+    ("mx_e4m3", "mx_e4m3", "encode_e4m3"),
+]
+
+WIDE_ROWS = [
+    ("f32", "f32"),
+    ("bf16", "bf16"),
+    ("f16", "f16"),
+    ("f64", "f64 (round-to-odd to f32, then the f32 kernel)"),
+    ("f32_stochastic", "f32, stochastic"),
+]
+
+
+def formats_section(res, mtimes, notes):
+    blocks = {}
+
+    def m(group, fn):
+        return res.get((group, fn, ""))
+
+    if "encode" in mtimes or "decode" in mtimes:
+        cols = ["e8m0", "e8m0_routine", "e4m3", "e5m2", "e2m1"]
+        lines = [
+            "| group | " + " | ".join(cols) + " | routine / e8m0 | e8m0 / e4m3 |",
+            "|" + "---|" * (len(cols) + 3),
+        ]
+        for g in ("encode", "decode"):
+            if g not in mtimes:
+                continue
+            cells = [fmt_ms(m(g, c)) for c in cols]
+            cells.append(fmt_x(ratio(m(g, "e8m0_routine"), m(g, "e8m0")), "x"))
+            cells.append(fmt_x(ratio(m(g, "e8m0"), m(g, "e4m3"))))
+            lines.append(f"| {g} (ms) | " + " | ".join(cells) + " |")
+        blocks["formats-e8m0"] = "\n".join(lines)
+    if "quantize" in mtimes:
+        lines = ["| bench | median (ms) | / encode of the element format |", "|---|---|---|"]
+        for fn, label, base in QUANTIZE_ROWS:
+            t = m("quantize", fn)
+            if t is not None:
+                lines.append(f"| {label} | {fmt_ms(t)} | {fmt_x(ratio(t, m('quantize', base)))} |")
+        blocks["formats-quantize"] = "\n".join(lines)
+    if "wide" in mtimes:
+        lines = ["| input | median (ms) | / f32 |", "|---|---|---|"]
+        for fn, label in WIDE_ROWS:
+            t = m("wide", fn)
+            if t is not None:
+                lines.append(f"| {label} | {fmt_ms(t)} | {fmt_x(ratio(t, m('wide', 'f32')))} |")
+        blocks["formats-wide"] = "\n".join(lines)
+    if not blocks:
+        return None
+    return blocks, {}, f"{len(blocks)} tables"
+
+
+# ---------------------------------------------------------------- driver
+
+# name: (function, title of the heading a missing block is appended under)
+SECTIONS = {
+    "kernels": (kernels_section, "Kernels"),
+    "views": (views_section, "Views and reductions"),
+    "formats": (formats_section, "Float formats"),
+}
+
+
+def update_text(text, blocks, path, prefix="", title=None):
+    """`text` with each block replaced; a block without markers raises,
+    unless `title` is given: then it is appended under that heading."""
+    for name, body in blocks.items():
+        if find_block(text, name, path, prefix) is None and title is not None:
+            b, e = markers(name)
+            print(f"{path}: no markers for `{name}`: appended at the end", file=sys.stderr)
+            text = text.rstrip("\n") + f"\n\n## {title}\n\n{b}\n{e}\n"
+        text = replace_block(text, name, body, path, prefix)
+    return text
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--section", choices=["all", *SECTIONS], default="all")
+    ap.add_argument("--out", default=os.path.join(ROOT, "BENCHMARKS.md"))
+    ap.add_argument("--doc", default=DOC, help="the kernels' doc file (default: %(default)s)")
+    ap.add_argument("--no-doc", action="store_true", help="leave the kernels' doc file alone")
+    ap.add_argument("--criterion", default=None, help="criterion's output folder")
+    ap.add_argument("--notes", default=None, help="notes file of the one chosen section")
+    args = ap.parse_args(argv)
+    if args.notes and args.section not in NOTES:
+        ap.error(f"--notes needs --section {' or '.join(NOTES)} (got --section {args.section})")
+    crit = args.criterion or criterion_dir()
+    chosen = list(SECTIONS) if args.section == "all" else [args.section]
+    try:
+        res, mtimes = load(crit)
+        md_blocks, doc_blocks, done = {}, {}, []
+        for name in chosen:
+            fn, title = SECTIONS[name]
+            notes = read_notes(args.notes if args.notes else NOTES.get(name))
+            out = fn(res, mtimes, notes)
+            if out is None:
+                print(f"{name}: no results under {crit}: section left as it is", file=sys.stderr)
+                continue
+            md, doc, summary = out
+            md_blocks[name] = (md, title)
+            doc_blocks.update(doc)
+            done.append(f"{name} ({summary})")
+        if not done:
+            print(f"no results for {', '.join(chosen)} under {crit}: run the benchmarks first",
+                  file=sys.stderr)
+            return 1
+        # Everything is computed and checked before anything is written.
+        try:
+            with open(args.out, encoding="utf-8") as f:
+                text = f.read()
+        except FileNotFoundError:
+            text = "# Benchmarks\n"
+        for name, (md, title) in md_blocks.items():
+            text = update_text(text, md, args.out, title=title)
+        doc_text = None
+        if doc_blocks and not args.no_doc:
+            with open(args.doc, encoding="utf-8") as f:
+                doc_text = update_text(f.read(), doc_blocks, args.doc, prefix=DOC_PREFIX)
+    except (ReportError, OSError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    changed = [p for p, t in ((args.out, text), (args.doc, doc_text))
+               if t is not None and write_if_changed(p, t)]
+    print("updated " + ", ".join(done) + "; " +
+          ("wrote " + ", ".join(os.path.relpath(p) for p in changed) if changed else "no file changed"))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

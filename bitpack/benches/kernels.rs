@@ -13,7 +13,8 @@
 //! `scripts/bench_report.py` can turn times into cycles.
 //!
 //! Run: `cargo bench -p bitpack --bench kernels`, then
-//! `python3 scripts/bench_report.py` writes `BENCHMARKS.md`.
+//! `python3 scripts/bench_report.py --section kernels` writes the kernels
+//! section of `BENCHMARKS.md` and the performance summary in the kernels docs.
 
 use std::hint::black_box;
 use std::time::Duration;

@@ -20,8 +20,8 @@
 //!   (`NarrowArray<uN>`) and the kernel called directly.
 //!
 //! Run: `cargo bench -p bitpack --bench views`, then
-//! `python3 scripts/views_report.py` rewrites the "Views and reductions"
-//! section of `BENCHMARKS.md`.
+//! `python3 scripts/bench_report.py --section views` rewrites the "Views and
+//! reductions" section of `BENCHMARKS.md`.
 
 use std::hint::black_box;
 use std::time::Duration;

@@ -105,11 +105,13 @@
 //! Measured by `bitpack/benches/kernels.rs` (criterion, one group per kernel,
 //! one `BenchmarkId` per width), every kernel beside its baselines in the
 //! same run; `BENCHMARKS.md` has every median, every ratio and every target,
-//! with the CPU and the command. From the run it reports (AMD EPYC with AVX2
-//! and BMI2, 2 cores shared with other work, so medians move by up to about
-//! 30% between runs):
+//! with the CPU and the command; `scripts/bench_report.py` writes the list
+//! below from the same run (on a machine shared with other work medians move
+//! by up to about 30% between runs).
 //!
-//! <!-- perf:start -->
+//! <!-- bench:kernels:begin -->
+//! Measured 2026-11-30 on AMD EPYC (2 cores; avx2 bmi2 popcnt avx512f):
+//!
 //! - `sum/65536`: the 5-bit sum takes 1.34 µs, 2.48x `read_floor` (reading its
 //!   40 KiB) and 259x faster than the bit-at-a-time `naive` loop; widths 1..=8
 //!   run at 1.04-4.24x `read_floor`.
@@ -121,18 +123,18 @@
 //!   interleaved layout) and 2.10-7.05x faster than `bitpacker1x` (the same
 //!   bytes); 5 bits: 4.52 µs against 3.63 µs and 20.41 µs.
 //! - `pack_u32/65536`: 3.21-5.39x faster than `bitpacker1x` for widths 1..=8
-//!   (same bytes written); 9..=31 bits run the portable kernel, at
-//!   `bitpacker1x`'s speed.
+//!   (same bytes written); 10..=31 bits run the portable kernel, at 0.63-1.53x
+//!   the speed of `bitpacker1x`.
 //! - `pack_u8/65536`: 0.90-3.24x `memcpy` of the packed bytes for widths 4..=8;
 //!   at 1, 2 and 3 bits reading the input values alone (`read_input`) takes
 //!   7.24x, 1.81x and 1.39x that `memcpy`.
 //! - `decode_f32/65536`: E2M1 5.47 µs (1.64x `write_floor`, the `memset` of the
-//!   256 KiB output), E4M3 9.00 µs (2.62x; `store_loop` alone is 2.01x); 154x
-//!   faster than the per-value `MiniFloat::to_f32` loop.
+//!   256 KiB output), E4M3 9.00 µs (2.62x; `store_loop` alone is 2.01x); E4M3
+//!   154x faster than the per-value `MiniFloat::to_f32` loop.
 //! - `encode_f32/65536`: E2M1 1.15 and E4M3 1.24 values per cycle at the
-//!   measured 2.40 GHz (66x the per-value rounding routine; `half`'s `f32` to
-//!   `f16` slice conversion: 1.59).
-//! <!-- perf:end -->
+//!   measured 2.40 GHz (E4M3: 66x the per-value rounding routine; `half`'s
+//!   `f32` to `f16` slice conversion: 1.59).
+//! <!-- bench:kernels:end -->
 //!
 //! What was measured and not kept (each against the kept code in one timing
 //! loop, min of 3000 runs on the same machine): a `vpgatherdd` table decode
