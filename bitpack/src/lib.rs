@@ -216,7 +216,6 @@ mod device;
 pub mod dlpack;
 mod element;
 mod error;
-#[path = "float/mod.rs"]
 pub mod formats;
 #[cfg(feature = "alloc")]
 pub mod interop;
@@ -231,7 +230,6 @@ mod unsigned;
 mod view;
 
 #[doc(hidden)]
-#[path = "private.rs"]
 pub mod __private;
 
 /// The README's examples, run as doctests so the front page stays true.

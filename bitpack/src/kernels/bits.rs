@@ -203,3 +203,16 @@ pub(crate) fn bit_of(aligned: bool, bits: u32, i: usize) -> usize {
         (i / per) * 64 + (i % per) * bits as usize
     }
 }
+
+/// Sum of the `w`-bit slots of `x` (slot 0 at bit 0, slots up to bit 63),
+/// exact when each slot holds at most its width: pairs of slots are added into
+/// slots twice as wide until one slot remains.
+#[inline(always)]
+pub(crate) const fn hsum(mut x: u64, mut w: u32) -> u64 {
+    while w < 64 {
+        let m = rep_mask(w, 2 * w);
+        x = (x & m) + ((x >> w) & m);
+        w *= 2;
+    }
+    x
+}

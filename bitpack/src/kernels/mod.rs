@@ -215,7 +215,7 @@ pub(crate) mod float_elem;
 mod ptx;
 mod scalar;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 #[cfg(all(feature = "std", target_arch = "x86_64"))]
 mod x86;
 

@@ -16,7 +16,7 @@
 //! than reading out of bounds).
 
 pub(crate) use super::bits::{
-    load as ld, mask64, mask128, read_dense_at as get64, rep_mask, store as st,
+    hsum, load as ld, mask64, mask128, read_dense_at as get64, rep_mask, store as st,
     write_dense_at as set64,
 };
 
@@ -351,19 +351,6 @@ fn sum_each<const W: u32>(words: &[u64], offset: usize, n: usize) -> u128 {
         t += get64(words, (offset + i) * W as usize, W) as u128;
     }
     t
-}
-
-/// Sum of the `w`-bit slots of `x` (slot 0 at bit 0, slots up to bit 63),
-/// exact when each slot holds at most its width: pairs of slots are added into
-/// slots twice as wide until one slot remains.
-#[inline(always)]
-pub(crate) const fn hsum(mut x: u64, mut w: u32) -> u64 {
-    while w < 64 {
-        let m = rep_mask(w, 2 * w);
-        x = (x & m) + ((x >> w) & m);
-        w *= 2;
-    }
-    x
 }
 
 /// First element boundary inside word `k` of a block: element bits

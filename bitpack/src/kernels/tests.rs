@@ -44,14 +44,15 @@ fn ref_set(words: &mut [u64], i: usize, w: u32, v: u128) {
     }
 }
 
-/// A small deterministic generator (xorshift64*), seeded per test.
-struct Rng(u64);
+/// A small deterministic generator (xorshift64*), seeded per test (the
+/// reductions' tests use it too).
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn new(seed: u64) -> Self {
+    pub(crate) fn new(seed: u64) -> Self {
         Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
     }
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         let mut x = self.0;
         x ^= x >> 12;
         x ^= x << 25;

@@ -18,21 +18,8 @@
 //! each word with a periodic mask first: the strided sums use it to keep only
 //! the selected slots.
 
-pub(crate) use crate::kernels::bits::rep_mask;
+pub(crate) use crate::kernels::bits::{hsum, rep_mask};
 use crate::kernels::bits::{load, mask64};
-
-/// The sum of the `w`-bit slots of `x`, exact when the sum fits a slot of
-/// the final width: pairs of slots are added into slots twice as wide until
-/// one slot remains.
-#[inline(always)]
-pub(crate) const fn hsum(mut x: u64, mut w: u32) -> u64 {
-    while w < 64 {
-        let m = rep_mask(w, 2 * w);
-        x = (x & m) + ((x >> w) & m);
-        w *= 2;
-    }
-    x
-}
 
 /// Constants of the fold for `W`-bit values (`W` in `3..=63`, not dividing
 /// 64).

@@ -11,19 +11,7 @@ use alloc::vec::Vec;
 use super::RunSum;
 use crate::kernels::stream;
 
-/// xorshift64*, seeded per width.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-}
+use crate::kernels::tests::Rng;
 
 fn mask(bits: u32) -> u64 {
     if bits >= 64 {
