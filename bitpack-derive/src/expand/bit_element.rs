@@ -1,12 +1,12 @@
 //! `#[derive(BitElement)]`.
 
-use super::{
-    const_assert, crate_path, errors, first_span, generic_names, mentions, respan, with_bounds,
-    wrap,
+use super::common::{
+    const_assert, crate_path, first_span, generic_names, mentions, respan, with_bounds, wrap,
 };
 use crate::ast::{Field, Input, type_name};
 use crate::attr::Derive;
-use crate::check::{self, Ctxt, Form};
+use crate::check::{self, Form};
+use crate::ctxt::Ctxt;
 use crate::fallback;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -21,7 +21,10 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     let body = match (cx.check(), form) {
         (Ok(()), Some(form)) => expand(&parsed, &krate, &form),
         (result, _) => {
-            let mut out = errors(result.err().unwrap_or_default());
+            let mut out = result
+                .err()
+                .map(|err| err.to_compile_error())
+                .unwrap_or_default();
             out.extend(fallback::bit_element(&parsed, &krate));
             out
         }

@@ -1,9 +1,10 @@
 //! `#[derive(DeviceCopy)]`.
 
-use super::{crate_path, errors, first_span, generic_names, mentions, with_bounds, wrap};
+use super::common::{crate_path, first_span, generic_names, mentions, with_bounds, wrap};
 use crate::ast::Input;
 use crate::attr::Derive;
-use crate::check::{self, Ctxt};
+use crate::check;
+use crate::ctxt::Ctxt;
 use crate::fallback;
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
@@ -17,8 +18,8 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     check::device_copy(&cx, &parsed);
     let body = match cx.check() {
         Ok(()) => expand(&parsed, &krate),
-        Err(errs) => {
-            let mut out = errors(errs);
+        Err(err) => {
+            let mut out = err.to_compile_error();
             out.extend(fallback::device_copy(&parsed, &krate));
             out
         }
