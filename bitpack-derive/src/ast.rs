@@ -3,7 +3,7 @@
 //! carry the user's spans.
 
 use crate::attr::{self, Derive};
-use crate::check::Ctxt;
+use crate::ctxt::Ctxt;
 use crate::repr::Repr;
 use proc_macro2::Span;
 use quote::ToTokens;

@@ -4,7 +4,7 @@
 //! every error can point at them. Range checks of the values live in
 //! `check.rs`.
 
-use crate::check::Ctxt;
+use crate::ctxt::Ctxt;
 use proc_macro2::Span;
 use quote::ToTokens;
 use syn::spanned::Spanned;
@@ -214,7 +214,7 @@ mod tests {
     fn parse(item: syn::DeriveInput, derive: Derive) -> (Container, Vec<String>) {
         let cx = Ctxt::new();
         let c = container(&cx, &item.attrs, derive);
-        let errors = cx.check().err().unwrap_or_default();
+        let errors: Vec<syn::Error> = cx.check().err().into_iter().flatten().collect();
         (c, errors.iter().map(ToString::to_string).collect())
     }
 
@@ -292,7 +292,7 @@ mod tests {
         for field in &data.fields {
             reject_inner(&cx, &field.attrs, "field");
         }
-        let errors = cx.check().unwrap_err();
+        let errors: Vec<syn::Error> = cx.check().unwrap_err().into_iter().collect();
         assert_eq!(errors.len(), 2);
         assert!(
             errors[0]

@@ -1,4 +1,4 @@
-//! Error collection and the checks that need no type information.
+//! The checks that need no type information.
 //!
 //! Every check reports into a [`Ctxt`] instead of returning at the first
 //! problem, so one compile shows every mistake, each spanned on the token that
@@ -7,51 +7,10 @@
 //! `expand/`.
 
 use crate::ast::{Data, Field, Input, Variant};
-use crate::repr::{Int, Layout};
-use proc_macro2::Span;
+use crate::ctxt::Ctxt;
+use crate::repr::{IntRepr, ReprKind};
 use quote::ToTokens;
-use std::cell::RefCell;
-use std::fmt::Display;
 use syn::{Expr, GenericParam, Ident, Lit, LitInt, Type, UnOp};
-
-/// Collects errors (serde's `Ctxt`).
-#[derive(Default)]
-pub struct Ctxt {
-    errors: RefCell<Vec<syn::Error>>,
-}
-
-impl Ctxt {
-    pub fn new() -> Ctxt {
-        Ctxt::default()
-    }
-
-    /// An error spanning the tokens of `obj`.
-    pub fn error_spanned_by<T: ToTokens, M: Display>(&self, obj: T, msg: M) {
-        self.errors
-            .borrow_mut()
-            .push(syn::Error::new_spanned(obj.into_token_stream(), msg));
-    }
-
-    /// An error at `span`.
-    pub fn error_at<M: Display>(&self, span: Span, msg: M) {
-        self.errors.borrow_mut().push(syn::Error::new(span, msg));
-    }
-
-    /// An error from the parser.
-    pub fn syn_error(&self, err: syn::Error) {
-        self.errors.borrow_mut().push(err);
-    }
-
-    /// All errors reported, in order, or `Ok` if there were none.
-    pub fn check(self) -> Result<(), Vec<syn::Error>> {
-        let errors = self.errors.into_inner();
-        if errors.is_empty() {
-            Ok(())
-        } else {
-            Err(errors)
-        }
-    }
-}
 
 /// What a `#[derive(BitElement)]` input is, once checked.
 pub enum Form<'a> {
@@ -69,7 +28,7 @@ pub enum Form<'a> {
     /// A fieldless enum with discriminants `0..2^bits`.
     Enum {
         bits: u32,
-        int: Int,
+        int: IntRepr,
         /// Variants in discriminant order (index = discriminant).
         arms: Vec<&'a Ident>,
     },
@@ -145,9 +104,9 @@ fn bit_element_struct<'a>(
     fields: &'a [Field<'a>],
 ) -> Option<Form<'a>> {
     let name = input.ident;
-    let layout = input.repr.layout;
+    let kind = input.repr.kind;
     if let Some(bw) = &input.attrs.bitwidth {
-        if let Some((Layout::C, _)) = layout {
+        if let Some((ReprKind::C, _)) = kind {
             cx.error_at(
                 bw.key,
                 format!(
@@ -159,14 +118,14 @@ fn bit_element_struct<'a>(
             return None;
         }
         // The narrow newtype.
-        match layout {
-            Some((Layout::Transparent, _)) => {}
+        match kind {
+            Some((ReprKind::Transparent, _)) => {}
             Some((other, span)) => cx.error_at(
                 span,
                 format!(
                     "a narrow newtype (`#[bitwidth]`) needs `#[repr(transparent)]`, not \
                      `#[repr({})]`: it must have exactly its field's layout",
-                    layout_name(other)
+                    other.name()
                 ),
             ),
             None => cx.error_spanned_by(
@@ -226,12 +185,12 @@ fn bit_element_struct<'a>(
             field,
         });
     }
-    match layout {
-        Some((Layout::Transparent, _)) => {
+    match kind {
+        Some((ReprKind::Transparent, _)) => {
             let field = one_field(cx, name, fields, "a `#[repr(transparent)]` `BitElement`")?;
             Some(Form::Transparent { field })
         }
-        Some((Layout::C, _)) => {
+        Some((ReprKind::C, _)) => {
             reject_type_params(
                 cx,
                 input,
@@ -250,7 +209,7 @@ fn bit_element_struct<'a>(
             }
             Some(Form::Aggregate { fields })
         }
-        Some((Layout::Rust, span)) => {
+        Some((ReprKind::Rust, span)) => {
             cx.error_at(
                 span,
                 "`#[repr(Rust)]` leaves the field layout to the compiler; a `BitElement` struct \
@@ -320,14 +279,6 @@ fn one_field<'a>(
     }
 }
 
-fn layout_name(layout: Layout) -> &'static str {
-    match layout {
-        Layout::Rust => "Rust",
-        Layout::C => "C",
-        Layout::Transparent => "transparent",
-    }
-}
-
 /// A discriminant as written: a value, or unknown (already reported).
 fn discriminant(cx: &Ctxt, expr: &Expr) -> Option<i128> {
     let (negative, inner) = match expr {
@@ -392,9 +343,9 @@ fn bit_element_enum<'a>(
     }
     reject_type_params(cx, input, "a `BitElement` enum cannot be generic");
 
-    let int = match (input.repr.int, input.repr.layout) {
+    let int = match (input.repr.int, input.repr.kind) {
         (Some((int, _)), _) => Some(int),
-        (None, Some((Layout::C, span))) => {
+        (None, Some((ReprKind::C, span))) => {
             cx.error_at(
                 span,
                 "`#[repr(C)]` alone gives an enum the size of a C `int`, which depends on the \
@@ -408,7 +359,7 @@ fn bit_element_enum<'a>(
                 format!(
                     "`#[repr({})]` does not fix the size of an enum; a `BitElement` enum needs an \
                      explicit integer repr such as `#[repr(u8)]`",
-                    layout_name(other)
+                    other.name()
                 ),
             );
             None
@@ -557,11 +508,11 @@ fn bit_element_enum<'a>(
 pub fn device_copy(cx: &Ctxt, input: &Input<'_>) {
     reject_lifetimes(cx, input, "DeviceCopy");
     let name = input.ident;
-    let layout = input.repr.layout;
+    let kind = input.repr.kind;
     match &input.data {
-        Data::Struct(_) | Data::Union(_) => match layout {
-            Some((Layout::C | Layout::Transparent, _)) => {}
-            Some((Layout::Rust, span)) => cx.error_at(
+        Data::Struct(_) | Data::Union(_) => match kind {
+            Some((ReprKind::C | ReprKind::Transparent, _)) => {}
+            Some((ReprKind::Rust, span)) => cx.error_at(
                 span,
                 "`#[repr(Rust)]` leaves the layout to the compiler, so a device program compiled \
                  elsewhere cannot rely on it; `DeviceCopy` needs `#[repr(C)]` or \
@@ -587,8 +538,8 @@ pub fn device_copy(cx: &Ctxt, input: &Input<'_>) {
             if input.repr.int.is_none() {
                 let fix = "a `DeviceCopy` enum needs an explicit integer repr such as \
                            `#[repr(u8)]` (optionally with `C`), which fixes the tag's size";
-                match layout {
-                    Some((Layout::C, span)) => cx.error_at(
+                match kind {
+                    Some((ReprKind::C, span)) => cx.error_at(
                         span,
                         format!(
                             "`#[repr(C)]` alone gives the tag the size of a C `int`, which \
@@ -597,10 +548,7 @@ pub fn device_copy(cx: &Ctxt, input: &Input<'_>) {
                     ),
                     Some((other, span)) => cx.error_at(
                         span,
-                        format!(
-                            "`#[repr({})]` does not fix the tag; {fix}",
-                            layout_name(other)
-                        ),
+                        format!("`#[repr({})]` does not fix the tag; {fix}", other.name()),
                     ),
                     None => cx.error_spanned_by(name, format!("`{name}` has no repr; {fix}")),
                 }
@@ -621,9 +569,9 @@ mod tests {
         let _ = bit_element(&cx, &parsed);
         cx.check()
             .err()
-            .unwrap_or_default()
-            .iter()
-            .map(ToString::to_string)
+            .into_iter()
+            .flatten()
+            .map(|err| err.to_string())
             .collect()
     }
 
@@ -632,7 +580,7 @@ mod tests {
         let parsed = Input::from_syn(&cx, &input, Derive::BitElement);
         let form = bit_element(&cx, &parsed).expect("a form");
         f(&form);
-        let errors = cx.check().err().unwrap_or_default();
+        let errors: Vec<syn::Error> = cx.check().err().into_iter().flatten().collect();
         assert!(
             errors.is_empty(),
             "{:?}",
@@ -849,9 +797,9 @@ mod tests {
             device_copy(&cx, &parsed);
             cx.check()
                 .err()
-                .unwrap_or_default()
-                .iter()
-                .map(ToString::to_string)
+                .into_iter()
+                .flatten()
+                .map(|err| err.to_string())
                 .collect::<Vec<_>>()
         };
         assert!(errs(parse_quote! { #[repr(C)] struct S { a: u8, b: u32 } }).is_empty());

@@ -7,9 +7,12 @@
 use proc_macro2::Span;
 use syn::{Attribute, LitInt, Token, parenthesized};
 
-/// The data layout a `repr` picks for the whole type.
+/// Which of the representations `Rust`, `C` and `transparent` a `repr`
+/// names ("The Rust Reference", Type layout: "Representations"); the
+/// primitive ones (`repr(u8)` ..) are an [`IntRepr`], which an enum may
+/// combine with `C`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Layout {
+pub enum ReprKind {
     /// `repr(Rust)`, written out.
     Rust,
     /// `repr(C)`.
@@ -18,9 +21,20 @@ pub enum Layout {
     Transparent,
 }
 
+impl ReprKind {
+    /// The name as written in `#[repr(...)]`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReprKind::Rust => "Rust",
+            ReprKind::C => "C",
+            ReprKind::Transparent => "transparent",
+        }
+    }
+}
+
 /// A primitive integer representation, `repr(u8)` .. `repr(isize)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Int {
+pub enum IntRepr {
     U8,
     U16,
     U32,
@@ -35,21 +49,21 @@ pub enum Int {
     Isize,
 }
 
-impl Int {
-    fn from_name(name: &str) -> Option<Int> {
+impl IntRepr {
+    fn from_name(name: &str) -> Option<IntRepr> {
         Some(match name {
-            "u8" => Int::U8,
-            "u16" => Int::U16,
-            "u32" => Int::U32,
-            "u64" => Int::U64,
-            "u128" => Int::U128,
-            "usize" => Int::Usize,
-            "i8" => Int::I8,
-            "i16" => Int::I16,
-            "i32" => Int::I32,
-            "i64" => Int::I64,
-            "i128" => Int::I128,
-            "isize" => Int::Isize,
+            "u8" => IntRepr::U8,
+            "u16" => IntRepr::U16,
+            "u32" => IntRepr::U32,
+            "u64" => IntRepr::U64,
+            "u128" => IntRepr::U128,
+            "usize" => IntRepr::Usize,
+            "i8" => IntRepr::I8,
+            "i16" => IntRepr::I16,
+            "i32" => IntRepr::I32,
+            "i64" => IntRepr::I64,
+            "i128" => IntRepr::I128,
+            "isize" => IntRepr::Isize,
             _ => return None,
         })
     }
@@ -58,12 +72,12 @@ impl Int {
     /// on the target (`None` for `usize`/`isize`).
     pub fn unsigned_name(self) -> Option<&'static str> {
         match self {
-            Int::U8 | Int::I8 => Some("u8"),
-            Int::U16 | Int::I16 => Some("u16"),
-            Int::U32 | Int::I32 => Some("u32"),
-            Int::U64 | Int::I64 => Some("u64"),
-            Int::U128 | Int::I128 => Some("u128"),
-            Int::Usize | Int::Isize => None,
+            IntRepr::U8 | IntRepr::I8 => Some("u8"),
+            IntRepr::U16 | IntRepr::I16 => Some("u16"),
+            IntRepr::U32 | IntRepr::I32 => Some("u32"),
+            IntRepr::U64 | IntRepr::I64 => Some("u64"),
+            IntRepr::U128 | IntRepr::I128 => Some("u128"),
+            IntRepr::Usize | IntRepr::Isize => None,
         }
     }
 }
@@ -72,9 +86,9 @@ impl Int {
 #[derive(Debug, Default)]
 pub struct Repr {
     /// `C`, `transparent` or `Rust`, if one was written (the first one).
-    pub layout: Option<(Layout, Span)>,
+    pub kind: Option<(ReprKind, Span)>,
     /// A primitive integer representation, if one was written.
-    pub int: Option<(Int, Span)>,
+    pub int: Option<(IntRepr, Span)>,
     /// `packed` or `packed(N)`.
     pub packed: Option<Span>,
     /// `align(N)`.
@@ -106,13 +120,13 @@ impl Repr {
                     let _: Option<Token![,]> = content.parse().ok();
                 }
                 match (name.as_str(), has_args) {
-                    ("C", false) => set(&mut repr.layout, (Layout::C, span)),
-                    ("transparent", false) => set(&mut repr.layout, (Layout::Transparent, span)),
-                    ("Rust", false) => set(&mut repr.layout, (Layout::Rust, span)),
+                    ("C", false) => set(&mut repr.kind, (ReprKind::C, span)),
+                    ("transparent", false) => set(&mut repr.kind, (ReprKind::Transparent, span)),
+                    ("Rust", false) => set(&mut repr.kind, (ReprKind::Rust, span)),
                     ("packed", _) => set(&mut repr.packed, span),
                     ("align", true) => set(&mut repr.align, span),
                     (other, false) => {
-                        if let Some(int) = Int::from_name(other) {
+                        if let Some(int) = IntRepr::from_name(other) {
                             set(&mut repr.int, (int, span));
                         }
                     }
@@ -124,10 +138,10 @@ impl Repr {
         repr
     }
 
-    /// The explicit layout, if any.
+    /// The representation named, if any.
     #[cfg(test)]
-    pub fn layout(&self) -> Option<Layout> {
-        self.layout.map(|(l, _)| l)
+    pub fn kind(&self) -> Option<ReprKind> {
+        self.kind.map(|(kind, _)| kind)
     }
 }
 
@@ -153,7 +167,7 @@ mod tests {
             #[repr(align(8))]
             struct S;
         });
-        assert_eq!(r.layout(), Some(Layout::C));
+        assert_eq!(r.kind(), Some(ReprKind::C));
         assert!(r.packed.is_some());
         assert!(r.align.is_some());
         assert!(r.int.is_none());
@@ -173,17 +187,17 @@ mod tests {
             let r = repr(parse_quote! { #[repr(C, #ident)] enum E { A } });
             let (int, _) = r.int.expect(name);
             assert_eq!(int.unsigned_name(), unsigned, "{name}");
-            assert_eq!(r.layout(), Some(Layout::C));
+            assert_eq!(r.kind(), Some(ReprKind::C));
         }
     }
 
     #[test]
     fn no_repr_and_unknown_hints_give_nothing() {
         let r = repr(parse_quote! { #[repr(simd)] #[derive(Clone)] struct S; });
-        assert!(r.layout.is_none() && r.int.is_none() && r.packed.is_none());
+        assert!(r.kind.is_none() && r.int.is_none() && r.packed.is_none());
         let r = repr(parse_quote! { #[repr(Rust)] struct S; });
-        assert_eq!(r.layout(), Some(Layout::Rust));
+        assert_eq!(r.kind(), Some(ReprKind::Rust));
         let r = repr(parse_quote! { #[repr(transparent)] struct S(u8); });
-        assert_eq!(r.layout(), Some(Layout::Transparent));
+        assert_eq!(r.kind(), Some(ReprKind::Transparent));
     }
 }

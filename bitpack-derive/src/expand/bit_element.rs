@@ -1,12 +1,12 @@
 //! `#[derive(BitElement)]`.
 
-use super::{
-    const_assert, crate_path, errors, first_span, generic_names, mentions, respan, with_bounds,
-    wrap,
+use super::common::{
+    const_assert, crate_path, first_span, generic_names, mentions, respan, with_bounds, wrap,
 };
 use crate::ast::{Field, Input, type_name};
 use crate::attr::Derive;
-use crate::check::{self, Ctxt, Form};
+use crate::check::{self, Form};
+use crate::ctxt::Ctxt;
 use crate::fallback;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -21,7 +21,10 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     let body = match (cx.check(), form) {
         (Ok(()), Some(form)) => expand(&parsed, &krate, &form),
         (result, _) => {
-            let mut out = errors(result.err().unwrap_or_default());
+            let mut out = result
+                .err()
+                .map(|err| err.to_compile_error())
+                .unwrap_or_default();
             out.extend(fallback::bit_element(&parsed, &krate));
             out
         }
@@ -30,8 +33,8 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
 }
 
 fn expand(input: &Input<'_>, krate: &TokenStream, form: &Form<'_>) -> TokenStream {
-    let be = quote!(#krate::BitElement);
-    let uns = quote!(#krate::Unsigned);
+    let element_trait = quote!(#krate::BitElement);
+    let unsigned_trait = quote!(#krate::Unsigned);
     // `::core` itself, never the runtime crate's re-export: a path given
     // with `crate = "..."` may lead to items the user wrote.
     let core = quote!(::core);
@@ -40,8 +43,8 @@ fn expand(input: &Input<'_>, krate: &TokenStream, form: &Form<'_>) -> TokenStrea
     let usize_ = quote!(#core::primitive::usize);
     let size_of = quote!(#core::mem::size_of);
     let offset_of = quote!(#core::mem::offset_of);
-    let raw = quote!(<Self as #be>::Raw);
-    let mask = quote!(<#raw as #uns>::low_mask(<Self as #be>::BITS));
+    let raw = quote!(<Self as #element_trait>::Raw);
+    let mask = quote!(<#raw as #unsigned_trait>::low_mask(<Self as #element_trait>::BITS));
     let ident = input.ident;
     let names = generic_names(input.generics);
 
@@ -76,22 +79,26 @@ fn expand(input: &Input<'_>, krate: &TokenStream, form: &Form<'_>) -> TokenStrea
                 // Checked when the impl is instantiated (a full build, not
                 // `cargo check`): a compile_fail doctest covers it.
                 quote_spanned! {lit.span()=>
-                    { #core::assert!(#w <= <#ty as #be>::BITS, #msg); #w }
+                    { #core::assert!(#w <= <#ty as #element_trait>::BITS, #msg); #w }
                 }
             } else {
                 // Always, also for a field spelled like a primitive: the
                 // spelling is not the type (`type u8 = bool;`), the field's
                 // `BITS` is.
-                proofs.extend(const_assert(lit, quote!(#w <= <#ty as #be>::BITS), &msg));
+                proofs.extend(const_assert(
+                    lit,
+                    quote!(#w <= <#ty as #element_trait>::BITS),
+                    &msg,
+                ));
                 quote!(#w)
             };
             (
                 bits,
-                quote!(<#ty as #be>::Raw),
-                quote!(<#ty as #be>::raw_bits(self.#member) & #mask),
+                quote!(<#ty as #element_trait>::Raw),
+                quote!(<#ty as #element_trait>::raw_bits(self.#member) & #mask),
                 construct(&[(
                     member,
-                    quote!(<#ty as #be>::from_raw_bits(__bitpack_raw & #mask)),
+                    quote!(<#ty as #element_trait>::from_raw_bits(__bitpack_raw & #mask)),
                 )]),
             )
         }
@@ -107,10 +114,13 @@ fn expand(input: &Input<'_>, krate: &TokenStream, form: &Form<'_>) -> TokenStrea
                 bounded.push(field_ty);
             }
             (
-                quote!(<#ty as #be>::BITS),
-                quote!(<#ty as #be>::Raw),
-                quote!(<#ty as #be>::raw_bits(self.#member)),
-                construct(&[(member, quote!(<#ty as #be>::from_raw_bits(__bitpack_raw)))]),
+                quote!(<#ty as #element_trait>::BITS),
+                quote!(<#ty as #element_trait>::Raw),
+                quote!(<#ty as #element_trait>::raw_bits(self.#member)),
+                construct(&[(
+                    member,
+                    quote!(<#ty as #element_trait>::from_raw_bits(__bitpack_raw)),
+                )]),
             )
         }
         Form::Aggregate { fields } => {
@@ -128,7 +138,7 @@ fn expand(input: &Input<'_>, krate: &TokenStream, form: &Form<'_>) -> TokenStrea
                 );
                 proofs.extend(const_assert(
                     ty,
-                    quote!(<#ty_same as #be>::BITS as #usize_ == 8 * #size_of::<#ty>()),
+                    quote!(<#ty_same as #element_trait>::BITS as #usize_ == 8 * #size_of::<#ty>()),
                     &msg,
                 ));
             }
@@ -162,7 +172,7 @@ fn expand(input: &Input<'_>, krate: &TokenStream, form: &Form<'_>) -> TokenStrea
                 respan(
                     quote! {
                         __bitpack_acc |= #krate::__private::place(
-                            #uns::to_u128(<#ty as #be>::raw_bits(self.#member)),
+                            #unsigned_trait::to_u128(<#ty as #element_trait>::raw_bits(self.#member)),
                             #offset_of!(Self, #member),
                         );
                     },
@@ -175,8 +185,8 @@ fn expand(input: &Input<'_>, krate: &TokenStream, form: &Form<'_>) -> TokenStrea
                     let (ty, member) = (same_span(f.ty), &f.member);
                     let value = respan(
                         quote! {
-                            <#ty as #be>::from_raw_bits(
-                                <<#ty as #be>::Raw as #uns>::from_u128_truncate(
+                            <#ty as #element_trait>::from_raw_bits(
+                                <<#ty as #element_trait>::Raw as #unsigned_trait>::from_u128_truncate(
                                     #krate::__private::extract(__bitpack_raw, #offset_of!(Self, #member)),
                                 ),
                             )
@@ -197,10 +207,10 @@ fn expand(input: &Input<'_>, krate: &TokenStream, form: &Form<'_>) -> TokenStrea
                 quote! {
                     let mut __bitpack_acc: #u128_ = 0;
                     #(#place)*
-                    <#raw as #uns>::from_u128_truncate(__bitpack_acc) & #mask
+                    <#raw as #unsigned_trait>::from_u128_truncate(__bitpack_acc) & #mask
                 },
                 quote! {
-                    let __bitpack_raw: #u128_ = #uns::to_u128(__bitpack_raw);
+                    let __bitpack_raw: #u128_ = #unsigned_trait::to_u128(__bitpack_raw);
                     #construct
                 },
             )
@@ -226,9 +236,9 @@ fn expand(input: &Input<'_>, krate: &TokenStream, form: &Form<'_>) -> TokenStrea
                     quote!(#bits)
                 },
                 raw_ty,
-                quote!(<#raw as #uns>::from_u128_truncate(self as #u128_)),
+                quote!(<#raw as #unsigned_trait>::from_u128_truncate(self as #u128_)),
                 quote! {
-                    match <#raw as #uns>::to_u128(__bitpack_raw) & #mask {
+                    match <#raw as #unsigned_trait>::to_u128(__bitpack_raw) & #mask {
                         #( #values => Self::#rest, )*
                         _ => Self::#last,
                     }
@@ -237,7 +247,7 @@ fn expand(input: &Input<'_>, krate: &TokenStream, form: &Form<'_>) -> TokenStrea
         }
     };
 
-    let generics = with_bounds(input.generics, bounded, &be);
+    let generics = with_bounds(input.generics, bounded, &element_trait);
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let lanes = if input.generics.params.is_empty() {
         quote!(#krate::__impl_lanes!(#ident);)
@@ -271,7 +281,7 @@ fn expand(input: &Input<'_>, krate: &TokenStream, form: &Form<'_>) -> TokenStrea
         #proofs
 
         #[automatically_derived]
-        impl #impl_generics #be for #ident #ty_generics #where_clause {
+        impl #impl_generics #element_trait for #ident #ty_generics #where_clause {
             #bits_item
             #items
         }

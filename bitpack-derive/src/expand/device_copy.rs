@@ -1,9 +1,10 @@
 //! `#[derive(DeviceCopy)]`.
 
-use super::{crate_path, errors, first_span, generic_names, mentions, with_bounds, wrap};
+use super::common::{crate_path, first_span, generic_names, mentions, with_bounds, wrap};
 use crate::ast::Input;
 use crate::attr::Derive;
-use crate::check::{self, Ctxt};
+use crate::check;
+use crate::ctxt::Ctxt;
 use crate::fallback;
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
@@ -17,8 +18,8 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     check::device_copy(&cx, &parsed);
     let body = match cx.check() {
         Ok(()) => expand(&parsed, &krate),
-        Err(errs) => {
-            let mut out = errors(errs);
+        Err(err) => {
+            let mut out = err.to_compile_error();
             out.extend(fallback::device_copy(&parsed, &krate));
             out
         }
@@ -27,14 +28,14 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
 }
 
 fn expand(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
-    let dc = quote!(#krate::DeviceCopy);
+    let device_copy_trait = quote!(#krate::DeviceCopy);
     let ident = input.ident;
     let names = generic_names(input.generics);
     let tys = input.all_field_types();
 
     // Fields that name no generic parameter are checked here, each error at
     // its field type; the others become bounds of the impl. The check is a
-    // bound on the very trait the impl below implements (`#dc`), not a helper
+    // bound on the very trait the impl below implements (`#device_copy_trait`), not a helper
     // of the runtime crate: `crate = "..."` may name a facade whose helpers
     // the user wrote, but no path can name two traits at once.
     let checks: Vec<_> = tys
@@ -53,12 +54,12 @@ fn expand(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
         // in the type namespace) can resolve to.
         quote! {
             const _: fn() = || {
-                fn __bitpack_field_is_device_copy<T: #dc>() {}
+                fn __bitpack_field_is_device_copy<T: #device_copy_trait>() {}
                 #(#checks)*
             };
         }
     };
-    let generics = with_bounds(input.generics, tys.iter().copied(), &dc);
+    let generics = with_bounds(input.generics, tys.iter().copied(), &device_copy_trait);
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
 
     // SAFETY (of the emitted impl):
@@ -77,6 +78,6 @@ fn expand(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
         #checks
 
         #[automatically_derived]
-        unsafe impl #impl_generics #dc for #ident #ty_generics #where_clause {}
+        unsafe impl #impl_generics #device_copy_trait for #ident #ty_generics #where_clause {}
     }
 }

@@ -1,0 +1,368 @@
+//! The file dependency graph of this crate, read from its sources: every
+//! `crate::`, `super::` and `self::` path, and every path through a module
+//! that a file declares, names the file of the module it leads to. The test
+//! checks that the graph written at the top of `lib.rs` is this graph and
+//! that it has no cycle.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+type Graph = BTreeMap<String, BTreeSet<String>>;
+
+/// The source with comments, string literals and character literals blanked
+/// out, so that only code is searched for paths.
+fn code_only(src: &str) -> String {
+    let chars: Vec<char> = src.chars().collect();
+    let mut out = String::with_capacity(src.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        if c == '/' && next == Some('/') {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+        } else if c == '/' && next == Some('*') {
+            let mut depth = 0;
+            while i < chars.len() {
+                if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
+                    depth += 1;
+                    i += 2;
+                } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+            out.push(' ');
+        } else if c == 'r' && matches!(next, Some('"' | '#')) && !ident_char_before(&chars, i) {
+            // A raw string: r"..." or r#"..."#.
+            let mut j = i + 1;
+            let mut hashes = 0;
+            while chars.get(j) == Some(&'#') {
+                hashes += 1;
+                j += 1;
+            }
+            if chars.get(j) != Some(&'"') {
+                out.push(c);
+                i += 1;
+                continue;
+            }
+            j += 1;
+            loop {
+                assert!(j < chars.len(), "an unterminated raw string");
+                if chars[j] == '"' && (1..=hashes).all(|k| chars.get(j + k) == Some(&'#')) {
+                    j += 1 + hashes;
+                    break;
+                }
+                j += 1;
+            }
+            i = j;
+            out.push_str("\"\"");
+        } else if c == '"' {
+            i += 1;
+            while i < chars.len() && chars[i] != '"' {
+                i += if chars[i] == '\\' { 2 } else { 1 };
+            }
+            i += 1;
+            out.push_str("\"\"");
+        } else if c == '\'' && next == Some('\\') {
+            // An escaped character literal: skip to its closing quote.
+            i += 2;
+            while i < chars.len() && chars[i] != '\'' {
+                i += 1;
+            }
+            i += 1;
+            out.push_str("' '");
+        } else if c == '\'' && chars.get(i + 2) == Some(&'\'') {
+            i += 3;
+            out.push_str("' '");
+        } else {
+            // Code, or the quote of a lifetime.
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
+}
+
+fn ident_char_before(chars: &[char], i: usize) -> bool {
+    i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_')
+}
+
+/// The module path of a file: `lib.rs` is the crate root, `a/mod.rs` is `a`.
+fn module_of(file: &str) -> Vec<String> {
+    let file = file.strip_suffix(".rs").expect("a Rust file");
+    let mut parts: Vec<String> = file.split('/').map(str::to_string).collect();
+    if matches!(parts.last().map(String::as_str), Some("lib" | "mod")) {
+        parts.pop();
+    }
+    parts
+}
+
+/// The file holding the module at the longest prefix of `path` that is a
+/// file of the crate.
+fn file_of(modules: &BTreeMap<Vec<String>, String>, path: &[String]) -> String {
+    (0..=path.len())
+        .rev()
+        .find_map(|n| modules.get(&path[..n]))
+        .expect("the crate root is a file")
+        .clone()
+}
+
+/// The identifier segments of a path from byte `at` on (`a::b::c`), up to
+/// the first token that is not `ident ::`-joined.
+fn segments(code: &str, at: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = &code[at..];
+    loop {
+        let len = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        if len == 0 {
+            return out;
+        }
+        out.push(rest[..len].to_string());
+        rest = &rest[len..];
+        match rest.strip_prefix("::") {
+            Some(tail) => rest = tail,
+            None => return out,
+        }
+    }
+}
+
+/// The files that `file` uses.
+fn uses(file: &str, src: &str, modules: &BTreeMap<Vec<String>, String>) -> BTreeSet<String> {
+    let code = code_only(src);
+    let own = module_of(file);
+    let parent = own[..own.len().saturating_sub(1)].to_vec();
+    // Child modules declared here (`mod x;`): a path through one from this
+    // file's top level leads to its file.
+    let children: BTreeSet<String> = code
+        .lines()
+        .filter_map(|line| {
+            let line = line.trim_start();
+            let line = line.strip_prefix("pub ").unwrap_or(line);
+            line.strip_prefix("mod ")?
+                .strip_suffix(';')
+                .map(str::to_string)
+        })
+        .collect();
+    let mut out = BTreeSet::new();
+    // Inline modules (`mod tests { .. }`) start and end at column 0, as
+    // rustfmt writes them; inside one, `super` is this file's module.
+    let mut inline = false;
+    let mut offset = 0;
+    for line in code.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let text = line.trim_end();
+        if (text.starts_with("mod ") || text.starts_with("pub mod ")) && text.ends_with('{') {
+            inline = true;
+        } else if text == "}" {
+            inline = false;
+        }
+        let bytes = line.as_bytes();
+        for (i, _) in line.char_indices() {
+            let before = i.checked_sub(1).map(|b| bytes[b]);
+            if matches!(before, Some(b) if b.is_ascii_alphanumeric() || b == b'_' || b == b':' || b == b'$')
+            {
+                continue;
+            }
+            let path = segments(&code, start + i);
+            let Some(first) = path.first() else { continue };
+            // A path, not a lone keyword (`crate = ".."` in an attribute).
+            if !code[start + i + first.len()..].starts_with("::") {
+                continue;
+            }
+            let target = match first.as_str() {
+                "crate" => path[1..].to_vec(),
+                "super" if inline => [own.clone(), path[1..].to_vec()].concat(),
+                "super" => [parent.clone(), path[1..].to_vec()].concat(),
+                "self" if inline => continue,
+                "self" => [own.clone(), path[1..].to_vec()].concat(),
+                name if !inline && path.len() > 1 && children.contains(name) => {
+                    [own.clone(), path.clone()].concat()
+                }
+                _ => continue,
+            };
+            // A `{` right after `crate::` would hide which modules the group
+            // names; the check reads one module per path.
+            if path.len() == 1 && code[start + i..].starts_with(&format!("{first}::{{")) {
+                panic!("{file}: write `use {first}::module::...` for each module, not a group");
+            }
+            let used = file_of(modules, &target);
+            if used != file {
+                out.insert(used);
+            }
+        }
+    }
+    out
+}
+
+/// Every `.rs` file under `dir`, as a path relative to `root` with `/`.
+fn rust_files(root: &Path, dir: &Path, out: &mut Vec<String>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .expect("the source folder")
+        .map(|e| e.expect("a folder entry").path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            rust_files(root, &path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let rel = path.strip_prefix(root).expect("under the root");
+            let parts: Vec<_> = rel.iter().map(|p| p.to_string_lossy()).collect();
+            out.push(parts.join("/"));
+        }
+    }
+}
+
+/// The graph the sources define.
+fn from_sources() -> Graph {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&root, &root, &mut files);
+    let modules: BTreeMap<Vec<String>, String> =
+        files.iter().map(|f| (module_of(f), f.clone())).collect();
+    files
+        .iter()
+        .map(|file| {
+            let src = std::fs::read_to_string(root.join(file)).expect("a source file");
+            (file.clone(), uses(file, &src, &modules))
+        })
+        .collect()
+}
+
+/// The graph written in the comment at the top of `lib.rs`: lines
+/// `//   file.rs -> a.rs b.rs` (or `-> (none)`).
+fn from_comment() -> Graph {
+    let lib = include_str!("lib.rs");
+    lib.lines()
+        .filter_map(|line| line.strip_prefix("//   "))
+        .filter_map(|line| line.split_once(" -> "))
+        .map(|(file, used)| {
+            let used = used
+                .split_whitespace()
+                .filter(|u| *u != "(none)")
+                .map(str::to_string)
+                .collect();
+            (file.trim().to_string(), used)
+        })
+        .collect()
+}
+
+/// A cycle of `graph`, if it has one, as the files along it.
+fn cycle(graph: &Graph) -> Option<Vec<String>> {
+    fn visit<'a>(
+        graph: &'a Graph,
+        node: &'a str,
+        stack: &mut Vec<&'a str>,
+        done: &mut BTreeSet<&'a str>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = stack.iter().position(|n| *n == node) {
+            let mut cycle: Vec<String> = stack[at..].iter().map(|n| n.to_string()).collect();
+            cycle.push(node.to_string());
+            return Some(cycle);
+        }
+        if !done.insert(node) {
+            return None;
+        }
+        stack.push(node);
+        for next in graph.get(node).into_iter().flatten() {
+            if let Some(cycle) = visit(graph, next, stack, done) {
+                return Some(cycle);
+            }
+        }
+        stack.pop();
+        None
+    }
+    let mut done = BTreeSet::new();
+    graph
+        .keys()
+        .find_map(|node| visit(graph, node, &mut Vec::new(), &mut done))
+}
+
+#[test]
+fn matches_the_sources_and_has_no_cycle() {
+    let sources = from_sources();
+    assert_eq!(
+        from_comment(),
+        sources,
+        "the file graph at the top of lib.rs differs from the sources"
+    );
+    assert_eq!(cycle(&sources), None);
+    // The graph is not empty by accident.
+    assert!(sources["expand/bit_element.rs"].contains("ctxt.rs"));
+}
+
+#[test]
+fn reads_paths_of_every_kind() {
+    let modules: BTreeMap<Vec<String>, String> =
+        ["lib.rs", "a.rs", "b.rs", "m/mod.rs", "m/x.rs", "m/y.rs"]
+            .iter()
+            .map(|f| (module_of(f), f.to_string()))
+            .collect();
+    let src = "
+mod a;
+mod m;
+// crate::b::Gone in a comment
+#[bitpack(crate = \"::b\")]
+fn f() { let _ = \"crate::b::InAString\"; m::x::g(); a::h(); }
+";
+    assert_eq!(
+        uses("lib.rs", src, &modules),
+        ["a.rs", "m/x.rs"].map(String::from).into()
+    );
+    let src = "
+use super::y::{Y, Z};
+use crate::a::A;
+fn f<'a>(c: char) -> bool { c == '\"' }
+#[cfg(test)]
+mod tests {
+    use super::*;
+    fn g() { crate::b::B::new(); }
+}
+";
+    assert_eq!(
+        uses("m/x.rs", src, &modules),
+        ["a.rs", "b.rs", "m/y.rs"].map(String::from).into()
+    );
+    // From inside an inline module, `super` is the file itself.
+    let src = "
+#[cfg(test)]
+mod tests {
+    fn g() { super::x::f(); }
+}
+";
+    assert_eq!(
+        uses("m/mod.rs", src, &modules),
+        ["m/x.rs"].map(String::from).into()
+    );
+}
+
+#[test]
+fn finds_cycles() {
+    let graph = |edges: &[(&str, &[&str])]| -> Graph {
+        edges
+            .iter()
+            .map(|(f, used)| (f.to_string(), used.iter().map(|u| u.to_string()).collect()))
+            .collect()
+    };
+    assert_eq!(
+        cycle(&graph(&[("a", &["b"]), ("b", &["c"]), ("c", &[])])),
+        None
+    );
+    assert_eq!(
+        cycle(&graph(&[("a", &["b"]), ("b", &["c"]), ("c", &["a"])])),
+        Some(["a", "b", "c", "a"].map(String::from).to_vec())
+    );
+    assert_eq!(
+        cycle(&graph(&[("a", &["b", "c"]), ("b", &[]), ("c", &["c"])])),
+        Some(["c", "c"].map(String::from).to_vec())
+    );
+}
