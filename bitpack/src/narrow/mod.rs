@@ -23,6 +23,7 @@ mod packing;
 mod reduce;
 pub(crate) mod stream;
 mod traits;
+mod views;
 
 #[cfg(all(test, feature = "arbitrary-int"))]
 mod tests;
