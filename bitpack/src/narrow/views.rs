@@ -158,7 +158,7 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
     /// # Errors
     ///
     /// As [`view_with`](Self::view_with) for either descriptor,
-    /// [`Error::ShapeMismatch`] when the shapes differ, and [`Error::Alloc`]
+    /// [`Error::ShapeMismatch`](crate::Error::ShapeMismatch) when the shapes differ, and [`Error::Alloc`](crate::Error::Alloc)
     /// when the snapshot of an overlapping source cannot be allocated (it is
     /// at most the smaller of the source's packed values and the array's own
     /// words); the array is unchanged then.
