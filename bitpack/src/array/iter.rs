@@ -1,10 +1,163 @@
 //! Iteration over the values of an [`NArray`].
 
 use core::fmt;
-use core::iter::FusedIterator;
 
 use super::NArray;
 use crate::{BitElement, Storage};
+
+/// A sequence read by index: its length, and the value at an index below it.
+///
+/// The one source shape behind the arrays' index iterators ([`IntoIter`]
+/// here, `narrow::Iter` and `narrow::IntoIter`): each supplies the reads,
+/// [`IndexIter`] the iteration.
+pub(crate) trait Indexable {
+    /// The values read.
+    type Item;
+
+    /// The number of values.
+    fn len(&self) -> usize;
+
+    /// The value at `i`, for `i < self.len()` (the iterator never asks for
+    /// another).
+    fn get(&self, i: usize) -> Self::Item;
+}
+
+/// The values `front..back` of an [`Indexable`] source, taken from either end.
+#[derive(Clone)]
+pub(crate) struct IndexIter<A> {
+    source: A,
+    front: usize,
+    back: usize,
+}
+
+impl<A: Indexable> IndexIter<A> {
+    /// All the values of `source`.
+    #[inline]
+    pub(crate) fn new(source: A) -> Self {
+        let back = source.len();
+        Self {
+            source,
+            front: 0,
+            back,
+        }
+    }
+
+    /// `Debug` as `name([the values not yet yielded])`.
+    pub(crate) fn fmt_named(&self, name: &str, f: &mut fmt::Formatter<'_>) -> fmt::Result
+    where
+        A::Item: fmt::Debug,
+    {
+        f.debug_tuple(name).field(&Remaining(self)).finish()
+    }
+}
+
+/// The values not yet yielded, for `Debug`.
+struct Remaining<'a, A>(&'a IndexIter<A>);
+
+impl<A: Indexable> fmt::Debug for Remaining<'_, A>
+where
+    A::Item: fmt::Debug,
+{
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let it = self.0;
+        f.debug_list()
+            .entries((it.front..it.back).map(|i| it.source.get(i)))
+            .finish()
+    }
+}
+
+impl<A: Indexable> Iterator for IndexIter<A> {
+    type Item = A::Item;
+
+    #[inline]
+    fn next(&mut self) -> Option<A::Item> {
+        if self.front < self.back {
+            let v = self.source.get(self.front);
+            self.front += 1;
+            Some(v)
+        } else {
+            None
+        }
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.back - self.front;
+        (n, Some(n))
+    }
+
+    #[inline]
+    fn nth(&mut self, n: usize) -> Option<A::Item> {
+        self.front = self.front.saturating_add(n).min(self.back);
+        self.next()
+    }
+}
+
+impl<A: Indexable> DoubleEndedIterator for IndexIter<A> {
+    #[inline]
+    fn next_back(&mut self) -> Option<A::Item> {
+        if self.front < self.back {
+            self.back -= 1;
+            Some(self.source.get(self.back))
+        } else {
+            None
+        }
+    }
+}
+
+/// The impls of a public iterator that wraps an [`IndexIter`] as its one
+/// field: `Clone`, `Debug` (named `$name`), `Iterator` (`next`, `size_hint`,
+/// `nth`), `DoubleEndedIterator`, `ExactSizeIterator`, `FusedIterator`.
+macro_rules! index_iter_impls {
+    ($name:literal, impl[$($gen:tt)*] $ty:ty => $item:ty) => {
+        impl<$($gen)*> Clone for $ty {
+            #[inline]
+            fn clone(&self) -> Self {
+                Self(self.0.clone())
+            }
+        }
+
+        impl<$($gen)*> core::fmt::Debug for $ty
+        where
+            $item: core::fmt::Debug,
+        {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                self.0.fmt_named($name, f)
+            }
+        }
+
+        impl<$($gen)*> Iterator for $ty {
+            type Item = $item;
+
+            #[inline]
+            fn next(&mut self) -> Option<$item> {
+                self.0.next()
+            }
+
+            #[inline]
+            fn size_hint(&self) -> (usize, Option<usize>) {
+                self.0.size_hint()
+            }
+
+            #[inline]
+            fn nth(&mut self, n: usize) -> Option<$item> {
+                self.0.nth(n)
+            }
+        }
+
+        impl<$($gen)*> DoubleEndedIterator for $ty {
+            #[inline]
+            fn next_back(&mut self) -> Option<$item> {
+                self.0.next_back()
+            }
+        }
+
+        impl<$($gen)*> ExactSizeIterator for $ty {}
+
+        impl<$($gen)*> core::iter::FusedIterator for $ty {}
+    };
+}
+pub(crate) use index_iter_impls;
 
 /// An iterator over the values of an [`NArray`], lane 0 first. It holds a
 /// copy of the array (which is `Copy`), so it borrows nothing.
@@ -23,99 +176,30 @@ use crate::{BitElement, Storage};
 /// assert_eq!(it.next_back(), Some(false));
 /// assert_eq!(it.collect::<Vec<_>>(), [true, true]);
 /// ```
-pub struct IntoIter<T: BitElement, const N: usize, S: Storage> {
-    array: NArray<T, N, S>,
-    front: usize,
-    back: usize,
-}
+pub struct IntoIter<T: BitElement, const N: usize, S: Storage>(IndexIter<NArray<T, N, S>>);
 
 impl<T: BitElement, const N: usize, S: Storage> IntoIter<T, N, S> {
     #[inline]
     pub(super) fn new(array: NArray<T, N, S>) -> Self {
-        Self {
-            array,
-            front: 0,
-            back: N,
-        }
+        Self(IndexIter::new(array))
     }
 }
 
-impl<T: BitElement, const N: usize, S: Storage> Clone for IntoIter<T, N, S> {
-    #[inline]
-    fn clone(&self) -> Self {
-        Self {
-            array: self.array,
-            front: self.front,
-            back: self.back,
-        }
-    }
-}
-
-impl<T: BitElement + fmt::Debug, const N: usize, S: Storage> fmt::Debug for IntoIter<T, N, S> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("IntoIter")
-            .field(&self.as_remaining())
-            .finish()
-    }
-}
-
-impl<T: BitElement, const N: usize, S: Storage> IntoIter<T, N, S> {
-    /// The values not yet yielded, for `Debug`.
-    fn as_remaining(&self) -> Remaining<'_, T, N, S> {
-        Remaining(self)
-    }
-}
-
-struct Remaining<'a, T: BitElement, const N: usize, S: Storage>(&'a IntoIter<T, N, S>);
-
-impl<T: BitElement + fmt::Debug, const N: usize, S: Storage> fmt::Debug for Remaining<'_, T, N, S> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.0.clone()).finish()
-    }
-}
-
-impl<T: BitElement, const N: usize, S: Storage> Iterator for IntoIter<T, N, S> {
+impl<T: BitElement, const N: usize, S: Storage> Indexable for NArray<T, N, S> {
     type Item = T;
 
     #[inline]
-    fn next(&mut self) -> Option<T> {
-        if self.front < self.back {
-            let v = self.array.lane(self.front);
-            self.front += 1;
-            Some(v)
-        } else {
-            None
-        }
+    fn len(&self) -> usize {
+        N
     }
 
     #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = self.back - self.front;
-        (n, Some(n))
-    }
-
-    #[inline]
-    fn nth(&mut self, n: usize) -> Option<T> {
-        self.front = self.front.saturating_add(n).min(self.back);
-        self.next()
+    fn get(&self, i: usize) -> T {
+        self.lane(i)
     }
 }
 
-impl<T: BitElement, const N: usize, S: Storage> DoubleEndedIterator for IntoIter<T, N, S> {
-    #[inline]
-    fn next_back(&mut self) -> Option<T> {
-        if self.front < self.back {
-            self.back -= 1;
-            Some(self.array.lane(self.back))
-        } else {
-            None
-        }
-    }
-}
-
-impl<T: BitElement, const N: usize, S: Storage> ExactSizeIterator for IntoIter<T, N, S> {}
-
-impl<T: BitElement, const N: usize, S: Storage> FusedIterator for IntoIter<T, N, S> {}
+index_iter_impls!("IntoIter", impl[T: BitElement, const N: usize, S: Storage] IntoIter<T, N, S> => T);
 
 impl<T: BitElement, const N: usize, S: Storage> IntoIterator for NArray<T, N, S> {
     type Item = T;

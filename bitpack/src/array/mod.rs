@@ -15,6 +15,8 @@ mod ops;
 mod traits;
 
 pub use iter::IntoIter;
+#[cfg(feature = "alloc")]
+pub(crate) use iter::{IndexIter, Indexable, index_iter_impls};
 
 /// `N` values of `T` packed LSB-first into one storage value `S`: the value
 /// (register) layout.

@@ -21,6 +21,7 @@ mod ops;
 mod packing;
 mod reduce;
 mod traits;
+mod views;
 
 #[cfg(all(test, feature = "arbitrary-int"))]
 mod tests;

@@ -1,8 +1,10 @@
-//! [`UnsignedElement`], the element type of sums, and the tests of
-//! [`NarrowArray::sum`](crate::NarrowArray::sum). The sums themselves, for
-//! both layouts, whole arrays and views, are in the crate's `reduce` module.
+//! [`UnsignedElement`], the element type of sums, [`NarrowArray::sum`] and
+//! its tests. The sum kernels themselves, for both layouts, whole arrays and
+//! views, are in the crate's `reduce` module.
 
+use super::{NarrowArray, Packing};
 use crate::BitElement;
+use crate::reduce;
 
 /// An element whose value is its raw bits read as an unsigned integer, so
 /// that a sum of the raw bits is the sum of the values: `bool` (`true` is 1),
@@ -47,6 +49,41 @@ mod narrow_ints {
         u42, u43, u44, u45, u46, u47, u48, u49, u50, u51, u52, u53, u54, u55, u56, u57, u58, u59,
         u60, u61, u62, u63,
     );
+}
+
+impl<T: UnsignedElement, L: Packing> NarrowArray<T, L> {
+    /// The exact sum of the values, without unpacking them: population count
+    /// for 1 bit, in-word digit folding (dense) or whole-word folding
+    /// (word-aligned) for 2..=7 and other widths that do not divide 64, byte
+    /// and lane reductions for 8, 16, 32 bits, word extraction above 32 (see
+    /// `BENCHMARKS.md` for the speeds).
+    ///
+    /// The sum is a `u128` because `n` values of `b` bits can exceed a `u64`;
+    /// it accumulates in `u64` while `n * (2^b - 1)` fits one (always, for
+    /// `b <= 32` and fewer than `2^32` values), and in `u128` across such
+    /// pieces.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use arbitrary_int::u5;
+    /// use bitpack::{NarrowArray, WordAligned};
+    ///
+    /// let values: Vec<u5> = (0..1000u32).map(|i| u5::new((i % 32) as u8)).collect();
+    /// let dense = NarrowArray::from_slice(&values);
+    /// let aligned = NarrowArray::<u5, WordAligned>::from_slice_in(&values);
+    /// let expected: u128 = (0..1000u128).map(|i| i % 32).sum();
+    /// assert_eq!(dense.sum(), expected);
+    /// assert_eq!(aligned.sum(), expected);
+    /// assert_eq!(NarrowArray::from_slice(&[u64::MAX; 3]).sum(), 3 * u64::MAX as u128);
+    /// ```
+    pub fn sum(&self) -> u128 {
+        const { reduce::assert_summable::<T>() };
+        if self.is_empty() {
+            return 0;
+        }
+        reduce::RunSum::new(L::WORD_ALIGNED, T::BITS).run(self.as_words(), 0, 1, self.len())
+    }
 }
 
 #[cfg(all(test, feature = "arbitrary-int"))]

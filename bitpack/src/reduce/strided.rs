@@ -26,7 +26,7 @@ use crate::kernels::bits::mask64;
 use crate::kernels::stream::Cursor;
 
 /// Whether the dense kernels read the stored words as they are (see
-/// `narrow::stream`).
+/// `kernels::stream`).
 pub(crate) const KERNEL_WORDS: bool = cfg!(target_endian = "little");
 
 /// Runs shorter than this use the reader whatever their stride.

@@ -1,12 +1,26 @@
 //! Strided N-d views over packed storage: validated [`Layout`]s, and the
 //! [`View`]s and [`ViewMut`]s of packed arrays built on them.
 
+#[cfg(feature = "alloc")]
+mod iter;
 mod layout;
 #[cfg(feature = "alloc")]
 mod strided;
+#[cfg(feature = "alloc")]
+#[allow(
+    clippy::module_inception,
+    reason = "`view::view` holds `View`, beside `view_mut` and `iter`"
+)]
+mod view;
+#[cfg(feature = "alloc")]
+mod view_mut;
 
+#[cfg(feature = "alloc")]
+pub use iter::ViewIter;
 pub use layout::{Layout, LayoutIter, MAX_DIMS, Runs};
 #[cfg(feature = "alloc")]
-pub use strided::{View, ViewIter, ViewMut};
+pub(crate) use strided::{assign_within, layout_for, try_zeroed_vec};
 #[cfg(feature = "alloc")]
-pub(crate) use strided::{assign_within, try_zeroed_vec};
+pub use view::View;
+#[cfg(feature = "alloc")]
+pub use view_mut::ViewMut;

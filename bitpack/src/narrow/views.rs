@@ -1,0 +1,187 @@
+//! The views of a [`NarrowArray`]: [`view`](NarrowArray::view),
+//! [`view_strided`](NarrowArray::view_strided), [`view_with`](NarrowArray::view_with),
+//! their `_mut` forms, and [`assign_within`](NarrowArray::assign_within).
+
+use super::{NarrowArray, Packing};
+use crate::view::{Layout, View, ViewMut, assign_within, layout_for};
+use crate::{BitElement, Result};
+
+/// The contiguous layout of an array's shape.
+fn own_layout(shape: &[usize], len: usize) -> Layout {
+    Layout::contiguous(shape, len).expect("an array's shape is a valid layout")
+}
+
+impl<T: BitElement, L: Packing> NarrowArray<T, L> {
+    /// A view of the whole array with its own shape (row-major, contiguous).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut a = bitpack::NarrowArray::from_slice(&[1u8, 2, 3, 4, 5, 6]);
+    /// a.reshape(&[2, 3])?;
+    /// let v = a.view();
+    /// assert_eq!(v.shape(), [2, 3]);
+    /// assert_eq!(v.strides(), [3, 1]);
+    /// assert_eq!(v.get(&[1, 1]), Some(5));
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn view(&self) -> View<'_, T, L> {
+        View::from_parts(
+            self.as_words(),
+            T::BITS,
+            own_layout(self.shape(), self.len()),
+        )
+    }
+
+    /// A view through the descriptor `shape`, `strides`, `offset` (in
+    /// elements, over the flat values), validated against the array first.
+    ///
+    /// # Errors
+    ///
+    /// As [`Layout::new`]: too many dimensions, mismatched lengths, an
+    /// element count that overflows, or a view that reaches outside the
+    /// array (an empty view may have any offset).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = bitpack::NarrowArray::from_slice(&[1u8, 2, 3, 4]);
+    /// // Two overlapping windows of three.
+    /// let w = a.view_strided(&[2, 3], &[1, 1], 0)?;
+    /// assert_eq!(w.to_vec(), [1, 2, 3, 2, 3, 4]);
+    /// assert!(a.view_strided(&[2], &[-1], 0).is_err()); // reaches index -1
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn view_strided(
+        &self,
+        shape: &[usize],
+        strides: &[isize],
+        offset: isize,
+    ) -> Result<View<'_, T, L>> {
+        let layout = Layout::new(shape, strides, offset, self.len())?;
+        Ok(View::from_parts(self.as_words(), T::BITS, layout))
+    }
+
+    /// A view through `layout`, revalidated against this array when it was
+    /// validated against another length.
+    ///
+    /// # Errors
+    ///
+    /// As [`view_strided`](Self::view_strided).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::{Layout, NarrowArray};
+    ///
+    /// let l = Layout::new(&[2], &[2], 1, 4)?;
+    /// let a = NarrowArray::from_slice(&[1u8, 2, 3, 4]);
+    /// assert_eq!(a.view_with(&l)?.to_vec(), [2, 4]);
+    /// let short = NarrowArray::from_slice(&[1u8, 2, 3]);
+    /// assert!(short.view_with(&l).is_err()); // reaches index 3
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn view_with(&self, layout: &Layout) -> Result<View<'_, T, L>> {
+        let layout = layout_for(layout, self.len())?;
+        Ok(View::from_parts(self.as_words(), T::BITS, layout))
+    }
+
+    /// A mutable view of the whole array with its own shape.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut a = bitpack::NarrowArray::<u8>::zeroed(3);
+    /// a.view_mut().assign_from(&[1, 2, 3])?;
+    /// assert_eq!(a.to_vec(), [1, 2, 3]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn view_mut(&mut self) -> ViewMut<'_, T, L> {
+        let layout = own_layout(self.shape(), self.len());
+        ViewMut::from_parts(self.words_mut(), T::BITS, layout)
+    }
+
+    /// A mutable view through a descriptor, validated against the array
+    /// first (see [`view_strided`](Self::view_strided)).
+    ///
+    /// # Errors
+    ///
+    /// As [`view_strided`](Self::view_strided).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut a = bitpack::NarrowArray::<u8>::zeroed(6);
+    /// a.view_strided_mut(&[3], &[2], 1)?.fill(1)?;
+    /// assert_eq!(a.to_vec(), [0, 1, 0, 1, 0, 1]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn view_strided_mut(
+        &mut self,
+        shape: &[usize],
+        strides: &[isize],
+        offset: isize,
+    ) -> Result<ViewMut<'_, T, L>> {
+        let layout = Layout::new(shape, strides, offset, self.len())?;
+        Ok(ViewMut::from_parts(self.words_mut(), T::BITS, layout))
+    }
+
+    /// A mutable view through `layout` (see [`view_with`](Self::view_with)).
+    ///
+    /// # Errors
+    ///
+    /// As [`view_strided`](Self::view_strided).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut a = bitpack::NarrowArray::<u8>::zeroed(4);
+    /// let l = bitpack::Layout::new(&[2], &[-1], 3, 4)?;
+    /// a.view_with_mut(&l)?.assign_from(&[5, 6])?;
+    /// assert_eq!(a.to_vec(), [0, 0, 6, 5]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn view_with_mut(&mut self, layout: &Layout) -> Result<ViewMut<'_, T, L>> {
+        let layout = layout_for(layout, self.len())?;
+        Ok(ViewMut::from_parts(self.words_mut(), T::BITS, layout))
+    }
+
+    /// Assigns the elements that `src` addresses to those that `dst`
+    /// addresses (two descriptors of the same shape over this array), as if
+    /// the source were copied first: overlapping, reversed and shifted
+    /// descriptors give the values the source held before the call.
+    ///
+    /// When the two index ranges are disjoint the values are copied
+    /// directly; otherwise the source is first packed into a temporary of
+    /// its own size (`src.len() * T::BITS` bits).
+    ///
+    /// # Errors
+    ///
+    /// As [`view_with`](Self::view_with) for either descriptor,
+    /// [`Error::ShapeMismatch`](crate::Error::ShapeMismatch) when the shapes differ, and [`Error::Alloc`](crate::Error::Alloc)
+    /// when the snapshot of an overlapping source cannot be allocated (it is
+    /// at most the smaller of the source's packed values and the array's own
+    /// words); the array is unchanged then.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::{Layout, NarrowArray};
+    ///
+    /// let mut a = NarrowArray::from_slice(&[1u8, 2, 3, 4, 5]);
+    /// // Shift right by one, overlapping: a[1..5] = a[0..4].
+    /// let dst = Layout::new(&[4], &[1], 1, 5)?;
+    /// let src = Layout::new(&[4], &[1], 0, 5)?;
+    /// a.assign_within(&dst, &src)?;
+    /// assert_eq!(a.to_vec(), [1, 1, 2, 3, 4]);
+    /// // Reverse in place: a = a[::-1].
+    /// let all = Layout::contiguous(&[5], 5)?;
+    /// a.assign_within(&all, &all.reversed(0)?)?;
+    /// assert_eq!(a.to_vec(), [4, 3, 2, 1, 1]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn assign_within(&mut self, dst: &Layout, src: &Layout) -> Result<()> {
+        let len = self.len();
+        assign_within::<L>(T::BITS, self.words_mut(), len, dst, src)
+    }
+}

@@ -1,0 +1,113 @@
+//! [`ViewIter`]: the elements of a [`View`](super::View) in logical (row-major) order.
+
+use core::fmt;
+use core::marker::PhantomData;
+
+use super::strided::{from_raw, raw_at};
+use super::{Layout, MAX_DIMS};
+use crate::BitElement;
+use crate::narrow::{Dense, Packing};
+
+/// An iterator over the elements of a [`View`](super::View) in logical
+/// (row-major) order.
+///
+/// Made by [`View::iter`](super::View::iter) and
+/// [`ViewMut::iter`](super::ViewMut::iter); it owns a copy of the
+/// descriptor.
+///
+/// # Examples
+///
+/// ```
+/// let a = bitpack::NarrowArray::from_slice(&[1u8, 2, 3, 4]);
+/// let mut it = a.view().step_by(0, 3)?.iter();
+/// assert_eq!(it.len(), 2);
+/// assert_eq!(it.next(), Some(1));
+/// assert_eq!(it.next(), Some(4));
+/// assert_eq!(it.next(), None);
+/// # Ok::<(), bitpack::Error>(())
+/// ```
+pub struct ViewIter<'a, T: BitElement, L: Packing = Dense> {
+    words: &'a [u64],
+    bits: u32,
+    layout: Layout,
+    coords: [usize; MAX_DIMS],
+    at: isize,
+    remaining: usize,
+    _values: PhantomData<(T, L)>,
+}
+
+impl<'a, T: BitElement, L: Packing> ViewIter<'a, T, L> {
+    pub(super) fn new(words: &'a [u64], bits: u32, layout: Layout) -> Self {
+        ViewIter {
+            words,
+            bits,
+            at: layout.offset(),
+            remaining: layout.len(),
+            layout,
+            coords: [0; MAX_DIMS],
+            _values: PhantomData,
+        }
+    }
+}
+
+impl<T: BitElement, L: Packing> Clone for ViewIter<'_, T, L> {
+    fn clone(&self) -> Self {
+        ViewIter {
+            words: self.words,
+            bits: self.bits,
+            layout: self.layout,
+            coords: self.coords,
+            at: self.at,
+            remaining: self.remaining,
+            _values: PhantomData,
+        }
+    }
+}
+
+impl<T: BitElement, L: Packing> fmt::Debug for ViewIter<'_, T, L> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ViewIter")
+            .field("layout", &self.layout)
+            .field("remaining", &self.remaining)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T: BitElement, L: Packing> Iterator for ViewIter<'_, T, L> {
+    type Item = T;
+
+    #[inline]
+    fn next(&mut self) -> Option<T> {
+        if self.remaining == 0 {
+            return None;
+        }
+        self.remaining -= 1;
+        let value = from_raw(raw_at::<T, L>(self.words, self.bits, self.at as usize));
+        if self.remaining > 0 {
+            let l = &self.layout;
+            let (shape, strides) = (l.shape(), l.strides());
+            let mut d = shape.len();
+            loop {
+                d -= 1;
+                if self.coords[d] + 1 < shape[d] {
+                    self.coords[d] += 1;
+                    self.at += strides[d];
+                    break;
+                }
+                // Back to coordinate 0: within the validated extent.
+                self.at -= strides[d] * (shape[d] as isize - 1);
+                self.coords[d] = 0;
+            }
+        }
+        Some(value)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining, Some(self.remaining))
+    }
+}
+
+impl<T: BitElement, L: Packing> ExactSizeIterator for ViewIter<'_, T, L> {}
+
+impl<T: BitElement, L: Packing> core::iter::FusedIterator for ViewIter<'_, T, L> {}
