@@ -72,8 +72,8 @@ use core::arch::nvptx;
 use core::slice;
 
 use bitpack::formats::{
-    BlockGrid, E2M1, E2M3, E3M2, E4M3, E5M2, E8M0, MiniFloat, Mode, MxElement, Rounding,
-    ScaleRule, ScaleWalk, TinyScale, mx_codes, mx_scale, mx_value, nvfp4_codes, nvfp4_scale, nvfp4_value,
+    BlockGrid, E2M1, E2M3, E3M2, E4M3, E5M2, E8M0, MiniFloat, Mode, MxElement, Rounding, ScaleRule,
+    ScaleWalk, TinyScale, mx_codes, mx_scale, mx_value, nvfp4_codes, nvfp4_scale, nvfp4_value,
 };
 use bitpack::kernels::fixed::{self, Lane};
 use bitpack::kernels::words_for;
@@ -752,7 +752,14 @@ fn rounding_of(seed: u64, stochastic: u32) -> Rounding {
 /// `src` holds `outer * d * inner` values, `scales` room for the grid's
 /// scales.
 #[inline(always)]
-unsafe fn mx_scales_kernel<F: MxElement>(src: *const f32, outer: u64, d: u64, inner: u64, rule: u32, scales: *mut u8) {
+unsafe fn mx_scales_kernel<F: MxElement>(
+    src: *const f32,
+    outer: u64,
+    d: u64,
+    inner: u64,
+    rule: u32,
+    scales: *mut u8,
+) {
     let grid = BlockGrid::along(outer as usize, d as usize, inner as usize, 32);
     let g = global_thread() as usize;
     if g >= grid.scales() {
@@ -813,10 +820,16 @@ unsafe fn mx_decode_kernel<F: MxElement, const W: u32>(
     let sc = unsafe { slice::from_raw_parts(scales, grid.scales()) };
     // SAFETY: the caller's promise.
     unsafe {
-        decode_scaled::<W>(words, grid.len() as u64, out, |f| grid.scale_walk(f), |c, g| {
-            let scale = E8M0::from_bits(sc.get(g).copied().unwrap_or(0xff));
-            mx_value(F::from_raw_bits(c.into()), scale)
-        })
+        decode_scaled::<W>(
+            words,
+            grid.len() as u64,
+            out,
+            |f| grid.scale_walk(f),
+            |c, g| {
+                let scale = E8M0::from_bits(sc.get(g).copied().unwrap_or(0xff));
+                mx_value(F::from_raw_bits(c.into()), scale)
+            },
+        )
     };
 }
 
@@ -857,7 +870,9 @@ macro_rules! mx_entries {
             words: *mut u64,
         ) {
             // SAFETY: the caller's promise.
-            unsafe { mx_encode_kernel::<$f, $w>(src, outer, d, inner, scales, seed, stochastic, words) }
+            unsafe {
+                mx_encode_kernel::<$f, $w>(src, outer, d, inner, scales, seed, stochastic, words)
+            }
         }
 
         /// Decodes the values times their block's scale (see the crate docs).
@@ -904,7 +919,13 @@ pub unsafe extern "ptx-kernel" fn nvfp4_scales(
     tiny: u32,
     scales: *mut u8,
 ) {
-    let grid = BlockGrid::tiles(rows as usize, cols as usize, matrix_rows as usize, tile as usize, 16);
+    let grid = BlockGrid::tiles(
+        rows as usize,
+        cols as usize,
+        matrix_rows as usize,
+        tile as usize,
+        16,
+    );
     let g = global_thread() as usize;
     if g >= grid.scales() {
         return;
@@ -975,10 +996,16 @@ pub unsafe extern "ptx-kernel" fn nvfp4_decode(
     let sc = unsafe { slice::from_raw_parts(scales, grid.scales()) };
     // SAFETY: the caller's promise.
     unsafe {
-        decode_scaled::<4>(words, grid.len() as u64, out, |f| grid.scale_walk(f), |c, g| {
-            let scale = E4M3::from_bits(sc.get(g).copied().unwrap_or(0x7f));
-            nvfp4_value(E2M1::from_bits(c), scale, tensor_scale)
-        })
+        decode_scaled::<4>(
+            words,
+            grid.len() as u64,
+            out,
+            |f| grid.scale_walk(f),
+            |c, g| {
+                let scale = E4M3::from_bits(sc.get(g).copied().unwrap_or(0x7f));
+                nvfp4_value(E2M1::from_bits(c), scale, tensor_scale)
+            },
+        )
     };
 }
 

@@ -157,6 +157,7 @@ macro_rules! index_iter_impls {
         impl<$($gen)*> core::iter::FusedIterator for $ty {}
     };
 }
+#[cfg(feature = "alloc")]
 pub(crate) use index_iter_impls;
 
 /// An iterator over the values of an [`NArray`], lane 0 first. It holds a

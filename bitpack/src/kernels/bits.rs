@@ -11,6 +11,9 @@
 //! buffer are the dense byte stream on every target. The word-aligned layout
 //! puts `64 / BITS` values in each word, none straddling.
 
+// Without `alloc` only the kernels use these; the containers use the rest.
+#![cfg_attr(not(feature = "alloc"), allow(dead_code))]
+
 use crate::unsigned::mask_u128;
 
 /// The value of a stored word (stored words are little-endian bytes).

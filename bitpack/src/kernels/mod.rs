@@ -205,8 +205,10 @@ macro_rules! width_table {
         [$( $f::<$w, $x> as _ ),*]
     };
 }
+#[cfg(feature = "alloc")]
 pub(crate) use width_table;
 
+#[cfg(feature = "alloc")]
 pub(crate) mod aligned;
 pub(crate) mod bits;
 pub mod fixed;
@@ -251,6 +253,7 @@ macro_rules! select {
 }
 
 pub(crate) mod minifloat;
+#[cfg(feature = "alloc")]
 pub(crate) mod stream;
 
 /// Portable instantiations, one per width.
@@ -289,6 +292,7 @@ pub fn __limit_features(_mask: u8) {}
 /// `__limit_features` holds), else as it is: how the portable loops of the
 /// reductions get their AVX2 builds without a `#[target_feature]` outside
 /// this folder.
+#[cfg(feature = "alloc")]
 #[inline(always)]
 pub(crate) fn with_avx2<R>(f: impl FnOnce() -> R) -> R {
     #[cfg(all(feature = "std", target_arch = "x86_64"))]
