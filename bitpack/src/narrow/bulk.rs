@@ -14,8 +14,10 @@ use crate::kernels::bits::{bit_of, per_word, same_as_dense};
 use crate::kernels::{aligned, bits, stream};
 use crate::{BitElement, Unsigned};
 
+#[cfg(target_endian = "little")]
+pub(crate) use crate::kernels::bits::word_bytes_mut;
 pub(crate) use crate::kernels::bits::{
-    bytes_to_words, clear_from, read, word_bytes, word_bytes_mut, words_for_bits, write,
+    bytes_to_words, clear_from, read, word_bytes, words_for_bits, write,
 };
 
 /// Packs `src` into the stream, element `src[j]` at index `first + j`. Only
