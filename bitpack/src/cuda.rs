@@ -638,17 +638,6 @@ impl DeviceNvfp4Array {
     }
 }
 
-/// `(outer, d, inner)` of `shape` along `axis`: all zero when an extent is
-/// zero (the shape is validated, so the products of a non-empty one fit).
-fn split_axis(shape: &[usize], axis: usize) -> (usize, usize, usize) {
-    if shape.contains(&0) {
-        return (0, 0, 0);
-    }
-    let outer = shape[..axis].iter().product();
-    let inner = shape[axis + 1..].iter().product();
-    (outer, shape[axis], inner)
-}
-
 /// `(seed, stochastic)` kernel arguments of a rounding.
 fn rounding_args(r: Rounding) -> (u64, u32) {
     match r {
@@ -673,6 +662,15 @@ impl Gpu {
             block_dim: (THREADS, 1, 1),
             shared_mem_bytes: 0,
         })
+    }
+
+    /// `bytes` in device memory (at least one byte allocated).
+    fn upload_bytes(&self, bytes: &[u8]) -> Result<CudaSlice<u8>> {
+        let mut host = bytes.to_vec();
+        host.resize(bytes.len().max(1), 0);
+        self.stream
+            .clone_htod(&host)
+            .map_err(driver("cuMemcpyHtoD"))
     }
 
     fn alloc_bytes(&self, n: usize) -> Result<CudaSlice<u8>> {
@@ -733,7 +731,7 @@ impl Gpu {
             });
         }
         let name = format_name::<F>()?;
-        let (outer, d, inner) = split_axis(shape, axis);
+        let (outer, d, inner) = crate::formats::split_axis(shape, axis);
         let grid = BlockGrid::along(outer, d, inner, MxArray::<F>::BLOCK_SIZE);
         let n = data.len();
         let mut scales = self.alloc_bytes(grid.scales())?;
@@ -803,7 +801,7 @@ impl Gpu {
     pub fn mx_dequantize<F: MxElement>(&self, a: &DeviceMxArray<F>) -> Result<Vec<f32>> {
         let name = format_name::<F>()?;
         let n = a.len();
-        let (outer, d, inner) = split_axis(&a.shape, a.axis);
+        let (outer, d, inner) = crate::formats::split_axis(&a.shape, a.axis);
         let mut out = self
             .stream
             .alloc_zeros::<f32>(n.max(1))
@@ -840,12 +838,7 @@ impl Gpu {
     pub fn upload_mx<F: MxElement>(&self, a: &MxArray<F>) -> Result<DeviceMxArray<F>> {
         let values = self.upload(a.values())?;
         let bytes = a.scales().as_bytes();
-        let mut host = bytes.to_vec();
-        host.resize(bytes.len().max(1), 0);
-        let scales = self
-            .stream
-            .clone_htod(&host)
-            .map_err(driver("cuMemcpyHtoD"))?;
+        let scales = self.upload_bytes(bytes)?;
         Ok(DeviceMxArray {
             values,
             scales,
@@ -1026,12 +1019,7 @@ impl Gpu {
     pub fn upload_nvfp4(&self, a: &Nvfp4Array) -> Result<DeviceNvfp4Array> {
         let values = self.upload(a.values())?;
         let bytes = a.scales().as_bytes();
-        let mut host = bytes.to_vec();
-        host.resize(bytes.len().max(1), 0);
-        let scales = self
-            .stream
-            .clone_htod(&host)
-            .map_err(driver("cuMemcpyHtoD"))?;
+        let scales = self.upload_bytes(bytes)?;
         Ok(DeviceNvfp4Array {
             values,
             scales,

@@ -155,7 +155,7 @@ pub use block::{
 #[cfg(feature = "alloc")]
 pub use blocked::swizzle_scales;
 #[cfg(feature = "cuda")]
-pub(crate) use blocked::{scale_shape_along, split_shape};
+pub(crate) use blocked::{scale_shape_along, split_axis, split_shape};
 #[cfg(feature = "alloc")]
 pub use bulk::{decode, decode_into, encode, encode_into};
 pub use bulk::{decode_packed, decode_slice, encode_packed, encode_slice};
