@@ -110,7 +110,7 @@ pub(crate) fn pack_raw<const W: u32, U: Unsigned>(src: &[U], words: &mut [u64], 
 }
 
 /// Unpacks raw integers of `W` bits (`W <= U::BITS`, `W <= 64`): the
-/// portable body (`stream.rs` dispatches to the SIMD builds of `x86.rs`).
+/// portable body (`stream.rs` dispatches to the SIMD builds of `x86/`).
 #[inline(always)]
 pub(crate) fn unpack_raw_body<const W: u32, U: Unsigned>(
     words: &[u64],

@@ -1,7 +1,7 @@
 //! The bulk float paths over slices and packed streams: codes from `f32`,
 //! `f32` from codes, through the element functions of `float_elem.rs` (as
 //! portable loops or, where `x86::features()` reports them, the SIMD builds
-//! of `x86.rs`), else the rounding routine or the decode table.
+//! of `x86/`), else the rounding routine or the decode table.
 
 pub(crate) use super::float_elem::*;
 use crate::formats::MiniFloat;
