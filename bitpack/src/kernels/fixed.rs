@@ -427,43 +427,49 @@ pub fn decode_words<F: MiniFloat>(words: &[u64], dst: &mut [f32]) {
     }
 }
 
-/// `f32` to `f16` bits, round to nearest even, for two lanes: `lo` in bits
-/// 15:0. One `cvt.rn.f16x2.f32` on `nvptx64` `sm_80`+; portable elsewhere
-/// (`half::f16::from_f32`). NaN lanes give the portable NaN.
-///
-/// # Examples
-///
-/// ```
-/// assert_eq!(bitpack::kernels::fixed::f16x2(1.0, -2.0), 0xc000_3c00);
-/// ```
-#[cfg(feature = "half")]
-#[inline]
-pub fn f16x2(lo: f32, hi: f32) -> u32 {
-    #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
-    if !lo.is_nan() && !hi.is_nan() {
-        return super::ptx::f16x2(lo, hi);
-    }
-    half::f16::from_f32(lo).to_bits() as u32 | (half::f16::from_f32(hi).to_bits() as u32) << 16
+/// Declares a two-lane `f32` to 16-bit float conversion: the `cvt` of the
+/// same name in `ptx.rs` on `nvptx64` `sm_80`+ for non-NaN lanes, `half`'s
+/// conversion elsewhere (and for NaN lanes).
+macro_rules! half_pair {
+    ($(#[$m:meta])* $name:ident, $half:ident) => {
+        $(#[$m])*
+        #[cfg(feature = "half")]
+        #[inline]
+        pub fn $name(lo: f32, hi: f32) -> u32 {
+            #[cfg(target_arch = "nvptx64")]
+            super::ptx::tier!(sm80 if !lo.is_nan() && !hi.is_nan() {
+                return super::ptx::$name(lo, hi);
+            });
+            let one = |x: f32| half::$half::from_f32(x).to_bits() as u32;
+            one(lo) | one(hi) << 16
+        }
+    };
 }
 
-/// `f32` to `bf16` bits, round to nearest even, for two lanes: `lo` in bits
-/// 15:0. One `cvt.rn.bf16x2.f32` on `nvptx64` `sm_80`+; portable elsewhere
-/// (`half::bf16::from_f32`). NaN lanes give the portable NaN.
-///
-/// # Examples
-///
-/// ```
-/// assert_eq!(bitpack::kernels::fixed::bf16x2(1.0, -2.0), 0xc000_3f80);
-/// ```
-#[cfg(feature = "half")]
-#[inline]
-pub fn bf16x2(lo: f32, hi: f32) -> u32 {
-    #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
-    if !lo.is_nan() && !hi.is_nan() {
-        return super::ptx::bf16x2(lo, hi);
-    }
-    half::bf16::from_f32(lo).to_bits() as u32 | (half::bf16::from_f32(hi).to_bits() as u32) << 16
-}
+half_pair!(
+    /// `f32` to `f16` bits, round to nearest even, for two lanes: `lo` in
+    /// bits 15:0. One `cvt.rn.f16x2.f32` on `nvptx64` `sm_80`+; portable
+    /// elsewhere (`half::f16::from_f32`). NaN lanes give the portable NaN.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(bitpack::kernels::fixed::f16x2(1.0, -2.0), 0xc000_3c00);
+    /// ```
+    f16x2,
+    f16
+);
+half_pair!(
+    /// As [`f16x2`], for `bf16` (`cvt.rn.bf16x2.f32`; `half::bf16::from_f32`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(bitpack::kernels::fixed::bf16x2(1.0, -2.0), 0xc000_3f80);
+    /// ```
+    bf16x2,
+    bf16
+);
 
 /// The hardware pair conversions of `ptx.rs`, by format, for the targets
 /// that have them; `None` where the portable code must run.
@@ -521,24 +527,15 @@ mod device {
     )]
     #[inline(always)]
     pub(super) fn encode_pair<F: MiniFloat>(lo: f32, hi: f32) -> Option<u16> {
-        #[cfg(all(target_feature = "sm_89", target_feature = "ptx78"))]
-        {
+        ptx::tier!(fp8 {
             if const { same_format(&F::FORMAT, &FloatFormat::E4M3) } {
                 return Some(fix_nan::<F>(ptx::e4m3x2(lo, hi), lo, hi));
             }
             if const { same_format(&F::FORMAT, &FloatFormat::E5M2) } {
                 return Some(fix_nan::<F>(ptx::e5m2x2(lo, hi), lo, hi));
             }
-        }
-        #[cfg(all(
-            any(
-                target_feature = "sm_100a",
-                target_feature = "sm_101a",
-                target_feature = "sm_120a"
-            ),
-            target_feature = "ptx86"
-        ))]
-        {
+        });
+        ptx::tier!(fp4 {
             if const { same_format(&F::FORMAT, &FloatFormat::E2M1) } {
                 return Some(ptx::e2m1x2(lo, hi));
             }
@@ -549,7 +546,7 @@ mod device {
             if const { same_format(&F::FORMAT, &FloatFormat::E3M2) } {
                 return Some(dense(ptx::e3m2x2(lo, hi)));
             }
-        }
+        });
         None
     }
 
@@ -564,24 +561,15 @@ mod device {
             reason = "assigned by the targets that have a packed `cvt`"
         )]
         let mut h: Option<u32> = None;
-        #[cfg(all(target_feature = "sm_89", target_feature = "ptx78"))]
-        {
+        ptx::tier!(fp8 {
             let pair = a as u16 | (b as u16) << 8;
             if const { same_format(&F::FORMAT, &FloatFormat::E4M3) } {
                 h = Some(ptx::f16x2_from_e4m3x2(pair));
             } else if const { same_format(&F::FORMAT, &FloatFormat::E5M2) } {
                 h = Some(ptx::f16x2_from_e5m2x2(pair));
             }
-        }
-        #[cfg(all(
-            any(
-                target_feature = "sm_100a",
-                target_feature = "sm_101a",
-                target_feature = "sm_120a"
-            ),
-            target_feature = "ptx86"
-        ))]
-        {
+        });
+        ptx::tier!(fp4 {
             let padded = a as u16 | (b as u16) << 8;
             if const { same_format(&F::FORMAT, &FloatFormat::E2M1) } {
                 h = Some(ptx::f16x2_from_e2m1x2(a as u16 | (b as u16) << 4));
@@ -590,7 +578,7 @@ mod device {
             } else if const { same_format(&F::FORMAT, &FloatFormat::E3M2) } {
                 h = Some(ptx::f16x2_from_e3m2x2(padded));
             }
-        }
+        });
         let h = h?;
         let mut v = ptx::f32x2_from_f16x2(h);
         if F::FORMAT.is_nan_code(a as u32) {

@@ -29,213 +29,109 @@
 
 use core::arch::asm;
 
-/// Declares one `cvt` of two `f32` lanes into a 16-bit result register.
-macro_rules! cvt_pair_f32 {
-    ($(#[$m:meta])* $name:ident, $cfg:meta, $insn:literal) => {
-        $(#[$m])*
-        #[cfg($cfg)]
-        #[inline(always)]
-        pub(crate) fn $name(lo: f32, hi: f32) -> u16 {
-            let d: u16;
-            // SAFETY: a register-only `cvt` (no memory, no side effects) that
-            // the target has: the `cfg` above requires the `sm_XX` and `ptxNN`
-            // target features the PTX ISA lists for it.
-            unsafe {
-                asm!(
-                    concat!($insn, " {d}, {a}, {b};"),
-                    d = out(reg16) d,
-                    a = in(reg32) hi,
-                    b = in(reg32) lo,
-                    options(pure, nomem, nostack),
-                )
-            };
-            d
-        }
+/// `tier!(fp8 ITEM)`, `tier!(fp4 ITEM)`, `tier!(sm80 ITEM)`: `ITEM` (an item
+/// or a block statement) only for the targets that have that tier's `cvt`
+/// forms: `fp8` the FP8 pairs (`sm_89`, PTX 7.8), `fp4` the FP4/FP6/E8M0
+/// pairs (`sm_100a`, `sm_101a`, `sm_120a`, PTX 8.6), `sm80` the `f16`/`bf16`
+/// pairs (`sm_80`, PTX 7.0). The one place each condition is written.
+macro_rules! tier {
+    (fp8 $($t:tt)*) => {
+        #[cfg(all(target_feature = "sm_89", target_feature = "ptx78"))]
+        $($t)*
+    };
+    (fp4 $($t:tt)*) => {
+        #[cfg(all(
+            any(target_feature = "sm_100a", target_feature = "sm_101a", target_feature = "sm_120a"),
+            target_feature = "ptx86"
+        ))]
+        $($t)*
+    };
+    (sm80 $($t:tt)*) => {
+        #[cfg(target_feature = "sm_80")]
+        $($t)*
     };
 }
+pub(crate) use tier;
 
-cvt_pair_f32!(
+/// Declares register-only `cvt` wrappers of one signature: each line names
+/// the tier that has the instruction, the function and the instruction text
+/// (operands by name, `{d}` the result). A `.b8` operand, which inline asm
+/// has no class for, goes through a temporary scoped by braces.
+macro_rules! cvt {
+    (fn($($a:ident: $at:ty => $ac:ident),*) -> $rt:ty => $rc:ident;
+     $($(#[$m:meta])* $tier:ident $name:ident = $insn:literal;)*) => {$(
+        tier! { $tier
+            $(#[$m])*
+            #[inline(always)]
+            pub(crate) fn $name($($a: $at),*) -> $rt {
+                let d: $rt;
+                // SAFETY: register-only instructions (no memory, no side
+                // effects) that the target has: `tier!` requires the `sm_XX`
+                // and `ptxNN` target features the PTX ISA lists for them, and
+                // temporaries are scoped by braces, so they clash with no
+                // other register.
+                unsafe {
+                    asm!(
+                        $insn,
+                        d = out($rc) d,
+                        $($a = in($ac) $a,)*
+                        options(pure, nomem, nostack)
+                    )
+                };
+                d
+            }
+        }
+    )*};
+}
+
+// Two `f32` lanes into a 16-bit pair of codes (the first source operand
+// goes to the high half).
+cvt! {
+    fn(lo: f32 => reg32, hi: f32 => reg32) -> u16 => reg16;
     /// `cvt.rn.satfinite.e4m3x2.f32`: two E4M3 codes, `lo` in bits 7:0.
-    e4m3x2,
-    all(target_feature = "sm_89", target_feature = "ptx78"),
-    "cvt.rn.satfinite.e4m3x2.f32"
-);
-cvt_pair_f32!(
-    /// `cvt.rn.satfinite.e5m2x2.f32`: two E5M2 codes, `lo` in bits 7:0.
-    e5m2x2,
-    all(target_feature = "sm_89", target_feature = "ptx78"),
-    "cvt.rn.satfinite.e5m2x2.f32"
-);
-cvt_pair_f32!(
+    fp8 e4m3x2 = "cvt.rn.satfinite.e4m3x2.f32 {d}, {hi}, {lo};";
+    /// `cvt.rn.satfinite.e5m2x2.f32`: as [`e4m3x2`] for E5M2.
+    fp8 e5m2x2 = "cvt.rn.satfinite.e5m2x2.f32 {d}, {hi}, {lo};";
     /// `cvt.rn.satfinite.e2m3x2.f32`: two E2M3 codes, `lo` in bits 5:0 and
     /// `hi` in bits 13:8.
-    e2m3x2,
-    all(
-        any(target_feature = "sm_100a", target_feature = "sm_101a", target_feature = "sm_120a"),
-        target_feature = "ptx86"
-    ),
-    "cvt.rn.satfinite.e2m3x2.f32"
-);
-cvt_pair_f32!(
-    /// `cvt.rn.satfinite.e3m2x2.f32`: two E3M2 codes, `lo` in bits 5:0 and
-    /// `hi` in bits 13:8.
-    e3m2x2,
-    all(
-        any(target_feature = "sm_100a", target_feature = "sm_101a", target_feature = "sm_120a"),
-        target_feature = "ptx86"
-    ),
-    "cvt.rn.satfinite.e3m2x2.f32"
-);
-cvt_pair_f32!(
+    fp4 e2m3x2 = "cvt.rn.satfinite.e2m3x2.f32 {d}, {hi}, {lo};";
+    /// `cvt.rn.satfinite.e3m2x2.f32`: as [`e2m3x2`] for E3M2.
+    fp4 e3m2x2 = "cvt.rn.satfinite.e3m2x2.f32 {d}, {hi}, {lo};";
     /// `cvt.rz.satfinite.ue8m0x2.f32`: two E8M0 codes rounded toward zero.
-    ue8m0x2_rz,
-    all(
-        any(target_feature = "sm_100a", target_feature = "sm_101a", target_feature = "sm_120a"),
-        target_feature = "ptx86"
-    ),
-    "cvt.rz.satfinite.ue8m0x2.f32"
-);
-cvt_pair_f32!(
-    /// `cvt.rp.satfinite.ue8m0x2.f32`: two E8M0 codes rounded up.
-    ue8m0x2_rp,
-    all(
-        any(target_feature = "sm_100a", target_feature = "sm_101a", target_feature = "sm_120a"),
-        target_feature = "ptx86"
-    ),
-    "cvt.rp.satfinite.ue8m0x2.f32"
-);
-
-/// `cvt.rn.satfinite.e2m1x2.f32`: two E2M1 codes, `lo` in bits 3:0 and `hi`
-/// in bits 7:4. The instruction writes a `.b8` register, which inline asm
-/// has no class for, so it goes through a scoped temporary.
-#[cfg(all(
-    any(
-        target_feature = "sm_100a",
-        target_feature = "sm_101a",
-        target_feature = "sm_120a"
-    ),
-    target_feature = "ptx86"
-))]
-#[inline(always)]
-pub(crate) fn e2m1x2(lo: f32, hi: f32) -> u16 {
-    let d: u16;
-    // SAFETY: register-only instructions that the target has (the `cfg`
-    // requires an architecture with the FP4 `cvt` and PTX 8.6); `t` is
-    // declared inside the braces, so it clashes with no other register.
-    unsafe {
-        asm!(
-            "{{ .reg .b8 t; cvt.rn.satfinite.e2m1x2.f32 t, {a}, {b}; cvt.u16.u8 {d}, t; }}",
-            d = out(reg16) d,
-            a = in(reg32) hi,
-            b = in(reg32) lo,
-            options(pure, nomem, nostack),
-        )
-    };
-    d
+    fp4 ue8m0x2_rz = "cvt.rz.satfinite.ue8m0x2.f32 {d}, {hi}, {lo};";
+    /// `cvt.rp.satfinite.ue8m0x2.f32`: rounded up.
+    fp4 ue8m0x2_rp = "cvt.rp.satfinite.ue8m0x2.f32 {d}, {hi}, {lo};";
+    /// `cvt.rn.satfinite.e2m1x2.f32`: two E2M1 codes, `lo` in bits 3:0 and
+    /// `hi` in bits 7:4 (the instruction writes a `.b8` register).
+    fp4 e2m1x2 = "{{ .reg .b8 t; cvt.rn.satfinite.e2m1x2.f32 t, {hi}, {lo}; cvt.u16.u8 {d}, t; }}";
 }
 
-/// Declares one decode of a packed pair of codes into an `f16x2` register
-/// (lane 0 in bits 15:0).
-macro_rules! cvt_f16x2_from {
-    ($(#[$m:meta])* $name:ident, $cfg:meta, $body:literal) => {
-        $(#[$m])*
-        #[cfg($cfg)]
-        #[inline(always)]
-        pub(crate) fn $name(codes: u16) -> u32 {
-            let d: u32;
-            // SAFETY: register-only instructions that the target has (the
-            // `cfg` above); temporaries are scoped by the braces.
-            unsafe {
-                asm!(
-                    $body,
-                    d = out(reg32) d,
-                    a = in(reg16) codes,
-                    options(pure, nomem, nostack),
-                )
-            };
-            d
-        }
-    };
-}
-
-cvt_f16x2_from!(
+// A 16-bit pair of codes (lane 0 low) into an `f16x2` (lane 0 in bits 15:0).
+cvt! {
+    fn(codes: u16 => reg16) -> u32 => reg32;
     /// `cvt.rn.f16x2.e4m3x2`: the two E4M3 codes of `codes` (lane 0 in bits
-    /// 7:0) as two `f16`s (lane 0 in bits 15:0).
-    f16x2_from_e4m3x2,
-    all(target_feature = "sm_89", target_feature = "ptx78"),
-    "cvt.rn.f16x2.e4m3x2 {d}, {a};"
-);
-cvt_f16x2_from!(
+    /// 7:0) as two `f16`s.
+    fp8 f16x2_from_e4m3x2 = "cvt.rn.f16x2.e4m3x2 {d}, {codes};";
     /// `cvt.rn.f16x2.e5m2x2`: as [`f16x2_from_e4m3x2`] for E5M2.
-    f16x2_from_e5m2x2,
-    all(target_feature = "sm_89", target_feature = "ptx78"),
-    "cvt.rn.f16x2.e5m2x2 {d}, {a};"
-);
-cvt_f16x2_from!(
+    fp8 f16x2_from_e5m2x2 = "cvt.rn.f16x2.e5m2x2 {d}, {codes};";
     /// `cvt.rn.f16x2.e2m3x2`: two E2M3 codes, one per byte (bits 5:0 and
-    /// 13:8), as two `f16`s.
-    f16x2_from_e2m3x2,
-    all(
-        any(target_feature = "sm_100a", target_feature = "sm_101a", target_feature = "sm_120a"),
-        target_feature = "ptx86"
-    ),
-    "cvt.rn.f16x2.e2m3x2 {d}, {a};"
-);
-cvt_f16x2_from!(
+    /// 13:8).
+    fp4 f16x2_from_e2m3x2 = "cvt.rn.f16x2.e2m3x2 {d}, {codes};";
     /// `cvt.rn.f16x2.e3m2x2`: as [`f16x2_from_e2m3x2`] for E3M2.
-    f16x2_from_e3m2x2,
-    all(
-        any(target_feature = "sm_100a", target_feature = "sm_101a", target_feature = "sm_120a"),
-        target_feature = "ptx86"
-    ),
-    "cvt.rn.f16x2.e3m2x2 {d}, {a};"
-);
-cvt_f16x2_from!(
+    fp4 f16x2_from_e3m2x2 = "cvt.rn.f16x2.e3m2x2 {d}, {codes};";
     /// `cvt.rn.f16x2.e2m1x2`: the two E2M1 codes in bits 7:0 of `codes`
-    /// (lane 0 in bits 3:0) as two `f16`s. The source is a `.b8` register,
-    /// reached through a scoped temporary.
-    f16x2_from_e2m1x2,
-    all(
-        any(target_feature = "sm_100a", target_feature = "sm_101a", target_feature = "sm_120a"),
-        target_feature = "ptx86"
-    ),
-    "{{ .reg .b8 t; cvt.u8.u16 t, {a}; cvt.rn.f16x2.e2m1x2 {d}, t; }}"
-);
-
-/// Declares a `cvt` of two `f32` lanes into a 32-bit pair register.
-macro_rules! cvt_x2_f32 {
-    ($(#[$m:meta])* $name:ident, $insn:literal) => {
-        $(#[$m])*
-        #[cfg(target_feature = "sm_80")]
-        #[inline(always)]
-        pub(crate) fn $name(lo: f32, hi: f32) -> u32 {
-            let d: u32;
-            // SAFETY: a register-only `cvt` that every `sm_80` target has
-            // (PTX 7.0, which `sm_80` implies).
-            unsafe {
-                asm!(
-                    concat!($insn, " {d}, {a}, {b};"),
-                    d = out(reg32) d,
-                    a = in(reg32) hi,
-                    b = in(reg32) lo,
-                    options(pure, nomem, nostack),
-                )
-            };
-            d
-        }
-    };
+    /// (lane 0 in bits 3:0); the source is a `.b8` register.
+    fp4 f16x2_from_e2m1x2 = "{{ .reg .b8 t; cvt.u8.u16 t, {codes}; cvt.rn.f16x2.e2m1x2 {d}, t; }}";
 }
 
-cvt_x2_f32!(
-    /// `cvt.rn.f16x2.f32`: two `f16` bit patterns, lane 0 in bits 15:0.
-    f16x2,
-    "cvt.rn.f16x2.f32"
-);
-cvt_x2_f32!(
-    /// `cvt.rn.bf16x2.f32`: two `bf16` bit patterns, lane 0 in bits 15:0.
-    bf16x2,
-    "cvt.rn.bf16x2.f32"
-);
+// Two `f32` lanes into a 32-bit pair (lane 0 in bits 15:0).
+cvt! {
+    fn(lo: f32 => reg32, hi: f32 => reg32) -> u32 => reg32;
+    /// `cvt.rn.f16x2.f32`: two `f16` bit patterns.
+    sm80 f16x2 = "cvt.rn.f16x2.f32 {d}, {hi}, {lo};";
+    /// `cvt.rn.bf16x2.f32`: two `bf16` bit patterns.
+    sm80 bf16x2 = "cvt.rn.bf16x2.f32 {d}, {hi}, {lo};";
+}
 
 /// `cvt.f32.f16` of both halves of an `f16x2` register: `[lane 0, lane 1]`.
 #[inline(always)]
