@@ -164,45 +164,43 @@ macro_rules! unroll64 {
 
 /// The one width-table macro: a table of one kernel instantiated at every
 /// width `1..=N` (`N` = 8, 16, 32, 64 or 128), entry `w - 1` being
-/// `path::<w>` or `path::<w, X>` for `width_table!(path, X; N)`; `path` is
-/// `f` or `module::f`.
+/// `path::<w>`, or `path::<w, X, Y>` for `width_table!(path, X, Y; N)`
+/// (each extra argument one token: a type name or a `const` value); `path`
+/// is `f` or `module::f`.
 macro_rules! width_table {
-    ($($f:ident)::+ $(, $x:ty)?; 8) => {
-        width_table!(@ ($($f)::+) $(, $x)?; 1 2 3 4 5 6 7 8)
+    ($($f:ident)::+ $(, $x:tt)*; 8) => {
+        width_table!(@ ($($f)::+) $(, $x)*; 1 2 3 4 5 6 7 8)
     };
-    ($($f:ident)::+ $(, $x:ty)?; 16) => {
-        width_table!(@ ($($f)::+) $(, $x)?; 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
+    ($($f:ident)::+ $(, $x:tt)*; 16) => {
+        width_table!(@ ($($f)::+) $(, $x)*; 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
     };
-    ($($f:ident)::+ $(, $x:ty)?; 32) => {
-        width_table!(@ ($($f)::+) $(, $x)?;
+    ($($f:ident)::+ $(, $x:tt)*; 32) => {
+        width_table!(@ ($($f)::+) $(, $x)*;
             1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30
             31 32)
     };
-    ($($f:ident)::+ $(, $x:ty)?; 64) => {
-        width_table!(@ ($($f)::+) $(, $x)?;
+    ($($f:ident)::+ $(, $x:tt)*; 64) => {
+        width_table!(@ ($($f)::+) $(, $x)*;
             1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30
             31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58
             59 60 61 62 63 64)
     };
-    ($($f:ident)::+ $(, $x:ty)?; 128) => {
-        width_table!(@ ($($f)::+) $(, $x)?;
+    ($($f:ident)::+ $(, $x:tt)*; 128) => {
+        width_table!(@ ($($f)::+) $(, $x)*;
             1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30
             31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58
             59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86
             87 88 89 90 91 92 93 94 95 96 97 98 99 100 101 102 103 104 105 106 107 108 109 110
             111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127 128)
     };
-    (@ ($m:ident::$f:ident); $($w:literal)*) => {
-        [$( $m::$f::<$w> as _ ),*]
+    (@ ($($f:ident)::+) $(, $x:tt)*; $($w:literal)*) => {
+        width_table!(@list ($($f)::+) ($(, $x)*); $($w)*)
     };
-    (@ ($m:ident::$f:ident), $x:ty; $($w:literal)*) => {
-        [$( $m::$f::<$w, $x> as _ ),*]
+    (@list $f:tt $x:tt; $($w:literal)*) => {
+        [$( width_table!(@one $f $w $x) ),*]
     };
-    (@ ($f:ident); $($w:literal)*) => {
-        [$( $f::<$w> as _ ),*]
-    };
-    (@ ($f:ident), $x:ty; $($w:literal)*) => {
-        [$( $f::<$w, $x> as _ ),*]
+    (@one ($($f:ident)::+) $w:literal ($($x:tt)*)) => {
+        $($f)::+::<$w $($x)*> as _
     };
 }
 #[cfg(feature = "alloc")]
@@ -292,7 +290,6 @@ pub fn __limit_features(_mask: u8) {}
 /// `__limit_features` holds), else as it is: how the portable loops of the
 /// reductions get their AVX2 builds without a `#[target_feature]` outside
 /// this folder.
-#[cfg(feature = "alloc")]
 #[inline(always)]
 pub(crate) fn with_avx2<R>(f: impl FnOnce() -> R) -> R {
     #[cfg(all(feature = "std", target_arch = "x86_64"))]
@@ -609,18 +606,9 @@ pub fn decode_with<O: Copy, F: Fn(u8) -> O>(
     check_width(width, 8)?;
     check_words(width, offset, dst.len(), words.len())?;
     let unpack = select!(UNPACK_U8[width](w: &[u64], o: usize, d: &mut [u8]));
-    #[cfg(all(feature = "std", target_arch = "x86_64"))]
-    if x86::features() & x86::AVX2 != 0 {
-        let map = |c: &[u8], o: &mut [O]| {
-            // SAFETY: `map_values_avx2` enables only `avx2`, which
-            // `x86::features` detected at run time just above.
-            unsafe { x86::map_values_avx2(&f, c, o) }
-        };
-        scalar::decode_map_chunks(unpack, map, words, offset, dst);
-        return Ok(());
-    }
+    // AVX2 lets a branch-free `f` vectorize 8 values at a time.
     let map = |c: &[u8], o: &mut [O]| scalar::map_values(&f, c, o);
-    scalar::decode_map_chunks(unpack, map, words, offset, dst);
+    with_avx2(|| scalar::decode_map_chunks(unpack, map, words, offset, dst));
     Ok(())
 }
 
@@ -651,14 +639,11 @@ pub(crate) fn pack_map<T: Copy, U: Unsigned>(
         ($table:ident, $t:ty) => {{
             let f = select!($table[width](s: &[$t], w: &mut [u64], o: usize));
             let mut buf = [U::ZERO; MAP_CHUNK];
-            let mut done = 0;
-            while done < src.len() {
-                let len = (MAP_CHUNK - (offset + done) % 64).min(src.len() - done);
+            for (done, len) in scalar::chunk_ranges(offset, src.len(), MAP_CHUNK) {
                 for (b, &v) in buf.iter_mut().zip(&src[done..done + len]) {
                     *b = raw(v);
                 }
                 f(bytemuck::cast_slice(&buf[..len]), words, offset + done);
-                done += len;
             }
         }};
     }
@@ -692,14 +677,11 @@ pub(crate) fn unpack_map<T, U: Unsigned>(
         ($table:ident, $t:ty) => {{
             let f = select!($table[width](w: &[u64], o: usize, d: &mut [$t]));
             let mut buf = [U::ZERO; MAP_CHUNK];
-            let mut done = 0;
-            while done < dst.len() {
-                let len = (MAP_CHUNK - (offset + done) % 64).min(dst.len() - done);
+            for (done, len) in scalar::chunk_ranges(offset, dst.len(), MAP_CHUNK) {
                 f(words, offset + done, bytemuck::cast_slice_mut(&mut buf[..len]));
                 for (d, &b) in dst[done..done + len].iter_mut().zip(&buf[..len]) {
                     *d = from(b);
                 }
-                done += len;
             }
         }};
     }
@@ -748,17 +730,7 @@ pub fn encode<S: Copy, F: Fn(S) -> u8>(
     check_width(width, 8)?;
     check_words(width, offset, src.len(), words.len())?;
     let pack = select!(PACK_U8[width](s: &[u8], w: &mut [u64], o: usize));
-    #[cfg(all(feature = "std", target_arch = "x86_64"))]
-    if x86::features() & x86::AVX2 != 0 {
-        let map = |s: &[S], c: &mut [u8]| {
-            // SAFETY: `map_codes_avx2` enables only `avx2`, which
-            // `x86::features` detected at run time just above.
-            unsafe { x86::map_codes_avx2(&f, s, c) }
-        };
-        scalar::encode_chunks(map, pack, src, words, offset);
-        return Ok(());
-    }
     let map = |s: &[S], c: &mut [u8]| scalar::map_codes(&f, s, c);
-    scalar::encode_chunks(map, pack, src, words, offset);
+    with_avx2(|| scalar::encode_chunks(map, pack, src, words, offset));
     Ok(())
 }

@@ -22,42 +22,31 @@ use super::bits::{
 };
 use crate::Unsigned;
 
-/// Picks the table entry for `bits` among the tables of a kernel per element
-/// buffer type (`u8`, `u16`, `u32`, `u64`), casting the buffer argument, and
-/// calls it. Evaluates to `false` when no table covers the buffer type
-/// (`u128`), so the caller takes its per-value path.
-macro_rules! call_by_lane {
-    ($u:ty, $bits:expr, [$t8:expr, $t16:expr, $t32:expr, $t64:expr], $cast:ident,
-     |$f:ident, $buf:ident| $call:expr, $arg:expr) => {{
-        let w = $bits as usize - 1;
+/// `lane!(U, TABLE, aligned, bits, cast, buf, args...)` calls
+/// `tables::<lane of U>::TABLE[aligned][bits - 1](args..., buf)`, `buf`
+/// cast by `bytemuck::cast` to the lane type (`u8`, `u16`, `u32` or `u64`).
+/// Evaluates to `false` when no lane has tables (`u128`), so the caller
+/// takes its per-value path.
+macro_rules! lane {
+    ($u:ty, $table:ident, $aligned:expr, $bits:expr, $cast:ident, $buf:expr, $($a:expr),*) => {
+        lane!(@ $u, $table, $aligned, $bits, $cast, $buf, ($($a),*);
+            8 lane8 u8, 16 lane16 u16, 32 lane32 u32, 64 lane64 u64)
+    };
+    (@ $u:ty, $table:ident, $aligned:expr, $bits:expr, $cast:ident, $buf:expr, $args:tt;
+     $($n:literal $lane:ident $l:ty),*) => {
         match <$u as Unsigned>::BITS {
-            8 => {
-                let $f = $t8[w];
-                let $buf = bytemuck::$cast::<$u, u8>($arg);
-                $call;
+            $($n => {
+                let f = tables::$lane::$table[$aligned as usize][$bits as usize - 1];
+                let buf = bytemuck::$cast::<$u, $l>($buf);
+                lane!(@call f $args buf);
                 true
-            }
-            16 => {
-                let $f = $t16[w];
-                let $buf = bytemuck::$cast::<$u, u16>($arg);
-                $call;
-                true
-            }
-            32 => {
-                let $f = $t32[w];
-                let $buf = bytemuck::$cast::<$u, u32>($arg);
-                $call;
-                true
-            }
-            64 => {
-                let $f = $t64[w];
-                let $buf = bytemuck::$cast::<$u, u64>($arg);
-                $call;
-                true
-            }
+            })*
             _ => false,
         }
-    }};
+    };
+    (@call $f:ident ($($a:expr),*) $buf:ident) => {
+        $f($($a,)* $buf)
+    };
 }
 
 /// The value of `bits` bits (1..=128) at index `i` of the stream.
@@ -160,80 +149,44 @@ impl Cursor {
 // strided gather and scatter, per width and layout
 // ---------------------------------------------------------------------------
 
-/// `out[k]` = the value at `start + k * stride`.
-#[inline(always)]
-fn gather_core<U: Unsigned>(
-    aligned: bool,
-    bits: u32,
+/// `out[k]` = the value at `start + k * stride`, at a constant width and
+/// layout; a contiguous word-aligned run is [`unpack_raw`].
+fn gather_at<const W: u32, U: Unsigned, const ALIGNED: bool>(
     words: &[u64],
     start: usize,
     stride: isize,
     out: &mut [U],
 ) {
-    let mut c = Cursor::new(aligned, bits, start, stride);
+    if ALIGNED && stride == 1 {
+        return unpack_raw::<W, U>(words, start, out);
+    }
+    let mut c = Cursor::new(ALIGNED, W, start, stride);
     for o in out.iter_mut() {
-        *o = U::from_u128_truncate(u128::from(c.read(aligned, bits, words)));
-        c.advance(aligned, bits);
+        *o = U::from_u128_truncate(u128::from(c.read(ALIGNED, W, words)));
+        c.advance(ALIGNED, W);
     }
 }
 
-/// Writes `src[k]` (its low `bits` bits) at `start + k * stride`.
-#[inline(always)]
-fn scatter_core<U: Unsigned>(
-    aligned: bool,
-    bits: u32,
+/// Writes `src[k]` (its low `W` bits) at `start + k * stride`, at a constant
+/// width and layout; a contiguous word-aligned run is `aligned::pack_raw`.
+fn scatter_at<const W: u32, U: Unsigned, const ALIGNED: bool>(
     words: &mut [u64],
     start: usize,
     stride: isize,
     src: &[U],
 ) {
-    let mut c = Cursor::new(aligned, bits, start, stride);
+    if ALIGNED && stride == 1 {
+        return super::aligned::pack_raw::<W, U>(src, words, start);
+    }
+    let mut c = Cursor::new(ALIGNED, W, start, stride);
     for &v in src {
-        c.write(aligned, bits, words, v.to_u128() as u64);
-        c.advance(aligned, bits);
+        c.write(ALIGNED, W, words, v.to_u128() as u64);
+        c.advance(ALIGNED, W);
     }
-}
-
-fn gather_dense<const W: u32, U: Unsigned>(
-    words: &[u64],
-    start: usize,
-    stride: isize,
-    out: &mut [U],
-) {
-    gather_core(false, W, words, start, stride, out);
-}
-
-fn gather_aligned<const W: u32, U: Unsigned>(
-    words: &[u64],
-    start: usize,
-    stride: isize,
-    out: &mut [U],
-) {
-    gather_core(true, W, words, start, stride, out);
-}
-
-fn scatter_dense<const W: u32, U: Unsigned>(
-    words: &mut [u64],
-    start: usize,
-    stride: isize,
-    src: &[U],
-) {
-    scatter_core(false, W, words, start, stride, src);
-}
-
-fn scatter_aligned<const W: u32, U: Unsigned>(
-    words: &mut [u64],
-    start: usize,
-    stride: isize,
-    src: &[U],
-) {
-    scatter_core(true, W, words, start, stride, src);
 }
 
 type GatherFn<U> = fn(&[u64], usize, isize, &mut [U]);
 type ScatterFn<U> = fn(&mut [u64], usize, isize, &[U]);
-type UnpackFn<U> = fn(&[u64], usize, &mut [U]);
-type PackFn<U> = fn(&[U], &mut [u64], usize);
 
 /// Unpacks raw word-aligned integers of `W` bits (`W <= U::BITS`, `W <= 64`).
 ///
@@ -262,51 +215,27 @@ pub(crate) fn unpack_raw<const W: u32, U: Unsigned>(words: &[u64], first: usize,
     super::aligned::unpack_raw_body::<W, U>(words, first, dst);
 }
 
-/// Per-width tables: `[layout][width - 1]`, layout 0 dense, 1 word-aligned.
+/// Per-width tables of each lane type, `[layout][width - 1]` (layout 0
+/// dense, 1 word-aligned), for every width a lane holds.
 mod tables {
-    use super::*;
-    use crate::kernels::aligned::pack_raw;
+    macro_rules! lane_tables {
+        ($($lane:ident: $u:ident, $n:tt;)*) => {$(
+            pub(super) mod $lane {
+                use super::super::*;
 
-    pub(super) static GATHER_U8: [[GatherFn<u8>; 8]; 2] = [
-        width_table!(gather_dense, u8; 8),
-        width_table!(gather_aligned, u8; 8),
-    ];
-    pub(super) static GATHER_U16: [[GatherFn<u16>; 16]; 2] = [
-        width_table!(gather_dense, u16; 16),
-        width_table!(gather_aligned, u16; 16),
-    ];
-    pub(super) static GATHER_U32: [[GatherFn<u32>; 32]; 2] = [
-        width_table!(gather_dense, u32; 32),
-        width_table!(gather_aligned, u32; 32),
-    ];
-    pub(super) static GATHER_U64: [[GatherFn<u64>; 64]; 2] = [
-        width_table!(gather_dense, u64; 64),
-        width_table!(gather_aligned, u64; 64),
-    ];
-    pub(super) static SCATTER_U8: [[ScatterFn<u8>; 8]; 2] = [
-        width_table!(scatter_dense, u8; 8),
-        width_table!(scatter_aligned, u8; 8),
-    ];
-    pub(super) static SCATTER_U16: [[ScatterFn<u16>; 16]; 2] = [
-        width_table!(scatter_dense, u16; 16),
-        width_table!(scatter_aligned, u16; 16),
-    ];
-    pub(super) static SCATTER_U32: [[ScatterFn<u32>; 32]; 2] = [
-        width_table!(scatter_dense, u32; 32),
-        width_table!(scatter_aligned, u32; 32),
-    ];
-    pub(super) static SCATTER_U64: [[ScatterFn<u64>; 64]; 2] = [
-        width_table!(scatter_dense, u64; 64),
-        width_table!(scatter_aligned, u64; 64),
-    ];
-    pub(super) static UNPACK_ALIGNED_U8: [UnpackFn<u8>; 8] = width_table!(unpack_raw, u8; 8);
-    pub(super) static UNPACK_ALIGNED_U16: [UnpackFn<u16>; 16] = width_table!(unpack_raw, u16; 16);
-    pub(super) static UNPACK_ALIGNED_U32: [UnpackFn<u32>; 32] = width_table!(unpack_raw, u32; 32);
-    pub(super) static UNPACK_ALIGNED_U64: [UnpackFn<u64>; 64] = width_table!(unpack_raw, u64; 64);
-    pub(super) static PACK_ALIGNED_U8: [PackFn<u8>; 8] = width_table!(pack_raw, u8; 8);
-    pub(super) static PACK_ALIGNED_U16: [PackFn<u16>; 16] = width_table!(pack_raw, u16; 16);
-    pub(super) static PACK_ALIGNED_U32: [PackFn<u32>; 32] = width_table!(pack_raw, u32; 32);
-    pub(super) static PACK_ALIGNED_U64: [PackFn<u64>; 64] = width_table!(pack_raw, u64; 64);
+                pub(in super::super) static GATHER: [[GatherFn<$u>; $n]; 2] =
+                    [width_table!(gather_at, $u, false; $n), width_table!(gather_at, $u, true; $n)];
+                pub(in super::super) static SCATTER: [[ScatterFn<$u>; $n]; 2] =
+                    [width_table!(scatter_at, $u, false; $n), width_table!(scatter_at, $u, true; $n)];
+            }
+        )*};
+    }
+    lane_tables! {
+        lane8: u8, 8;
+        lane16: u16, 16;
+        lane32: u32, 32;
+        lane64: u64, 64;
+    }
 }
 
 /// Whether the dense kernels of [`crate::kernels`] read this crate's stored
@@ -323,32 +252,6 @@ pub(crate) fn unpack<U: Unsigned>(
     first: usize,
     out: &mut [U],
 ) {
-    if out.is_empty() {
-        return;
-    }
-    let aligned = aligned && !same_as_dense(bits);
-    if !aligned && KERNEL_WORDS {
-        crate::kernels::unpack(bits, words, first, out)
-            .expect("stream bounds checked by the caller");
-        return;
-    }
-    if aligned
-        && call_by_lane!(
-            U,
-            bits,
-            [
-                tables::UNPACK_ALIGNED_U8,
-                tables::UNPACK_ALIGNED_U16,
-                tables::UNPACK_ALIGNED_U32,
-                tables::UNPACK_ALIGNED_U64
-            ],
-            cast_slice_mut,
-            |f, buf| f(words, first, buf),
-            out
-        )
-    {
-        return;
-    }
     gather(aligned, bits, words, first, 1, out);
 }
 
@@ -361,36 +264,13 @@ pub(crate) fn pack<U: Unsigned>(
     words: &mut [u64],
     first: usize,
 ) {
-    if src.is_empty() {
-        return;
-    }
-    let aligned = aligned && !same_as_dense(bits);
-    if !aligned && KERNEL_WORDS {
-        crate::kernels::pack(bits, src, words, first).expect("stream bounds checked by the caller");
-        return;
-    }
-    if aligned
-        && call_by_lane!(
-            U,
-            bits,
-            [
-                tables::PACK_ALIGNED_U8,
-                tables::PACK_ALIGNED_U16,
-                tables::PACK_ALIGNED_U32,
-                tables::PACK_ALIGNED_U64
-            ],
-            cast_slice,
-            |f, buf| f(buf, words, first),
-            src
-        )
-    {
-        return;
-    }
     scatter(aligned, bits, words, first, 1, src);
 }
 
 /// `out[k]` = the raw value at `start + k * stride` (`bits` at most
-/// `U::BITS`). A stride of 1 is [`unpack`].
+/// `U::BITS`): a contiguous dense run on a little-endian target through
+/// [`crate::kernels`], other runs through the lane's kernel for the width
+/// and layout, raw `u128` values one at a time.
 pub(crate) fn gather<U: Unsigned>(
     aligned: bool,
     bits: u32,
@@ -399,40 +279,35 @@ pub(crate) fn gather<U: Unsigned>(
     stride: isize,
     out: &mut [U],
 ) {
+    let aligned = aligned && !same_as_dense(bits);
     if out.is_empty() {
         return;
     }
-    let aligned = aligned && !same_as_dense(bits);
-    if stride == 1 && (!aligned && KERNEL_WORDS || aligned && bits <= 64 && U::BITS <= 64) {
-        return unpack(aligned, bits, words, start, out);
-    }
-    if bits <= 64
-        && call_by_lane!(
-            U,
-            bits,
-            [
-                tables::GATHER_U8[aligned as usize],
-                tables::GATHER_U16[aligned as usize],
-                tables::GATHER_U32[aligned as usize],
-                tables::GATHER_U64[aligned as usize]
-            ],
-            cast_slice_mut,
-            |f, buf| f(words, start, stride, buf),
-            out
-        )
-    {
-        return;
-    }
-    // Raw `u128`: one value at a time (its products may wrap after the last).
-    let mut i = start;
-    for o in out.iter_mut() {
-        *o = U::from_u128_truncate(read(aligned, bits, words, i));
-        i = i.wrapping_add_signed(stride);
+    if stride == 1 && !aligned && KERNEL_WORDS {
+        crate::kernels::unpack(bits, words, start, out)
+            .expect("stream bounds checked by the caller");
+    } else if !lane!(
+        U,
+        GATHER,
+        aligned,
+        bits,
+        cast_slice_mut,
+        out,
+        words,
+        start,
+        stride
+    ) {
+        // Raw `u128`: its products may wrap after the last value.
+        let mut i = start;
+        for o in out.iter_mut() {
+            *o = U::from_u128_truncate(read(aligned, bits, words, i));
+            i = i.wrapping_add_signed(stride);
+        }
     }
 }
 
 /// Writes `src[k]` (its low `bits` bits) at `start + k * stride`, in order
-/// (a value reached twice keeps the later one).
+/// (a value reached twice keeps the later one); routed as [`gather`].
 pub(crate) fn scatter<U: Unsigned>(
     aligned: bool,
     bits: u32,
@@ -441,33 +316,19 @@ pub(crate) fn scatter<U: Unsigned>(
     stride: isize,
     src: &[U],
 ) {
+    let aligned = aligned && !same_as_dense(bits);
     if src.is_empty() {
         return;
     }
-    let aligned = aligned && !same_as_dense(bits);
-    if stride == 1 && (!aligned && KERNEL_WORDS || aligned && bits <= 64 && U::BITS <= 64) {
-        return pack(aligned, bits, src, words, start);
-    }
-    if bits <= 64
-        && call_by_lane!(
-            U,
-            bits,
-            [
-                tables::SCATTER_U8[aligned as usize],
-                tables::SCATTER_U16[aligned as usize],
-                tables::SCATTER_U32[aligned as usize],
-                tables::SCATTER_U64[aligned as usize]
-            ],
-            cast_slice,
-            |f, buf| f(words, start, stride, buf),
-            src
-        )
-    {
-        return;
-    }
-    let mut i = start;
-    for &v in src {
-        write(aligned, bits, words, i, v.to_u128());
-        i = i.wrapping_add_signed(stride);
+    if stride == 1 && !aligned && KERNEL_WORDS {
+        crate::kernels::pack(bits, src, words, start).expect("stream bounds checked by the caller");
+    } else if !lane!(
+        U, SCATTER, aligned, bits, cast_slice, src, words, start, stride
+    ) {
+        let mut i = start;
+        for &v in src {
+            write(aligned, bits, words, i, v.to_u128());
+            i = i.wrapping_add_signed(stride);
+        }
     }
 }
