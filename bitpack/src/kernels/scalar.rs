@@ -121,11 +121,28 @@ pub(crate) fn set128(words: &mut [u64], bit: usize, w: u32, v: u128) {
     }
 }
 
-/// Elements before the first block boundary at or after `offset`, capped at
-/// `n`.
+/// How a run of `n` elements from element `offset` meets the blocks of
+/// width `W`: the elements before the first block boundary (`..head`), the
+/// whole blocks (`head..tail`, in stream words `words`), the rest (`tail..`);
+/// element indices are relative to `offset`.
+struct Split {
+    head: usize,
+    tail: usize,
+    words: core::ops::Range<usize>,
+}
+
 #[inline(always)]
-fn head_len(offset: usize, n: usize, b: usize) -> usize {
-    ((b - offset % b) % b).min(n)
+fn split<const W: u32>(offset: usize, n: usize) -> Split {
+    let b = block_elems(W);
+    let bw = block_words(W);
+    let head = ((b - offset % b) % b).min(n);
+    let blocks = (n - head) / b;
+    let first_word = (offset + head) / b * bw;
+    Split {
+        head,
+        tail: head + blocks * b,
+        words: first_word..first_word + blocks * bw,
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -141,14 +158,7 @@ fn unpack_block<const W: u32, U: Lane>(words: &[u64], out: &mut [U]) {
     let out = &mut out[..b];
     unroll64!(j => {
         if j < b {
-            let bit = j * W as usize;
-            let w = bit / 64;
-            let s = (bit % 64) as u32;
-            let mut v = ld(words[w]) >> s;
-            if s + W > 64 {
-                v |= ld(words[w + 1]) << (64 - s);
-            }
-            out[j] = U::from_u64(v & mask64(W));
+            out[j] = U::from_u64(get64(words, j * W as usize, W));
         }
     });
 }
@@ -176,26 +186,14 @@ pub(crate) fn unpack<const W: u32, U: Lane>(words: &[u64], offset: usize, dst: &
         copy_full(words, offset, dst);
         return;
     }
-    let n = dst.len();
-    let b = block_elems(W);
-    let bw = block_words(W);
-    let head = head_len(offset, n, b);
-    for (i, d) in dst[..head].iter_mut().enumerate() {
-        *d = U::from_u64(get64(words, (offset + i) * W as usize, W));
-    }
-    let start = offset + head;
-    let blocks = (n - head) / b;
-    let first_word = start / b * bw;
-    let body = &mut dst[head..head + blocks * b];
-    for (out, ws) in body
-        .chunks_exact_mut(b)
-        .zip(words[first_word..first_word + blocks * bw].chunks_exact(bw))
-    {
+    let sp = split::<W>(offset, dst.len());
+    let body = dst[sp.head..sp.tail].chunks_exact_mut(block_elems(W));
+    for (out, ws) in body.zip(words[sp.words].chunks_exact(block_words(W))) {
         unpack_block::<W, U>(ws, out);
     }
-    let done = head + blocks * b;
-    for (i, d) in dst[done..].iter_mut().enumerate() {
-        *d = U::from_u64(get64(words, (offset + done + i) * W as usize, W));
+    let edges = (0..sp.head).chain(sp.tail..dst.len());
+    for i in edges {
+        dst[i] = U::from_u64(get64(words, (offset + i) * W as usize, W));
     }
 }
 
@@ -262,25 +260,15 @@ pub(crate) fn pack<const W: u32, U: Lane>(src: &[U], words: &mut [u64], offset: 
         copy_full_in(src, words, offset);
         return;
     }
-    let n = src.len();
-    let b = block_elems(W);
-    let bw = block_words(W);
-    let head = head_len(offset, n, b);
-    for (i, &v) in src[..head].iter().enumerate() {
-        set64(words, (offset + i) * W as usize, W, v.to_u64());
-    }
-    let start = offset + head;
-    let blocks = (n - head) / b;
-    let first_word = start / b * bw;
-    for (s, ws) in src[head..head + blocks * b]
-        .chunks_exact(b)
-        .zip(words[first_word..first_word + blocks * bw].chunks_exact_mut(bw))
-    {
+    let sp = split::<W>(offset, src.len());
+    let body = src[sp.head..sp.tail].chunks_exact(block_elems(W));
+    for (s, ws) in body.zip(words[sp.words].chunks_exact_mut(block_words(W))) {
         pack_block::<W, U>(s, ws);
     }
-    let done = head + blocks * b;
-    for (i, &v) in src[done..].iter().enumerate() {
-        set64(words, (offset + done + i) * W as usize, W, v.to_u64());
+    // The edge elements share no word with the blocks.
+    let edges = (0..sp.head).chain(sp.tail..src.len());
+    for i in edges {
+        set64(words, (offset + i) * W as usize, W, src[i].to_u64());
     }
 }
 
@@ -389,13 +377,10 @@ const fn fold_words_per_flush(w: u32) -> usize {
 /// Every shift and mask is a constant of `W` and `k`. The slot accumulator is
 /// flushed (its slots summed by [`hsum`]) before it can overflow.
 pub(crate) fn sum_fold<const W: u32>(words: &[u64], offset: usize, n: usize) -> u128 {
-    let b = block_elems(W);
     let bw = block_words(W);
-    let head = head_len(offset, n, b);
-    let mut total = sum_each::<W>(words, offset, head);
-    let blocks = (n - head) / b;
-    let first_word = (offset + head) / b * bw;
-    let body = &words[first_word..first_word + blocks * bw];
+    let sp = split::<W>(offset, n);
+    let mut total = sum_each::<W>(words, offset, sp.head);
+    let body = &words[sp.words];
     let m1 = rep_mask(W, 2 * W);
     let per_flush = {
         let r = fold_words_per_flush(W) / bw;
@@ -430,8 +415,7 @@ pub(crate) fn sum_fold<const W: u32>(words: &[u64], offset: usize, n: usize) -> 
         }
         total += hsum(acc, 2 * W) as u128 + extra as u128;
     }
-    let done = head + blocks * b;
-    total + sum_each::<W>(words, offset + done, n - done)
+    total + sum_each::<W>(words, offset + sp.tail, n - sp.tail)
 }
 
 /// Word extraction for `W` in `33..=64`: each element is read with constant
@@ -439,27 +423,17 @@ pub(crate) fn sum_fold<const W: u32>(words: &[u64], offset: usize, n: usize) -> 
 pub(crate) fn sum_extract<const W: u32>(words: &[u64], offset: usize, n: usize) -> u128 {
     let b = block_elems(W);
     let bw = block_words(W);
-    let head = head_len(offset, n, b);
-    let mut total = sum_each::<W>(words, offset, head);
-    let blocks = (n - head) / b;
-    let first_word = (offset + head) / b * bw;
-    for ws in words[first_word..first_word + blocks * bw].chunks_exact(bw) {
+    let sp = split::<W>(offset, n);
+    let mut total = sum_each::<W>(words, offset, sp.head);
+    for ws in words[sp.words].chunks_exact(bw) {
         let ws = &ws[..bw];
         unroll64!(j => {
             if j < b {
-                let bit = j * W as usize;
-                let w = bit / 64;
-                let s = (bit % 64) as u32;
-                let mut v = ld(ws[w]) >> s;
-                if s + W > 64 {
-                    v |= ld(ws[w + 1]) << (64 - s);
-                }
-                total += (v & mask64(W)) as u128;
+                total += get64(ws, j * W as usize, W) as u128;
             }
         });
     }
-    let done = head + blocks * b;
-    total + sum_each::<W>(words, offset + done, n - done)
+    total + sum_each::<W>(words, offset + sp.tail, n - sp.tail)
 }
 
 // ---------------------------------------------------------------------------
@@ -470,12 +444,24 @@ pub(crate) fn sum_extract<const W: u32>(words: &[u64], offset: usize, n: usize) 
 /// block length, so chunks after the first start on a block boundary.
 pub(crate) const CHUNK: usize = 1024;
 
-/// Length of the first chunk from element `offset`: up to the next multiple of
-/// 64 (a block boundary for every width), or a whole chunk when aligned.
+/// The `(start, len)` of each chunk of `n` elements from element `offset`,
+/// `start` relative to `offset`: the first chunk ends on a multiple of 64
+/// elements (a block boundary for every width), so the others, `chunk` long
+/// (a multiple of 64), start on one.
 #[inline(always)]
-pub(crate) fn first_chunk(offset: usize, n: usize) -> usize {
-    let to_boundary = (64 - offset % 64) % 64;
-    (if to_boundary == 0 { CHUNK } else { to_boundary }).min(n)
+pub(crate) fn chunk_ranges(
+    offset: usize,
+    n: usize,
+    chunk: usize,
+) -> impl Iterator<Item = (usize, usize)> {
+    let mut done = 0;
+    core::iter::from_fn(move || {
+        (done < n).then(|| {
+            let len = (chunk - (offset + done) % 64).min(n - done);
+            done += len;
+            (done - len, len)
+        })
+    })
 }
 
 /// Decodes codes through `table`: `dst[i] = table[code(offset + i)]`, with
@@ -492,20 +478,12 @@ pub(crate) fn decode_chunks<C: Lane, O: Copy>(
 ) {
     let mut codes = [C::default(); CHUNK];
     let index_mask = table.len() - 1;
-    let mut done = 0;
-    let n = dst.len();
-    while done < n {
-        let len = if done == 0 {
-            first_chunk(offset, n)
-        } else {
-            CHUNK.min(n - done)
-        };
+    for (done, len) in chunk_ranges(offset, dst.len(), CHUNK) {
         let codes = &mut codes[..len];
         unpack(words, offset + done, codes);
         for (d, &c) in dst[done..done + len].iter_mut().zip(codes.iter()) {
             *d = table[c.to_u64() as usize & index_mask];
         }
-        done += len;
     }
 }
 
@@ -521,18 +499,10 @@ pub(crate) fn decode_map_chunks<O: Copy>(
     dst: &mut [O],
 ) {
     let mut codes = [0u8; CHUNK];
-    let mut done = 0;
-    let n = dst.len();
-    while done < n {
-        let len = if done == 0 {
-            first_chunk(offset, n)
-        } else {
-            CHUNK.min(n - done)
-        };
+    for (done, len) in chunk_ranges(offset, dst.len(), CHUNK) {
         let codes = &mut codes[..len];
         unpack(words, offset + done, codes);
         map_chunk(codes, &mut dst[done..done + len]);
-        done += len;
     }
 }
 
@@ -556,18 +526,10 @@ pub(crate) fn encode_chunks<S: Copy>(
     offset: usize,
 ) {
     let mut codes = [0u8; CHUNK];
-    let mut done = 0;
-    let n = src.len();
-    while done < n {
-        let len = if done == 0 {
-            first_chunk(offset, n)
-        } else {
-            CHUNK.min(n - done)
-        };
+    for (done, len) in chunk_ranges(offset, src.len(), CHUNK) {
         let codes = &mut codes[..len];
         map(&src[done..done + len], codes);
         pack(codes, words, offset + done);
-        done += len;
     }
 }
 

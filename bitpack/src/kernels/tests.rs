@@ -1048,28 +1048,11 @@ mod minifloat {
         check_decode::<E8M0>();
     }
 
-    #[test]
-    fn encode_e2m1() {
-        check_encode::<E2M1>();
+    /// One test per format.
+    macro_rules! encode_tests {
+        ($($name:ident: $f:ty),*) => {
+            $( #[test] fn $name() { check_encode::<$f>(); } )*
+        };
     }
-
-    #[test]
-    fn encode_e2m3() {
-        check_encode::<E2M3>();
-    }
-
-    #[test]
-    fn encode_e3m2() {
-        check_encode::<E3M2>();
-    }
-
-    #[test]
-    fn encode_e4m3() {
-        check_encode::<E4M3>();
-    }
-
-    #[test]
-    fn encode_e5m2() {
-        check_encode::<E5M2>();
-    }
+    encode_tests!(encode_e2m1: E2M1, encode_e2m3: E2M3, encode_e3m2: E3M2, encode_e4m3: E4M3, encode_e5m2: E5M2);
 }
