@@ -10,8 +10,8 @@ use crate::unsigned::mask_u128;
 use crate::{BitElement, Error, Lanes, Result, SmallStorage, Storage, Unsigned};
 
 mod iter;
-mod layout;
 mod ops;
+mod storage_rule;
 mod traits;
 
 pub use iter::IntoIter;

@@ -1,12 +1,12 @@
-//! The layout assertion of [`NArray`]: kept in its own file so that the
-//! compile-fail snapshots that point at it stay stable.
+//! The storage-rule assertion of [`NArray`] (`LAYOUT_OK`): kept in its own
+//! file so that the compile-fail snapshots that point at it stay stable.
 
 use super::NArray;
 use crate::{BitElement, Storage};
 
 /// Whether `bytes` is the storage size of `n` values of `bits` bits:
 /// `n >= 1` and `bytes == ceil(n * bits / 8)`.
-const fn layout_ok(n: usize, bits: u32, bytes: usize) -> bool {
+const fn storage_ok(n: usize, bits: u32, bytes: usize) -> bool {
     if n == 0 || bits == 0 || bits > 128 {
         return false;
     }
@@ -59,7 +59,7 @@ impl<T: BitElement, const N: usize, S: Storage> NArray<T, N, S> {
     /// const _: () = bitpack::NArray::<bool, 0, u8>::LAYOUT_OK;
     /// ```
     pub const LAYOUT_OK: () = assert!(
-        layout_ok(N, T::BITS, S::BYTES),
+        storage_ok(N, T::BITS, S::BYTES),
         "NArray<T, N, S>: S breaks the storage rule: it must take ceil(N * T::BITS / 8) bytes, \
          with N >= 1 (leave S out to get the rule's storage)"
     );
