@@ -286,7 +286,7 @@ pub use x86::limit_features as __limit_features;
 /// benchmarks use it to measure each variant through the public functions.
 #[cfg(not(all(feature = "std", target_arch = "x86_64")))]
 #[doc(hidden)]
-pub fn __limit_features(_mask: u8) {}
+pub fn __limit_features(_mask: u32) {}
 
 /// `f()`, compiled with AVX2 where `x86::features()` reports it (so
 /// `__limit_features` holds), else as it is: how the portable loops of the
