@@ -3,7 +3,10 @@
 //! Groups are named `<kernel>/<values>` with one `BenchmarkId` per width:
 //! `kernel` is the public dispatching function (the variant the tables pick
 //! on this CPU), `portable` the same call with the x86 variants switched off,
-//! `bmi2` the BMI2 variant where one exists, and the baselines: `naive` (a
+//! `bmi2` the BMI2 variant where one exists, `avx2` the call with only the
+//! AVX-512 variants switched off (where the CPU has them), and the baselines:
+//! `fastlanes` (the `fastlanes` crate on the same values in its own
+//! transposed layout; for sums, each block unpacked and summed), `naive` (a
 //! bit-at-a-time loop), `read_floor`/`write_floor`/`memcpy` (reading,
 //! writing or copying the same number of bytes: the physical floor),
 //! `bitpacker1x`/`bitpacker8x` (the `bitpacking` crate on the same values),

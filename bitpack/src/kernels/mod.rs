@@ -114,15 +114,15 @@
 //!
 //! - `sum/65536`: the 5-bit sum takes 1.34 µs, 2.48x `read_floor` (reading its
 //!   40 KiB) and 259x faster than the bit-at-a-time `naive` loop; widths 1..=8
-//!   run at 1.04-4.24x `read_floor`.
-//! - `sum/67108864`: 0.92-1.51x `read_floor` for widths 1..=8.
-//! - `unpack_u8/65536`: 1.99-2.79x `write_floor` (`memset` of the 64 KiB
-//!   output) and 1.48-2.03x `store_loop` (plain AVX2 stores of as many bytes);
+//!   run at 1.04-4.25x `read_floor`.
+//! - `sum/67108864`: 0.91-1.51x `read_floor` for widths 1..=8.
+//! - `unpack_u8/65536`: 1.98-2.79x `write_floor` (`memset` of the 64 KiB
+//!   output) and 1.47-2.03x `store_loop` (plain AVX2 stores of as many bytes);
 //!   the 5-bit unpack takes 2.36 µs.
 //! - `unpack_u32/65536`: 0.75-1.29x the time of `bitpacker8x` (its own
 //!   interleaved layout) and 2.10-7.05x faster than `bitpacker1x` (the same
 //!   bytes); 5 bits: 4.52 µs against 3.63 µs and 20.41 µs.
-//! - `pack_u32/65536`: 3.21-5.39x faster than `bitpacker1x` for widths 1..=8
+//! - `pack_u32/65536`: 3.22-5.39x faster than `bitpacker1x` for widths 1..=8
 //!   (same bytes written); 10..=31 bits run the portable kernel, at 0.63-1.53x
 //!   the speed of `bitpacker1x`.
 //! - `pack_u8/65536`: 0.90-3.24x `memcpy` of the packed bytes for widths 4..=8;
@@ -131,9 +131,9 @@
 //! - `decode_f32/65536`: E2M1 5.47 µs (1.64x `write_floor`, the `memset` of the
 //!   256 KiB output), E4M3 9.00 µs (2.62x; `store_loop` alone is 2.01x); E4M3
 //!   154x faster than the per-value `MiniFloat::to_f32` loop.
-//! - `encode_f32/65536`: E2M1 1.15 and E4M3 1.24 values per cycle at the
-//!   measured 2.40 GHz (E4M3: 66x the per-value rounding routine; `half`'s
-//!   `f32` to `f16` slice conversion: 1.59).
+//! - `encode_f32/65536`: E2M1 2.77 and E4M3 2.99 Gval/s, 1.15 and 1.25 values
+//!   per cycle at the measured 2.40 GHz (E4M3: 67x the per-value rounding
+//!   routine; `half`'s `f32` to `f16` slice conversion: 1.60 per cycle).
 //! <!-- bench:kernels:end -->
 //!
 //! What was measured and not kept (each against the kept code in one timing
