@@ -33,8 +33,8 @@
 //! into a static table, so a width known only at run time costs one table
 //! lookup and one indirect call per bulk call, never a decision per value.
 //! The one dispatch macro (`select!`) makes that choice: on `x86_64` with
-//! `std`, a second table per kernel lists, per width, the AVX2, BMI2,
-//! POPCNT or F16C variants in order of measured preference with the CPU
+//! `std`, a second table per kernel lists, per width, the AVX-512, AVX2,
+//! BMI2, POPCNT or F16C variants in order of measured preference with the CPU
 //! features each needs; the features are detected once with
 //! `is_x86_feature_detected!` and cached in an atomic. Where no variant
 //! exists, or the CPU lacks its features, the portable instantiation runs.
@@ -45,10 +45,13 @@
 //!
 //! | kernel | x86 variant (widths) | how |
 //! |---|---|---|
+//! | [`unpack`] to `u8` | AVX-512 F+BW+VBMI (1..=7) | one 64-byte load per 64 values; `vpermb` gives each 64-bit lane its 8-value group, `vpmultishiftqb` moves each value to its own byte, mask |
 //! | [`unpack`] to `u8` | AVX2 (1..=7), BMI2 (1..=7, slower, kept as fallback) | two 32-byte loads give each 128-bit half its 8-value group; `pshufb` puts each value's two bytes in a 16-bit lane, `vpmulhuw` shifts each lane by its own amount, mask, `vpackuswb` |
+//! | [`unpack`] to `u32` | AVX-512 F+BW+VBMI (1..=31) | 16 values per step: `vpermb` gathers each value's bytes into its dword from one 64-byte load, `vpsrlvd` shifts, mask |
 //! | [`unpack`] to `u32` | AVX2 (1..=31) | `pshufb` gathers each value's bytes into its dword, `vpsrlvd` shifts, mask |
 //! | [`pack`] from `u8` | AVX2+BMI2 (1..=7), BMI2 (1..=7, slower) | `vpmovmskb` bit planes (1, 2 bits) or `vpmaddubsw`/`vpmaddwd`/shift merges of neighbours, then `pshufb` |
 //! | [`pack`] from `u32` | AVX2+BMI2 (1..=8) | narrow to bytes (`vpackusdw`, `vpackuswb`, `vpermd`), then as from `u8` |
+//! | [`sum`] | AVX-512: F+VPOPCNTDQ (1), F+BW (2, 4, 8), F+BW+VBMI (3, 5, 6, 7) | `vpopcntq`; the AVX2 methods below on 64-byte loads, with `vpermb` placing the folded groups |
 //! | [`sum`] | AVX2 (1..=8), POPCNT (1, fallback) | see below |
 //! | [`decode`] to 4-byte values | AVX2 (1..=4) | the table lives in registers: `vpsrlvd` places the codes, `vpermd` looks up (two and a blend for 16 entries) |
 //! | float encode/decode | AVX2, F16C | see *Float formats* |

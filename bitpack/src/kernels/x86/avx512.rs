@@ -1,6 +1,7 @@
 //! AVX-512 variants of unpack (to `u8` and `u32`) and sum.
 //!
-//! They need AVX-512 F, BW and VBMI: `vpermb` (`_mm512_permutexvar_epi8`)
+//! The sums of 1-bit values need AVX-512 F and VPOPCNTDQ, those of 2-, 4-
+//! and 8-bit values F and BW; the others need AVX-512 F, BW and VBMI: `vpermb` (`_mm512_permutexvar_epi8`)
 //! moves any byte of a 64-byte load to any byte of the result, so a step
 //! needs no alignment trick to give each lane its group (the AVX2 variants
 //! place their loads so that `pshufb`, confined to 128-bit halves, reaches
@@ -332,15 +333,121 @@ pub(crate) unsafe fn sum_fold_avx512<const W: u32>(words: &[u64], offset: usize,
         }
     }
     lanes = _mm512_add_epi64(lanes, hsum_lanes(acc2, 4 * W));
+    total += lanes_sum(lanes);
+    let done = head + steps * per_step;
+    total + scalar::sum::<W>(words, offset + done, n - done)
+}
+
+// ---------------------------------------------------------------------------
+// sum, W in {1, 2, 4, 8}
+// ---------------------------------------------------------------------------
+
+/// Sum of one-bit elements: `vpopcntq` counts each 64-bit lane of a 64-byte
+/// load and the counts accumulate in 64-bit lanes.
+///
+/// # Safety
+///
+/// The CPU must support AVX-512 F and VPOPCNTDQ.
+#[target_feature(enable = "avx512f,avx512vpopcntdq")]
+pub(crate) unsafe fn sum_popcnt_avx512<const W: u32>(
+    words: &[u64],
+    offset: usize,
+    n: usize,
+) -> u128 {
+    let head = head8(offset, n);
+    let mut total = scalar::sum::<W>(words, offset, head);
+    let bytes: &[u8] = bytemuck::cast_slice(words);
+    let first = (offset + head) / 8;
+    let steps = steps_within(first, 64, 64, bytes.len(), (n - head) / 512);
+    assert!(steps == 0 || first + 64 * steps <= bytes.len());
+    let mut acc = _mm512_setzero_si512();
+    for s in 0..steps {
+        // SAFETY: `s < steps`, so `first + 64 s + 64 <= bytes.len()`
+        // (asserted above).
+        let v = unsafe { load64(bytes, first + 64 * s) };
+        acc = _mm512_add_epi64(acc, _mm512_popcnt_epi64(v));
+    }
+    total += lanes_sum(acc);
+    let done = head + steps * 512;
+    total + scalar::sum::<W>(words, offset + done, n - done)
+}
+
+/// Sum of the eight 64-bit lanes.
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn lanes_sum(v: __m512i) -> u128 {
     let halves: [[u64; 4]; 2] = [
-        bytemuck::cast(_mm512_castsi512_si256(lanes)),
-        bytemuck::cast(_mm512_extracti64x4_epi64::<1>(lanes)),
+        bytemuck::cast(_mm512_castsi512_si256(v)),
+        bytemuck::cast(_mm512_extracti64x4_epi64::<1>(v)),
     ];
-    total += halves
-        .as_flattened()
-        .iter()
-        .map(|&x| x as u128)
-        .sum::<u128>();
+    halves.as_flattened().iter().map(|&x| x as u128).sum()
+}
+
+/// Sum of `W`-bit elements for `W` in {2, 4, 8}, as `sum_bytes_avx2` does
+/// it on 64-byte loads: each byte's field sum is two `vpshufb` lookups of
+/// its nibbles' field sums (`W == 2`) or the sum of its nibbles (`W == 4`),
+/// byte sums accumulate in 8-bit lanes for as many steps as cannot
+/// overflow, and `vpsadbw` adds each 8 bytes into a 64-bit lane.
+///
+/// # Safety
+///
+/// The CPU must support AVX-512 F and BW.
+#[target_feature(enable = "avx512f,avx512bw")]
+pub(crate) unsafe fn sum_bytes_avx512<const W: u32>(
+    words: &[u64],
+    offset: usize,
+    n: usize,
+) -> u128 {
+    let head = head8(offset, n);
+    let mut total = scalar::sum::<W>(words, offset, head);
+    let bytes: &[u8] = bytemuck::cast_slice(words);
+    let w = W as usize;
+    let per_step = 512 / w;
+    let first = (offset + head) * w / 8;
+    let steps = steps_within(first, 64, 64, bytes.len(), (n - head) / per_step);
+    assert!(steps == 0 || first + 64 * steps <= bytes.len());
+    // Largest byte sum one step adds, and how many steps a byte holds.
+    let per_byte: usize = if W == 8 {
+        255
+    } else {
+        (8 / w) * ((1 << w) - 1)
+    };
+    let batch = (255 / per_byte).max(1);
+    let m4 = _mm512_set1_epi8(0x0f);
+    // Field sums of a nibble: 2 two-bit fields.
+    let lut = v512(core::array::from_fn(|i| {
+        let n = (i % 16) as u8;
+        (n & 3) + (n >> 2)
+    }));
+    let zero = _mm512_setzero_si512();
+    let mut acc = zero;
+    let mut s = 0;
+    while s < steps {
+        let end = (s + batch).min(steps);
+        let mut bsum = zero;
+        while s < end {
+            // SAFETY: `s < steps`, so `first + 64 s + 64 <= bytes.len()`
+            // (asserted above).
+            let mut v = unsafe { load64(bytes, first + 64 * s) };
+            let lo = _mm512_and_si512(v, m4);
+            let hi = _mm512_and_si512(_mm512_srli_epi16::<4>(v), m4);
+            if W == 2 {
+                v = _mm512_add_epi8(_mm512_shuffle_epi8(lut, lo), _mm512_shuffle_epi8(lut, hi));
+            } else if W == 4 {
+                v = _mm512_add_epi8(lo, hi);
+            }
+            if W == 8 {
+                acc = _mm512_add_epi64(acc, _mm512_sad_epu8(v, zero));
+            } else {
+                bsum = _mm512_add_epi8(bsum, v);
+            }
+            s += 1;
+        }
+        if W != 8 {
+            acc = _mm512_add_epi64(acc, _mm512_sad_epu8(bsum, zero));
+        }
+    }
+    total += lanes_sum(acc);
     let done = head + steps * per_step;
     total + scalar::sum::<W>(words, offset + done, n - done)
 }

@@ -19,7 +19,9 @@ use super::scalar::{self, ld, mask64, rep_mask};
 use crate::Unsigned;
 
 mod avx512;
-use avx512::{sum_fold_avx512, unpack_u8_avx512, unpack_u32_avx512};
+use avx512::{
+    sum_bytes_avx512, sum_fold_avx512, sum_popcnt_avx512, unpack_u8_avx512, unpack_u32_avx512,
+};
 
 // ---------------------------------------------------------------------------
 // feature detection
@@ -49,6 +51,10 @@ pub(crate) const AVX2_BMI2: u32 = AVX2 | BMI2;
 pub(crate) const AVX2_F16C: u32 = AVX2 | F16C;
 /// AVX-512 F, BW and VBMI detected (`vpermb`, `vpmultishiftqb`).
 pub(crate) const AVX512_VBMI: u32 = AVX512F | AVX512BW | AVX512VBMI;
+/// AVX-512 F and BW detected (512-bit `vpshufb`, `vpsadbw`).
+pub(crate) const AVX512_BW: u32 = AVX512F | AVX512BW;
+/// AVX-512 F and VPOPCNTDQ detected (`vpopcntq`).
+pub(crate) const AVX512_POPCNT: u32 = AVX512F | AVX512VPOPCNTDQ;
 /// Detection has run.
 const DETECTED: u32 = 1 << 31;
 
@@ -1454,8 +1460,8 @@ pub(crate) static PACK_U64: XTable<PackX<u64>, 64> = XTable([[None; 3]; 64]);
 pub(crate) static PACK_U128: XTable<PackX<u128>, 128> = XTable([[None; 3]; 128]);
 
 pub(crate) static SUM: XTable<SumX, 64> = xtable!(64;
-    [AVX2 sum_bytes_avx2, POPCNT sum_popcnt] for 1;
-    [AVX2 sum_bytes_avx2] for 2 4 8;
+    [AVX512_POPCNT sum_popcnt_avx512, AVX2 sum_bytes_avx2, POPCNT sum_popcnt] for 1;
+    [AVX512_BW sum_bytes_avx512, AVX2 sum_bytes_avx2] for 2 4 8;
     [AVX512_VBMI sum_fold_avx512, AVX2 sum_fold_avx2] for 3 5 6 7;
 );
 
