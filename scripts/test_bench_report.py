@@ -34,13 +34,16 @@ DOC = os.path.join(ROOT, "bitpack", "src", "kernels", "mod.rs")
 # Every group, function and parameter the three benches measure (the ones
 # the report reads).
 W8 = [str(w) for w in range(1, 9)]
+W32 = [str(w) for w in range(1, 33)]
 KERNELS = {
-    "sum/65536": (["kernel", "portable", "popcnt", "read_floor", "naive"], W8 + ["12", "16", "32"]),
+    "sum/65536": (["kernel", "avx2", "portable", "popcnt", "fastlanes", "bitpacker8x", "read_floor",
+                   "naive"], W8 + ["12", "16", "32"]),
     "sum/67108864": (["kernel", "read_floor"], W8),
-    "unpack_u8/65536": (["kernel", "portable", "bmi2", "write_floor", "store_loop", "naive"], W8),
+    "unpack_u8/65536": (["kernel", "avx2", "portable", "bmi2", "fastlanes", "write_floor",
+                         "store_loop", "naive"], W8),
     "unpack_u8/67108864": (["kernel", "write_floor"], W8),
-    "unpack_u32/65536": (["kernel", "portable", "bitpacker8x", "bitpacker1x", "write_floor"],
-                         W8 + ["10", "16", "31"]),
+    "unpack_u32/65536": (["kernel", "avx2", "portable", "bitpacker8x", "bitpacker1x", "write_floor"],
+                         W32),
     "pack_u8/65536": (["kernel", "portable", "bmi2", "memcpy", "read_input", "naive"], W8),
     "pack_u8/67108864": (["kernel", "memcpy"], W8),
     "pack_u32/65536": (["kernel", "portable", "bitpacker1x", "bitpacker8x", "memcpy", "read_input"],
@@ -222,18 +225,48 @@ class Generator(unittest.TestCase):
         self.assertIn(f"{ghz:.2f} GHz", block(md, "kernels"))
         self.assertIn(f"{ghz:.2f} GHz", re.sub(r"\s+//!\s+", " ", inner))
         self.assertRegex(inner, r"^//! Measured \d{4}-\d\d-\d\d on .*:\n//!\n//! - ")
-        # Eight bullets, one per headline group.
-        self.assertEqual(len(re.findall(r"^//! - `", inner, re.M)), 8)
+        # Nine bullets: one per headline group, and unpack to u8 against fastlanes.
+        self.assertEqual(len(re.findall(r"^//! - `", inner, re.M)), 9)
 
     def test_targets_and_tables_follow_the_medians(self):
         res = self.use("kernels", KERNELS)
         rc, _, err = self.run_gen("--section", "kernels")
         self.assertEqual(rc, 0, err)
         k = block(self.read(self.md), "kernels")
+        def row(group, w, num, den, limit, kind):
+            r = res[(group, num, w)] / res[(group, den, w)]
+            ok = r < limit if kind == "<" else r <= limit
+            return r, f"| `{group}` | {w} | {r:.2f}x | {kind} {limit}x | {'PASS' if ok else 'MISS'} |"
+
         for w in W8:
-            r = res[("sum/65536", "kernel", w)] / res[("sum/65536", "read_floor", w)]
-            verdict = "PASS" if r <= 2.5 else "MISS"
-            self.assertIn(f"| `sum/65536` | {w} | {r:.2f}x | <= 2.5x | {verdict} |", k)
+            for args in [("sum/65536", w, "kernel", "read_floor", 2.0, "<="),
+                         ("sum/65536", w, "kernel", "fastlanes", 1.0, "<"),
+                         ("sum/65536", w, "kernel", "bitpacker8x", 1.0, "<"),
+                         ("unpack_u8/65536", w, "kernel", "write_floor", 1.5, "<="),
+                         ("unpack_u8/65536", w, "kernel", "fastlanes", 1.0, "<"),
+                         ("pack_u8/65536", w, "kernel", "memcpy", 2.0, "<=")]:
+                r, line = row(*args)
+                self.assertIn(line, k)
+                # The margin follows the ratio: headroom on a PASS, over on a MISS.
+                rest = k[k.index(line) + len(line):].split("\n")[0]
+                if k.count(line) > 1:
+                    continue  # the same ratio on two rows: the margin is not its own
+                if "PASS" in line:
+                    self.assertIn(f"{abs(args[4] / r - 1) * 100:.0f}% headroom", rest)
+                else:
+                    self.assertIn(f"{(r / args[4] - 1) * 100:.0f}% over", rest)
+        for w in W32:
+            self.assertIn(row("unpack_u32/65536", w, "kernel", "bitpacker8x", 1.0, "<=")[1], k)
+        for w in KERNELS["pack_u32/65536"][1]:
+            self.assertIn(row("pack_u32/65536", w, "kernel", "memcpy", 2.0, "<=")[1], k)
+        for f in ("e2m1", "e4m3"):
+            self.assertIn(row("decode_f32/65536", f, "kernel", "write_floor", 1.5, "<=")[1], k)
+            g = 65536 / res[("encode_f32/65536", "kernel", f)]
+            verdict = "PASS" if g >= 5.0 else "MISS"
+            self.assertIn(f"| `encode_f32/65536` | {f} | {g:.2f} | >= 5.0 | {verdict} |", k)
+        # The old targets are gone.
+        self.assertNotIn("`sum/67108864` | 1 |", k)
+        self.assertNotIn("BitPacker1x / time", k)
         self.assertIn("### Targets", k)
         self.assertIn("#### `pack_u32/65536`", k)
         # The notes file follows the tables.

@@ -3,7 +3,10 @@
 //! Groups are named `<kernel>/<values>` with one `BenchmarkId` per width:
 //! `kernel` is the public dispatching function (the variant the tables pick
 //! on this CPU), `portable` the same call with the x86 variants switched off,
-//! `bmi2` the BMI2 variant where one exists, and the baselines: `naive` (a
+//! `bmi2` the BMI2 variant where one exists, `avx2` the call with only the
+//! AVX-512 variants switched off (where the CPU has them), and the baselines:
+//! `fastlanes` (the `fastlanes` crate on the same values in its own
+//! transposed layout; for sums, each block unpacked and summed), `naive` (a
 //! bit-at-a-time loop), `read_floor`/`write_floor`/`memcpy` (reading,
 //! writing or copying the same number of bytes: the physical floor),
 //! `bitpacker1x`/`bitpacker8x` (the `bitpacking` crate on the same values),
@@ -187,16 +190,76 @@ fn large_group<'a>(c: &'a mut Criterion, name: &str) -> BenchmarkGroup<'a, WallT
 }
 
 /// Runs `f` with the x86 variants limited to `mask` (0: portable only).
-fn with_features<R>(mask: u8, f: impl FnOnce() -> R) -> R {
+fn with_features<R>(mask: u32, f: impl FnOnce() -> R) -> R {
     kernels::__limit_features(mask);
     let r = f();
-    kernels::__limit_features(0xff);
+    kernels::__limit_features(u32::MAX);
     r
 }
 
 /// The internal feature bits of BMI2 and POPCNT (see `kernels::x86`).
-const BMI2: u8 = 2;
-const POPCNT: u8 = 4;
+const BMI2: u32 = 2;
+const POPCNT: u32 = 4;
+/// AVX2, BMI2, POPCNT and F16C without the AVX-512 bits: the variants a
+/// CPU without AVX-512 runs (`avx2` in the groups).
+const NO_AVX512: u32 = 15;
+
+/// Whether this CPU has the AVX-512 features of the AVX-512 variants.
+fn has_avx512() -> bool {
+    std::is_x86_feature_detected!("avx512f")
+        && std::is_x86_feature_detected!("avx512bw")
+        && std::is_x86_feature_detected!("avx512vbmi")
+}
+
+/// The `fastlanes` crate's layout of `vals` (`w` bits each): its 1024-value
+/// transposed blocks, `128 w` bytes each.
+fn fastlanes_pack(vals: &[u8], w: u32) -> Vec<u8> {
+    use fastlanes::BitPacking;
+    let step = 128 * w as usize;
+    let mut out = vec![0u8; vals.len() / 1024 * step];
+    for (v, o) in vals.chunks_exact(1024).zip(out.chunks_exact_mut(step)) {
+        // SAFETY: `v` holds 1024 values and `o` 1024 * w / 8 bytes, the
+        // lengths `unchecked_pack` requires; `w <= 8`.
+        unsafe { <u8 as BitPacking>::unchecked_pack(w as usize, v, o) };
+    }
+    out
+}
+
+/// Unpacks `fastlanes`' blocks of `w`-bit values into `out` through its
+/// width-monomorphized `unpack::<W, B>` (what its `unchecked_unpack` calls
+/// after matching the width), one call per 1024 values.
+fn fastlanes_unpack(w: u32, packed: &[u8], out: &mut [u8]) {
+    use fastlanes::BitPacking;
+    macro_rules! at {
+        ($($w:literal)+) => {
+            match w {
+                $($w => {
+                    let (blocks, _) = packed.as_chunks::<{ 128 * $w }>();
+                    let (outs, _) = out.as_chunks_mut::<1024>();
+                    for (b, o) in blocks.iter().zip(outs) {
+                        <u8 as BitPacking>::unpack::<$w, { 128 * $w }>(b, o);
+                    }
+                })+
+                _ => unreachable!("width {w}"),
+            }
+        };
+    }
+    at!(1 2 3 4 5 6 7 8)
+}
+
+/// The sum of `fastlanes`' blocks: each block unpacked into a 1 KiB buffer
+/// on the stack and summed (the crate has no sum of packed values).
+fn fastlanes_sum(w: u32, packed: &[u8]) -> u64 {
+    let step = 128 * w as usize;
+    let mut buf = [0u8; 1024];
+    packed
+        .chunks_exact(step)
+        .map(|b| {
+            fastlanes_unpack(w, b, &mut buf);
+            buf.iter().map(|&x| x as u32).sum::<u32>() as u64
+        })
+        .sum()
+}
 
 fn clock(c: &mut Criterion) {
     let mut g = small_group(c, "clock");
@@ -228,7 +291,44 @@ fn sum(c: &mut Criterion) {
                 })
             });
         }
+        if w <= 8 && has_avx512() {
+            with_features(NO_AVX512, || {
+                g.bench_with_input(BenchmarkId::new("avx2", w), &words, |b, s| {
+                    b.iter(|| kernels::sum(w, black_box(s), 0, n).unwrap())
+                })
+            });
+        }
         if w <= 8 {
+            let vals: Vec<u8> = values(n, w, w as u64);
+            let expect: u64 = vals.iter().map(|&x| x as u64).sum();
+            assert_eq!(kernels::sum(w, &words, 0, n).unwrap(), expect as u128);
+            let fl = fastlanes_pack(&vals, w);
+            assert_eq!(fastlanes_sum(w, &fl), expect);
+            g.bench_with_input(BenchmarkId::new("fastlanes", w), &fl, |b, p| {
+                b.iter(|| fastlanes_sum(w, black_box(p)))
+            });
+            // BitPacker8x: each 256-value block decompressed into a stack
+            // buffer and summed (the crate has no sum either).
+            let bp8 = BitPacker8x::new();
+            let vals32: Vec<u32> = vals.iter().map(|&x| x as u32).collect();
+            let step8 = BitPacker8x::BLOCK_LEN * w as usize / 8;
+            let mut packed8 = vec![0u8; n * w as usize / 8];
+            for (blk, v) in vals32.chunks(BitPacker8x::BLOCK_LEN).enumerate() {
+                bp8.compress(v, &mut packed8[blk * step8..], w as u8);
+            }
+            let bp8_sum = |p: &[u8]| {
+                let mut buf = [0u32; BitPacker8x::BLOCK_LEN];
+                p.chunks_exact(step8)
+                    .map(|blk| {
+                        bp8.decompress(blk, &mut buf, w as u8);
+                        buf.iter().map(|&x| x as u64).sum::<u64>()
+                    })
+                    .sum::<u64>()
+            };
+            assert_eq!(bp8_sum(&packed8), expect);
+            g.bench_with_input(BenchmarkId::new("bitpacker8x", w), &packed8, |b, p| {
+                b.iter(|| bp8_sum(black_box(p)))
+            });
             g.bench_with_input(BenchmarkId::new("naive", w), &words, |b, s| {
                 b.iter(|| {
                     let w = black_box(w);
@@ -275,7 +375,22 @@ fn unpack_u8(c: &mut Criterion) {
                     b.iter(|| kernels::unpack(w, black_box(s), 0, &mut out).unwrap())
                 })
             });
+            if has_avx512() {
+                with_features(NO_AVX512, || {
+                    g.bench_with_input(BenchmarkId::new("avx2", w), &words, |b, s| {
+                        b.iter(|| kernels::unpack(w, black_box(s), 0, &mut out).unwrap())
+                    })
+                });
+            }
         }
+        // The same values in fastlanes' own layout, unpacked by fastlanes.
+        let vals: Vec<u8> = values(n, w, w as u64);
+        let fl = fastlanes_pack(&vals, w);
+        fastlanes_unpack(w, &fl, &mut out);
+        assert_eq!(out, vals);
+        g.bench_with_input(BenchmarkId::new("fastlanes", w), &fl, |b, p| {
+            b.iter(|| fastlanes_unpack(w, black_box(p), &mut out))
+        });
         g.bench_with_input(BenchmarkId::new("write_floor", w), &words, |b, _| {
             b.iter(|| black_box(&mut out[..]).fill(0))
         });
@@ -313,22 +428,35 @@ fn unpack_u8(c: &mut Criterion) {
 
 const U32_WIDTHS: [u32; 15] = [1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 20, 24, 28, 31];
 
+/// Every width of a `u32` (`kernel`, `avx2`, `write_floor` and
+/// `bitpacker8x` at each; `portable` and `bitpacker1x` at [`U32_WIDTHS`],
+/// to keep the group's run time down).
 fn unpack_u32(c: &mut Criterion) {
     let n = SMALL;
     let mut g = small_group(c, "unpack_u32/65536");
     g.throughput(Throughput::Elements(n as u64));
     let mut out = vec![0u32; n];
-    for w in U32_WIDTHS {
+    for w in 1..=32 {
+        let sampled = U32_WIDTHS.contains(&w);
         let words = stream(n, w, w as u64);
         let vals: Vec<u32> = values(n, w, w as u64);
         g.bench_with_input(BenchmarkId::new("kernel", w), &words, |b, s| {
             b.iter(|| kernels::unpack(w, black_box(s), 0, &mut out).unwrap())
         });
-        with_features(0, || {
-            g.bench_with_input(BenchmarkId::new("portable", w), &words, |b, s| {
-                b.iter(|| kernels::unpack(w, black_box(s), 0, &mut out).unwrap())
-            })
-        });
+        if w < 32 && has_avx512() {
+            with_features(NO_AVX512, || {
+                g.bench_with_input(BenchmarkId::new("avx2", w), &words, |b, s| {
+                    b.iter(|| kernels::unpack(w, black_box(s), 0, &mut out).unwrap())
+                })
+            });
+        }
+        if sampled {
+            with_features(0, || {
+                g.bench_with_input(BenchmarkId::new("portable", w), &words, |b, s| {
+                    b.iter(|| kernels::unpack(w, black_box(s), 0, &mut out).unwrap())
+                })
+            });
+        }
         g.bench_with_input(BenchmarkId::new("write_floor", w), &words, |b, _| {
             b.iter(|| black_box(&mut out[..]).fill(0))
         });
@@ -338,14 +466,16 @@ fn unpack_u32(c: &mut Criterion) {
         for (blk, v) in vals.chunks(BitPacker1x::BLOCK_LEN).enumerate() {
             len1 += bp1.compress(v, &mut packed1[blk * 4 * w as usize..], w as u8);
         }
-        g.bench_with_input(BenchmarkId::new("bitpacker1x", w), &packed1, |b, p| {
-            b.iter(|| {
-                let step = 4 * w as usize;
-                for (blk, o) in out.chunks_mut(BitPacker1x::BLOCK_LEN).enumerate() {
-                    bp1.decompress(&black_box(p)[blk * step..], o, w as u8);
-                }
-            })
-        });
+        if sampled {
+            g.bench_with_input(BenchmarkId::new("bitpacker1x", w), &packed1, |b, p| {
+                b.iter(|| {
+                    let step = 4 * w as usize;
+                    for (blk, o) in out.chunks_mut(BitPacker1x::BLOCK_LEN).enumerate() {
+                        bp1.decompress(&black_box(p)[blk * step..], o, w as u8);
+                    }
+                })
+            });
+        }
         let bp8 = BitPacker8x::new();
         let mut packed8 = vec![0u8; n * 4];
         let step8 = BitPacker8x::BLOCK_LEN * w as usize / 8;

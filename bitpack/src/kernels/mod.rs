@@ -33,8 +33,8 @@
 //! into a static table, so a width known only at run time costs one table
 //! lookup and one indirect call per bulk call, never a decision per value.
 //! The one dispatch macro (`select!`) makes that choice: on `x86_64` with
-//! `std`, a second table per kernel lists, per width, the AVX2, BMI2,
-//! POPCNT or F16C variants in order of measured preference with the CPU
+//! `std`, a second table per kernel lists, per width, the AVX-512, AVX2,
+//! BMI2, POPCNT or F16C variants in order of measured preference with the CPU
 //! features each needs; the features are detected once with
 //! `is_x86_feature_detected!` and cached in an atomic. Where no variant
 //! exists, or the CPU lacks its features, the portable instantiation runs.
@@ -45,10 +45,13 @@
 //!
 //! | kernel | x86 variant (widths) | how |
 //! |---|---|---|
+//! | [`unpack`] to `u8` | AVX-512 F+BW+VBMI (1..=7) | one 64-byte load per 64 values; `vpermb` gives each 64-bit lane its 8-value group, `vpmultishiftqb` moves each value to its own byte, mask |
 //! | [`unpack`] to `u8` | AVX2 (1..=7), BMI2 (1..=7, slower, kept as fallback) | two 32-byte loads give each 128-bit half its 8-value group; `pshufb` puts each value's two bytes in a 16-bit lane, `vpmulhuw` shifts each lane by its own amount, mask, `vpackuswb` |
+//! | [`unpack`] to `u32` | AVX-512 F+BW+VBMI (1..=31) | 16 values per step: `vpermb` gathers each value's bytes into its dword from one 64-byte load, `vpsrlvd` shifts, mask |
 //! | [`unpack`] to `u32` | AVX2 (1..=31) | `pshufb` gathers each value's bytes into its dword, `vpsrlvd` shifts, mask |
 //! | [`pack`] from `u8` | AVX2+BMI2 (1..=7), BMI2 (1..=7, slower) | `vpmovmskb` bit planes (1, 2 bits) or `vpmaddubsw`/`vpmaddwd`/shift merges of neighbours, then `pshufb` |
 //! | [`pack`] from `u32` | AVX2+BMI2 (1..=8) | narrow to bytes (`vpackusdw`, `vpackuswb`, `vpermd`), then as from `u8` |
+//! | [`sum`] | AVX-512: F+VPOPCNTDQ (1), F+BW (2, 4, 8), F+BW+VBMI (3, 5, 6, 7) | `vpopcntq`; the AVX2 methods below on 64-byte loads, with `vpermb` placing the folded groups |
 //! | [`sum`] | AVX2 (1..=8), POPCNT (1, fallback) | see below |
 //! | [`decode`] to 4-byte values | AVX2 (1..=4) | the table lives in registers: `vpsrlvd` places the codes, `vpermd` looks up (two and a blend for 16 entries) |
 //! | float encode/decode | AVX2, F16C | see *Float formats* |
@@ -114,15 +117,15 @@
 //!
 //! - `sum/65536`: the 5-bit sum takes 1.34 µs, 2.48x `read_floor` (reading its
 //!   40 KiB) and 259x faster than the bit-at-a-time `naive` loop; widths 1..=8
-//!   run at 1.04-4.24x `read_floor`.
-//! - `sum/67108864`: 0.92-1.51x `read_floor` for widths 1..=8.
-//! - `unpack_u8/65536`: 1.99-2.79x `write_floor` (`memset` of the 64 KiB
-//!   output) and 1.48-2.03x `store_loop` (plain AVX2 stores of as many bytes);
+//!   run at 1.04-4.25x `read_floor`.
+//! - `sum/67108864`: 0.91-1.51x `read_floor` for widths 1..=8.
+//! - `unpack_u8/65536`: 1.98-2.79x `write_floor` (`memset` of the 64 KiB
+//!   output) and 1.47-2.03x `store_loop` (plain AVX2 stores of as many bytes);
 //!   the 5-bit unpack takes 2.36 µs.
 //! - `unpack_u32/65536`: 0.75-1.29x the time of `bitpacker8x` (its own
 //!   interleaved layout) and 2.10-7.05x faster than `bitpacker1x` (the same
 //!   bytes); 5 bits: 4.52 µs against 3.63 µs and 20.41 µs.
-//! - `pack_u32/65536`: 3.21-5.39x faster than `bitpacker1x` for widths 1..=8
+//! - `pack_u32/65536`: 3.22-5.39x faster than `bitpacker1x` for widths 1..=8
 //!   (same bytes written); 10..=31 bits run the portable kernel, at 0.63-1.53x
 //!   the speed of `bitpacker1x`.
 //! - `pack_u8/65536`: 0.90-3.24x `memcpy` of the packed bytes for widths 4..=8;
@@ -131,9 +134,9 @@
 //! - `decode_f32/65536`: E2M1 5.47 µs (1.64x `write_floor`, the `memset` of the
 //!   256 KiB output), E4M3 9.00 µs (2.62x; `store_loop` alone is 2.01x); E4M3
 //!   154x faster than the per-value `MiniFloat::to_f32` loop.
-//! - `encode_f32/65536`: E2M1 1.15 and E4M3 1.24 values per cycle at the
-//!   measured 2.40 GHz (E4M3: 66x the per-value rounding routine; `half`'s
-//!   `f32` to `f16` slice conversion: 1.59).
+//! - `encode_f32/65536`: E2M1 2.77 and E4M3 2.99 Gval/s, 1.15 and 1.25 values
+//!   per cycle at the measured 2.40 GHz (E4M3: 67x the per-value rounding
+//!   routine; `half`'s `f32` to `f16` slice conversion: 1.60 per cycle).
 //! <!-- bench:kernels:end -->
 //!
 //! What was measured and not kept (each against the kept code in one timing
@@ -284,7 +287,7 @@ pub use x86::limit_features as __limit_features;
 /// benchmarks use it to measure each variant through the public functions.
 #[cfg(not(all(feature = "std", target_arch = "x86_64")))]
 #[doc(hidden)]
-pub fn __limit_features(_mask: u8) {}
+pub fn __limit_features(_mask: u32) {}
 
 /// `f()`, compiled with AVX2 where `x86::features()` reports it (so
 /// `__limit_features` holds), else as it is: how the portable loops of the

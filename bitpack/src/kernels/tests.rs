@@ -596,10 +596,11 @@ fn x86_variants_report() {
     }
     let f = x86::detected();
     std::eprintln!(
-        "x86 features: avx2={} bmi2={} popcnt={}",
+        "x86 features: avx2={} bmi2={} popcnt={} avx512f+bw+vbmi={}",
         f & x86::AVX2 != 0,
         f & x86::BMI2 != 0,
-        f & x86::POPCNT != 0
+        f & x86::POPCNT != 0,
+        f & x86::AVX512_VBMI == x86::AVX512_VBMI
     );
     for l in [
         line("unpack_u8", &x86::UNPACK_U8),
@@ -628,11 +629,19 @@ fn x86_variants_report() {
     }
     // Every table entry must need at least one feature (a variant without
     // one would belong in the portable kernels).
-    for w in 1..=8 {
-        for (name, _, _) in x86_list(&x86::UNPACK_U8, w) {
-            assert!(name.ends_with("avx2") || name.ends_with("bmi2"), "{name}");
+    fn all_need_features<F: Copy, const N: usize>(t: &XTable<F, N>) {
+        for (w, entry) in t.0.iter().enumerate() {
+            for &(need, name, _) in entry.iter().flatten() {
+                assert_ne!(need, 0, "{name} at width {} needs no feature", w + 1);
+            }
         }
     }
+    all_need_features(&x86::UNPACK_U8);
+    all_need_features(&x86::UNPACK_U32);
+    all_need_features(&x86::PACK_U8);
+    all_need_features(&x86::PACK_U32);
+    all_need_features(&x86::SUM);
+    all_need_features(&x86::DECODE_X32);
 }
 
 #[test]

@@ -11,84 +11,112 @@
 //! words are the bytes of the stream.
 
 use core::arch::x86_64::*;
-use core::sync::atomic::{AtomicU8, Ordering};
+use core::sync::atomic::{AtomicU32, Ordering};
 
 use super::aligned;
 use super::bits::per_word;
 use super::scalar::{self, ld, mask64, rep_mask};
 use crate::Unsigned;
 
+mod avx512;
+use avx512::{
+    sum_bytes_avx512, sum_fold_avx512, sum_popcnt_avx512, unpack_u8_avx512, unpack_u32_avx512,
+};
+
 // ---------------------------------------------------------------------------
 // feature detection
 // ---------------------------------------------------------------------------
 
 /// `avx2` detected.
-pub(crate) const AVX2: u8 = 1;
+pub(crate) const AVX2: u32 = 1;
 /// `bmi2` detected.
-pub(crate) const BMI2: u8 = 2;
+pub(crate) const BMI2: u32 = 2;
 /// `popcnt` detected.
-pub(crate) const POPCNT: u8 = 4;
+pub(crate) const POPCNT: u32 = 4;
 /// `f16c` detected.
-pub(crate) const F16C: u8 = 8;
+pub(crate) const F16C: u32 = 8;
+/// `avx512f` detected.
+pub(crate) const AVX512F: u32 = 16;
+/// `avx512bw` detected.
+pub(crate) const AVX512BW: u32 = 32;
+/// `avx512vbmi` detected.
+pub(crate) const AVX512VBMI: u32 = 64;
+/// `avx512vbmi2` detected.
+pub(crate) const AVX512VBMI2: u32 = 128;
+/// `avx512vpopcntdq` detected.
+pub(crate) const AVX512VPOPCNTDQ: u32 = 256;
 /// `avx2` and `bmi2` detected.
-pub(crate) const AVX2_BMI2: u8 = AVX2 | BMI2;
+pub(crate) const AVX2_BMI2: u32 = AVX2 | BMI2;
 /// `avx2` and `f16c` detected.
-pub(crate) const AVX2_F16C: u8 = AVX2 | F16C;
+pub(crate) const AVX2_F16C: u32 = AVX2 | F16C;
+/// AVX-512 F, BW and VBMI detected (`vpermb`, `vpmultishiftqb`).
+pub(crate) const AVX512_VBMI: u32 = AVX512F | AVX512BW | AVX512VBMI;
+/// AVX-512 F and BW detected (512-bit `vpshufb`, `vpsadbw`).
+pub(crate) const AVX512_BW: u32 = AVX512F | AVX512BW;
+/// AVX-512 F and VPOPCNTDQ detected (`vpopcntq`).
+pub(crate) const AVX512_POPCNT: u32 = AVX512F | AVX512VPOPCNTDQ;
 /// Detection has run.
-const DETECTED: u8 = 0x80;
+const DETECTED: u32 = 1 << 31;
 
-static FEATURES: AtomicU8 = AtomicU8::new(0);
-static LIMIT: AtomicU8 = AtomicU8::new(0xff);
+static FEATURES: AtomicU32 = AtomicU32::new(0);
+static LIMIT: AtomicU32 = AtomicU32::new(u32::MAX);
 
-/// The detected CPU features (bit set of [`AVX2`], [`BMI2`], [`POPCNT`]),
-/// detected once with `is_x86_feature_detected!` and cached.
+/// The detected CPU features (bit set of [`AVX2`], [`BMI2`], [`POPCNT`],
+/// [`F16C`] and the AVX-512 bits), detected once with
+/// `is_x86_feature_detected!` and cached.
 #[inline]
-pub(crate) fn features() -> u8 {
+pub(crate) fn features() -> u32 {
     let f = FEATURES.load(Ordering::Relaxed);
     let f = if f & DETECTED != 0 { f } else { detect() };
     f & LIMIT.load(Ordering::Relaxed)
 }
 
 #[cold]
-fn detect() -> u8 {
+fn detect() -> u32 {
     let mut f = DETECTED;
-    if std::is_x86_feature_detected!("avx2") {
-        f |= AVX2;
-    }
-    if std::is_x86_feature_detected!("bmi2") {
-        f |= BMI2;
-    }
-    if std::is_x86_feature_detected!("popcnt") {
-        f |= POPCNT;
-    }
-    if std::is_x86_feature_detected!("f16c") {
-        f |= F16C;
+    for (have, bit) in [
+        (std::is_x86_feature_detected!("avx2"), AVX2),
+        (std::is_x86_feature_detected!("bmi2"), BMI2),
+        (std::is_x86_feature_detected!("popcnt"), POPCNT),
+        (std::is_x86_feature_detected!("f16c"), F16C),
+        (std::is_x86_feature_detected!("avx512f"), AVX512F),
+        (std::is_x86_feature_detected!("avx512bw"), AVX512BW),
+        (std::is_x86_feature_detected!("avx512vbmi"), AVX512VBMI),
+        (std::is_x86_feature_detected!("avx512vbmi2"), AVX512VBMI2),
+        (
+            std::is_x86_feature_detected!("avx512vpopcntdq"),
+            AVX512VPOPCNTDQ,
+        ),
+    ] {
+        if have {
+            f |= bit;
+        }
     }
     FEATURES.store(f, Ordering::Relaxed);
     f
 }
 
 /// Masks the features the kernels may use (`0` forces the portable kernels,
-/// `0xff` restores detection). Not public API: for benchmarks.
-pub fn limit_features(mask: u8) {
+/// `u32::MAX` restores detection). Not public API: for benchmarks.
+pub fn limit_features(mask: u32) {
     LIMIT.store(mask, Ordering::Relaxed);
 }
 
 /// The detected features, ignoring [`limit_features`] (tests use it to run
 /// every variant the machine has).
 #[cfg(test)]
-pub(crate) fn detected() -> u8 {
+pub(crate) fn detected() -> u32 {
     let f = FEATURES.load(Ordering::Relaxed);
     if f & DETECTED != 0 { f } else { detect() }
 }
 
 /// A variant: the features it needs, its name, the function.
-pub(crate) type Variant<F> = (u8, &'static str, F);
+pub(crate) type Variant<F> = (u32, &'static str, F);
 
 /// A per-width table of variants: entry `w - 1` lists the functions for
 /// width `w` in order of preference (measured), each with the features it
 /// needs; an empty entry means the portable kernel serves that width.
-pub(crate) struct XTable<F: Copy, const N: usize>(pub(crate) [[Option<Variant<F>>; 2]; N]);
+pub(crate) struct XTable<F: Copy, const N: usize>(pub(crate) [[Option<Variant<F>>; 3]; N]);
 
 impl<F: Copy, const N: usize> XTable<F, N> {
     /// The preferred variant for width `w` whose features the CPU has.
@@ -107,7 +135,7 @@ impl<F: Copy, const N: usize> XTable<F, N> {
 /// Builds an [`XTable`]: `N; [FEATURE function, ...] for widths...; ...`.
 macro_rules! xtable {
     ($n:literal; $( [$($need:ident $f:ident),+] for $($w:literal)+ );* $(;)?) => {{
-        let mut t = [[None; 2]; $n];
+        let mut t = [[None; 3]; $n];
         $( xtable!(@set t [$($need $f),+] $($w)+); )*
         XTable(t)
     }};
@@ -117,12 +145,20 @@ macro_rules! xtable {
     };
     (@set $t:ident [$($need:ident $f:ident),+]) => {};
     (@cands $w:literal [$n1:ident $f1:ident]) => {
-        [Some(($n1, stringify!($f1), $f1::<$w> as _)), None]
+        [Some(($n1, stringify!($f1), $f1::<$w> as _)), None, None]
     };
     (@cands $w:literal [$n1:ident $f1:ident, $n2:ident $f2:ident]) => {
         [
             Some(($n1, stringify!($f1), $f1::<$w> as _)),
             Some(($n2, stringify!($f2), $f2::<$w> as _)),
+            None,
+        ]
+    };
+    (@cands $w:literal [$n1:ident $f1:ident, $n2:ident $f2:ident, $n3:ident $f3:ident]) => {
+        [
+            Some(($n1, stringify!($f1), $f1::<$w> as _)),
+            Some(($n2, stringify!($f2), $f2::<$w> as _)),
+            Some(($n3, stringify!($f3), $f3::<$w> as _)),
         ]
     };
 }
@@ -1403,30 +1439,30 @@ type SumX = unsafe fn(&[u64], usize, usize) -> u128;
 type DecodeX = unsafe fn(&[u64], usize, &[u32], &mut [u32]);
 
 pub(crate) static UNPACK_U8: XTable<UnpackX<u8>, 8> = xtable!(8;
-    [AVX2 unpack_u8_avx2, BMI2 unpack_u8_bmi2] for 1 2 3 4 5 6 7;
+    [AVX512_VBMI unpack_u8_avx512, AVX2 unpack_u8_avx2, BMI2 unpack_u8_bmi2] for 1 2 3 4 5 6 7;
 );
-pub(crate) static UNPACK_U16: XTable<UnpackX<u16>, 16> = XTable([[None; 2]; 16]);
+pub(crate) static UNPACK_U16: XTable<UnpackX<u16>, 16> = XTable([[None; 3]; 16]);
 pub(crate) static UNPACK_U32: XTable<UnpackX<u32>, 32> = xtable!(32;
-    [AVX2 unpack_u32_avx2] for 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24
-        25 26 27 28 29 30 31;
+    [AVX512_VBMI unpack_u32_avx512, AVX2 unpack_u32_avx2] for 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15
+        16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31;
 );
-pub(crate) static UNPACK_U64: XTable<UnpackX<u64>, 64> = XTable([[None; 2]; 64]);
-pub(crate) static UNPACK_U128: XTable<UnpackX<u128>, 128> = XTable([[None; 2]; 128]);
+pub(crate) static UNPACK_U64: XTable<UnpackX<u64>, 64> = XTable([[None; 3]; 64]);
+pub(crate) static UNPACK_U128: XTable<UnpackX<u128>, 128> = XTable([[None; 3]; 128]);
 
 pub(crate) static PACK_U8: XTable<PackX<u8>, 8> = xtable!(8;
     [AVX2_BMI2 pack_u8_avx2, BMI2 pack_u8_bmi2] for 1 2 3 4 5 6 7;
 );
-pub(crate) static PACK_U16: XTable<PackX<u16>, 16> = XTable([[None; 2]; 16]);
+pub(crate) static PACK_U16: XTable<PackX<u16>, 16> = XTable([[None; 3]; 16]);
 pub(crate) static PACK_U32: XTable<PackX<u32>, 32> = xtable!(32;
     [AVX2_BMI2 pack_u32_avx2] for 1 2 3 4 5 6 7 8;
 );
-pub(crate) static PACK_U64: XTable<PackX<u64>, 64> = XTable([[None; 2]; 64]);
-pub(crate) static PACK_U128: XTable<PackX<u128>, 128> = XTable([[None; 2]; 128]);
+pub(crate) static PACK_U64: XTable<PackX<u64>, 64> = XTable([[None; 3]; 64]);
+pub(crate) static PACK_U128: XTable<PackX<u128>, 128> = XTable([[None; 3]; 128]);
 
 pub(crate) static SUM: XTable<SumX, 64> = xtable!(64;
-    [AVX2 sum_bytes_avx2, POPCNT sum_popcnt] for 1;
-    [AVX2 sum_bytes_avx2] for 2 4 8;
-    [AVX2 sum_fold_avx2] for 3 5 6 7;
+    [AVX512_POPCNT sum_popcnt_avx512, AVX2 sum_bytes_avx2, POPCNT sum_popcnt] for 1;
+    [AVX512_BW sum_bytes_avx512, AVX2 sum_bytes_avx2] for 2 4 8;
+    [AVX512_VBMI sum_fold_avx512, AVX2 sum_fold_avx2] for 3 5 6 7;
 );
 
 pub(crate) static DECODE_X32: XTable<DecodeX, 16> = xtable!(16;
