@@ -3,7 +3,8 @@
 //! Groups are named `<kernel>/<values>` with one `BenchmarkId` per width:
 //! `kernel` is the public dispatching function (the variant the tables pick
 //! on this CPU), `portable` the same call with the x86 variants switched off,
-//! `bmi2` the BMI2 variant where one exists, and the baselines: `naive` (a
+//! `bmi2` the BMI2 variant where one exists, `avx2` (pack groups) the call
+//! with the AVX-512 variants switched off, and the baselines: `naive` (a
 //! bit-at-a-time loop), `read_floor`/`write_floor`/`memcpy` (reading,
 //! writing or copying the same number of bytes: the physical floor),
 //! `bitpacker1x`/`bitpacker8x` (the `bitpacking` crate on the same values),
@@ -187,16 +188,19 @@ fn large_group<'a>(c: &'a mut Criterion, name: &str) -> BenchmarkGroup<'a, WallT
 }
 
 /// Runs `f` with the x86 variants limited to `mask` (0: portable only).
-fn with_features<R>(mask: u8, f: impl FnOnce() -> R) -> R {
+fn with_features<R>(mask: u16, f: impl FnOnce() -> R) -> R {
     kernels::__limit_features(mask);
     let r = f();
-    kernels::__limit_features(0xff);
+    kernels::__limit_features(u16::MAX);
     r
 }
 
 /// The internal feature bits of BMI2 and POPCNT (see `kernels::x86`).
-const BMI2: u8 = 2;
-const POPCNT: u8 = 4;
+const BMI2: u16 = 2;
+const POPCNT: u16 = 4;
+/// Every feature bit below the AVX-512 ones (`avx2` in the pack groups: the
+/// variant the tables pick on a CPU without AVX-512).
+const NO_AVX512: u16 = 0xff;
 
 fn clock(c: &mut Criterion) {
     let mut g = small_group(c, "clock");
@@ -387,6 +391,11 @@ fn pack_u8(c: &mut Criterion) {
             })
         });
         if w < 8 {
+            with_features(NO_AVX512, || {
+                g.bench_with_input(BenchmarkId::new("avx2", w), &vals, |b, v| {
+                    b.iter(|| kernels::pack(w, black_box(v), &mut words, 0).unwrap())
+                })
+            });
             with_features(BMI2, || {
                 g.bench_with_input(BenchmarkId::new("bmi2", w), &vals, |b, v| {
                     b.iter(|| kernels::pack(w, black_box(v), &mut words, 0).unwrap())
@@ -434,7 +443,7 @@ fn pack_u32(c: &mut Criterion) {
     let n = SMALL;
     let mut g = small_group(c, "pack_u32/65536");
     g.throughput(Throughput::Elements(n as u64));
-    for w in U32_WIDTHS {
+    for w in 1..=32 {
         let vals: Vec<u32> = values(n, w, w as u64);
         let mut words = vec![0u64; kernels::words_for(w, n)];
         let packed_bytes = n * w as usize / 8;
@@ -448,6 +457,13 @@ fn pack_u32(c: &mut Criterion) {
                 b.iter(|| kernels::pack(w, black_box(v), &mut words, 0).unwrap())
             })
         });
+        if w < 32 {
+            with_features(NO_AVX512, || {
+                g.bench_with_input(BenchmarkId::new("avx2", w), &vals, |b, v| {
+                    b.iter(|| kernels::pack(w, black_box(v), &mut words, 0).unwrap())
+                })
+            });
+        }
         g.bench_with_input(BenchmarkId::new("memcpy", w), &copy_src, |b, s| {
             b.iter(|| copy_dst.copy_from_slice(black_box(s)))
         });

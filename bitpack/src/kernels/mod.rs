@@ -33,8 +33,8 @@
 //! into a static table, so a width known only at run time costs one table
 //! lookup and one indirect call per bulk call, never a decision per value.
 //! The one dispatch macro (`select!`) makes that choice: on `x86_64` with
-//! `std`, a second table per kernel lists, per width, the AVX2, BMI2,
-//! POPCNT or F16C variants in order of measured preference with the CPU
+//! `std`, a second table per kernel lists, per width, the AVX-512, AVX2,
+//! BMI2, POPCNT or F16C variants in order of measured preference with the CPU
 //! features each needs; the features are detected once with
 //! `is_x86_feature_detected!` and cached in an atomic. Where no variant
 //! exists, or the CPU lacks its features, the portable instantiation runs.
@@ -47,8 +47,8 @@
 //! |---|---|---|
 //! | [`unpack`] to `u8` | AVX2 (1..=7), BMI2 (1..=7, slower, kept as fallback) | two 32-byte loads give each 128-bit half its 8-value group; `pshufb` puts each value's two bytes in a 16-bit lane, `vpmulhuw` shifts each lane by its own amount, mask, `vpackuswb` |
 //! | [`unpack`] to `u32` | AVX2 (1..=31) | `pshufb` gathers each value's bytes into its dword, `vpsrlvd` shifts, mask |
-//! | [`pack`] from `u8` | AVX2+BMI2 (1..=7), BMI2 (1..=7, slower) | `vpmovmskb` bit planes (1, 2 bits) or `vpmaddubsw`/`vpmaddwd`/shift merges of neighbours, then `pshufb` |
-//! | [`pack`] from `u32` | AVX2+BMI2 (1..=8) | narrow to bytes (`vpackusdw`, `vpackuswb`, `vpermd`), then as from `u8` |
+//! | [`pack`] from `u8` | AVX-512 F/BW/VBMI (1..=7), AVX2+BMI2 (1..=7), BMI2 (1..=7, slower) | AVX-512: `vptestmb` (1 bit) or the multiply-add merges below, one `vpermb` to gather 64 values' `8w` bytes, a masked store; AVX2: `vpmovmskb` bit planes (1, 2 bits) or `vpmaddubsw`/`vpmaddwd`/shift merges of neighbours, then `pshufb` |
+//! | [`pack`] from `u32` | AVX-512 F/BW/VBMI (1..=31), AVX2+BMI2 (1..=8), AVX2 (9..=31) | 1..=8: narrow to bytes (`vpackusdw`, `vpackuswb`, `vpermd`), then as from `u8`; 9..=31: `vpsllvd` puts each value at its bit offset (`vpsrlvd` gives the bits above the dword past 25 bits), then zero-masked `vpermb`/`vpermt2b` (AVX-512, 16 values, masked store) or `pshufb` per 128-bit half (AVX2, 8 values) move the even and the odd values' bytes, `or` |
 //! | [`sum`] | AVX2 (1..=8), POPCNT (1, fallback) | see below |
 //! | [`decode`] to 4-byte values | AVX2 (1..=4) | the table lives in registers: `vpsrlvd` places the codes, `vpermd` looks up (two and a blend for 16 entries) |
 //! | float encode/decode | AVX2, F16C | see *Float formats* |
@@ -286,7 +286,7 @@ pub use x86::limit_features as __limit_features;
 /// benchmarks use it to measure each variant through the public functions.
 #[cfg(not(all(feature = "std", target_arch = "x86_64")))]
 #[doc(hidden)]
-pub fn __limit_features(_mask: u8) {}
+pub fn __limit_features(_mask: u16) {}
 
 /// `f()`, compiled with AVX2 where `x86::features()` reports it (so
 /// `__limit_features` holds), else as it is: how the portable loops of the

@@ -11,7 +11,11 @@
 //! words are the bytes of the stream.
 
 use core::arch::x86_64::*;
-use core::sync::atomic::{AtomicU8, Ordering};
+use core::sync::atomic::{AtomicU16, Ordering};
+
+mod pack;
+
+use pack::{pack_u8_avx512, pack_u32_avx512, pack_u32_wide_avx2, pack_u32_wide_avx512};
 
 use super::aligned;
 use super::bits::per_word;
@@ -23,34 +27,48 @@ use crate::Unsigned;
 // ---------------------------------------------------------------------------
 
 /// `avx2` detected.
-pub(crate) const AVX2: u8 = 1;
+pub(crate) const AVX2: u16 = 1;
 /// `bmi2` detected.
-pub(crate) const BMI2: u8 = 2;
+pub(crate) const BMI2: u16 = 2;
 /// `popcnt` detected.
-pub(crate) const POPCNT: u8 = 4;
+pub(crate) const POPCNT: u16 = 4;
 /// `f16c` detected.
-pub(crate) const F16C: u8 = 8;
+pub(crate) const F16C: u16 = 8;
 /// `avx2` and `bmi2` detected.
-pub(crate) const AVX2_BMI2: u8 = AVX2 | BMI2;
+pub(crate) const AVX2_BMI2: u16 = AVX2 | BMI2;
 /// `avx2` and `f16c` detected.
-pub(crate) const AVX2_F16C: u8 = AVX2 | F16C;
+pub(crate) const AVX2_F16C: u16 = AVX2 | F16C;
+
+// AVX-512 feature bits (the mask is 16 bits wide for them).
+/// `avx512f` detected.
+pub(crate) const AVX512F: u16 = 0x100;
+/// `avx512bw` detected.
+pub(crate) const AVX512BW: u16 = 0x200;
+/// `avx512vbmi` detected.
+pub(crate) const AVX512VBMI: u16 = 0x400;
+/// `avx512vbmi2` detected.
+pub(crate) const AVX512VBMI2: u16 = 0x800;
+/// `avx512f`, `avx512bw` and `avx512vbmi` detected (the byte permutes).
+pub(crate) const AVX512_VBMI: u16 = AVX512F | AVX512BW | AVX512VBMI;
+
 /// Detection has run.
-const DETECTED: u8 = 0x80;
+const DETECTED: u16 = 0x8000;
 
-static FEATURES: AtomicU8 = AtomicU8::new(0);
-static LIMIT: AtomicU8 = AtomicU8::new(0xff);
+static FEATURES: AtomicU16 = AtomicU16::new(0);
+static LIMIT: AtomicU16 = AtomicU16::new(0xffff);
 
-/// The detected CPU features (bit set of [`AVX2`], [`BMI2`], [`POPCNT`]),
-/// detected once with `is_x86_feature_detected!` and cached.
+/// The detected CPU features (bit set of [`AVX2`], [`BMI2`], [`POPCNT`],
+/// [`F16C`] and the AVX-512 bits), detected once with
+/// `is_x86_feature_detected!` and cached.
 #[inline]
-pub(crate) fn features() -> u8 {
+pub(crate) fn features() -> u16 {
     let f = FEATURES.load(Ordering::Relaxed);
     let f = if f & DETECTED != 0 { f } else { detect() };
     f & LIMIT.load(Ordering::Relaxed)
 }
 
 #[cold]
-fn detect() -> u8 {
+fn detect() -> u16 {
     let mut f = DETECTED;
     if std::is_x86_feature_detected!("avx2") {
         f |= AVX2;
@@ -64,31 +82,45 @@ fn detect() -> u8 {
     if std::is_x86_feature_detected!("f16c") {
         f |= F16C;
     }
+    // AVX-512
+    if std::is_x86_feature_detected!("avx512f") {
+        f |= AVX512F;
+    }
+    if std::is_x86_feature_detected!("avx512bw") {
+        f |= AVX512BW;
+    }
+    if std::is_x86_feature_detected!("avx512vbmi") {
+        f |= AVX512VBMI;
+    }
+    if std::is_x86_feature_detected!("avx512vbmi2") {
+        f |= AVX512VBMI2;
+    }
     FEATURES.store(f, Ordering::Relaxed);
     f
 }
 
 /// Masks the features the kernels may use (`0` forces the portable kernels,
-/// `0xff` restores detection). Not public API: for benchmarks.
-pub fn limit_features(mask: u8) {
+/// `0xffff` restores detection; bits `0xff00` are the AVX-512 ones). Not
+/// public API: for benchmarks.
+pub fn limit_features(mask: u16) {
     LIMIT.store(mask, Ordering::Relaxed);
 }
 
 /// The detected features, ignoring [`limit_features`] (tests use it to run
 /// every variant the machine has).
 #[cfg(test)]
-pub(crate) fn detected() -> u8 {
+pub(crate) fn detected() -> u16 {
     let f = FEATURES.load(Ordering::Relaxed);
     if f & DETECTED != 0 { f } else { detect() }
 }
 
 /// A variant: the features it needs, its name, the function.
-pub(crate) type Variant<F> = (u8, &'static str, F);
+pub(crate) type Variant<F> = (u16, &'static str, F);
 
 /// A per-width table of variants: entry `w - 1` lists the functions for
 /// width `w` in order of preference (measured), each with the features it
 /// needs; an empty entry means the portable kernel serves that width.
-pub(crate) struct XTable<F: Copy, const N: usize>(pub(crate) [[Option<Variant<F>>; 2]; N]);
+pub(crate) struct XTable<F: Copy, const N: usize>(pub(crate) [[Option<Variant<F>>; 3]; N]);
 
 impl<F: Copy, const N: usize> XTable<F, N> {
     /// The preferred variant for width `w` whose features the CPU has.
@@ -107,7 +139,7 @@ impl<F: Copy, const N: usize> XTable<F, N> {
 /// Builds an [`XTable`]: `N; [FEATURE function, ...] for widths...; ...`.
 macro_rules! xtable {
     ($n:literal; $( [$($need:ident $f:ident),+] for $($w:literal)+ );* $(;)?) => {{
-        let mut t = [[None; 2]; $n];
+        let mut t = [[None; 3]; $n];
         $( xtable!(@set t [$($need $f),+] $($w)+); )*
         XTable(t)
     }};
@@ -117,12 +149,20 @@ macro_rules! xtable {
     };
     (@set $t:ident [$($need:ident $f:ident),+]) => {};
     (@cands $w:literal [$n1:ident $f1:ident]) => {
-        [Some(($n1, stringify!($f1), $f1::<$w> as _)), None]
+        [Some(($n1, stringify!($f1), $f1::<$w> as _)), None, None]
     };
     (@cands $w:literal [$n1:ident $f1:ident, $n2:ident $f2:ident]) => {
         [
             Some(($n1, stringify!($f1), $f1::<$w> as _)),
             Some(($n2, stringify!($f2), $f2::<$w> as _)),
+            None,
+        ]
+    };
+    (@cands $w:literal [$n1:ident $f1:ident, $n2:ident $f2:ident, $n3:ident $f3:ident]) => {
+        [
+            Some(($n1, stringify!($f1), $f1::<$w> as _)),
+            Some(($n2, stringify!($f2), $f2::<$w> as _)),
+            Some(($n3, stringify!($f3), $f3::<$w> as _)),
         ]
     };
 }
@@ -1405,23 +1445,25 @@ type DecodeX = unsafe fn(&[u64], usize, &[u32], &mut [u32]);
 pub(crate) static UNPACK_U8: XTable<UnpackX<u8>, 8> = xtable!(8;
     [AVX2 unpack_u8_avx2, BMI2 unpack_u8_bmi2] for 1 2 3 4 5 6 7;
 );
-pub(crate) static UNPACK_U16: XTable<UnpackX<u16>, 16> = XTable([[None; 2]; 16]);
+pub(crate) static UNPACK_U16: XTable<UnpackX<u16>, 16> = XTable([[None; 3]; 16]);
 pub(crate) static UNPACK_U32: XTable<UnpackX<u32>, 32> = xtable!(32;
     [AVX2 unpack_u32_avx2] for 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24
         25 26 27 28 29 30 31;
 );
-pub(crate) static UNPACK_U64: XTable<UnpackX<u64>, 64> = XTable([[None; 2]; 64]);
-pub(crate) static UNPACK_U128: XTable<UnpackX<u128>, 128> = XTable([[None; 2]; 128]);
+pub(crate) static UNPACK_U64: XTable<UnpackX<u64>, 64> = XTable([[None; 3]; 64]);
+pub(crate) static UNPACK_U128: XTable<UnpackX<u128>, 128> = XTable([[None; 3]; 128]);
 
 pub(crate) static PACK_U8: XTable<PackX<u8>, 8> = xtable!(8;
-    [AVX2_BMI2 pack_u8_avx2, BMI2 pack_u8_bmi2] for 1 2 3 4 5 6 7;
+    [AVX512_VBMI pack_u8_avx512, AVX2_BMI2 pack_u8_avx2, BMI2 pack_u8_bmi2] for 1 2 3 4 5 6 7;
 );
-pub(crate) static PACK_U16: XTable<PackX<u16>, 16> = XTable([[None; 2]; 16]);
+pub(crate) static PACK_U16: XTable<PackX<u16>, 16> = XTable([[None; 3]; 16]);
 pub(crate) static PACK_U32: XTable<PackX<u32>, 32> = xtable!(32;
-    [AVX2_BMI2 pack_u32_avx2] for 1 2 3 4 5 6 7 8;
+    [AVX512_VBMI pack_u32_avx512, AVX2_BMI2 pack_u32_avx2] for 1 2 3 4 5 6 7 8;
+    [AVX512_VBMI pack_u32_wide_avx512, AVX2 pack_u32_wide_avx2] for 9 10 11 12 13 14 15 16 17 18
+        19 20 21 22 23 24 25 26 27 28 29 30 31;
 );
-pub(crate) static PACK_U64: XTable<PackX<u64>, 64> = XTable([[None; 2]; 64]);
-pub(crate) static PACK_U128: XTable<PackX<u128>, 128> = XTable([[None; 2]; 128]);
+pub(crate) static PACK_U64: XTable<PackX<u64>, 64> = XTable([[None; 3]; 64]);
+pub(crate) static PACK_U128: XTable<PackX<u128>, 128> = XTable([[None; 3]; 128]);
 
 pub(crate) static SUM: XTable<SumX, 64> = xtable!(64;
     [AVX2 sum_bytes_avx2, POPCNT sum_popcnt] for 1;
