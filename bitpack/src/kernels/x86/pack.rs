@@ -292,8 +292,9 @@ pub(crate) unsafe fn pack_u32_wide_avx512<const W: u32>(
                 _mm512_maskz_permutexvar_epi8(mo, io, x),
             )
         };
+        let p = _mm512_or_si512(a, b);
         // SAFETY: the `2W` bytes written end inside `bytes` (asserted).
-        unsafe { store_first(bytes, first + 2 * w * s, 2 * w, _mm512_or_si512(a, b)) };
+        unsafe { store_first(bytes, first + 2 * w * s, 2 * w, p) };
     }
     let i = head + 16 * steps;
     scalar::pack::<W, u32>(&src[i..], words, offset + i);
