@@ -517,6 +517,11 @@ fn pack_u8(c: &mut Criterion) {
             })
         });
         if w < 8 {
+            with_features(NO_AVX512, || {
+                g.bench_with_input(BenchmarkId::new("avx2", w), &vals, |b, v| {
+                    b.iter(|| kernels::pack(w, black_box(v), &mut words, 0).unwrap())
+                })
+            });
             with_features(BMI2, || {
                 g.bench_with_input(BenchmarkId::new("bmi2", w), &vals, |b, v| {
                     b.iter(|| kernels::pack(w, black_box(v), &mut words, 0).unwrap())
@@ -564,7 +569,7 @@ fn pack_u32(c: &mut Criterion) {
     let n = SMALL;
     let mut g = small_group(c, "pack_u32/65536");
     g.throughput(Throughput::Elements(n as u64));
-    for w in U32_WIDTHS {
+    for w in 1..=32 {
         let vals: Vec<u32> = values(n, w, w as u64);
         let mut words = vec![0u64; kernels::words_for(w, n)];
         let packed_bytes = n * w as usize / 8;
@@ -578,6 +583,13 @@ fn pack_u32(c: &mut Criterion) {
                 b.iter(|| kernels::pack(w, black_box(v), &mut words, 0).unwrap())
             })
         });
+        if w < 32 {
+            with_features(NO_AVX512, || {
+                g.bench_with_input(BenchmarkId::new("avx2", w), &vals, |b, v| {
+                    b.iter(|| kernels::pack(w, black_box(v), &mut words, 0).unwrap())
+                })
+            });
+        }
         g.bench_with_input(BenchmarkId::new("memcpy", w), &copy_src, |b, s| {
             b.iter(|| copy_dst.copy_from_slice(black_box(s)))
         });

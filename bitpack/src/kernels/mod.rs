@@ -49,8 +49,8 @@
 //! | [`unpack`] to `u8` | AVX2 (1..=7), BMI2 (1..=7, slower, kept as fallback) | two 32-byte loads give each 128-bit half its 8-value group; `pshufb` puts each value's two bytes in a 16-bit lane, `vpmulhuw` shifts each lane by its own amount, mask, `vpackuswb` |
 //! | [`unpack`] to `u32` | AVX-512 F+BW+VBMI (1..=31) | 16 values per step: `vpermb` gathers each value's bytes into its dword from one 64-byte load, `vpsrlvd` shifts, mask |
 //! | [`unpack`] to `u32` | AVX2 (1..=31) | `pshufb` gathers each value's bytes into its dword, `vpsrlvd` shifts, mask |
-//! | [`pack`] from `u8` | AVX2+BMI2 (1..=7), BMI2 (1..=7, slower) | `vpmovmskb` bit planes (1, 2 bits) or `vpmaddubsw`/`vpmaddwd`/shift merges of neighbours, then `pshufb` |
-//! | [`pack`] from `u32` | AVX2+BMI2 (1..=8) | narrow to bytes (`vpackusdw`, `vpackuswb`, `vpermd`), then as from `u8` |
+//! | [`pack`] from `u8` | AVX-512 F/BW/VBMI (1..=7), AVX2+BMI2 (1..=7), BMI2 (1..=7, slower) | AVX-512: `vptestmb` (1 bit) or the multiply-add merges below, one `vpermb` to gather 64 values' `8w` bytes, a masked store; AVX2: `vpmovmskb` bit planes (1, 2 bits) or `vpmaddubsw`/`vpmaddwd`/shift merges of neighbours, then `pshufb` |
+//! | [`pack`] from `u32` | AVX-512 F/BW/VBMI (1..=31), AVX2+BMI2 (1..=8), AVX2 (9..=31) | 1..=8: narrow to bytes (`vpackusdw`, `vpackuswb`, `vpermd`), then as from `u8`; 9..=31: `vpsllvd` puts each value at its bit offset (`vpsrlvd` gives the bits above the dword past 25 bits), then zero-masked `vpermb`/`vpermt2b` (AVX-512, 16 values, masked store) or `pshufb` per 128-bit half (AVX2, 8 values) move the even and the odd values' bytes, `or` |
 //! | [`sum`] | AVX-512: F+VPOPCNTDQ (1), F+BW (2, 4, 8), F+BW+VBMI (3, 5, 6, 7) | `vpopcntq`; the AVX2 methods below on 64-byte loads, with `vpermb` placing the folded groups |
 //! | [`sum`] | AVX2 (1..=8), POPCNT (1, fallback) | see below |
 //! | [`decode`] to 4-byte values | AVX2 (1..=4) | the table lives in registers: `vpsrlvd` places the codes, `vpermd` looks up (two and a blend for 16 entries) |

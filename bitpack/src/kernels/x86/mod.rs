@@ -13,6 +13,10 @@
 use core::arch::x86_64::*;
 use core::sync::atomic::{AtomicU32, Ordering};
 
+mod pack;
+
+use pack::{pack_u8_avx512, pack_u32_avx512, pack_u32_wide_avx2, pack_u32_wide_avx512};
+
 use super::aligned;
 use super::bits::per_word;
 use super::scalar::{self, ld, mask64, rep_mask};
@@ -1450,11 +1454,16 @@ pub(crate) static UNPACK_U64: XTable<UnpackX<u64>, 64> = XTable([[None; 3]; 64])
 pub(crate) static UNPACK_U128: XTable<UnpackX<u128>, 128> = XTable([[None; 3]; 128]);
 
 pub(crate) static PACK_U8: XTable<PackX<u8>, 8> = xtable!(8;
-    [AVX2_BMI2 pack_u8_avx2, BMI2 pack_u8_bmi2] for 1 2 3 4 5 6 7;
+    [AVX512_VBMI pack_u8_avx512, AVX2_BMI2 pack_u8_avx2, BMI2 pack_u8_bmi2] for 1 2 3 4 5 6 7;
 );
 pub(crate) static PACK_U16: XTable<PackX<u16>, 16> = XTable([[None; 3]; 16]);
 pub(crate) static PACK_U32: XTable<PackX<u32>, 32> = xtable!(32;
-    [AVX2_BMI2 pack_u32_avx2] for 1 2 3 4 5 6 7 8;
+    [AVX512_VBMI pack_u32_avx512, AVX2_BMI2 pack_u32_avx2] for 1;
+    // Measured: at 2..=8 bits the AVX-512 narrow-and-pack is not faster than
+    // the AVX2 one (1.04-1.29x its time in two noisy runs).
+    [AVX2_BMI2 pack_u32_avx2, AVX512_VBMI pack_u32_avx512] for 2 3 4 5 6 7 8;
+    [AVX512_VBMI pack_u32_wide_avx512, AVX2 pack_u32_wide_avx2] for 9 10 11 12 13 14 15 16 17 18
+        19 20 21 22 23 24 25 26 27 28 29 30 31;
 );
 pub(crate) static PACK_U64: XTable<PackX<u64>, 64> = XTable([[None; 3]; 64]);
 pub(crate) static PACK_U128: XTable<PackX<u128>, 128> = XTable([[None; 3]; 128]);
