@@ -281,9 +281,10 @@ pub(crate) fn unpack_u8_neon<const W: u32>(words: &[u64], offset: usize, dst: &m
         // SAFETY: step `s < steps` reads 16 bytes from `first + s * stride`,
         // inside `bytes` by the assertion above.
         let v = unsafe { load16(bytes, first + s * stride) };
+        let x = unpack16::<W>(v);
         // SAFETY: it writes `dst[head + 16 s..head + 16 (s + 1)]`, inside
         // `dst` by the assertion above.
-        unsafe { store16(dst, head + 16 * s, unpack16::<W>(v)) };
+        unsafe { store16(dst, head + 16 * s, x) };
     }
     let done = head + 16 * steps;
     scalar::unpack::<W, u8>(words, offset + done, &mut dst[done..]);
@@ -334,15 +335,17 @@ pub(crate) fn unpack_u32_neon<const W: u32>(words: &[u64], offset: usize, dst: &
             let v = unpack16::<W>(unsafe { load16(bytes, first + s * stride) });
             let (l, h) = (vmovl_u8(vget_low_u8(v)), vmovl_u8(vget_high_u8(v)));
             let at = head + 16 * s;
-            // SAFETY (these four): they write `dst[at..at + 16]`, inside
-            // `dst` by the assertion above.
-            unsafe { store_u32(dst, at, vmovl_u16(vget_low_u16(l))) };
-            // SAFETY: as above.
-            unsafe { store_u32(dst, at + 4, vmovl_u16(vget_high_u16(l))) };
-            // SAFETY: as above.
-            unsafe { store_u32(dst, at + 8, vmovl_u16(vget_low_u16(h))) };
-            // SAFETY: as above.
-            unsafe { store_u32(dst, at + 12, vmovl_u16(vget_high_u16(h))) };
+            let q = [
+                vmovl_u16(vget_low_u16(l)),
+                vmovl_u16(vget_high_u16(l)),
+                vmovl_u16(vget_low_u16(h)),
+                vmovl_u16(vget_high_u16(h)),
+            ];
+            for (j, &qj) in q.iter().enumerate() {
+                // SAFETY: it writes `dst[at + 4 j..at + 4 j + 4]`, inside
+                // `dst` (`at + 16 <= n`) by the assertion above.
+                unsafe { store_u32(dst, at + 4 * j, qj) };
+            }
         }
         head + 16 * steps
     } else {
@@ -369,11 +372,15 @@ pub(crate) fn unpack_u32_neon<const W: u32>(words: &[u64], offset: usize, dst: &
             let g0 = vreinterpretq_u32_u8(vqtbl2q_u8(t, i0));
             let g1 = vreinterpretq_u32_u8(vqtbl2q_u8(t, i1));
             let out = head + 8 * s;
+            let (v0, v1) = (
+                vandq_u32(vshlq_u32(g0, s0), mask),
+                vandq_u32(vshlq_u32(g1, s1), mask),
+            );
             // SAFETY: it writes `dst[out..out + 8]`, inside `dst` by the
             // assertion above.
-            unsafe { store_u32(dst, out, vandq_u32(vshlq_u32(g0, s0), mask)) };
+            unsafe { store_u32(dst, out, v0) };
             // SAFETY: as above.
-            unsafe { store_u32(dst, out + 4, vandq_u32(vshlq_u32(g1, s1), mask)) };
+            unsafe { store_u32(dst, out + 4, v1) };
         }
         head + 8 * steps
     };
@@ -438,11 +445,12 @@ pub(crate) fn pack_u8_neon<const W: u32>(src: &[u8], words: &mut [u64], offset: 
                 vshlq_u64(vshrq_n_u64::<32>(r), k4),
             );
             let at = first + s * stride;
+            let (l0, l1) = (vgetq_lane_u64::<0>(p64), vgetq_lane_u64::<1>(p64));
             // SAFETY: the two stores write `bytes[at..at + W + 8]`, inside
             // `bytes` (below `limit`) by the assertion above.
-            unsafe { store8(bytes, at, vgetq_lane_u64::<0>(p64)) };
+            unsafe { store8(bytes, at, l0) };
             // SAFETY: as above.
-            unsafe { store8(bytes, at + w, vgetq_lane_u64::<1>(p64)) };
+            unsafe { store8(bytes, at + w, l1) };
         }
         steps
     };
@@ -750,8 +758,9 @@ pub(crate) fn decode_f32_neon<F: MiniFloat>(codes: &[u8], out: &mut [f32]) {
             vmovl_u16(vget_high_u16(h)),
         ];
         for (j, &qj) in q.iter().enumerate() {
+            let d = decode4::<F>(qj);
             // SAFETY: `16 k + 4 j + 4 <= n = o.len()`.
-            unsafe { store_u32(o, 16 * k + 4 * j, decode4::<F>(qj)) };
+            unsafe { store_u32(o, 16 * k + 4 * j, d) };
         }
     }
     let f = super::float_elem::decode_fast::<F>;
