@@ -130,7 +130,7 @@ pub(crate) fn encode_fast<F: MiniFloat, const SAT: bool>(x: f32) -> u8 {
 }
 
 /// The sign bit's mask of a signed format.
-const fn sign_bit_of(f: &FloatFormat) -> u32 {
+pub(crate) const fn sign_bit_of(f: &FloatFormat) -> u32 {
     1 << (f.exponent_bits + f.mantissa_bits)
 }
 

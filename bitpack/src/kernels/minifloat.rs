@@ -37,6 +37,23 @@ pub(crate) fn encode_codes_f32<F: MiniFloat>(src: &[f32], satfinite: bool, codes
             return;
         }
     }
+    #[cfg(all(
+        feature = "std",
+        target_arch = "aarch64",
+        target_feature = "neon",
+        target_endian = "little"
+    ))]
+    if const { encode_fast_ok(&F::FORMAT) } && super::aarch64::features() != 0 {
+        if satfinite {
+            // SAFETY: `encode_f32_neon` enables only `neon`, which this
+            // target has (it is in its cfg).
+            unsafe { super::aarch64::encode_f32_neon::<F, true>(src, codes) }
+        } else {
+            // SAFETY: as above.
+            unsafe { super::aarch64::encode_f32_neon::<F, false>(src, codes) }
+        }
+        return;
+    }
     use super::scalar::map_codes as scalar;
     match (
         const { encode_fast_ok(&F::FORMAT) },
@@ -88,6 +105,20 @@ pub(crate) fn decode_codes<F: MiniFloat>(
             }
             return;
         }
+    }
+    #[cfg(all(
+        feature = "std",
+        target_arch = "aarch64",
+        target_feature = "neon",
+        target_endian = "little"
+    ))]
+    if const { decode_fast_ok(&F::FORMAT) && !e8m0_ok(&F::FORMAT) }
+        && super::aarch64::features() != 0
+    {
+        // SAFETY: `decode_f32_neon` enables only `neon`, which this target
+        // has (it is in its cfg).
+        unsafe { super::aarch64::decode_f32_neon::<F>(codes, out) };
+        return;
     }
     if const { e8m0_ok(&F::FORMAT) } {
         super::scalar::map_values(&e8m0_decode, codes, out);
@@ -178,6 +209,52 @@ pub(crate) fn encode_words<F: MiniFloat>(
             } else {
                 // SAFETY: as above.
                 unsafe { super::x86::encode4_f32_avx2::<F, false>(&src[..even], out) }
+            }
+            if even < src.len() {
+                let pack = select!(PACK_U8[w](s: &[u8], ws: &mut [u64], o: usize));
+                super::scalar::encode_chunks(map, pack, &src[even..], words, offset + even);
+            }
+        } else {
+            let pack = select!(PACK_U8[w](s: &[u8], ws: &mut [u64], o: usize));
+            super::scalar::encode_chunks(map, pack, src, words, offset);
+        }
+        return;
+    }
+    #[cfg(all(
+        feature = "std",
+        target_arch = "aarch64",
+        target_feature = "neon",
+        target_endian = "little"
+    ))]
+    if const { encode_fast_ok(&F::FORMAT) } && super::aarch64::features() != 0 {
+        use super::aarch64::{encode_f32_neon, encode4_f32_neon};
+        let map = |s: &[f32], c: &mut [u8]| {
+            if satfinite {
+                // SAFETY: `encode_f32_neon` enables only `neon`, which this
+                // target has (it is in its cfg).
+                unsafe { encode_f32_neon::<F, true>(s, c) }
+            } else {
+                // SAFETY: as above.
+                unsafe { encode_f32_neon::<F, false>(s, c) }
+            }
+        };
+        let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);
+        if w == 8 {
+            // Whole-byte codes: write them straight into the words' bytes.
+            map(src, &mut bytes[offset..offset + src.len()]);
+        } else if w == 4 && offset.is_multiple_of(2) {
+            // Nibble pairs straight into the words' bytes; an odd last value
+            // goes through the general path (its byte's other nibble may
+            // belong to a neighbour).
+            let even = src.len() & !1;
+            let out = &mut bytes[offset / 2..(offset + even) / 2];
+            if satfinite {
+                // SAFETY: `encode4_f32_neon` enables only `neon`, which this
+                // target has.
+                unsafe { encode4_f32_neon::<F, true>(&src[..even], out) }
+            } else {
+                // SAFETY: as above.
+                unsafe { encode4_f32_neon::<F, false>(&src[..even], out) }
             }
             if even < src.len() {
                 let pack = select!(PACK_U8[w](s: &[u8], ws: &mut [u64], o: usize));

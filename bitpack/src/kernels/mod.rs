@@ -40,8 +40,11 @@
 //! exists, or the CPU lacks its features, the portable instantiation runs.
 //! Variants are `#[target_feature]` functions generic over the width too;
 //! they handle the byte-aligned middle of a call and hand the unaligned head
-//! and the tail to the portable kernel. Without `std`, and off `x86_64`, only
-//! the portable kernels exist.
+//! and the tail to the portable kernel. On little-endian `aarch64` with
+//! `std`, `select!` takes NEON variants from per-target tables of the same
+//! kind (`aarch64.rs`; NEON is baseline there, so nothing is detected, and
+//! `__limit_features(0)` still forces the portable kernels). Without `std`,
+//! and on other targets, only the portable kernels exist.
 //!
 //! | kernel | x86 variant (widths) | how |
 //! |---|---|---|
@@ -55,6 +58,17 @@
 //! | [`sum`] | AVX2 (1..=8), POPCNT (1, fallback) | see below |
 //! | [`decode`] to 4-byte values | AVX2 (1..=4) | the table lives in registers: `vpsrlvd` places the codes, `vpermd` looks up (two and a blend for 16 entries) |
 //! | float encode/decode | AVX2, F16C | see *Float formats* |
+//!
+//! The `aarch64` NEON variants (`aarch64.rs`, `core::arch::aarch64`): unpack
+//! to `u8` (1..=8: two `tbl` lookups give each of 16 values its low and high
+//! byte, `ushl` by per-lane counts, mask), to `u32` (1..=8: the same, widened;
+//! 9..=25: a two-register `tbl` puts each value's four bytes in its lane,
+//! `ushl`, mask), pack from `u8` (1..=8: neighbours merged in widening lanes),
+//! sum (1..=8: `cnt` or nibble sums for 1, 2, 4, 8 bits, the unpack for the
+//! others, `uadalp` accumulation), decode to 4-byte values (1..=4: a
+//! four-register `tbl` table) and the float encode and decode (the branch-free
+//! element functions on four lanes). They are tested under `qemu-aarch64`
+//! against the same references; their speed is not measured here.
 //!
 //! Full-width values (`w` equal to the buffer's bits) are plain copies. Every
 //! other combination (`u16` and `u64` buffers, widths above 8 for a `u8` pack,
@@ -209,6 +223,13 @@ macro_rules! width_table {
 #[cfg(feature = "alloc")]
 pub(crate) use width_table;
 
+#[cfg(all(
+    feature = "std",
+    target_arch = "aarch64",
+    target_feature = "neon",
+    target_endian = "little"
+))]
+mod aarch64;
 #[cfg(feature = "alloc")]
 pub(crate) mod aligned;
 pub(crate) mod bits;
@@ -232,12 +253,16 @@ use crate::unsigned::Unsigned;
 /// The portable instantiation is `tables::$table[width - 1]`. Under `std` on
 /// `x86_64`, `x86::$table.get(width)` returns an AVX2/BMI2 instantiation when
 /// one exists for that width and the CPU features it needs were detected.
+/// On little-endian `aarch64` (NEON is baseline), `aarch64::$table.get(width)`
+/// returns the NEON instantiation unless `__limit_features` masked it.
 macro_rules! select {
     ($table:ident[$width:expr] ($($a:ident: $t:ty),*) $(-> $r:ty)?) => {{
         let w = $width as usize;
         let portable = $crate::kernels::tables::$table[w - 1];
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
         let simd = $crate::kernels::x86::$table.get(w);
+        #[cfg(all(feature = "std", target_arch = "aarch64", target_feature = "neon", target_endian = "little"))]
+        let neon = $crate::kernels::aarch64::$table.get(w);
         move |$($a: $t),*| $(-> $r)? {
             #[cfg(all(feature = "std", target_arch = "x86_64"))]
             if let Some(f) = simd {
@@ -246,6 +271,13 @@ macro_rules! select {
                 // function's `#[target_feature]` enables) was detected at run
                 // time by `x86::features`, which is the only precondition of
                 // calling it; its arguments are ordinary checked slices.
+                return unsafe { f($($a),*) };
+            }
+            #[cfg(all(feature = "std", target_arch = "aarch64", target_feature = "neon", target_endian = "little"))]
+            if let Some(f) = neon {
+                // SAFETY: the NEON variants' one precondition is the `neon`
+                // feature their `#[target_feature]` enables, which this
+                // target has (`target_feature = "neon"` is in its cfg).
                 return unsafe { f($($a),*) };
             }
             portable($($a),*)
@@ -282,10 +314,27 @@ mod tables {
 #[doc(hidden)]
 pub use x86::limit_features as __limit_features;
 
+#[cfg(all(
+    feature = "std",
+    target_arch = "aarch64",
+    target_feature = "neon",
+    target_endian = "little"
+))]
+#[doc(hidden)]
+pub use aarch64::limit_features as __limit_features;
+
 /// Limits the run-time CPU features the kernels may use (a mask of the
 /// internal feature bits; `0` forces the portable kernels). Not public API:
 /// benchmarks use it to measure each variant through the public functions.
-#[cfg(not(all(feature = "std", target_arch = "x86_64")))]
+#[cfg(not(any(
+    all(feature = "std", target_arch = "x86_64"),
+    all(
+        feature = "std",
+        target_arch = "aarch64",
+        target_feature = "neon",
+        target_endian = "little"
+    )
+)))]
 #[doc(hidden)]
 pub fn __limit_features(_mask: u32) {}
 
@@ -555,6 +604,23 @@ pub fn decode<O: bytemuck::Pod>(
         // SAFETY: `XTable::get` returns a function only when every CPU
         // feature its `#[target_feature]` enables was detected at run time by
         // `x86::features`, the only precondition of calling it.
+        unsafe { f(words, offset, t32, d32) };
+        return Ok(());
+    }
+    #[cfg(all(
+        feature = "std",
+        target_arch = "aarch64",
+        target_feature = "neon",
+        target_endian = "little"
+    ))]
+    if core::mem::size_of::<O>() == 4
+        && core::mem::align_of::<O>() == 4
+        && let Some(f) = aarch64::DECODE_X32.get(width as usize)
+    {
+        let t32: &[u32] = bytemuck::cast_slice(table);
+        let d32: &mut [u32] = bytemuck::cast_slice_mut(dst);
+        // SAFETY: the NEON variants need only `neon`, which this target has
+        // (it is in its cfg).
         unsafe { f(words, offset, t32, d32) };
         return Ok(());
     }

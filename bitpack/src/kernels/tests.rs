@@ -11,7 +11,6 @@
 
 extern crate std;
 
-use std::format;
 use std::string::String;
 use std::string::ToString;
 use std::vec;
@@ -114,6 +113,21 @@ fn x86_list<F: Copy, const N: usize>(
         .collect()
 }
 
+/// The NEON variant the aarch64 table lists for a width, by name (NEON is
+/// baseline there, so every listed variant runs).
+#[cfg(all(
+    feature = "std",
+    target_arch = "aarch64",
+    target_feature = "neon",
+    target_endian = "little"
+))]
+fn neon_list<F: Copy, const N: usize>(
+    t: &super::aarch64::NTable<F, N>,
+    w: u32,
+) -> Option<(&'static str, F)> {
+    t.0[w as usize - 1]
+}
+
 // ---------------------------------------------------------------------------
 // unpack
 // ---------------------------------------------------------------------------
@@ -154,6 +168,35 @@ fn unpack_variants<const W: u32, U: Lane + super::Unsigned>() -> Vec<Unpack<'sta
                             ));
                         }
                     }
+                }
+            };
+        }
+        add!(u8, UNPACK_U8);
+        add!(u16, UNPACK_U16);
+        add!(u32, UNPACK_U32);
+        add!(u64, UNPACK_U64);
+    }
+    #[cfg(all(
+        feature = "std",
+        target_arch = "aarch64",
+        target_feature = "neon",
+        target_endian = "little"
+    ))]
+    {
+        use super::aarch64;
+        macro_rules! add {
+            ($t:ty, $table:ident) => {
+                if <U as Lane>::BITS == <$t>::BITS
+                    && let Some((name, f)) = neon_list(&aarch64::$table, W)
+                {
+                    v.push((
+                        name.into(),
+                        std::boxed::Box::new(move |w: &[u64], o: usize, d: &mut [U]| {
+                            // SAFETY: NEON, all the variant enables, is in
+                            // this target's cfg.
+                            unsafe { f(w, o, bytemuck::cast_slice_mut::<U, $t>(d)) }
+                        }),
+                    ));
                 }
             };
         }
@@ -255,6 +298,35 @@ fn pack_variants<const W: u32, U: Lane + super::Unsigned>() -> Vec<Pack<'static,
         add!(u32, PACK_U32);
         add!(u64, PACK_U64);
     }
+    #[cfg(all(
+        feature = "std",
+        target_arch = "aarch64",
+        target_feature = "neon",
+        target_endian = "little"
+    ))]
+    {
+        use super::aarch64;
+        macro_rules! add {
+            ($t:ty, $table:ident) => {
+                if <U as Lane>::BITS == <$t>::BITS
+                    && let Some((name, f)) = neon_list(&aarch64::$table, W)
+                {
+                    v.push((
+                        name.into(),
+                        std::boxed::Box::new(move |s: &[U], w: &mut [u64], o: usize| {
+                            // SAFETY: NEON, all the variant enables, is in
+                            // this target's cfg.
+                            unsafe { f(bytemuck::cast_slice::<U, $t>(s), w, o) }
+                        }),
+                    ));
+                }
+            };
+        }
+        add!(u8, PACK_U8);
+        add!(u16, PACK_U16);
+        add!(u32, PACK_U32);
+        add!(u64, PACK_U64);
+    }
     v
 }
 
@@ -343,6 +415,22 @@ fn sum_variants<const W: u32>() -> Vec<Sum<'static>> {
             ));
         }
     }
+    #[cfg(all(
+        feature = "std",
+        target_arch = "aarch64",
+        target_feature = "neon",
+        target_endian = "little"
+    ))]
+    if let Some((name, f)) = neon_list(&super::aarch64::SUM, W) {
+        v.push((
+            name.into(),
+            std::boxed::Box::new(move |w: &[u64], o: usize, n: usize| {
+                // SAFETY: NEON, all the variant enables, is in this target's
+                // cfg.
+                unsafe { f(w, o, n) }
+            }),
+        ));
+    }
     v
 }
 
@@ -422,6 +510,22 @@ fn check_decode<const W: u32>() {
                 }),
             ));
         }
+    }
+    #[cfg(all(
+        feature = "std",
+        target_arch = "aarch64",
+        target_feature = "neon",
+        target_endian = "little"
+    ))]
+    if let Some((name, f)) = neon_list(&super::aarch64::DECODE_X32, W) {
+        variants.push((
+            name.into(),
+            std::boxed::Box::new(move |w: &[u64], o: usize, t: &[u32], d: &mut [u32]| {
+                // SAFETY: NEON, all the variant enables, is in this target's
+                // cfg.
+                unsafe { f(w, o, t, d) }
+            }),
+        ));
     }
     for (case, (n, off)) in cases(&mut rng).into_iter().enumerate() {
         let words = data(&mut rng, super::words_for(W, off + n), case);
@@ -584,11 +688,11 @@ fn x86_variants_report() {
         let mut skipped = Vec::new();
         for w in 1..=N as u32 {
             for (v, ok, _) in x86_list(t, w) {
-                let s = format!("{v}@{w}");
+                let s = std::format!("{v}@{w}");
                 if ok { ran.push(s) } else { skipped.push(s) }
             }
         }
-        format!(
+        std::format!(
             "{name}: tested {} variant-widths, skipped [{}]",
             ran.len(),
             skipped.join(" ")
@@ -649,6 +753,45 @@ fn x86_variants_report() {
     all_need_features(&x86::PACK_U32);
     all_need_features(&x86::SUM);
     all_need_features(&x86::DECODE_X32);
+}
+
+/// Lists the NEON variants per kernel table and checks the widths each
+/// covers; the width tests above run every one of them (NEON is baseline on
+/// this target). `limit_features(0)` hides them from the dispatch.
+#[cfg(all(
+    feature = "std",
+    target_arch = "aarch64",
+    target_feature = "neon",
+    target_endian = "little"
+))]
+#[test]
+fn neon_variants_report() {
+    use super::aarch64::{self, NTable};
+    fn widths<F: Copy, const N: usize>(name: &str, t: &NTable<F, N>) -> Vec<u32> {
+        let ws: Vec<u32> = (1..=N as u32)
+            .filter(|&w| neon_list(t, w).is_some())
+            .collect();
+        std::eprintln!("{name}: NEON at widths {ws:?}");
+        for &w in &ws {
+            let (v, _) = neon_list(t, w).unwrap();
+            assert!(v.ends_with("_neon"), "{name}@{w}: {v}");
+        }
+        ws
+    }
+    let upto = |n: u32| (1..=n).collect::<Vec<u32>>();
+    assert_eq!(widths("unpack_u8", &aarch64::UNPACK_U8), upto(8));
+    assert_eq!(widths("unpack_u32", &aarch64::UNPACK_U32), upto(25));
+    assert_eq!(widths("pack_u8", &aarch64::PACK_U8), upto(8));
+    assert_eq!(widths("sum", &aarch64::SUM), upto(8));
+    assert_eq!(widths("decode_x32", &aarch64::DECODE_X32), upto(4));
+    assert!(aarch64::SUM.get(3).is_some());
+    // The mask is global: other tests running meanwhile only take the
+    // (equally checked) portable path while it is 0.
+    aarch64::limit_features(0);
+    let hidden = aarch64::SUM.get(3).is_none() && aarch64::UNPACK_U8.get(5).is_none();
+    aarch64::limit_features(0xff);
+    assert!(hidden, "limit_features(0) must force the portable kernels");
+    assert!(aarch64::PACK_U8.get(5).is_some());
 }
 
 #[test]
@@ -868,6 +1011,21 @@ mod minifloat {
                 std::eprintln!("skipped: decode_f16c for {f:?} (no AVX2 and F16C)");
             }
         }
+        #[cfg(all(
+            feature = "std",
+            target_arch = "aarch64",
+            target_feature = "neon",
+            target_endian = "little"
+        ))]
+        if decode_fast_ok(&f) && !crate::kernels::minifloat::e8m0_ok(&f) {
+            for n in [0usize, 1, 15, 16, 17, 100, 256] {
+                let mut out = std::vec![0f32; n];
+                // SAFETY: NEON, all it enables, is in this target's cfg.
+                unsafe { crate::kernels::aarch64::decode_f32_neon::<F>(&codes[..n], &mut out) };
+                let bits: Vec<u32> = out.iter().map(|&x| key(x)).collect();
+                assert_eq!(bits, expect[..n], "{f:?} decode_f32_neon, {n} codes");
+            }
+        }
         let _ = f16_ok(&f);
     }
 
@@ -972,6 +1130,47 @@ mod minifloat {
                 }
             } else {
                 std::eprintln!("skipped: encode_f32_avx2 for {f:?} (no AVX2)");
+            }
+        }
+        #[cfg(all(
+            feature = "std",
+            target_arch = "aarch64",
+            target_feature = "neon",
+            target_endian = "little"
+        ))]
+        {
+            use crate::kernels::aarch64::{encode_f32_neon, encode4_f32_neon};
+            let near: Vec<u8> = xs
+                .iter()
+                .map(|&x| f.encode_f32(x, Mode::Nearest) as u8)
+                .collect();
+            let sat: Vec<u8> = xs
+                .iter()
+                .map(|&x| f.encode_f32(x, Mode::SatFinite) as u8)
+                .collect();
+            // Lengths that leave tails of every size, and the whole set.
+            for n in [0usize, 1, 15, 16, 17, 33, 100, xs.len()] {
+                let mut out = std::vec![0u8; n];
+                // SAFETY: NEON, all it enables, is in this target's cfg.
+                unsafe { encode_f32_neon::<F, false>(&xs[..n], &mut out) };
+                assert_eq!(out, near[..n], "{f:?} encode_f32_neon nearest, {n} values");
+                // SAFETY: as above.
+                unsafe { encode_f32_neon::<F, true>(&xs[..n], &mut out) };
+                assert_eq!(out, sat[..n], "{f:?} encode_f32_neon satfinite, {n} values");
+                if f.bits() == 4 {
+                    let packed = |c: &[u8]| -> Vec<u8> {
+                        c.chunks(2)
+                            .map(|p| p[0] | p.get(1).map_or(0, |h| h << 4))
+                            .collect()
+                    };
+                    let mut out = std::vec![0u8; n.div_ceil(2)];
+                    // SAFETY: as above.
+                    unsafe { encode4_f32_neon::<F, false>(&xs[..n], &mut out) };
+                    assert_eq!(out, packed(&near[..n]), "{f:?} neon encode4 nearest, {n}");
+                    // SAFETY: as above.
+                    unsafe { encode4_f32_neon::<F, true>(&xs[..n], &mut out) };
+                    assert_eq!(out, packed(&sat[..n]), "{f:?} neon encode4 satfinite, {n}");
+                }
             }
         }
         for x in xs {
