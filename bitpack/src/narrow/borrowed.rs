@@ -9,13 +9,13 @@ use core::cell::OnceCell;
 use core::fmt;
 use core::marker::PhantomData;
 
-use super::shape::{check_len, checked_shape, reinterpreted, shape_accessors};
+use super::shape::{check_len, checked_shape, reinterpreted};
 use super::{NarrowArray, bulk};
 use crate::error::LengthOf;
 use crate::formats::MiniFloat;
 use crate::reduce::{self, UnsignedElement};
 use crate::unsigned::mask_u128;
-use crate::view::{View, ViewMut};
+use crate::view::{View, ViewMut, shape_accessors};
 use crate::{BitElement, Error, Layout, Result, Unsigned};
 
 /// Words in the stack buffer of the chunked bulk paths (2 KiB).

@@ -10,11 +10,11 @@ use core::hash::{Hash, Hasher};
 use core::marker::PhantomData;
 
 use super::packing::{self, per_word, same_as_dense};
-use super::shape::{check_len, shape_accessors};
+use super::shape::check_len;
 use super::{Dense, NarrowArray, Packing, bulk};
 use crate::kernels::stream;
 use crate::reduce::{RunSum, UnsignedElement};
-use crate::view::{View, ViewIter, ViewMut};
+use crate::view::{View, ViewIter, ViewMut, shape_accessors};
 use crate::{Error, Layout, Result};
 
 /// Values per stack chunk when repacking (1 KiB of `u64`s).

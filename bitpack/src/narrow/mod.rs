@@ -11,8 +11,9 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::marker::PhantomData;
 
+use crate::view::shape_accessors;
 use crate::{BitElement, Error, Result, Unsigned};
-use shape::{check_len, shape_accessors};
+use shape::check_len;
 
 pub(crate) mod borrowed;
 pub(crate) mod bulk;

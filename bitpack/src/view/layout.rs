@@ -1,9 +1,9 @@
 //! Strided layouts: shape, strides and offset in elements, validated against
 //! the length of the storage they address.
 
+use super::accessors::shape_accessors;
 use crate::error::LengthOf;
 use crate::error::{Error, Result};
-use crate::narrow::shape::shape_accessors;
 
 /// The most dimensions a [`Layout`] can have.
 pub const MAX_DIMS: usize = 64;

@@ -6,10 +6,10 @@ use core::fmt;
 use core::marker::PhantomData;
 use core::ops::Range;
 
+use super::accessors::shape_accessors;
 use super::strided::{CHUNK, for_each_chunk, from_raw, raw_at, try_zeroed_vec};
 use super::{Layout, ViewIter};
 use crate::kernels::stream;
-use crate::narrow::shape::shape_accessors;
 use crate::narrow::{Dense, DynNarrowArray, NarrowArray, Packing};
 use crate::reduce::{self, UnsignedElement};
 use crate::{BitElement, Error, Result, Unsigned};

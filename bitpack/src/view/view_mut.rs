@@ -7,10 +7,10 @@ use core::fmt;
 use core::marker::PhantomData;
 use core::ops::Range;
 
+use super::accessors::shape_accessors;
 use super::strided::{CHUNK, check_fits, check_same_shape, copy_runs, for_each_chunk, last_writes};
 use super::{Layout, View, ViewIter};
 use crate::kernels::stream;
-use crate::narrow::shape::shape_accessors;
 use crate::narrow::{Dense, Packing};
 use crate::reduce::{self, UnsignedElement};
 use crate::{BitElement, Error, Result, Unsigned};
