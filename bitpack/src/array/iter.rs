@@ -22,6 +22,21 @@ pub(crate) trait Indexable {
     fn get(&self, i: usize) -> Self::Item;
 }
 
+/// A borrowed source reads as the source itself.
+impl<A: Indexable + ?Sized> Indexable for &A {
+    type Item = A::Item;
+
+    #[inline]
+    fn len(&self) -> usize {
+        A::len(self)
+    }
+
+    #[inline]
+    fn get(&self, i: usize) -> A::Item {
+        A::get(self, i)
+    }
+}
+
 /// The values `front..back` of an [`Indexable`] source, taken from either end.
 #[derive(Clone)]
 pub(crate) struct IndexIter<A> {

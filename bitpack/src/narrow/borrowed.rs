@@ -9,12 +9,13 @@ use core::cell::OnceCell;
 use core::fmt;
 use core::marker::PhantomData;
 
+use super::shape::{check_len, checked_shape, reinterpreted};
 use super::{NarrowArray, bulk};
 use crate::error::LengthOf;
 use crate::formats::MiniFloat;
 use crate::reduce::{self, UnsignedElement};
 use crate::unsigned::mask_u128;
-use crate::view::{View, ViewMut};
+use crate::view::{View, ViewMut, shape_accessors};
 use crate::{BitElement, Error, Layout, Result, Unsigned};
 
 /// Words in the stack buffer of the chunked bulk paths (2 KiB).
@@ -41,6 +42,15 @@ pub(crate) fn check_stream(bytes: &[u8], len: usize, bits: u32) -> Result<usize>
         return Err(Error::NonZeroPadding { byte: needed + k });
     }
     Ok(needed)
+}
+
+/// The dense stream `bytes` (exactly its bytes, `ceil(bits / 8)` for a
+/// stream of `bits` bits) copied into words: `ceil(bits / 64)` of them, the
+/// bits past the stream zero.
+pub(crate) fn stream_to_words(bytes: &[u8]) -> Vec<u64> {
+    let mut words = vec![0; bytes.len().div_ceil(8)];
+    bulk::bytes_to_words(bytes, &mut words);
+    words
 }
 
 /// Reads `width` (1..=128) bits at stream bit `bit` of a byte stream.
@@ -76,58 +86,13 @@ pub(crate) fn write_bits(bytes: &mut [u8], bit: usize, width: u32, value: u128) 
     }
 }
 
-/// The shape of a buffer of `len` values: `shape`'s product must be `len`.
-fn checked_shape(shape: &[usize], len: usize) -> Result<Option<Box<[usize]>>> {
-    if shape.len() > crate::MAX_DIMS {
-        return Err(Error::TooManyDims { ndim: shape.len() });
-    }
-    let elements = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
-    if elements != Some(len) {
-        return Err(Error::Shape { elements, len });
-    }
-    Ok((shape.len() != 1).then(|| shape.into()))
-}
-
-/// The length and shape of `len` values of `T` in `shape` seen as values of
-/// `U` (the rule of [`NarrowArray::reinterpret`]).
-fn reinterpreted<T: BitElement, U: BitElement>(
-    shape: &[usize],
-    dims: &Option<Box<[usize]>>,
-    len: usize,
-) -> Result<(usize, Option<Box<[usize]>>)> {
-    let Some((&inner, outer)) = shape.split_last() else {
-        if T::BITS == U::BITS {
-            return Ok((len, dims.clone()));
-        }
-        return Err(Error::Invalid(
-            "cannot reinterpret a 0-d array as values of another width",
-        ));
-    };
-    let row_bits = inner as u128 * u128::from(T::BITS);
-    if !row_bits.is_multiple_of(u128::from(U::BITS)) {
-        return Err(Error::Reinterpret {
-            count: inner,
-            from_bits: T::BITS,
-            to_bits: U::BITS,
-        });
-    }
-    let Ok(new_inner) = usize::try_from(row_bits / u128::from(U::BITS)) else {
-        return Err(Error::Shape {
-            elements: None,
-            len,
-        });
-    };
-    let new_len = if len == 0 {
-        0
-    } else {
-        outer.iter().product::<usize>() * new_inner
-    };
-    let new_dims = dims.as_ref().map(|_| {
-        let mut d: Box<[usize]> = shape.into();
-        d[outer.len()] = new_inner;
-        d
-    });
-    Ok((new_len, new_dims))
+/// The values and the bytes of a piece of the chunked bulk paths: whole
+/// chunks of [`NarrowArray`] (so every piece starts at a value and a byte
+/// boundary) that fill at most `CHUNK_WORDS` words.
+fn stack_chunk<T: BitElement>() -> (usize, usize) {
+    let chunk_bytes = NarrowArray::<T>::CHUNK_BYTES;
+    let per = (CHUNK_WORDS * 8) / chunk_bytes;
+    (per * NarrowArray::<T>::CHUNK_LEN, per * chunk_bytes)
 }
 
 /// Calls `f(words, first, count)` for consecutive pieces of the stream of
@@ -139,9 +104,7 @@ fn for_each_chunk<T: BitElement>(
     len: usize,
     mut f: impl FnMut(&[u64], usize, usize),
 ) {
-    let chunk_bytes = NarrowArray::<T>::CHUNK_BYTES;
-    let per = (CHUNK_WORDS * 8) / chunk_bytes;
-    let (values, span) = (per * NarrowArray::<T>::CHUNK_LEN, per * chunk_bytes);
+    let (values, span) = stack_chunk::<T>();
     let mut buf = [0u64; CHUNK_WORDS];
     let mut first = 0;
     while first < len {
@@ -303,82 +266,64 @@ impl<'a, T: BitElement> NarrowRef<'a, T> {
         Ok(Self::from_parts(bytes, len, dims))
     }
 
-    /// The number of values.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// assert_eq!(bitpack::NarrowRef::<bool>::from_bytes(&[0], 5)?.len(), 5);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether there are no values.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// assert!(bitpack::NarrowRef::<bool>::from_bytes(&[], 0)?.is_empty());
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// The shape, row-major: `[len]` for a 1-d array.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let a = bitpack::NarrowRef::<u8>::from_bytes_shaped(&[0; 6], &[3, 2])?;
-    /// assert_eq!(a.shape(), [3, 2]);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    #[inline]
-    pub fn shape(&self) -> &[usize] {
-        match &self.dims {
-            Some(d) => d,
-            None => core::slice::from_ref(&self.len),
-        }
-    }
-
-    /// The number of dimensions.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// assert_eq!(bitpack::NarrowRef::<u8>::from_bytes(&[0; 6], 6)?.ndim(), 1);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    #[inline]
-    pub fn ndim(&self) -> usize {
-        self.shape().len()
-    }
-
-    /// Gives the array a new shape with the same number of values.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Shape`] when the product is not `len` (or overflows),
-    /// [`Error::TooManyDims`] above [`MAX_DIMS`](crate::MAX_DIMS); the shape
-    /// is unchanged.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let mut a = bitpack::NarrowRef::<u8>::from_bytes(&[0; 6], 6)?;
-    /// a.reshape(&[2, 3])?;
-    /// assert!(a.reshape(&[4]).is_err());
-    /// assert_eq!(a.shape(), [2, 3]);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    pub fn reshape(&mut self, shape: &[usize]) -> Result<()> {
-        self.dims = checked_shape(shape, self.len)?;
-        Ok(())
+    shape_accessors! { fields:
+        /// The number of values.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// assert_eq!(bitpack::NarrowRef::<bool>::from_bytes(&[0], 5)?.len(), 5);
+        /// # Ok::<(), bitpack::Error>(())
+        /// ```
+        len;
+        /// Whether there are no values.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// assert!(bitpack::NarrowRef::<bool>::from_bytes(&[], 0)?.is_empty());
+        /// # Ok::<(), bitpack::Error>(())
+        /// ```
+        is_empty;
+        /// The shape, row-major: `[len]` for a 1-d array.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// let a = bitpack::NarrowRef::<u8>::from_bytes_shaped(&[0; 6], &[3, 2])?;
+        /// assert_eq!(a.shape(), [3, 2]);
+        /// # Ok::<(), bitpack::Error>(())
+        /// ```
+        shape;
+        /// The number of dimensions.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// assert_eq!(bitpack::NarrowRef::<u8>::from_bytes(&[0; 6], 6)?.ndim(), 1);
+        /// # Ok::<(), bitpack::Error>(())
+        /// ```
+        ndim;
+        /// Gives the array a new shape with the same number of values.
+        ///
+        /// # Errors
+        ///
+        /// [`Error::Shape`] when the product is not `len` (or overflows),
+        /// [`Error::TooManyDims`] above [`MAX_DIMS`](crate::MAX_DIMS); the shape
+        /// is unchanged.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// let mut a = bitpack::NarrowRef::<u8>::from_bytes(&[0; 6], 6)?;
+        /// a.reshape(&[2, 3])?;
+        /// assert!(a.reshape(&[4]).is_err());
+        /// assert_eq!(a.shape(), [2, 3]);
+        /// # Ok::<(), bitpack::Error>(())
+        /// ```
+        reshape;
+        /// The contiguous layout of the array's shape.
+        own_layout;
     }
 
     /// The dense byte stream: exactly `ceil(len * T::BITS / 8)` bytes of the
@@ -448,13 +393,7 @@ impl<'a, T: BitElement> NarrowRef<'a, T> {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn unpack_into(&self, dst: &mut [T]) -> Result<()> {
-        if dst.len() != self.len {
-            return Err(Error::Length {
-                of: LengthOf::UnpackOutput,
-                expected: self.len,
-                actual: dst.len(),
-            });
-        }
+        check_len(LengthOf::UnpackOutput, self.len, dst.len())?;
         if let Some(words) = self.direct_words() {
             bulk::unpack(words, 0, dst);
         } else {
@@ -492,9 +431,11 @@ impl<'a, T: BitElement> NarrowRef<'a, T> {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn to_narrow_array(&self) -> NarrowArray<T> {
-        let mut words = vec![0u64; bulk::words_for_bits(self.len * T::BITS as usize)];
-        bulk::bytes_to_words(self.as_bytes(), &mut words);
-        NarrowArray::from_parts(words, self.len, self.dims.clone())
+        NarrowArray::from_parts(
+            stream_to_words(self.as_bytes()),
+            self.len,
+            self.dims.clone(),
+        )
     }
 
     /// The same bytes seen as values of `U`, with no copy: the innermost
@@ -534,11 +475,7 @@ impl<'a, T: BitElement> NarrowRef<'a, T> {
         if let Some(w) = self.direct_words() {
             return w;
         }
-        self.words.get_or_init(|| {
-            let mut w = vec![0u64; bulk::words_for_bits(self.len * T::BITS as usize)];
-            bulk::bytes_to_words(self.as_bytes(), &mut w);
-            w
-        })
+        self.words.get_or_init(|| stream_to_words(self.as_bytes()))
     }
 
     /// Whether views borrow the bytes directly (8-byte aligned, whole
@@ -565,8 +502,7 @@ impl<'a, T: BitElement> NarrowRef<'a, T> {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn view(&self) -> View<'_, T> {
-        let layout =
-            Layout::contiguous(self.shape(), self.len).expect("an array's shape is a valid layout");
+        let layout = self.own_layout();
         View::from_parts(self.words(), T::BITS, layout)
     }
 
@@ -661,13 +597,7 @@ impl<F: MiniFloat> NarrowRef<'_, F> {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn decode_into(&self, dst: &mut [f32]) -> Result<()> {
-        if dst.len() != self.len {
-            return Err(Error::Length {
-                of: LengthOf::DecodeOutput,
-                expected: self.len,
-                actual: dst.len(),
-            });
-        }
+        check_len(LengthOf::DecodeOutput, self.len, dst.len())?;
         crate::formats::decode_packed::<F>(self.as_bytes(), dst)
     }
 
@@ -828,66 +758,52 @@ impl<'a, T: BitElement> NarrowMut<'a, T> {
         })
     }
 
-    /// The number of values.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// assert_eq!(bitpack::NarrowMut::<u8>::from_bytes(&mut [0; 3], 3)?.len(), 3);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether there are no values.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// assert!(bitpack::NarrowMut::<u8>::from_bytes(&mut [], 0)?.is_empty());
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// The shape, row-major.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// assert_eq!(bitpack::NarrowMut::<u8>::from_bytes(&mut [0; 3], 3)?.shape(), [3]);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    #[inline]
-    pub fn shape(&self) -> &[usize] {
-        match &self.dims {
-            Some(d) => d,
-            None => core::slice::from_ref(&self.len),
-        }
-    }
-
-    /// Gives the array a new shape with the same number of values.
-    ///
-    /// # Errors
-    ///
-    /// As [`NarrowRef::reshape`].
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let mut bytes = [0u8; 4];
-    /// let mut a = bitpack::NarrowMut::<u8>::from_bytes(&mut bytes, 4)?;
-    /// a.reshape(&[2, 2])?;
-    /// assert_eq!(a.as_ref().view().get(&[1, 1]), Some(0));
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    pub fn reshape(&mut self, shape: &[usize]) -> Result<()> {
-        self.dims = checked_shape(shape, self.len)?;
-        Ok(())
+    shape_accessors! { fields:
+        /// The number of values.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// assert_eq!(bitpack::NarrowMut::<u8>::from_bytes(&mut [0; 3], 3)?.len(), 3);
+        /// # Ok::<(), bitpack::Error>(())
+        /// ```
+        len;
+        /// Whether there are no values.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// assert!(bitpack::NarrowMut::<u8>::from_bytes(&mut [], 0)?.is_empty());
+        /// # Ok::<(), bitpack::Error>(())
+        /// ```
+        is_empty;
+        /// The shape, row-major.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// assert_eq!(bitpack::NarrowMut::<u8>::from_bytes(&mut [0; 3], 3)?.shape(), [3]);
+        /// # Ok::<(), bitpack::Error>(())
+        /// ```
+        shape;
+        /// Gives the array a new shape with the same number of values.
+        ///
+        /// # Errors
+        ///
+        /// As [`NarrowRef::reshape`].
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// let mut bytes = [0u8; 4];
+        /// let mut a = bitpack::NarrowMut::<u8>::from_bytes(&mut bytes, 4)?;
+        /// a.reshape(&[2, 2])?;
+        /// assert_eq!(a.as_ref().view().get(&[1, 1]), Some(0));
+        /// # Ok::<(), bitpack::Error>(())
+        /// ```
+        reshape;
+        /// The contiguous layout of the array's shape.
+        own_layout;
     }
 
     /// The dense byte stream (exactly `ceil(len * T::BITS / 8)` bytes).
@@ -982,16 +898,8 @@ impl<'a, T: BitElement> NarrowMut<'a, T> {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn pack_from(&mut self, src: &[T]) -> Result<()> {
-        if src.len() != self.len {
-            return Err(Error::Length {
-                of: LengthOf::PackSource,
-                expected: self.len,
-                actual: src.len(),
-            });
-        }
-        let chunk_bytes = NarrowArray::<T>::CHUNK_BYTES;
-        let per = (CHUNK_WORDS * 8) / chunk_bytes;
-        let (values, span) = (per * NarrowArray::<T>::CHUNK_LEN, per * chunk_bytes);
+        check_len(LengthOf::PackSource, self.len, src.len())?;
+        let (values, span) = stack_chunk::<T>();
         let mut buf = [0u64; CHUNK_WORDS];
         let mut first = 0;
         while first < self.len {
@@ -1056,8 +964,7 @@ impl<'a, T: BitElement> NarrowMut<'a, T> {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn view_mut(&mut self) -> Result<ViewMut<'_, T>> {
-        let layout =
-            Layout::contiguous(self.shape(), self.len).expect("an array's shape is a valid layout");
+        let layout = self.own_layout();
         let n = bulk::words_for_bits(self.len * T::BITS as usize);
         let addr = self.bytes.as_ptr() as usize;
         let len = self.bytes.len();

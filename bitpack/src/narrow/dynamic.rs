@@ -10,10 +10,11 @@ use core::hash::{Hash, Hasher};
 use core::marker::PhantomData;
 
 use super::packing::{self, per_word, same_as_dense};
+use super::shape::check_len;
 use super::{Dense, NarrowArray, Packing, bulk};
 use crate::kernels::stream;
 use crate::reduce::{RunSum, UnsignedElement};
-use crate::view::{View, ViewIter, ViewMut};
+use crate::view::{View, ViewIter, ViewMut, shape_accessors};
 use crate::{Error, Layout, Result};
 
 /// Values per stack chunk when repacking (1 KiB of `u64`s).
@@ -185,10 +186,8 @@ impl DynNarrowArray<Dense> {
     pub fn from_bytes(width: u32, bytes: &[u8], len: usize) -> Result<Self> {
         check_width(width)?;
         let needed = super::borrowed::check_stream(bytes, len, width)?;
-        let mut words = vec![0; bulk::words_for_bits(len * width as usize)];
-        bulk::bytes_to_words(&bytes[..needed], &mut words);
         Ok(Self {
-            words,
+            words: super::borrowed::stream_to_words(&bytes[..needed]),
             len,
             width,
             dims: None,
@@ -352,29 +351,24 @@ impl<L: Packing> DynNarrowArray<L> {
         self.width
     }
 
-    /// The number of values.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// assert_eq!(bitpack::DynNarrowArray::from_values(&[1, 2]).len(), 2);
-    /// ```
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether the array holds no values.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// assert!(bitpack::DynNarrowArray::new(3)?.is_empty());
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
+    shape_accessors! { fields:
+        /// The number of values.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// assert_eq!(bitpack::DynNarrowArray::from_values(&[1, 2]).len(), 2);
+        /// ```
+        len;
+        /// Whether the array holds no values.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// assert!(bitpack::DynNarrowArray::new(3)?.is_empty());
+        /// # Ok::<(), bitpack::Error>(())
+        /// ```
+        is_empty;
     }
 
     /// The words holding the values (see
@@ -478,8 +472,7 @@ impl<L: Packing> DynNarrowArray<L> {
             self.len,
             value.into(),
         );
-        self.len = len;
-        self.dims = None;
+        self.set_flat_len(len);
     }
 
     /// Removes and returns the last value (the array becomes 1-d), or `None`
@@ -518,8 +511,7 @@ impl<L: Packing> DynNarrowArray<L> {
             &mut self.words,
             packing::bit_of(L::WORD_ALIGNED, self.width, len),
         );
-        self.len = len;
-        self.dims = None;
+        self.set_flat_len(len);
     }
 
     /// Appends `values`, widening first to the width of the widest (the
@@ -554,8 +546,7 @@ impl<L: Packing> DynNarrowArray<L> {
             &mut self.words,
             self.len,
         );
-        self.len = len;
-        self.dims = None;
+        self.set_flat_len(len);
     }
 
     /// Every value, unpacked.
@@ -589,13 +580,7 @@ impl<L: Packing> DynNarrowArray<L> {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn unpack_into(&self, dst: &mut [u64]) -> Result<()> {
-        if dst.len() != self.len {
-            return Err(Error::Length {
-                of: LengthOf::UnpackOutput,
-                expected: self.len,
-                actual: dst.len(),
-            });
-        }
+        check_len(LengthOf::UnpackOutput, self.len, dst.len())?;
         stream::unpack(L::WORD_ALIGNED, self.width, &self.words, 0, dst);
         Ok(())
     }
@@ -769,53 +754,40 @@ impl<L: Packing> DynNarrowArray<L> {
         Ok(())
     }
 
-    /// The shape, row-major: `[len]` for a 1-d array.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let mut a = bitpack::DynNarrowArray::zeroed(3, 6)?;
-    /// a.reshape(&[3, 2])?;
-    /// assert_eq!(a.shape(), [3, 2]);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    #[inline]
-    pub fn shape(&self) -> &[usize] {
-        match &self.dims {
-            Some(dims) => dims,
-            None => core::slice::from_ref(&self.len),
-        }
-    }
-
-    /// Gives the array a new shape with the same number of values.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Shape`] when the product of `shape` is not `len`,
-    /// [`Error::TooManyDims`] for more than 64 dimensions; the shape is
-    /// unchanged.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let mut a = bitpack::DynNarrowArray::zeroed(3, 6)?;
-    /// assert!(a.reshape(&[4, 2]).is_err());
-    /// assert_eq!(a.shape(), [6]);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    pub fn reshape(&mut self, shape: &[usize]) -> Result<()> {
-        if shape.len() > crate::MAX_DIMS {
-            return Err(Error::TooManyDims { ndim: shape.len() });
-        }
-        let elements = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
-        if elements != Some(self.len) {
-            return Err(Error::Shape {
-                elements,
-                len: self.len,
-            });
-        }
-        self.dims = (shape.len() != 1).then(|| shape.into());
-        Ok(())
+    shape_accessors! { fields:
+        /// The shape, row-major: `[len]` for a 1-d array.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// let mut a = bitpack::DynNarrowArray::zeroed(3, 6)?;
+        /// a.reshape(&[3, 2])?;
+        /// assert_eq!(a.shape(), [3, 2]);
+        /// # Ok::<(), bitpack::Error>(())
+        /// ```
+        shape;
+        /// Gives the array a new shape with the same number of values.
+        ///
+        /// # Errors
+        ///
+        /// [`Error::Shape`] when the product of `shape` is not `len`,
+        /// [`Error::TooManyDims`] for more than 64 dimensions; the shape is
+        /// unchanged.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// let mut a = bitpack::DynNarrowArray::zeroed(3, 6)?;
+        /// assert!(a.reshape(&[4, 2]).is_err());
+        /// assert_eq!(a.shape(), [6]);
+        /// # Ok::<(), bitpack::Error>(())
+        /// ```
+        reshape;
+        /// Sets the length to `len` (the values past it are gone or new) and
+        /// makes the array 1-d.
+        set_flat_len;
+        /// The contiguous layout of the array's shape.
+        own_layout;
     }
 
     /// An iterator over the values in flat order.
@@ -833,11 +805,6 @@ impl<L: Packing> DynNarrowArray<L> {
     /// The 1-d contiguous layout of every value.
     fn flat_layout(&self) -> Layout {
         Layout::contiguous(&[self.len], self.len).expect("a 1-d layout of the values")
-    }
-
-    /// The contiguous layout of the array's shape.
-    fn own_layout(&self) -> Layout {
-        Layout::contiguous(self.shape(), self.len).expect("an array's shape is a valid layout")
     }
 
     /// A view of the whole array with its own shape; its elements are `u64`

@@ -26,20 +26,6 @@ impl<'a, T: BitElement, L: Packing> Iter<'a, T, L> {
     }
 }
 
-impl<T: BitElement, L: Packing> Indexable for &NarrowArray<T, L> {
-    type Item = T;
-
-    #[inline]
-    fn len(&self) -> usize {
-        self.len
-    }
-
-    #[inline]
-    fn get(&self, i: usize) -> T {
-        self.value(i)
-    }
-}
-
 index_iter_impls!("Iter", impl['a, T: BitElement, L: Packing] Iter<'a, T, L> => T);
 
 /// An owning iterator over the values of a [`NarrowArray`], in flat order.

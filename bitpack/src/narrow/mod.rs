@@ -11,7 +11,9 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::marker::PhantomData;
 
+use crate::view::shape_accessors;
 use crate::{BitElement, Error, Result, Unsigned};
+use shape::check_len;
 
 pub(crate) mod borrowed;
 pub(crate) mod bulk;
@@ -20,6 +22,7 @@ mod iter;
 mod ops;
 mod packing;
 mod reduce;
+pub(crate) mod shape;
 mod traits;
 mod views;
 
@@ -290,24 +293,8 @@ impl<T: BitElement> NarrowArray<T> {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn from_bytes(bytes: &[u8], len: usize) -> Result<Self> {
-        let needed = len
-            .checked_mul(T::BITS as usize)
-            .map(|bits| bits.div_ceil(8));
-        let Some(needed) = needed.filter(|&n| n <= bytes.len()) else {
-            return Err(Error::TooFewBytes {
-                needed: needed.unwrap_or(usize::MAX),
-                actual: bytes.len(),
-            });
-        };
-        let bits = len * T::BITS as usize;
-        if !bits.is_multiple_of(8) && bytes[bits / 8] >> (bits % 8) != 0 {
-            return Err(Error::NonZeroPadding { byte: bits / 8 });
-        }
-        if let Some(k) = bytes[needed..].iter().position(|&b| b != 0) {
-            return Err(Error::NonZeroPadding { byte: needed + k });
-        }
-        let mut words = vec![0; bulk::words_for_bits(bits)];
-        bulk::bytes_to_words(&bytes[..needed], &mut words);
+        let needed = borrowed::check_stream(bytes, len, T::BITS)?;
+        let words = borrowed::stream_to_words(&bytes[..needed]);
         Ok(Self::from_parts(words, len, None))
     }
 
@@ -485,28 +472,23 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
         Self::from_parts(words, values.len(), None)
     }
 
-    /// The number of values.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// assert_eq!(bitpack::NarrowArray::from_slice(&[true, false]).len(), 2);
-    /// ```
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether the array holds no values.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// assert!(bitpack::NarrowArray::<u8>::new().is_empty());
-    /// ```
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
+    shape_accessors! { fields:
+        /// The number of values.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// assert_eq!(bitpack::NarrowArray::from_slice(&[true, false]).len(), 2);
+        /// ```
+        len;
+        /// Whether the array holds no values.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// assert!(bitpack::NarrowArray::<u8>::new().is_empty());
+        /// ```
+        is_empty;
     }
 
     /// How many values the array holds without reallocating.
@@ -633,8 +615,7 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
             T::BITS,
             value.raw_bits().to_u128(),
         );
-        self.len = len;
-        self.dims = None;
+        self.set_flat_len(len);
     }
 
     /// Removes and returns the last value (the array becomes 1-d), or `None`
@@ -671,8 +652,7 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
         }
         self.words.truncate(Self::words_for(len));
         bulk::clear_from(&mut self.words, Self::bit_of(len));
-        self.len = len;
-        self.dims = None;
+        self.set_flat_len(len);
     }
 
     /// Removes every value (the array becomes 1-d); keeps the allocation.
@@ -686,8 +666,7 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
     /// ```
     pub fn clear(&mut self) {
         self.words.clear();
-        self.len = 0;
-        self.dims = None;
+        self.set_flat_len(0);
     }
 
     /// Appends the values of a slice (the array becomes 1-d).
@@ -711,8 +690,7 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
             .expect("NarrowArray capacity overflow");
         self.words.resize(Self::words_for(len), 0);
         Self::pack_at(values, &mut self.words, self.len);
-        self.len = len;
-        self.dims = None;
+        self.set_flat_len(len);
     }
 
     /// Unpacks every value into a `Vec` (the compute layout).
@@ -748,13 +726,7 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn unpack_into(&self, dst: &mut [T]) -> Result<()> {
-        if dst.len() != self.len {
-            return Err(Error::Length {
-                of: LengthOf::UnpackOutput,
-                expected: self.len,
-                actual: dst.len(),
-            });
-        }
+        check_len(LengthOf::UnpackOutput, self.len, dst.len())?;
         Self::unpack_at(&self.words, 0, dst);
         Ok(())
     }
@@ -777,13 +749,7 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn pack_from(&mut self, src: &[T]) -> Result<()> {
-        if src.len() != self.len {
-            return Err(Error::Length {
-                of: LengthOf::PackSource,
-                expected: self.len,
-                actual: src.len(),
-            });
-        }
+        check_len(LengthOf::PackSource, self.len, src.len())?;
         Self::pack_at(src, &mut self.words, 0);
         Ok(())
     }
@@ -808,75 +774,58 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
         &self.words
     }
 
-    /// The shape, row-major (the last dimension is the packed one): `[len]`
-    /// for a 1-d array.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let mut a = bitpack::NarrowArray::<bool>::zeroed(6);
-    /// assert_eq!(a.shape(), [6]);
-    /// a.reshape(&[2, 3])?;
-    /// assert_eq!(a.shape(), [2, 3]);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    #[inline]
-    pub fn shape(&self) -> &[usize] {
-        match &self.dims {
-            Some(dims) => dims,
-            None => core::slice::from_ref(&self.len),
-        }
-    }
-
-    /// The number of dimensions.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let mut a = bitpack::NarrowArray::<u8>::zeroed(1);
-    /// assert_eq!(a.ndim(), 1);
-    /// a.reshape(&[])?; // a 0-d array of one value
-    /// assert_eq!(a.ndim(), 0);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    #[inline]
-    pub fn ndim(&self) -> usize {
-        self.shape().len()
-    }
-
-    /// Gives the array a new shape with the same number of values (their
-    /// flat order is unchanged). The empty shape is a 0-d array of one value.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Shape`] when the product of `shape` is not `len` (or
-    /// overflows), and [`Error::TooManyDims`] for more than
-    /// [`MAX_DIMS`](crate::MAX_DIMS) dimensions; the shape is unchanged.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let mut a = bitpack::NarrowArray::from_slice(&[1u8, 2, 3, 4, 5, 6]);
-    /// a.reshape(&[3, 2])?;
-    /// assert_eq!(a.shape(), [3, 2]);
-    /// let err = a.reshape(&[4, 2]).unwrap_err();
-    /// assert_eq!(err.to_string(), "shape holds 8 values but the array has 6");
-    /// assert_eq!(a.shape(), [3, 2]);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    pub fn reshape(&mut self, shape: &[usize]) -> Result<()> {
-        if shape.len() > crate::MAX_DIMS {
-            return Err(Error::TooManyDims { ndim: shape.len() });
-        }
-        let elements = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
-        if elements != Some(self.len) {
-            return Err(Error::Shape {
-                elements,
-                len: self.len,
-            });
-        }
-        self.dims = (shape.len() != 1).then(|| shape.into());
-        Ok(())
+    shape_accessors! { fields:
+        /// The shape, row-major (the last dimension is the packed one): `[len]`
+        /// for a 1-d array.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// let mut a = bitpack::NarrowArray::<bool>::zeroed(6);
+        /// assert_eq!(a.shape(), [6]);
+        /// a.reshape(&[2, 3])?;
+        /// assert_eq!(a.shape(), [2, 3]);
+        /// # Ok::<(), bitpack::Error>(())
+        /// ```
+        shape;
+        /// The number of dimensions.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// let mut a = bitpack::NarrowArray::<u8>::zeroed(1);
+        /// assert_eq!(a.ndim(), 1);
+        /// a.reshape(&[])?; // a 0-d array of one value
+        /// assert_eq!(a.ndim(), 0);
+        /// # Ok::<(), bitpack::Error>(())
+        /// ```
+        ndim;
+        /// Gives the array a new shape with the same number of values (their
+        /// flat order is unchanged). The empty shape is a 0-d array of one value.
+        ///
+        /// # Errors
+        ///
+        /// [`Error::Shape`] when the product of `shape` is not `len` (or
+        /// overflows), and [`Error::TooManyDims`] for more than
+        /// [`MAX_DIMS`](crate::MAX_DIMS) dimensions; the shape is unchanged.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// let mut a = bitpack::NarrowArray::from_slice(&[1u8, 2, 3, 4, 5, 6]);
+        /// a.reshape(&[3, 2])?;
+        /// assert_eq!(a.shape(), [3, 2]);
+        /// let err = a.reshape(&[4, 2]).unwrap_err();
+        /// assert_eq!(err.to_string(), "shape holds 8 values but the array has 6");
+        /// assert_eq!(a.shape(), [3, 2]);
+        /// # Ok::<(), bitpack::Error>(())
+        /// ```
+        reshape;
+        /// Sets the length to `len` (the values past it are gone or new) and
+        /// makes the array 1-d.
+        set_flat_len;
+        /// The contiguous layout of the array's shape.
+        own_layout;
     }
 
     /// An iterator over the values in flat order.

@@ -84,43 +84,7 @@ impl<T: BitElement> NarrowArray<T> {
     /// The length and shape of the array seen as values of `U`, or why it
     /// cannot be.
     fn reinterpreted_shape<U: BitElement>(&self) -> Result<(usize, Option<Box<[usize]>>)> {
-        let shape = self.shape();
-        let Some((&inner, outer)) = shape.split_last() else {
-            if T::BITS == U::BITS {
-                return Ok((self.len, self.dims.clone()));
-            }
-            return Err(Error::Invalid(
-                "cannot reinterpret a 0-d array as values of another width",
-            ));
-        };
-        // In `u128`: an empty array may have rows longer than its bits.
-        let row_bits = inner as u128 * u128::from(T::BITS);
-        if !row_bits.is_multiple_of(u128::from(U::BITS)) {
-            return Err(Error::Reinterpret {
-                count: inner,
-                from_bits: T::BITS,
-                to_bits: U::BITS,
-            });
-        }
-        let Ok(new_inner) = usize::try_from(row_bits / u128::from(U::BITS)) else {
-            return Err(Error::Shape {
-                elements: None,
-                len: self.len,
-            });
-        };
-        // A nonempty array has every extent at least 1, so the row count is at
-        // most `len` and the new length is its bits over `U::BITS`: both fit.
-        let len = if self.len == 0 {
-            0
-        } else {
-            outer.iter().product::<usize>() * new_inner
-        };
-        let dims = self.dims.as_ref().map(|_| {
-            let mut d: Box<[usize]> = shape.into();
-            d[outer.len()] = new_inner;
-            d
-        });
-        Ok((len, dims))
+        super::shape::reinterpreted::<T, U>(self.shape(), &self.dims, self.len)
     }
 
     /// The same bits seen as values of `U`, in the same buffer (no copy): the

@@ -6,11 +6,6 @@ use super::{NarrowArray, Packing};
 use crate::view::{Layout, View, ViewMut, assign_within, layout_for};
 use crate::{BitElement, Result};
 
-/// The contiguous layout of an array's shape.
-fn own_layout(shape: &[usize], len: usize) -> Layout {
-    Layout::contiguous(shape, len).expect("an array's shape is a valid layout")
-}
-
 impl<T: BitElement, L: Packing> NarrowArray<T, L> {
     /// A view of the whole array with its own shape (row-major, contiguous).
     ///
@@ -26,11 +21,7 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn view(&self) -> View<'_, T, L> {
-        View::from_parts(
-            self.as_words(),
-            T::BITS,
-            own_layout(self.shape(), self.len()),
-        )
+        View::from_parts(self.as_words(), T::BITS, self.own_layout())
     }
 
     /// A view through the descriptor `shape`, `strides`, `offset` (in
@@ -58,8 +49,7 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
         strides: &[isize],
         offset: isize,
     ) -> Result<View<'_, T, L>> {
-        let layout = Layout::new(shape, strides, offset, self.len())?;
-        Ok(View::from_parts(self.as_words(), T::BITS, layout))
+        self.view_with(&Layout::new(shape, strides, offset, self.len())?)
     }
 
     /// A view through `layout`, revalidated against this array when it was
@@ -97,7 +87,7 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn view_mut(&mut self) -> ViewMut<'_, T, L> {
-        let layout = own_layout(self.shape(), self.len());
+        let layout = self.own_layout();
         ViewMut::from_parts(self.words_mut(), T::BITS, layout)
     }
 
@@ -122,8 +112,7 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
         strides: &[isize],
         offset: isize,
     ) -> Result<ViewMut<'_, T, L>> {
-        let layout = Layout::new(shape, strides, offset, self.len())?;
-        Ok(ViewMut::from_parts(self.words_mut(), T::BITS, layout))
+        self.view_with_mut(&Layout::new(shape, strides, offset, self.len())?)
     }
 
     /// A mutable view through `layout` (see [`view_with`](Self::view_with)).

@@ -3,6 +3,7 @@
 use core::fmt;
 use core::marker::PhantomData;
 
+use super::layout::walk_step;
 use super::strided::{from_raw, raw_at};
 use super::{Layout, MAX_DIMS};
 use crate::BitElement;
@@ -78,28 +79,15 @@ impl<T: BitElement, L: Packing> Iterator for ViewIter<'_, T, L> {
 
     #[inline]
     fn next(&mut self) -> Option<T> {
-        if self.remaining == 0 {
-            return None;
-        }
-        self.remaining -= 1;
-        let value = from_raw(raw_at::<T, L>(self.words, self.bits, self.at as usize));
-        if self.remaining > 0 {
-            let l = &self.layout;
-            let (shape, strides) = (l.shape(), l.strides());
-            let mut d = shape.len();
-            loop {
-                d -= 1;
-                if self.coords[d] + 1 < shape[d] {
-                    self.coords[d] += 1;
-                    self.at += strides[d];
-                    break;
-                }
-                // Back to coordinate 0: within the validated extent.
-                self.at -= strides[d] * (shape[d] as isize - 1);
-                self.coords[d] = 0;
-            }
-        }
-        Some(value)
+        let l = &self.layout;
+        let at = walk_step(
+            &mut self.coords,
+            l.shape(),
+            l.strides(),
+            &mut self.at,
+            &mut self.remaining,
+        )?;
+        Some(from_raw(raw_at::<T, L>(self.words, self.bits, at as usize)))
     }
 
     #[inline]

@@ -1,6 +1,7 @@
 //! Strided layouts: shape, strides and offset in elements, validated against
 //! the length of the storage they address.
 
+use super::accessors::shape_accessors;
 use crate::error::LengthOf;
 use crate::error::{Error, Result};
 
@@ -221,16 +222,11 @@ impl Layout {
         self.offset
     }
 
-    /// Number of elements the layout addresses (with repeats).
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether some extent is zero.
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
+    shape_accessors! { fields:
+        /// Number of elements the layout addresses (with repeats).
+        len;
+        /// Whether some extent is zero.
+        is_empty;
     }
 
     /// Length of the storage the layout was validated against.
@@ -330,21 +326,11 @@ impl Layout {
         let inner = nd - 1;
         let mut coords = [0usize; MAX_DIMS];
         let mut base = self.offset;
+        let (outer, outer_strides) = (&self.shape[..inner], &self.strides[..inner]);
         loop {
             f(base as usize, self.strides[inner], self.shape[inner]);
-            let mut d = inner;
-            loop {
-                if d == 0 {
-                    return;
-                }
-                d -= 1;
-                if coords[d] + 1 < self.shape[d] {
-                    coords[d] += 1;
-                    base += self.strides[d];
-                    break;
-                }
-                base -= self.strides[d] * (self.shape[d] as isize - 1);
-                coords[d] = 0;
+            if !next_coords(&mut coords, outer, outer_strides, &mut base) {
+                return;
             }
         }
     }
@@ -570,6 +556,53 @@ pub(crate) fn checked_count(shape: &[usize]) -> Option<usize> {
     shape.iter().try_fold(1usize, |acc, &n| acc.checked_mul(n))
 }
 
+/// Moves `coords` (at least `shape.len()` of them) to the next position of
+/// `shape` in row-major order, the last coordinate fastest, and `at` by the
+/// `strides` with it; `false` when every coordinate was at its last and went
+/// back to 0 (the walk is over). Within a validated layout `at` stays in its
+/// extent.
+#[inline]
+pub(crate) fn next_coords(
+    coords: &mut [usize],
+    shape: &[usize],
+    strides: &[isize],
+    at: &mut isize,
+) -> bool {
+    for d in (0..shape.len()).rev() {
+        if coords[d] + 1 < shape[d] {
+            coords[d] += 1;
+            *at += strides[d];
+            return true;
+        }
+        *at -= strides[d] * (shape[d] as isize - 1);
+        coords[d] = 0;
+    }
+    false
+}
+
+/// One step of a walk that has `left` positions still to give: `None` when
+/// it has none, else the position `at` (the linear index of `coords`), after
+/// which `coords` and `at` move on by [`next_coords`] unless that was the
+/// last one.
+#[inline]
+pub(crate) fn walk_step(
+    coords: &mut [usize],
+    shape: &[usize],
+    strides: &[isize],
+    at: &mut isize,
+    left: &mut usize,
+) -> Option<isize> {
+    if *left == 0 {
+        return None;
+    }
+    *left -= 1;
+    let out = *at;
+    if *left > 0 {
+        next_coords(coords, shape, strides, at);
+    }
+    Some(out)
+}
+
 /// The linear indices of a [`Layout`] in logical order.
 #[derive(Clone, Debug)]
 pub struct LayoutIter<'a> {
@@ -595,27 +628,14 @@ impl Iterator for LayoutIter<'_> {
 
     #[inline]
     fn next(&mut self) -> Option<usize> {
-        if self.remaining == 0 {
-            return None;
-        }
-        self.remaining -= 1;
-        let out = self.at as usize;
-        if self.remaining > 0 {
-            let l = self.layout;
-            let mut d = l.ndim();
-            loop {
-                d -= 1;
-                if self.coords[d] + 1 < l.shape[d] {
-                    self.coords[d] += 1;
-                    self.at += l.strides[d];
-                    break;
-                }
-                // Back to coordinate 0: within the validated extent.
-                self.at -= l.strides[d] * (l.shape[d] as isize - 1);
-                self.coords[d] = 0;
-            }
-        }
-        Some(out)
+        let Self {
+            layout,
+            coords,
+            at,
+            remaining,
+        } = self;
+        let at = walk_step(coords, layout.shape(), layout.strides(), at, remaining)?;
+        Some(at as usize)
     }
 
     #[inline]
@@ -643,28 +663,17 @@ impl Iterator for Runs<'_> {
 
     #[inline]
     fn next(&mut self) -> Option<(usize, isize, usize)> {
-        if self.left == 0 {
-            return None;
-        }
-        self.left -= 1;
-        let out = (self.base as usize, self.stride, self.count);
-        if self.left > 0 {
-            let l = self.layout;
-            let mut d = l.ndim() - 1;
-            loop {
-                // `left > 0` means some outer coordinate can still advance.
-                d -= 1;
-                if self.coords[d] + 1 < l.shape[d] {
-                    self.coords[d] += 1;
-                    self.base += l.strides[d];
-                    break;
-                }
-                // Back to coordinate 0: within the validated extent.
-                self.base -= l.strides[d] * (l.shape[d] as isize - 1);
-                self.coords[d] = 0;
-            }
-        }
-        Some(out)
+        // The outer dimensions: more than one run means there are some.
+        let outer = self.layout.ndim().saturating_sub(1);
+        let (shape, strides) = (self.layout.shape(), self.layout.strides());
+        let base = walk_step(
+            &mut self.coords,
+            &shape[..outer],
+            &strides[..outer],
+            &mut self.base,
+            &mut self.left,
+        )?;
+        Some((base as usize, self.stride, self.count))
     }
 
     #[inline]

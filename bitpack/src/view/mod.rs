@@ -1,6 +1,7 @@
 //! Strided N-d views over packed storage: validated [`Layout`]s, and the
 //! [`View`]s and [`ViewMut`]s of packed arrays built on them.
 
+mod accessors;
 #[cfg(feature = "alloc")]
 mod iter;
 mod layout;
@@ -15,6 +16,7 @@ mod view;
 #[cfg(feature = "alloc")]
 mod view_mut;
 
+pub(crate) use accessors::shape_accessors;
 #[cfg(feature = "alloc")]
 pub use iter::ViewIter;
 pub use layout::{Layout, LayoutIter, MAX_DIMS, Runs};

@@ -6,6 +6,7 @@ use core::fmt;
 use core::marker::PhantomData;
 use core::ops::Range;
 
+use super::accessors::shape_accessors;
 use super::strided::{CHUNK, for_each_chunk, from_raw, raw_at, try_zeroed_vec};
 use super::{Layout, ViewIter};
 use crate::kernels::stream;
@@ -97,102 +98,77 @@ impl<'a, T: BitElement, L: Packing> View<'a, T, L> {
         self.words
     }
 
-    /// The view's descriptor.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let a = bitpack::NarrowArray::from_slice(&[1u8, 2, 3]);
-    /// assert_eq!(a.view().layout().strides(), [1]);
-    /// ```
-    #[inline]
-    pub fn layout(&self) -> &Layout {
-        &self.layout
-    }
-
-    /// The extent of each dimension.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let mut a = bitpack::NarrowArray::from_slice(&[true; 6]);
-    /// a.reshape(&[2, 3])?;
-    /// assert_eq!(a.view().transpose().shape(), [3, 2]);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    #[inline]
-    pub fn shape(&self) -> &[usize] {
-        self.layout.shape()
-    }
-
-    /// The stride of each dimension, in elements.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let a = bitpack::NarrowArray::from_slice(&[1u8, 2, 3]);
-    /// assert_eq!(a.view().reversed(0)?.strides(), [-1]);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    #[inline]
-    pub fn strides(&self) -> &[isize] {
-        self.layout.strides()
-    }
-
-    /// The linear index of the element at coordinates all zero.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let a = bitpack::NarrowArray::from_slice(&[1u8, 2, 3]);
-    /// assert_eq!(a.view().reversed(0)?.offset(), 2);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    #[inline]
-    pub fn offset(&self) -> isize {
-        self.layout.offset()
-    }
-
-    /// The number of dimensions.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let a = bitpack::NarrowArray::from_slice(&[1u8, 2, 3]);
-    /// assert_eq!(a.view().select(0, 1)?.ndim(), 0); // a scalar
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    #[inline]
-    pub fn ndim(&self) -> usize {
-        self.layout.ndim()
-    }
-
-    /// The number of elements the view addresses (repeats counted).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let a = bitpack::NarrowArray::from_slice(&[1u8, 2, 3]);
-    /// assert_eq!(a.view_strided(&[4, 2], &[0, 1], 0)?.len(), 8);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.layout.len()
-    }
-
-    /// Whether some extent is zero.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let a = bitpack::NarrowArray::from_slice(&[1u8, 2, 3]);
-    /// assert!(a.view().slice(0, 1..1)?.is_empty());
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.layout.is_empty()
+    shape_accessors! { layout:
+        /// The view's descriptor.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// let a = bitpack::NarrowArray::from_slice(&[1u8, 2, 3]);
+        /// assert_eq!(a.view().layout().strides(), [1]);
+        /// ```
+        layout;
+        /// The extent of each dimension.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// let mut a = bitpack::NarrowArray::from_slice(&[true; 6]);
+        /// a.reshape(&[2, 3])?;
+        /// assert_eq!(a.view().transpose().shape(), [3, 2]);
+        /// # Ok::<(), bitpack::Error>(())
+        /// ```
+        shape;
+        /// The stride of each dimension, in elements.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// let a = bitpack::NarrowArray::from_slice(&[1u8, 2, 3]);
+        /// assert_eq!(a.view().reversed(0)?.strides(), [-1]);
+        /// # Ok::<(), bitpack::Error>(())
+        /// ```
+        strides;
+        /// The linear index of the element at coordinates all zero.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// let a = bitpack::NarrowArray::from_slice(&[1u8, 2, 3]);
+        /// assert_eq!(a.view().reversed(0)?.offset(), 2);
+        /// # Ok::<(), bitpack::Error>(())
+        /// ```
+        offset;
+        /// The number of dimensions.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// let a = bitpack::NarrowArray::from_slice(&[1u8, 2, 3]);
+        /// assert_eq!(a.view().select(0, 1)?.ndim(), 0); // a scalar
+        /// # Ok::<(), bitpack::Error>(())
+        /// ```
+        ndim;
+        /// The number of elements the view addresses (repeats counted).
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// let a = bitpack::NarrowArray::from_slice(&[1u8, 2, 3]);
+        /// assert_eq!(a.view_strided(&[4, 2], &[0, 1], 0)?.len(), 8);
+        /// # Ok::<(), bitpack::Error>(())
+        /// ```
+        len;
+        /// Whether some extent is zero.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// let a = bitpack::NarrowArray::from_slice(&[1u8, 2, 3]);
+        /// assert!(a.view().slice(0, 1..1)?.is_empty());
+        /// # Ok::<(), bitpack::Error>(())
+        /// ```
+        is_empty;
     }
 
     /// The width of the values in bits: `T::BITS`, or a run-time-width

@@ -7,6 +7,7 @@ use core::fmt;
 use core::marker::PhantomData;
 use core::ops::Range;
 
+use super::accessors::shape_accessors;
 use super::strided::{CHUNK, check_fits, check_same_shape, copy_runs, for_each_chunk, last_writes};
 use super::{Layout, View, ViewIter};
 use crate::kernels::stream;
@@ -103,56 +104,43 @@ impl<'a, T: BitElement, L: Packing> ViewMut<'a, T, L> {
         ViewMut::from_parts(self.words, self.bits, self.layout)
     }
 
-    /// The view's descriptor.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let mut a = bitpack::NarrowArray::from_slice(&[1u8, 2, 3]);
-    /// assert_eq!(a.view_mut().layout().shape(), [3]);
-    /// ```
-    #[inline]
-    pub fn layout(&self) -> &Layout {
-        &self.layout
-    }
-
-    /// The extent of each dimension.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let mut a = bitpack::NarrowArray::from_slice(&[1u8, 2, 3]);
-    /// assert_eq!(a.view_mut().shape(), [3]);
-    /// ```
-    #[inline]
-    pub fn shape(&self) -> &[usize] {
-        self.layout.shape()
-    }
-
-    /// The number of elements the view addresses (repeats counted).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let mut a = bitpack::NarrowArray::from_slice(&[1u8, 2, 3]);
-    /// assert_eq!(a.view_mut().len(), 3);
-    /// ```
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.layout.len()
-    }
-
-    /// Whether some extent is zero.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let mut a = bitpack::NarrowArray::<u8>::new();
-    /// assert!(a.view_mut().is_empty());
-    /// ```
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.layout.is_empty()
+    shape_accessors! { layout:
+        /// The view's descriptor.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// let mut a = bitpack::NarrowArray::from_slice(&[1u8, 2, 3]);
+        /// assert_eq!(a.view_mut().layout().shape(), [3]);
+        /// ```
+        layout;
+        /// The extent of each dimension.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// let mut a = bitpack::NarrowArray::from_slice(&[1u8, 2, 3]);
+        /// assert_eq!(a.view_mut().shape(), [3]);
+        /// ```
+        shape;
+        /// The number of elements the view addresses (repeats counted).
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// let mut a = bitpack::NarrowArray::from_slice(&[1u8, 2, 3]);
+        /// assert_eq!(a.view_mut().len(), 3);
+        /// ```
+        len;
+        /// Whether some extent is zero.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// let mut a = bitpack::NarrowArray::<u8>::new();
+        /// assert!(a.view_mut().is_empty());
+        /// ```
+        is_empty;
     }
 
     /// The element at `coords` (see [`View::get`]).
