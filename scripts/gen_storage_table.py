@@ -8,6 +8,8 @@ N <= 64 lanes of at most 128 bits take at most 1024 bytes.
 import pathlib
 
 MAX_BYTES = 1024
+# Entries per line of the generated tables.
+PER_LINE = 8
 
 
 def rule(b: int) -> str:
@@ -31,11 +33,17 @@ out = [
     "",
     "storage_table! {",
 ]
-out += [f"    {b} => {rule(b)}," for b in range(1, MAX_BYTES + 1)]
+
+
+def lines(entries: list[str]) -> list[str]:
+    return ["    " + " ".join(entries[i : i + PER_LINE]) for i in range(0, len(entries), PER_LINE)]
+
+
+out += lines([f"{b} => {rule(b)}," for b in range(1, MAX_BYTES + 1)])
 out.append("}")
 out.append("")
 out.append("impl_array_storage! {")
-out += [f"    {rule(b)[1:-1]}," for b in range(1, MAX_BYTES + 1) if rule(b).startswith("[")]
+out += lines([f"{rule(b)[1:-1]}," for b in range(1, MAX_BYTES + 1) if rule(b).startswith("[")])
 out.append("}")
 path = pathlib.Path(__file__).resolve().parent.parent / "bitpack/src/storage_table.rs"
 path.write_text("\n".join(out) + "\n")

@@ -122,6 +122,16 @@ pub struct DeviceNarrowArray<T> {
     _type: PhantomData<fn() -> T>,
 }
 
+impl<T> DeviceNarrowArray<T> {
+    fn from_words(words: CudaSlice<u64>, len: usize) -> Self {
+        DeviceNarrowArray {
+            words,
+            len,
+            _type: PhantomData,
+        }
+    }
+}
+
 impl<T: BitElement> DeviceNarrowArray<T> {
     /// The number of values.
     pub fn len(&self) -> usize {
@@ -273,11 +283,7 @@ impl Gpu {
             .stream
             .clone_htod(&host)
             .map_err(driver("cuMemcpyHtoD"))?;
-        Ok(DeviceNarrowArray {
-            words,
-            len: a.len(),
-            _type: PhantomData,
-        })
+        Ok(DeviceNarrowArray::from_words(words, a.len()))
     }
 
     /// Copies a device array back into a packed host array.
@@ -309,34 +315,33 @@ impl Gpu {
             return Err(Error::Width { width: w, max: 32 });
         }
         let mut words = self.alloc_words(w, values.len())?;
-        let units = values.len().div_ceil(fixed::block_elems(w));
-        let n = values.len() as u64;
         if w <= 8 {
-            let raw: Vec<u8> = values
-                .iter()
-                .map(|v| v.raw_bits().to_u128() as u8)
-                .collect();
-            let src = self
-                .stream
-                .clone_htod(&raw)
-                .map_err(driver("cuMemcpyHtoD"))?;
-            self.launch(&format!("pack_u8_w{w}"), units, &src, n, &mut words)?;
+            self.pack_raw(values, &format!("pack_u8_w{w}"), |r| r as u8, &mut words)?;
         } else {
-            let raw: Vec<u32> = values
-                .iter()
-                .map(|v| v.raw_bits().to_u128() as u32)
-                .collect();
-            let src = self
-                .stream
-                .clone_htod(&raw)
-                .map_err(driver("cuMemcpyHtoD"))?;
-            self.launch(&format!("pack_u32_w{w}"), units, &src, n, &mut words)?;
+            self.pack_raw(values, &format!("pack_u32_w{w}"), |r| r as u32, &mut words)?;
         }
-        Ok(DeviceNarrowArray {
-            words,
-            len: values.len(),
-            _type: PhantomData,
-        })
+        Ok(DeviceNarrowArray::from_words(words, values.len()))
+    }
+
+    /// Uploads the raw bits of `values` as `R`s and runs the pack kernel
+    /// `name` from them into `words`.
+    fn pack_raw<T: BitElement, R: cudarc::driver::DeviceRepr>(
+        &self,
+        values: &[T],
+        name: &str,
+        narrow: impl Fn(u128) -> R,
+        words: &mut CudaSlice<u64>,
+    ) -> Result<()> {
+        let raw: Vec<R> = values
+            .iter()
+            .map(|v| narrow(v.raw_bits().to_u128()))
+            .collect();
+        let src = self
+            .stream
+            .clone_htod(&raw)
+            .map_err(driver("cuMemcpyHtoD"))?;
+        let units = values.len().div_ceil(fixed::block_elems(T::BITS));
+        self.launch(name, units, &src, values.len() as u64, words)
     }
 
     /// Unpacks a device array on the device (to `u8`, `u16` or `u32` raw
@@ -466,11 +471,7 @@ impl Gpu {
             src.len() as u64,
             &mut words,
         )?;
-        Ok(DeviceNarrowArray {
-            words,
-            len: src.len(),
-            _type: PhantomData,
-        })
+        Ok(DeviceNarrowArray::from_words(words, src.len()))
     }
 
     fn decode_to<F: MiniFloat, O: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
@@ -479,24 +480,11 @@ impl Gpu {
         suffix: &str,
     ) -> Result<Vec<O>> {
         let name = format_name::<F>()?;
-        let mut out = self
-            .stream
-            .alloc_zeros::<O>(a.len.max(1))
-            .map_err(driver("cuMemAlloc"))?;
         let units = a.len.div_ceil(fixed::block_elems(F::BITS));
-        self.launch(
-            &format!("decode_{name}_{suffix}"),
-            units,
-            &a.words,
-            a.len as u64,
-            &mut out,
-        )?;
-        let mut v = self
-            .stream
-            .clone_dtoh(&out)
-            .map_err(driver("cuMemcpyDtoH"))?;
-        v.truncate(a.len);
-        Ok(v)
+        self.to_host(a.len, |out| {
+            let name = format!("decode_{name}_{suffix}");
+            self.launch(&name, units, &a.words, a.len as u64, out)
+        })
     }
 
     /// Decodes a device array of `F` on the device to `f32` (the bits of
@@ -539,6 +527,78 @@ impl Gpu {
     }
 }
 
+/// A device buffer of scale bytes (at least one allocated) and their number.
+type DeviceScales = (CudaSlice<u8>, usize);
+
+/// The methods [`DeviceMxArray`] and [`DeviceNvfp4Array`] share, and a
+/// constructor from their fields: `[generics] Type, value type, other
+/// field: its type,` then the docs of `scales`.
+macro_rules! device_blocked {
+    ([$($g:tt)*] $t:ty, $v:ty, $extra:ident: $extra_ty:ty, $(#[$scales_doc:meta])*) => {
+        impl<$($g)*> $t {
+            fn new(
+                values: DeviceNarrowArray<$v>,
+                (scales, n_scales): DeviceScales,
+                shape: Vec<usize>,
+                $extra: $extra_ty,
+            ) -> Self {
+                Self {
+                    values,
+                    scales,
+                    n_scales,
+                    shape,
+                    $extra,
+                }
+            }
+
+            /// The packed values.
+            pub fn values(&self) -> &DeviceNarrowArray<$v> {
+                &self.values
+            }
+
+            $(#[$scales_doc])*
+            pub fn scales(&self) -> &CudaSlice<u8> {
+                &self.scales
+            }
+
+            /// The number of scales.
+            pub fn scales_len(&self) -> usize {
+                self.n_scales
+            }
+
+            /// The shape of the values.
+            pub fn shape(&self) -> &[usize] {
+                &self.shape
+            }
+
+            /// The number of values.
+            pub fn len(&self) -> usize {
+                self.values.len
+            }
+
+            /// Whether it holds no values.
+            pub fn is_empty(&self) -> bool {
+                self.values.len == 0
+            }
+        }
+    };
+}
+
+/// Launches kernel `name` on `threads` threads (`THREADS`-wide CTAs) with
+/// the arguments after the `;` (buffers and scalars by reference), and
+/// evaluates to the launch's `Result<()>`. The launch is `unsafe`: call it in
+/// an `unsafe` block that says why the kernel's accesses are in bounds.
+macro_rules! launch {
+    ($gpu:expr, $name:expr, $threads:expr; $($arg:expr),+ $(,)?) => {{
+        let f = $gpu.function($name)?;
+        let mut args = $gpu.stream.launch_builder(&f);
+        $(args.arg($arg);)+
+        args.launch(Gpu::config($threads)?)
+            .map(drop)
+            .map_err(driver("cuLaunchKernel"))
+    }};
+}
+
 /// An MX array in device memory: the packed values (the stream of
 /// [`MxArray::values`]) and one E8M0 scale byte per block (row-major, as
 /// [`MxArray::scales`]).
@@ -551,41 +611,16 @@ pub struct DeviceMxArray<F: MxElement> {
     axis: usize,
 }
 
-impl<F: MxElement> DeviceMxArray<F> {
-    /// The packed values.
-    pub fn values(&self) -> &DeviceNarrowArray<F> {
-        &self.values
-    }
-
+device_blocked!(
+    [F: MxElement] DeviceMxArray<F>, F, axis: usize,
     /// The device buffer of scale bytes ([`scales_len`](Self::scales_len)
     /// of them, at least one byte allocated).
-    pub fn scales(&self) -> &CudaSlice<u8> {
-        &self.scales
-    }
+);
 
-    /// The number of scales.
-    pub fn scales_len(&self) -> usize {
-        self.n_scales
-    }
-
-    /// The shape of the values.
-    pub fn shape(&self) -> &[usize] {
-        &self.shape
-    }
-
+impl<F: MxElement> DeviceMxArray<F> {
     /// The axis the blocks of 32 run along.
     pub fn axis(&self) -> usize {
         self.axis
-    }
-
-    /// The number of values.
-    pub fn len(&self) -> usize {
-        self.values.len
-    }
-
-    /// Whether it holds no values.
-    pub fn is_empty(&self) -> bool {
-        self.values.len == 0
     }
 }
 
@@ -601,40 +636,15 @@ pub struct DeviceNvfp4Array {
     tensor_scale: f32,
 }
 
-impl DeviceNvfp4Array {
-    /// The packed values.
-    pub fn values(&self) -> &DeviceNarrowArray<E2M1> {
-        &self.values
-    }
-
+device_blocked!(
+    [] DeviceNvfp4Array, E2M1, tensor_scale: f32,
     /// The device buffer of scale bytes.
-    pub fn scales(&self) -> &CudaSlice<u8> {
-        &self.scales
-    }
+);
 
-    /// The number of scales.
-    pub fn scales_len(&self) -> usize {
-        self.n_scales
-    }
-
-    /// The shape of the values.
-    pub fn shape(&self) -> &[usize] {
-        &self.shape
-    }
-
+impl DeviceNvfp4Array {
     /// The tensor scale.
     pub fn tensor_scale(&self) -> f32 {
         self.tensor_scale
-    }
-
-    /// The number of values.
-    pub fn len(&self) -> usize {
-        self.values.len
-    }
-
-    /// Whether it holds no values.
-    pub fn is_empty(&self) -> bool {
-        self.values.len == 0
     }
 }
 
@@ -677,6 +687,58 @@ impl Gpu {
         self.stream
             .alloc_zeros::<u8>(n.max(1))
             .map_err(driver("cuMemAlloc"))
+    }
+
+    /// `n` values of `O` that `run` writes into a zeroed device buffer (at
+    /// least one value allocated), copied to the host.
+    fn to_host<O: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
+        &self,
+        n: usize,
+        run: impl FnOnce(&mut CudaSlice<O>) -> Result<()>,
+    ) -> Result<Vec<O>> {
+        let mut out = self
+            .stream
+            .alloc_zeros::<O>(n.max(1))
+            .map_err(driver("cuMemAlloc"))?;
+        run(&mut out)?;
+        let mut v = self
+            .stream
+            .clone_dtoh(&out)
+            .map_err(driver("cuMemcpyDtoH"))?;
+        v.truncate(n);
+        Ok(v)
+    }
+
+    /// The device copies of a block-scaled array's values and scale bytes
+    /// (with their number).
+    fn upload_blocked<V: BitElement>(
+        &self,
+        values: &NarrowArray<V>,
+        scales: &[u8],
+    ) -> Result<(DeviceNarrowArray<V>, DeviceScales)> {
+        Ok((
+            self.upload(values)?,
+            (self.upload_bytes(scales)?, scales.len()),
+        ))
+    }
+
+    /// The host copies of a device block-scaled array's values (with
+    /// `shape`) and its `n` scale bytes (1-d).
+    fn download_blocked<V: BitElement, S: BitElement>(
+        &self,
+        values: &DeviceNarrowArray<V>,
+        shape: &[usize],
+        scales: &CudaSlice<u8>,
+        n: usize,
+    ) -> Result<(NarrowArray<V>, NarrowArray<S>)> {
+        let mut host = self.download(values)?;
+        host.reshape(shape)?;
+        let mut bytes = self
+            .stream
+            .clone_dtoh(scales)
+            .map_err(driver("cuMemcpyDtoH"))?;
+        bytes.truncate(n);
+        Ok((host, NarrowArray::from_bytes(&bytes, n)?))
     }
 
     /// The largest finite magnitude of `x` (0 if none), on the device.
@@ -748,48 +810,31 @@ impl Gpu {
                 ScaleRule::Even => 2,
                 ScaleRule::RCeil => 3,
             };
-            let f = self.function(&format!("mx_scales_{name}"))?;
-            let mut args = self.stream.launch_builder(&f);
-            args.arg(&input)
-                .arg(&o)
-                .arg(&dd)
-                .arg(&i)
-                .arg(&rule)
-                .arg(&mut scales);
             // SAFETY: `mx_scales_*(src, outer, d, inner, rule, scales)`
             // reads `outer * d * inner` values (`input` holds them) and
             // writes one byte for each of the grid's `scales()` threads
             // (`scales` holds them); threads past them return.
-            unsafe { args.launch(Self::config(grid.scales())?) }
-                .map_err(driver("cuLaunchKernel"))?;
+            unsafe {
+                launch!(self, &format!("mx_scales_{name}"), grid.scales();
+                    &input, &o, &dd, &i, &rule, &mut scales)
+            }?;
             let (seed, stochastic) = rounding_args(opts.rounding);
-            let f = self.function(&format!("mx_encode_{name}"))?;
-            let mut args = self.stream.launch_builder(&f);
-            args.arg(&input)
-                .arg(&o)
-                .arg(&dd)
-                .arg(&i)
-                .arg(&scales)
-                .arg(&seed)
-                .arg(&stochastic)
-                .arg(&mut words);
+            let blocks = n.div_ceil(fixed::block_elems(F::BITS));
             // SAFETY: `mx_encode_*` reads the values and scales sized above
             // and writes the words of `n` packed values (`words` holds them);
             // one thread per word block, threads past the end return.
-            unsafe { args.launch(Self::config(n.div_ceil(fixed::block_elems(F::BITS)))?) }
-                .map_err(driver("cuLaunchKernel"))?;
+            unsafe {
+                launch!(self, &format!("mx_encode_{name}"), blocks;
+                    &input, &o, &dd, &i, &scales, &seed, &stochastic, &mut words)
+            }?;
         }
-        Ok(DeviceMxArray {
-            values: DeviceNarrowArray {
-                words,
-                len: n,
-                _type: PhantomData,
-            },
-            scales,
-            n_scales: grid.scales(),
-            shape: shape.to_vec(),
+        let values = DeviceNarrowArray::from_words(words, n);
+        Ok(DeviceMxArray::new(
+            values,
+            (scales, grid.scales()),
+            shape.to_vec(),
             axis,
-        })
+        ))
     }
 
     /// Dequantizes an MX array on the device: the bits of
@@ -802,32 +847,20 @@ impl Gpu {
         let name = format_name::<F>()?;
         let n = a.len();
         let (outer, d, inner) = crate::formats::split_axis(&a.shape, a.axis);
-        let mut out = self
-            .stream
-            .alloc_zeros::<f32>(n.max(1))
-            .map_err(driver("cuMemAlloc"))?;
-        if n > 0 {
+        self.to_host(n, |out| {
+            if n == 0 {
+                return Ok(());
+            }
             let (o, dd, i) = (outer as u64, d as u64, inner as u64);
-            let f = self.function(&format!("mx_decode_{name}"))?;
-            let mut args = self.stream.launch_builder(&f);
-            args.arg(&a.values.words)
-                .arg(&o)
-                .arg(&dd)
-                .arg(&i)
-                .arg(&a.scales)
-                .arg(&mut out);
+            let blocks = n.div_ceil(fixed::block_elems(F::BITS));
             // SAFETY: `mx_decode_*` reads the `n` packed values and the
             // grid's scales of `a` (which hold them) and writes `n` values
             // (`out` holds them); one thread per word block.
-            unsafe { args.launch(Self::config(n.div_ceil(fixed::block_elems(F::BITS)))?) }
-                .map_err(driver("cuLaunchKernel"))?;
-        }
-        let mut v = self
-            .stream
-            .clone_dtoh(&out)
-            .map_err(driver("cuMemcpyDtoH"))?;
-        v.truncate(n);
-        Ok(v)
+            unsafe {
+                launch!(self, &format!("mx_decode_{name}"), blocks;
+                    &a.values.words, &o, &dd, &i, &a.scales, out)
+            }
+        })
     }
 
     /// Copies an MX array to the device.
@@ -836,16 +869,13 @@ impl Gpu {
     ///
     /// [`Error::Device`] when an allocation or a copy fails.
     pub fn upload_mx<F: MxElement>(&self, a: &MxArray<F>) -> Result<DeviceMxArray<F>> {
-        let values = self.upload(a.values())?;
-        let bytes = a.scales().as_bytes();
-        let scales = self.upload_bytes(bytes)?;
-        Ok(DeviceMxArray {
+        let (values, scales) = self.upload_blocked(a.values(), a.scales().as_bytes())?;
+        Ok(DeviceMxArray::new(
             values,
             scales,
-            n_scales: bytes.len(),
-            shape: a.shape().to_vec(),
-            axis: a.axis(),
-        })
+            a.shape().to_vec(),
+            a.axis(),
+        ))
     }
 
     /// Copies an MX array back to the host.
@@ -854,14 +884,8 @@ impl Gpu {
     ///
     /// [`Error::Device`] when a copy fails.
     pub fn download_mx<F: MxElement>(&self, a: &DeviceMxArray<F>) -> Result<MxArray<F>> {
-        let mut values = self.download(&a.values)?;
-        values.reshape(&a.shape)?;
-        let mut bytes = self
-            .stream
-            .clone_dtoh(&a.scales)
-            .map_err(driver("cuMemcpyDtoH"))?;
-        bytes.truncate(a.n_scales);
-        let mut scales = NarrowArray::<E8M0>::from_bytes(&bytes, a.n_scales)?;
+        let (values, mut scales) =
+            self.download_blocked::<F, E8M0>(&a.values, &a.shape, &a.scales, a.n_scales)?;
         scales.reshape(&crate::formats::scale_shape_along(
             &a.shape,
             a.axis,
@@ -929,49 +953,30 @@ impl Gpu {
                 TinyScale::Smallest => 1,
                 TinyScale::MinNormal => 2,
             };
-            let f = self.function("nvfp4_scales")?;
-            let mut args = self.stream.launch_builder(&f);
-            args.arg(&input)
-                .arg(&r)
-                .arg(&c)
-                .arg(&m)
-                .arg(&t)
-                .arg(&tensor_scale)
-                .arg(&tiny)
-                .arg(&mut scales);
             // SAFETY: `nvfp4_scales` reads `rows * cols` values (`input`
             // holds them) and writes one byte per scale thread (`scales`
             // holds the grid's scales); threads past them return.
-            unsafe { args.launch(Self::config(grid.scales())?) }
-                .map_err(driver("cuLaunchKernel"))?;
+            unsafe {
+                launch!(self, "nvfp4_scales", grid.scales();
+                    &input, &r, &c, &m, &t, &tensor_scale, &tiny, &mut scales)
+            }?;
             let (seed, stochastic) = rounding_args(opts.rounding);
-            let f = self.function("nvfp4_encode")?;
-            let mut args = self.stream.launch_builder(&f);
-            args.arg(&input)
-                .arg(&r)
-                .arg(&c)
-                .arg(&scales)
-                .arg(&tensor_scale)
-                .arg(&seed)
-                .arg(&stochastic)
-                .arg(&mut words);
             // SAFETY: `nvfp4_encode` reads the values and scales sized
             // above and writes the words of `n` packed codes (`words` holds
             // them); one thread per 16 values.
-            unsafe { args.launch(Self::config(n.div_ceil(fixed::block_elems(4)))?) }
-                .map_err(driver("cuLaunchKernel"))?;
+            unsafe {
+                launch!(self, "nvfp4_encode", n.div_ceil(fixed::block_elems(4));
+                    &input, &r, &c, &scales, &tensor_scale, &seed, &stochastic, &mut words)
+            }?;
         }
-        Ok(DeviceNvfp4Array {
-            values: DeviceNarrowArray {
-                words,
-                len: n,
-                _type: PhantomData,
-            },
-            scales,
-            n_scales,
-            shape: shape.to_vec(),
+        let values = DeviceNarrowArray::from_words(words, n);
+        let shape = shape.to_vec();
+        Ok(DeviceNvfp4Array::new(
+            values,
+            (scales, n_scales),
+            shape,
             tensor_scale,
-        })
+        ))
     }
 
     /// Dequantizes an NVFP4 array on the device: the bits of
@@ -984,31 +989,18 @@ impl Gpu {
         let n = a.len();
         let cols = *a.shape.last().unwrap_or(&0);
         let rows = n.checked_div(cols).unwrap_or(0);
-        let mut out = self
-            .stream
-            .alloc_zeros::<f32>(n.max(1))
-            .map_err(driver("cuMemAlloc"))?;
-        if n > 0 {
+        self.to_host(n, |out| {
+            if n == 0 {
+                return Ok(());
+            }
             let (r, c) = (rows as u64, cols as u64);
-            let f = self.function("nvfp4_decode")?;
-            let mut args = self.stream.launch_builder(&f);
-            args.arg(&a.values.words)
-                .arg(&r)
-                .arg(&c)
-                .arg(&a.scales)
-                .arg(&a.tensor_scale)
-                .arg(&mut out);
             // SAFETY: `nvfp4_decode` reads the `n` packed codes and the
             // scales of `a` and writes `n` values (`out` holds them).
-            unsafe { args.launch(Self::config(n.div_ceil(fixed::block_elems(4)))?) }
-                .map_err(driver("cuLaunchKernel"))?;
-        }
-        let mut v = self
-            .stream
-            .clone_dtoh(&out)
-            .map_err(driver("cuMemcpyDtoH"))?;
-        v.truncate(n);
-        Ok(v)
+            unsafe {
+                launch!(self, "nvfp4_decode", n.div_ceil(fixed::block_elems(4));
+                    &a.values.words, &r, &c, &a.scales, &a.tensor_scale, out)
+            }
+        })
     }
 
     /// Copies an NVFP4 array to the device.
@@ -1017,16 +1009,13 @@ impl Gpu {
     ///
     /// [`Error::Device`] when an allocation or a copy fails.
     pub fn upload_nvfp4(&self, a: &Nvfp4Array) -> Result<DeviceNvfp4Array> {
-        let values = self.upload(a.values())?;
-        let bytes = a.scales().as_bytes();
-        let scales = self.upload_bytes(bytes)?;
-        Ok(DeviceNvfp4Array {
+        let (values, scales) = self.upload_blocked(a.values(), a.scales().as_bytes())?;
+        Ok(DeviceNvfp4Array::new(
             values,
             scales,
-            n_scales: bytes.len(),
-            shape: a.shape().to_vec(),
-            tensor_scale: a.tensor_scale(),
-        })
+            a.shape().to_vec(),
+            a.tensor_scale(),
+        ))
     }
 
     /// Copies an NVFP4 array back to the host.
@@ -1035,14 +1024,8 @@ impl Gpu {
     ///
     /// [`Error::Device`] when a copy fails.
     pub fn download_nvfp4(&self, a: &DeviceNvfp4Array) -> Result<Nvfp4Array> {
-        let mut values = self.download(&a.values)?;
-        values.reshape(&a.shape)?;
-        let mut bytes = self
-            .stream
-            .clone_dtoh(&a.scales)
-            .map_err(driver("cuMemcpyDtoH"))?;
-        bytes.truncate(a.n_scales);
-        let scales = NarrowArray::<E4M3>::from_bytes(&bytes, a.n_scales)?;
+        let (values, scales) =
+            self.download_blocked::<E2M1, E4M3>(&a.values, &a.shape, &a.scales, a.n_scales)?;
         Nvfp4Array::from_parts(values, scales, a.tensor_scale)
     }
 }

@@ -110,44 +110,59 @@ pub const DLPACK_MAJOR_VERSION: u32 = 1;
 /// whose data type codes and strides rule it follows).
 pub const DLPACK_MINOR_VERSION: u32 = 3;
 
-/// `DLDataTypeCode` values (`DLDataType::code`).
-pub mod code {
-    /// `kDLInt`: signed integers.
-    pub const INT: u8 = 0;
-    /// `kDLUInt`: unsigned integers.
-    pub const UINT: u8 = 1;
-    /// `kDLFloat`: IEEE floats.
-    pub const FLOAT: u8 = 2;
-    /// `kDLOpaqueHandle`.
-    pub const OPAQUE_HANDLE: u8 = 3;
-    /// `kDLBfloat`: bfloat16.
-    pub const BFLOAT: u8 = 4;
-    /// `kDLComplex`.
-    pub const COMPLEX: u8 = 5;
-    /// `kDLBool`.
-    pub const BOOL: u8 = 6;
-    /// `kDLFloat8_e3m4`.
-    pub const FLOAT8_E3M4: u8 = 7;
-    /// `kDLFloat8_e4m3` (IEEE-like, with infinities).
-    pub const FLOAT8_E4M3: u8 = 8;
-    /// `kDLFloat8_e4m3b11fnuz`.
-    pub const FLOAT8_E4M3B11FNUZ: u8 = 9;
-    /// `kDLFloat8_e4m3fn` (OCP E4M3, [`E4M3`](crate::E4M3)).
-    pub const FLOAT8_E4M3FN: u8 = 10;
-    /// `kDLFloat8_e4m3fnuz`.
-    pub const FLOAT8_E4M3FNUZ: u8 = 11;
-    /// `kDLFloat8_e5m2` ([`E5M2`](crate::E5M2)).
-    pub const FLOAT8_E5M2: u8 = 12;
-    /// `kDLFloat8_e5m2fnuz`.
-    pub const FLOAT8_E5M2FNUZ: u8 = 13;
-    /// `kDLFloat8_e8m0fnu` ([`E8M0`](crate::E8M0)).
-    pub const FLOAT8_E8M0FNU: u8 = 14;
-    /// `kDLFloat6_e2m3fn` ([`E2M3`](crate::E2M3)).
-    pub const FLOAT6_E2M3FN: u8 = 15;
-    /// `kDLFloat6_e3m2fn` ([`E3M2`](crate::E3M2)).
-    pub const FLOAT6_E3M2FN: u8 = 16;
-    /// `kDLFloat4_e2m1fn` ([`E2M1`](crate::E2M1)).
-    pub const FLOAT4_E2M1FN: u8 = 17;
+/// Modules of documented constants of one type (the DLPack data type
+/// codes): `pub mod name: type { NAME = value; ... }`.
+macro_rules! const_modules {
+    ($($(#[$m:meta])* pub mod $name:ident: $t:ty {
+        $($(#[$d:meta])* $c:ident = $v:expr;)*
+    })*) => {$(
+        $(#[$m])*
+        pub mod $name {
+            $($(#[$d])* pub const $c: $t = $v;)*
+        }
+    )*};
+}
+
+const_modules! {
+    /// `DLDataTypeCode` values (`DLDataType::code`).
+    pub mod code: u8 {
+        /// `kDLInt`: signed integers.
+        INT = 0;
+        /// `kDLUInt`: unsigned integers.
+        UINT = 1;
+        /// `kDLFloat`: IEEE floats.
+        FLOAT = 2;
+        /// `kDLOpaqueHandle`.
+        OPAQUE_HANDLE = 3;
+        /// `kDLBfloat`: bfloat16.
+        BFLOAT = 4;
+        /// `kDLComplex`.
+        COMPLEX = 5;
+        /// `kDLBool`.
+        BOOL = 6;
+        /// `kDLFloat8_e3m4`.
+        FLOAT8_E3M4 = 7;
+        /// `kDLFloat8_e4m3` (IEEE-like, with infinities).
+        FLOAT8_E4M3 = 8;
+        /// `kDLFloat8_e4m3b11fnuz`.
+        FLOAT8_E4M3B11FNUZ = 9;
+        /// `kDLFloat8_e4m3fn` (OCP E4M3, [`E4M3`](crate::E4M3)).
+        FLOAT8_E4M3FN = 10;
+        /// `kDLFloat8_e4m3fnuz`.
+        FLOAT8_E4M3FNUZ = 11;
+        /// `kDLFloat8_e5m2` ([`E5M2`](crate::E5M2)).
+        FLOAT8_E5M2 = 12;
+        /// `kDLFloat8_e5m2fnuz`.
+        FLOAT8_E5M2FNUZ = 13;
+        /// `kDLFloat8_e8m0fnu` ([`E8M0`](crate::E8M0)).
+        FLOAT8_E8M0FNU = 14;
+        /// `kDLFloat6_e2m3fn` ([`E2M3`](crate::E2M3)).
+        FLOAT6_E2M3FN = 15;
+        /// `kDLFloat6_e3m2fn` ([`E3M2`](crate::E3M2)).
+        FLOAT6_E3M2FN = 16;
+        /// `kDLFloat4_e2m1fn` ([`E2M1`](crate::E2M1)).
+        FLOAT4_E2M1FN = 17;
+    }
 }
 
 /// `DLDeviceType` values this crate names.
@@ -275,22 +290,23 @@ pub struct DLManagedTensorVersioned {
 #[cfg(target_pointer_width = "64")]
 const _: () = {
     use core::mem::{offset_of, size_of};
-    assert!(size_of::<DLDataType>() == 4);
-    assert!(size_of::<DLDevice>() == 8);
-    assert!(offset_of!(DLTensor, data) == 0);
-    assert!(offset_of!(DLTensor, device) == 8);
-    assert!(offset_of!(DLTensor, ndim) == 16);
-    assert!(offset_of!(DLTensor, dtype) == 20);
-    assert!(offset_of!(DLTensor, shape) == 24);
-    assert!(offset_of!(DLTensor, strides) == 32);
-    assert!(offset_of!(DLTensor, byte_offset) == 40);
-    assert!(size_of::<DLTensor>() == 48);
-    assert!(offset_of!(DLManagedTensorVersioned, version) == 0);
-    assert!(offset_of!(DLManagedTensorVersioned, manager_ctx) == 8);
-    assert!(offset_of!(DLManagedTensorVersioned, deleter) == 16);
-    assert!(offset_of!(DLManagedTensorVersioned, flags) == 24);
-    assert!(offset_of!(DLManagedTensorVersioned, dl_tensor) == 32);
-    assert!(size_of::<DLManagedTensorVersioned>() == 80);
+    // `Type { field: offset, ... } size bytes;`
+    macro_rules! assert_layout {
+        ($($t:ty { $($field:ident: $off:literal),* } size $size:literal;)*) => {$(
+            $(assert!(offset_of!($t, $field) == $off);)*
+            assert!(size_of::<$t>() == $size);
+        )*};
+    }
+    assert_layout! {
+        DLDataType {} size 4;
+        DLDevice {} size 8;
+        DLTensor {
+            data: 0, device: 8, ndim: 16, dtype: 20, shape: 24, strides: 32, byte_offset: 40
+        } size 48;
+        DLManagedTensorVersioned {
+            version: 0, manager_ctx: 8, deleter: 16, flags: 24, dl_tensor: 32
+        } size 80;
+    }
 };
 
 /// An element type with a DLPack data type.
@@ -342,18 +358,12 @@ macro_rules! dtypes {
 }
 
 dtypes! {
-    u8 => UINT, 8, "u8";
-    u16 => UINT, 16, "u16";
-    u32 => UINT, 32, "u32";
-    u64 => UINT, 64, "u64";
-    u128 => UINT, 128, "u128";
-    i8 => INT, 8, "i8";
-    i16 => INT, 16, "i16";
-    i32 => INT, 32, "i32";
-    i64 => INT, 64, "i64";
-    i128 => INT, 128, "i128";
-    f32 => FLOAT, 32, "f32";
-    f64 => FLOAT, 64, "f64";
+    // The built-in types, by kind.
+    u8 => UINT, 8, "u8"; u16 => UINT, 16, "u16"; u32 => UINT, 32, "u32"; u64 => UINT, 64, "u64";
+        u128 => UINT, 128, "u128";
+    i8 => INT, 8, "i8"; i16 => INT, 16, "i16"; i32 => INT, 32, "i32"; i64 => INT, 64, "i64";
+        i128 => INT, 128, "i128";
+    f32 => FLOAT, 32, "f32"; f64 => FLOAT, 64, "f64";
     #[cfg(feature = "half")]
     half::f16 => FLOAT, 16, "f16";
     #[cfg(feature = "half")]
@@ -382,48 +392,22 @@ impl DlpackElement for bool {
 #[cfg(feature = "arbitrary-int")]
 mod narrow_ints {
     use super::{DLDataType, DlpackElement, code};
-    use arbitrary_int::UInt;
+    use arbitrary_int::{Int, UInt};
 
-    macro_rules! uint_dtypes {
-        ($($raw:ty: $($bits:literal)*;)*) => {$($(
-            impl DlpackElement for UInt<$raw, $bits> {
+    // `u1`..`u127`: kDLUInt with their width; the two's-complement
+    // `i1`..`i127`: kDLInt with their width.
+    macro_rules! narrow_dtypes {
+        ($($u:ty, $i:ty: $($bits:literal)*;)*) => {$($(
+            impl DlpackElement for UInt<$u, $bits> {
                 const DTYPE: DLDataType = DLDataType::scalar(code::UINT, $bits);
             }
-        )*)*};
-    }
-
-    macro_rules! int_dtypes {
-        ($($raw:ty: $($bits:literal)*;)*) => {$($(
-            impl DlpackElement for arbitrary_int::Int<$raw, $bits> {
+            impl DlpackElement for Int<$i, $bits> {
                 const DTYPE: DLDataType = DLDataType::scalar(code::INT, $bits);
             }
         )*)*};
     }
 
-    // Two's-complement narrow integers (`i1`..`i127`): kDLInt with their width.
-    int_dtypes! {
-        i8: 1 2 3 4 5 6 7;
-        i16: 9 10 11 12 13 14 15;
-        i32: 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31;
-        i64: 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48
-             49 50 51 52 53 54 55 56 57 58 59 60 61 62 63;
-        i128: 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80
-              81 82 83 84 85 86 87 88 89 90 91 92 93 94 95 96
-              97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112
-              113 114 115 116 117 118 119 120 121 122 123 124 125 126 127;
-    }
-
-    uint_dtypes! {
-        u8: 1 2 3 4 5 6 7;
-        u16: 9 10 11 12 13 14 15;
-        u32: 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31;
-        u64: 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48
-             49 50 51 52 53 54 55 56 57 58 59 60 61 62 63;
-        u128: 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80
-              81 82 83 84 85 86 87 88 89 90 91 92 93 94 95 96
-              97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112
-              113 114 115 116 117 118 119 120 121 122 123 124 125 126 127;
-    }
+    crate::element::narrow_int_widths!(narrow_dtypes);
 }
 
 /// What an export owns.

@@ -555,62 +555,50 @@ pub enum LengthOf {
 }
 
 impl LengthOf {
+    /// `Ok` when `actual == expected`, else the [`Error::Length`] of this
+    /// length.
+    #[inline]
+    pub(crate) fn check(self, expected: usize, actual: usize) -> Result<()> {
+        if actual == expected {
+            Ok(())
+        } else {
+            Err(Error::Length {
+                of: self,
+                expected,
+                actual,
+            })
+        }
+    }
+
     fn describe(self, f: &mut fmt::Formatter<'_>, expected: usize, actual: usize) -> fmt::Result {
+        use LengthOf::*;
+        let (e, a) = (expected, actual);
+        // One line per message.
+        macro_rules! w {
+            ($($t:tt)*) => {
+                write!(f, $($t)*)
+            };
+        }
+        let holds = |f: &mut fmt::Formatter<'_>, what: &str| {
+            write!(f, "the {what} output holds {a} values, needs {e}")
+        };
         match self {
-            LengthOf::Lanes => write!(
-                f,
-                "an NArray of {expected} lanes takes {expected} values, got {actual}"
-            ),
-            LengthOf::ReinterpretLanes => write!(
-                f,
-                "the same bits make {expected} lanes of the target type, not {actual}"
-            ),
-            LengthOf::PackSource => write!(
-                f,
-                "pack_from got {actual} values for an array of {expected}"
-            ),
-            LengthOf::UnpackOutput => write!(
-                f,
-                "the unpack output holds {actual} values, needs {expected}"
-            ),
-            LengthOf::EncodeInput => write!(
-                f,
-                "the encode input has {actual} values for {expected} outputs"
-            ),
-            LengthOf::DecodeOutput => write!(
-                f,
-                "the decode output holds {actual} values, needs {expected}"
-            ),
-            LengthOf::DequantizeOutput => write!(
-                f,
-                "the dequantize output holds {actual} values, needs {expected}"
-            ),
-            LengthOf::DecodeTable => write!(
-                f,
-                "the decode table holds {actual} entries, needs {expected} (one per code)"
-            ),
-            LengthOf::BlockScales { scheme, block } => write!(
-                f,
-                "{scheme} needs one scale per {block}-value block: {expected} blocks, \
-                 {actual} scales"
-            ),
-            LengthOf::Strides => {
-                write!(f, "strides has {actual} entries for a {expected}-d shape")
+            Lanes => w!("an NArray of {e} lanes takes {e} values, got {a}"),
+            ReinterpretLanes => w!("the same bits make {e} lanes of the target type, not {a}"),
+            PackSource => w!("pack_from got {a} values for an array of {e}"),
+            UnpackOutput => holds(f, "unpack"),
+            EncodeInput => w!("the encode input has {a} values for {e} outputs"),
+            DecodeOutput => holds(f, "decode"),
+            DequantizeOutput => holds(f, "dequantize"),
+            DecodeTable => w!("the decode table holds {a} entries, needs {e} (one per code)"),
+            Strides => w!("strides has {a} entries for a {e}-d shape"),
+            AxisOrder => w!("the axis order has {a} entries for a {e}-d view"),
+            Coordinates => w!("{a} coordinates given for a {e}-d view"),
+            AssignSource => w!("the source holds {a} values, the view {e}"),
+            AxisSumOutput => holds(f, "axis-sum"),
+            BlockScales { scheme, block } => {
+                w!("{scheme} needs one scale per {block}-value block: {e} blocks, {a} scales")
             }
-            LengthOf::AxisOrder => write!(
-                f,
-                "the axis order has {actual} entries for a {expected}-d view"
-            ),
-            LengthOf::Coordinates => {
-                write!(f, "{actual} coordinates given for a {expected}-d view")
-            }
-            LengthOf::AssignSource => {
-                write!(f, "the source holds {actual} values, the view {expected}")
-            }
-            LengthOf::AxisSumOutput => write!(
-                f,
-                "the axis-sum output holds {actual} values, needs {expected}"
-            ),
         }
     }
 }

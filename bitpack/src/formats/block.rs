@@ -630,24 +630,28 @@ impl BlockGrid {
             .saturating_mul(self.inner)
     }
 
-    /// The scale of value `i` (row-major), for `i < len()`.
-    #[inline]
-    pub fn scale_of(&self, i: usize) -> usize {
+    /// `(o, a, j)` of value `i` (row-major): its run along the axis, its
+    /// place in that run, and its inner index.
+    #[inline(always)]
+    fn coords(&self, i: usize) -> (usize, usize, usize) {
         let inner = self.inner.max(1);
         let d = self.d.max(1);
         let (t, j) = (i / inner, i % inner);
-        let (o, a) = (t / d, t % d);
-        (o * self.per_run() + a / self.block) * inner + j
+        (t / d, t % d, j)
+    }
+
+    /// The scale of value `i` (row-major), for `i < len()`.
+    #[inline]
+    pub fn scale_of(&self, i: usize) -> usize {
+        let (o, a, j) = self.coords(i);
+        (o * self.per_run() + a / self.block) * self.inner.max(1) + j
     }
 
     /// The scales of values `first, first + 1, ...`: [`scale_of`](Self::scale_of)
     /// of each, with one division for the first and none after.
     #[inline]
     pub fn scale_walk(&self, first: usize) -> ScaleWalk {
-        let inner = self.inner.max(1);
-        let d = self.d.max(1);
-        let (t, j) = (first / inner, first % inner);
-        let (o, a) = (t / d, t % d);
+        let (o, a, j) = self.coords(first);
         ScaleWalk {
             grid: *self,
             o,

@@ -51,6 +51,62 @@ pub(crate) fn split_axis(shape: &[usize], axis: usize) -> (usize, usize, usize) 
     (outer, shape[axis], inner)
 }
 
+/// The methods [`MxArray`](super::MxArray) and
+/// [`Nvfp4Array`](super::Nvfp4Array) share word for word, each a call on
+/// their `core: Blocked`: list the names with each one's docs (`values`
+/// and `scales` with their element type, `values<F>`).
+macro_rules! blocked_methods {
+    ($($(#[$doc:meta])* $name:ident $(<$t:ty>)?,)*) => {$(
+        $crate::formats::blocked::blocked_methods!(@ $name [$($t)?] $(#[$doc])*);
+    )*};
+    (@values [$t:ty] $(#[$doc:meta])*) => {
+        $(#[$doc])*
+        pub fn values(&self) -> &NarrowArray<$t> {
+            &self.core.values
+        }
+    };
+    (@scales [$t:ty] $(#[$doc:meta])*) => {
+        $(#[$doc])*
+        pub fn scales(&self) -> &NarrowArray<$t> {
+            &self.core.scales
+        }
+    };
+    (@shape [] $(#[$doc:meta])*) => {
+        $(#[$doc])*
+        pub fn shape(&self) -> &[usize] {
+            self.core.shape()
+        }
+    };
+    (@len [] $(#[$doc:meta])*) => {
+        $(#[$doc])*
+        pub fn len(&self) -> usize {
+            self.core.len()
+        }
+    };
+    (@is_empty [] $(#[$doc:meta])*) => {
+        $(#[$doc])*
+        pub fn is_empty(&self) -> bool {
+            self.core.values.is_empty()
+        }
+    };
+    (@dequantize [] $(#[$doc:meta])*) => {
+        $(#[$doc])*
+        pub fn dequantize(&self) -> Vec<f32> {
+            let mut out = vec![0.0f32; self.len()];
+            self.dequantize_into(&mut out)
+                .expect("the output has the array's length");
+            out
+        }
+    };
+    (@scales_swizzled [] $(#[$doc:meta])*) => {
+        $(#[$doc])*
+        pub fn scales_swizzled(&self) -> Vec<u8> {
+            self.core.scales_swizzled()
+        }
+    };
+}
+pub(crate) use blocked_methods;
+
 /// Packed values with one scale per block of `block` values along `axis`.
 #[derive(Clone, Debug)]
 pub(crate) struct Blocked<V: BitElement, S: BitElement> {
@@ -81,13 +137,7 @@ impl<V: MiniFloat, S: BitElement> Blocked<V, S> {
         // Fits: `split_shape` bounds the products of the values' shape, and
         // each scale extent is at most its value extent.
         let expected: usize = sshape.iter().product();
-        if scales.len() != expected {
-            return Err(Error::Length {
-                of: LengthOf::BlockScales { scheme, block },
-                expected,
-                actual: scales.len(),
-            });
-        }
+        LengthOf::BlockScales { scheme, block }.check(expected, scales.len())?;
         scales.reshape(&sshape)?;
         Ok(Blocked {
             values,
@@ -115,13 +165,7 @@ impl<V: MiniFloat, S: BitElement> Blocked<V, S> {
         block: usize,
         apply: impl Fn(&mut [f32], u8),
     ) -> Result<()> {
-        if out.len() != self.len() {
-            return Err(Error::Length {
-                of: LengthOf::DequantizeOutput,
-                expected: self.len(),
-                actual: out.len(),
-            });
-        }
+        LengthOf::DequantizeOutput.check(self.len(), out.len())?;
         decode_stream::<V>(self.values.as_bytes(), out);
         let (outer, d, inner) = split_axis(self.shape(), self.axis);
         let nb = d.div_ceil(block);

@@ -90,13 +90,7 @@ pub(crate) fn decode_stream<F: MiniFloat>(bytes: &[u8], out: &mut [f32]) {
 /// # Ok::<(), bitpack::Error>(())
 /// ```
 pub fn encode_slice<F: MiniFloat>(src: &[f32], mode: Mode, dst: &mut [F]) -> Result<()> {
-    if src.len() != dst.len() {
-        return Err(Error::Length {
-            of: LengthOf::EncodeInput,
-            expected: dst.len(),
-            actual: src.len(),
-        });
-    }
+    LengthOf::EncodeInput.check(dst.len(), src.len())?;
     encode_chunk(src, mode, dst);
     Ok(())
 }
@@ -119,13 +113,7 @@ pub fn encode_slice<F: MiniFloat>(src: &[f32], mode: Mode, dst: &mut [F]) -> Res
 /// # Ok::<(), bitpack::Error>(())
 /// ```
 pub fn decode_slice<F: MiniFloat>(src: &[F], dst: &mut [f32]) -> Result<()> {
-    if src.len() != dst.len() {
-        return Err(Error::Length {
-            of: LengthOf::DecodeOutput,
-            expected: src.len(),
-            actual: dst.len(),
-        });
-    }
+    LengthOf::DecodeOutput.check(src.len(), dst.len())?;
     let table = &Tables::<F>::DECODE_F32;
     for (d, s) in dst.iter_mut().zip(src) {
         *d = table[s.raw_bits() as usize];
@@ -157,13 +145,7 @@ pub fn decode_slice<F: MiniFloat>(src: &[F], dst: &mut [f32]) -> Result<()> {
 /// # Ok::<(), bitpack::Error>(())
 /// ```
 pub fn decode_packed<F: MiniFloat>(bytes: &[u8], dst: &mut [f32]) -> Result<()> {
-    let needed = packed_len::<F>(dst.len());
-    if bytes.len() < needed {
-        return Err(Error::TooFewBytes {
-            needed,
-            actual: bytes.len(),
-        });
-    }
+    check_packed::<F>(dst.len(), bytes.len())?;
     decode_stream::<F>(bytes, dst);
     Ok(())
 }
@@ -188,29 +170,24 @@ pub fn decode_packed<F: MiniFloat>(bytes: &[u8], dst: &mut [f32]) -> Result<()> 
 /// # Ok::<(), bitpack::Error>(())
 /// ```
 pub fn encode_packed<F: MiniFloat>(src: &[f32], mode: Mode, bytes: &mut [u8]) -> Result<()> {
-    let needed = packed_len::<F>(src.len());
-    if bytes.len() < needed {
-        return Err(Error::TooFewBytes {
-            needed,
-            actual: bytes.len(),
-        });
-    }
-    for (k, chunk) in src.chunks(BYTE_CHUNK).enumerate() {
-        let start = k * BYTE_CHUNK * F::BITS as usize / 8;
-        let len = (chunk.len() * F::BITS as usize).div_ceil(8);
-        // Zeroed: the last byte's padding bits must come out zero.
-        let mut words = [0u64; BYTE_CHUNK / 8];
-        minifloat::encode_words::<F>(chunk, matches!(mode, Mode::SatFinite), &mut words, 0);
-        let buf: &[u8] = bytemuck::cast_slice(&words);
-        bytes[start..start + len].copy_from_slice(&buf[..len]);
-    }
-    Ok(())
+    // Straight to the f32 kernels: `Encoder::packed` rounds `f32` input to
+    // nearest with them.
+    super::wide::Encoder::new(mode).packed::<F, f32>(src, bytes)
 }
 
-/// `ceil(n * F::BITS / 8)`. `n` counts the elements of a slice of 4-byte
-/// values, so `n * 8` does not overflow.
-fn packed_len<F: MiniFloat>(n: usize) -> usize {
-    (n * F::BITS as usize).div_ceil(8)
+/// `Ok` when `bytes` bytes hold `n` packed values of `F`
+/// (`ceil(n * F::BITS / 8)`), else [`Error::TooFewBytes`]. `n` counts the
+/// elements of a slice of values of at least 2 bytes, so `n * 8` does not
+/// overflow.
+pub(super) fn check_packed<F: MiniFloat>(n: usize, bytes: usize) -> Result<()> {
+    let needed = (n * F::BITS as usize).div_ceil(8);
+    if bytes < needed {
+        return Err(Error::TooFewBytes {
+            needed,
+            actual: bytes,
+        });
+    }
+    Ok(())
 }
 
 /// Encodes every value of `src` into a new packed array (1-d, `src.len()`
@@ -254,13 +231,7 @@ pub fn encode<F: MiniFloat>(src: &[f32], mode: Mode) -> NarrowArray<F> {
 /// ```
 #[cfg(feature = "alloc")]
 pub fn encode_into<F: MiniFloat>(src: &[f32], mode: Mode, dst: &mut NarrowArray<F>) -> Result<()> {
-    if src.len() != dst.len() {
-        return Err(Error::Length {
-            of: LengthOf::EncodeInput,
-            expected: dst.len(),
-            actual: src.len(),
-        });
-    }
+    LengthOf::EncodeInput.check(dst.len(), src.len())?;
     // Every value is rewritten in place: the length, the shape and the zero
     // padding past the last value stay as they are.
     minifloat::encode_words::<F>(src, matches!(mode, Mode::SatFinite), dst.words_mut(), 0);
@@ -286,13 +257,7 @@ pub fn encode_into<F: MiniFloat>(src: &[f32], mode: Mode, dst: &mut NarrowArray<
 /// ```
 #[cfg(feature = "alloc")]
 pub fn decode_into<F: MiniFloat>(src: &NarrowArray<F>, dst: &mut [f32]) -> Result<()> {
-    if dst.len() != src.len() {
-        return Err(Error::Length {
-            of: LengthOf::DecodeOutput,
-            expected: src.len(),
-            actual: dst.len(),
-        });
-    }
+    LengthOf::DecodeOutput.check(src.len(), dst.len())?;
     minifloat::decode_words::<F>(src.as_words(), 0, dst, &Tables::<F>::DECODE_F32);
     Ok(())
 }

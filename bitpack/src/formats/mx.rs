@@ -376,6 +376,20 @@ impl<F: MxElement> MxArray<F> {
         Self::from_parts_along(values, scales, axis)
     }
 
+    /// The dimension the blocks run along.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::{E2M1, MxArray};
+    ///
+    /// assert_eq!(MxArray::<E2M1>::quantize(&[0.0; 6], &[2, 3])?.axis(), 1);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn axis(&self) -> usize {
+        self.core.axis
+    }
+
     /// An array from packed values and their scales, with the blocks along
     /// `axis`: `scales` holds one scale per block, row-major over the
     /// values' shape with `shape[axis]` replaced by `ceil(shape[axis] /
@@ -410,20 +424,6 @@ impl<F: MxElement> MxArray<F> {
         })
     }
 
-    /// The dimension the blocks run along.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bitpack::formats::{E2M1, MxArray};
-    ///
-    /// assert_eq!(MxArray::<E2M1>::quantize(&[0.0; 6], &[2, 3])?.axis(), 1);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    pub fn axis(&self) -> usize {
-        self.core.axis
-    }
-
     /// The values and the scales.
     ///
     /// # Examples
@@ -439,81 +439,69 @@ impl<F: MxElement> MxArray<F> {
         (self.core.values, self.core.scales)
     }
 
-    /// The packed values, with the array's shape (see the byte layout in
-    /// [the type docs](Self)).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bitpack::formats::{E2M1, MxArray};
-    ///
-    /// let mx = MxArray::<E2M1>::quantize(&[1.0, 2.0, 3.0, 4.0], &[4])?;
-    /// // Scale 2^(2 - 2) = 1: codes 0x2, 0x4, 0x5, 0x6, two per byte.
-    /// assert_eq!(mx.values().as_bytes(), [0x42, 0x65]);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    pub fn values(&self) -> &NarrowArray<F> {
-        &self.core.values
-    }
-
-    /// The scales, one [`E8M0`] byte per block, shape `[..., ceil(cols /
-    /// 32)]`, row-major.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bitpack::formats::{E4M3, MxArray};
-    ///
-    /// let mx = MxArray::<E4M3>::quantize(&[448.0, 1.0], &[2, 1])?;
-    /// assert_eq!(mx.scales().shape(), [2, 1]);
-    /// assert_eq!(mx.scales().as_bytes(), [127, 119]); // 2^0 and 2^-8
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    pub fn scales(&self) -> &NarrowArray<E8M0> {
-        &self.core.scales
-    }
-
-    /// The shape of the values.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bitpack::formats::{E3M2, MxArray};
-    ///
-    /// let mx = MxArray::<E3M2>::quantize(&[0.0; 6], &[1, 2, 3])?;
-    /// assert_eq!(mx.shape(), [1, 2, 3]);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    pub fn shape(&self) -> &[usize] {
-        self.core.shape()
-    }
-
-    /// The number of values.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bitpack::formats::{E2M3, MxArray};
-    ///
-    /// assert_eq!(MxArray::<E2M3>::quantize(&[0.0; 5], &[5])?.len(), 5);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    pub fn len(&self) -> usize {
-        self.core.len()
-    }
-
-    /// Whether the array holds no values.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bitpack::formats::{E2M3, MxArray};
-    ///
-    /// assert!(MxArray::<E2M3>::quantize(&[], &[4, 0])?.is_empty());
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    pub fn is_empty(&self) -> bool {
-        self.core.values.is_empty()
+    super::blocked::blocked_methods! {
+        /// The packed values, with the array's shape (see the byte layout in
+        /// [the type docs](Self)).
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use bitpack::formats::{E2M1, MxArray};
+        ///
+        /// let mx = MxArray::<E2M1>::quantize(&[1.0, 2.0, 3.0, 4.0], &[4])?;
+        /// // Scale 2^(2 - 2) = 1: codes 0x2, 0x4, 0x5, 0x6, two per byte.
+        /// assert_eq!(mx.values().as_bytes(), [0x42, 0x65]);
+        /// # Ok::<(), bitpack::Error>(())
+        /// ```
+        values<F>,
+        /// The scales, one [`E8M0`] byte per block, shape `[..., ceil(cols /
+        /// 32)]`, row-major.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use bitpack::formats::{E4M3, MxArray};
+        ///
+        /// let mx = MxArray::<E4M3>::quantize(&[448.0, 1.0], &[2, 1])?;
+        /// assert_eq!(mx.scales().shape(), [2, 1]);
+        /// assert_eq!(mx.scales().as_bytes(), [127, 119]); // 2^0 and 2^-8
+        /// # Ok::<(), bitpack::Error>(())
+        /// ```
+        scales<E8M0>,
+        /// The shape of the values.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use bitpack::formats::{E3M2, MxArray};
+        ///
+        /// let mx = MxArray::<E3M2>::quantize(&[0.0; 6], &[1, 2, 3])?;
+        /// assert_eq!(mx.shape(), [1, 2, 3]);
+        /// # Ok::<(), bitpack::Error>(())
+        /// ```
+        shape,
+        /// The number of values.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use bitpack::formats::{E2M3, MxArray};
+        ///
+        /// assert_eq!(MxArray::<E2M3>::quantize(&[0.0; 5], &[5])?.len(), 5);
+        /// # Ok::<(), bitpack::Error>(())
+        /// ```
+        len,
+        /// Whether the array holds no values.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use bitpack::formats::{E2M3, MxArray};
+        ///
+        /// assert!(MxArray::<E2M3>::quantize(&[], &[4, 0])?.is_empty());
+        /// # Ok::<(), bitpack::Error>(())
+        /// ```
+        is_empty,
     }
 
     /// Dequantizes into `out` (row-major, `len()` values): `scale * value`,
@@ -545,41 +533,35 @@ impl<F: MxElement> MxArray<F> {
         })
     }
 
-    /// Dequantizes into a new `Vec<f32>` (row-major).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bitpack::formats::{E5M2, MxArray};
-    ///
-    /// let mx = MxArray::<E5M2>::quantize(&[1.0, 1e-3, -3.0], &[3])?;
-    /// assert_eq!(mx.dequantize(), [1.0, 0.0009765625, -3.0]);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    pub fn dequantize(&self) -> Vec<f32> {
-        let mut out = vec![0.0f32; self.len()];
-        self.dequantize_into(&mut out)
-            .expect("the output has the array's length");
-        out
-    }
-
-    /// The scales in the tiled layout that cuBLASLt (`VEC32_UE8M0`) and
-    /// CUTLASS block-scaled GEMMs read: see [`swizzle_scales`]. The leading
-    /// dimensions are flattened into rows.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bitpack::formats::{E4M3, MxArray};
-    ///
-    /// let mx = MxArray::<E4M3>::quantize(&[1.0; 2 * 64], &[2, 64])?;
-    /// let tiled = mx.scales_swizzled();
-    /// assert_eq!(tiled.len(), 128 * 4); // one tile, zero padded
-    /// assert_eq!(&tiled[..2], [119, 119]); // row 0, blocks 0 and 1
-    /// assert_eq!(&tiled[16..18], [119, 119]); // row 1
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    pub fn scales_swizzled(&self) -> Vec<u8> {
-        self.core.scales_swizzled()
+    super::blocked::blocked_methods! {
+        /// Dequantizes into a new `Vec<f32>` (row-major).
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use bitpack::formats::{E5M2, MxArray};
+        ///
+        /// let mx = MxArray::<E5M2>::quantize(&[1.0, 1e-3, -3.0], &[3])?;
+        /// assert_eq!(mx.dequantize(), [1.0, 0.0009765625, -3.0]);
+        /// # Ok::<(), bitpack::Error>(())
+        /// ```
+        dequantize,
+        /// The scales in the tiled layout that cuBLASLt (`VEC32_UE8M0`) and
+        /// CUTLASS block-scaled GEMMs read: see [`swizzle_scales`]. The leading
+        /// dimensions are flattened into rows.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use bitpack::formats::{E4M3, MxArray};
+        ///
+        /// let mx = MxArray::<E4M3>::quantize(&[1.0; 2 * 64], &[2, 64])?;
+        /// let tiled = mx.scales_swizzled();
+        /// assert_eq!(tiled.len(), 128 * 4); // one tile, zero padded
+        /// assert_eq!(&tiled[..2], [119, 119]); // row 0, blocks 0 and 1
+        /// assert_eq!(&tiled[16..18], [119, 119]); // row 1
+        /// # Ok::<(), bitpack::Error>(())
+        /// ```
+        scales_swizzled,
     }
 }

@@ -383,35 +383,32 @@ impl Nvfp4Array {
         (self.core.values, self.core.scales, self.tensor_scale)
     }
 
-    /// The packed E2M1 values, with the array's shape.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bitpack::formats::Nvfp4Array;
-    ///
-    /// let q = Nvfp4Array::quantize_with_tensor_scale(&[6.0, -6.0], &[2], 1.0)?;
-    /// assert_eq!(q.values().as_bytes(), [0xf7]);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    pub fn values(&self) -> &NarrowArray<E2M1> {
-        &self.core.values
-    }
-
-    /// The E4M3 block scales, shape `[..., ceil(cols / 16)]`, row-major.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bitpack::formats::Nvfp4Array;
-    ///
-    /// let q = Nvfp4Array::quantize(&[1.0; 48], &[3, 16])?;
-    /// assert_eq!(q.scales().shape(), [3, 1]);
-    /// assert_eq!(q.scales().get(0).unwrap().to_f32(), 448.0);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    pub fn scales(&self) -> &NarrowArray<E4M3> {
-        &self.core.scales
+    super::blocked::blocked_methods! {
+        /// The packed E2M1 values, with the array's shape.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use bitpack::formats::Nvfp4Array;
+        ///
+        /// let q = Nvfp4Array::quantize_with_tensor_scale(&[6.0, -6.0], &[2], 1.0)?;
+        /// assert_eq!(q.values().as_bytes(), [0xf7]);
+        /// # Ok::<(), bitpack::Error>(())
+        /// ```
+        values<E2M1>,
+        /// The E4M3 block scales, shape `[..., ceil(cols / 16)]`, row-major.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use bitpack::formats::Nvfp4Array;
+        ///
+        /// let q = Nvfp4Array::quantize(&[1.0; 48], &[3, 16])?;
+        /// assert_eq!(q.scales().shape(), [3, 1]);
+        /// assert_eq!(q.scales().get(0).unwrap().to_f32(), 448.0);
+        /// # Ok::<(), bitpack::Error>(())
+        /// ```
+        scales<E4M3>,
     }
 
     /// The per-tensor `f32` scale.
@@ -429,46 +426,40 @@ impl Nvfp4Array {
         self.tensor_scale
     }
 
-    /// The shape of the values.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bitpack::formats::Nvfp4Array;
-    ///
-    /// assert_eq!(Nvfp4Array::quantize(&[0.0; 6], &[3, 2])?.shape(), [3, 2]);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    pub fn shape(&self) -> &[usize] {
-        self.core.shape()
-    }
-
-    /// The number of values.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bitpack::formats::Nvfp4Array;
-    ///
-    /// assert_eq!(Nvfp4Array::quantize(&[0.0; 6], &[3, 2])?.len(), 6);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    pub fn len(&self) -> usize {
-        self.core.len()
-    }
-
-    /// Whether the array holds no values.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bitpack::formats::Nvfp4Array;
-    ///
-    /// assert!(Nvfp4Array::quantize(&[], &[0])?.is_empty());
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    pub fn is_empty(&self) -> bool {
-        self.core.values.is_empty()
+    super::blocked::blocked_methods! {
+        /// The shape of the values.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use bitpack::formats::Nvfp4Array;
+        ///
+        /// assert_eq!(Nvfp4Array::quantize(&[0.0; 6], &[3, 2])?.shape(), [3, 2]);
+        /// # Ok::<(), bitpack::Error>(())
+        /// ```
+        shape,
+        /// The number of values.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use bitpack::formats::Nvfp4Array;
+        ///
+        /// assert_eq!(Nvfp4Array::quantize(&[0.0; 6], &[3, 2])?.len(), 6);
+        /// # Ok::<(), bitpack::Error>(())
+        /// ```
+        len,
+        /// Whether the array holds no values.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use bitpack::formats::Nvfp4Array;
+        ///
+        /// assert!(Nvfp4Array::quantize(&[], &[0])?.is_empty());
+        /// # Ok::<(), bitpack::Error>(())
+        /// ```
+        is_empty,
     }
 
     /// Dequantizes into `out` (row-major, `len()` values): `value * scale *
@@ -501,39 +492,33 @@ impl Nvfp4Array {
         })
     }
 
-    /// Dequantizes into a new `Vec<f32>` (row-major).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bitpack::formats::Nvfp4Array;
-    ///
-    /// let q = Nvfp4Array::quantize(&[0.1, 0.2, 0.3, 0.4], &[4])?;
-    /// let back = q.dequantize();
-    /// assert!(back.iter().zip([0.1, 0.2, 0.3, 0.4]).all(|(b, x)| (b - x).abs() <= 0.05));
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    pub fn dequantize(&self) -> Vec<f32> {
-        let mut out = vec![0.0f32; self.len()];
-        self.dequantize_into(&mut out)
-            .expect("the output has the array's length");
-        out
-    }
-
-    /// The block scales in the tiled layout cuBLASLt (`VEC16_UE4M3`) reads:
-    /// see [`swizzle_scales`]. The leading dimensions are flattened into
-    /// rows.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bitpack::formats::Nvfp4Array;
-    ///
-    /// let q = Nvfp4Array::quantize(&[1.0; 64], &[64])?;
-    /// assert_eq!(q.scales_swizzled().len(), 512);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    pub fn scales_swizzled(&self) -> Vec<u8> {
-        self.core.scales_swizzled()
+    super::blocked::blocked_methods! {
+        /// Dequantizes into a new `Vec<f32>` (row-major).
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use bitpack::formats::Nvfp4Array;
+        ///
+        /// let q = Nvfp4Array::quantize(&[0.1, 0.2, 0.3, 0.4], &[4])?;
+        /// let back = q.dequantize();
+        /// assert!(back.iter().zip([0.1, 0.2, 0.3, 0.4]).all(|(b, x)| (b - x).abs() <= 0.05));
+        /// # Ok::<(), bitpack::Error>(())
+        /// ```
+        dequantize,
+        /// The block scales in the tiled layout cuBLASLt (`VEC16_UE4M3`) reads:
+        /// see [`swizzle_scales`]. The leading dimensions are flattened into
+        /// rows.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use bitpack::formats::Nvfp4Array;
+        ///
+        /// let q = Nvfp4Array::quantize(&[1.0; 64], &[64])?;
+        /// assert_eq!(q.scales_swizzled().len(), 512);
+        /// # Ok::<(), bitpack::Error>(())
+        /// ```
+        scales_swizzled,
     }
 }

@@ -272,6 +272,44 @@ const fn pow2(k: i32) -> f64 {
     f64::from_bits(((k + 1023) as u64) << 52)
 }
 
+/// The rules of a signed family: its specials, its overflow and its NaN
+/// fallback.
+type FamilyRules = (Specials, Overflow, NanFallback);
+/// The OCP MX FP4/FP6 family ([`FloatFormat::finite_only`]).
+const FINITE_ONLY: FamilyRules = (
+    Specials::FiniteOnly,
+    Overflow::Saturate,
+    NanFallback::ZeroOppositeSign,
+);
+/// The IEEE 754 style family ([`FloatFormat::ieee`]).
+const IEEE: FamilyRules = (Specials::Ieee, Overflow::Infinity, NanFallback::MaxPositive);
+/// The "finite, unsigned zero" family ([`FloatFormat::fnuz`]).
+const FNUZ: FamilyRules = (
+    Specials::NegativeZeroNan,
+    Overflow::Nan,
+    NanFallback::MaxPositive,
+);
+
+/// A signed format with subnormals and ties to even, with a family's rules.
+const fn signed_format(
+    exponent_bits: u32,
+    mantissa_bits: u32,
+    bias: i32,
+    (specials, overflow, nan_fallback): FamilyRules,
+) -> FloatFormat {
+    FloatFormat {
+        exponent_bits,
+        mantissa_bits,
+        bias,
+        signed: true,
+        subnormals: true,
+        specials,
+        overflow,
+        ties: Ties::Even,
+        nan_fallback,
+    }
+}
+
 impl FloatFormat {
     /// OCP MX FP4: `E2M1`, bias 1, finite only, saturating.
     pub const E2M1: FloatFormat = FloatFormat::finite_only(2, 1, 1);
@@ -344,17 +382,7 @@ impl FloatFormat {
     /// assert_eq!(FloatFormat::finite_only(2, 1, 1), FloatFormat::E2M1);
     /// ```
     pub const fn finite_only(exponent_bits: u32, mantissa_bits: u32, bias: i32) -> FloatFormat {
-        FloatFormat {
-            exponent_bits,
-            mantissa_bits,
-            bias,
-            signed: true,
-            subnormals: true,
-            specials: Specials::FiniteOnly,
-            overflow: Overflow::Saturate,
-            ties: Ties::Even,
-            nan_fallback: NanFallback::ZeroOppositeSign,
-        }
+        signed_format(exponent_bits, mantissa_bits, bias, FINITE_ONLY)
     }
 
     /// A signed IEEE 754 style format: bias `2^(exponent_bits - 1) - 1`,
@@ -369,17 +397,8 @@ impl FloatFormat {
     /// assert_eq!(FloatFormat::ieee(5, 10).bias, 15);
     /// ```
     pub const fn ieee(exponent_bits: u32, mantissa_bits: u32) -> FloatFormat {
-        FloatFormat {
-            exponent_bits,
-            mantissa_bits,
-            bias: (1 << (exponent_bits - 1)) - 1,
-            signed: true,
-            subnormals: true,
-            specials: Specials::Ieee,
-            overflow: Overflow::Infinity,
-            ties: Ties::Even,
-            nan_fallback: NanFallback::MaxPositive,
-        }
+        let bias = (1 << (exponent_bits - 1)) - 1;
+        signed_format(exponent_bits, mantissa_bits, bias, IEEE)
     }
 
     /// A signed "finite, unsigned zero" format: subnormals, no infinity, no
@@ -395,17 +414,7 @@ impl FloatFormat {
     /// assert_eq!(FloatFormat::fnuz(4, 3, 8), FloatFormat::E4M3_FNUZ);
     /// ```
     pub const fn fnuz(exponent_bits: u32, mantissa_bits: u32, bias: i32) -> FloatFormat {
-        FloatFormat {
-            exponent_bits,
-            mantissa_bits,
-            bias,
-            signed: true,
-            subnormals: true,
-            specials: Specials::NegativeZeroNan,
-            overflow: Overflow::Nan,
-            ties: Ties::Even,
-            nan_fallback: NanFallback::MaxPositive,
-        }
+        signed_format(exponent_bits, mantissa_bits, bias, FNUZ)
     }
 
     /// Checks the description: `1 <= exponent_bits <= 8`, `mantissa_bits <=
@@ -985,6 +994,19 @@ impl FloatFormat {
     }
 }
 
+/// The rounding constructors of [`MiniFloat`]: `fn name(input type) =
+/// FloatFormat method, Mode;`.
+macro_rules! rounding_constructors {
+    ($($(#[$doc:meta])* fn $name:ident($x:ty) = $encode:ident, $mode:ident;)*) => {$(
+        $(#[$doc])*
+        #[inline]
+        fn $name(x: $x) -> Self {
+            const { assert_format::<Self>() };
+            Self::from_raw_bits(Self::FORMAT.$encode(x, Mode::$mode) as u8)
+        }
+    )*};
+}
+
 /// A float element type described by a [`FloatFormat`]: implement it (one
 /// constant) on a `#[derive(BitElement)]` newtype and the conversions come
 /// from the crate's rounding routine.
@@ -1050,32 +1072,15 @@ pub trait MiniFloat: crate::BitElement<Raw = u8> {
         Self::FORMAT.decode_f64(self.raw_bits() as u32)
     }
 
-    /// Rounds an `f32` to nearest ([`Mode::Nearest`]).
-    #[inline]
-    fn from_f32(x: f32) -> Self {
-        const { assert_format::<Self>() };
-        Self::from_raw_bits(Self::FORMAT.encode_f32(x, Mode::Nearest) as u8)
-    }
-
-    /// Rounds an `f32` with the saturating rule ([`Mode::SatFinite`]).
-    #[inline]
-    fn from_f32_satfinite(x: f32) -> Self {
-        const { assert_format::<Self>() };
-        Self::from_raw_bits(Self::FORMAT.encode_f32(x, Mode::SatFinite) as u8)
-    }
-
-    /// Rounds an `f64` to nearest, once.
-    #[inline]
-    fn from_f64(x: f64) -> Self {
-        const { assert_format::<Self>() };
-        Self::from_raw_bits(Self::FORMAT.encode_f64(x, Mode::Nearest) as u8)
-    }
-
-    /// Rounds an `f64` with the saturating rule, once.
-    #[inline]
-    fn from_f64_satfinite(x: f64) -> Self {
-        const { assert_format::<Self>() };
-        Self::from_raw_bits(Self::FORMAT.encode_f64(x, Mode::SatFinite) as u8)
+    rounding_constructors! {
+        /// Rounds an `f32` to nearest ([`Mode::Nearest`]).
+        fn from_f32(f32) = encode_f32, Nearest;
+        /// Rounds an `f32` with the saturating rule ([`Mode::SatFinite`]).
+        fn from_f32_satfinite(f32) = encode_f32, SatFinite;
+        /// Rounds an `f64` to nearest, once.
+        fn from_f64(f64) = encode_f64, Nearest;
+        /// Rounds an `f64` with the saturating rule, once.
+        fn from_f64_satfinite(f64) = encode_f64, SatFinite;
     }
 
     /// Whether the value is a NaN.

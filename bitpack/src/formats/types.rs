@@ -6,6 +6,64 @@ use crate::{BitElement, DeviceCopy};
 use core::cmp::Ordering;
 use core::fmt;
 
+/// `from_f16`/`from_bf16` and their `_satfinite` twins of a shipped
+/// format: `Type, FloatFormat constant;` then per method `name: half type,
+/// FloatFormat encoder, Mode, the example's input => output, a note;`.
+macro_rules! from_half {
+    ($t:ident, $fmt:ident; $($name:ident: $h:ident, $encode:ident, $mode:ident,
+        $in:ident => $out:ident, $note:literal;)*) => {$(
+        from_half!(@ $t, $fmt, $name, $h, $encode, $mode, $in, $out,
+            #[doc = from_half!(@doc $t, $h, $mode, $note)]);
+    )*};
+    (@doc $t:ident, $h:ident, Nearest, $note:literal) => {
+        concat!("Rounds a `half::", stringify!($h), "` with the rules of [`from_f32`](",
+            stringify!($t), "::from_f32), once", $note, ".")
+    };
+    (@doc $t:ident, $h:ident, SatFinite, $note:literal) => {
+        concat!("Rounds a `half::", stringify!($h), "` with the saturating rule, once", $note, ".")
+    };
+    (@ $t:ident, $fmt:ident, $name:ident, $h:ident, $encode:ident, $mode:ident, $in:ident,
+        $out:ident, #[$doc:meta]) => {
+        #[$doc]
+        ///
+        /// # Examples
+        ///
+        /// ```
+        #[doc = concat!("use bitpack::formats::", stringify!($t), ";")]
+        ///
+        #[doc = concat!("assert_eq!(", stringify!($t), "::", stringify!($name), "(half::",
+            stringify!($h), "::", stringify!($in), "), ", stringify!($t), "::", stringify!($out),
+            ");")]
+        /// ```
+        #[cfg(feature = "half")]
+        #[inline]
+        pub const fn $name(x: half::$h) -> $t {
+            $t(FloatFormat::$fmt.$encode(x, Mode::$mode) as u8)
+        }
+    };
+}
+
+/// `to_bf16`/`to_f16` of a shipped format: `Type, name, half type,
+/// FloatFormat constant, the example's assertion, the docs`.
+macro_rules! to_half {
+    ($t:ident, $name:ident, $h:ident, $fmt:ident, $example:expr, $(#[$doc:meta])*) => {
+        $(#[$doc])*
+        ///
+        /// # Examples
+        ///
+        /// ```
+        #[doc = concat!("use bitpack::formats::", stringify!($t), ";")]
+        ///
+        #[doc = $example]
+        /// ```
+        #[cfg(feature = "half")]
+        #[inline]
+        pub const fn $name(self) -> half::$h {
+            half::$h::from_bits(FloatFormat::$fmt.encode_f32(self.to_f32(), Mode::Nearest) as u16)
+        }
+    };
+}
+
 /// The methods and trait impls every shipped format shares; each delegates
 /// to [`FloatFormat`].
 macro_rules! minifloat {
@@ -152,108 +210,25 @@ macro_rules! minifloat {
                 $t(FloatFormat::$fmt.encode_f64(x, Mode::SatFinite) as u8)
             }
 
-            /// Rounds a `half::f16` with the rules of
-            #[doc = concat!("[`from_f32`](", stringify!($t), "::from_f32),")]
-            /// once.
-            ///
-            /// # Examples
-            ///
-            /// ```
-            #[doc = concat!("use bitpack::formats::", stringify!($t), ";")]
-            ///
-            #[doc = concat!("assert_eq!(", stringify!($t), "::from_f16(half::f16::ONE), ", stringify!($t), "::ONE);")]
-            /// ```
-            #[cfg(feature = "half")]
-            #[inline]
-            pub const fn from_f16(x: half::f16) -> $t {
-                $t(FloatFormat::$fmt.encode_f16(x, Mode::Nearest) as u8)
+            from_half! { $t, $fmt;
+                from_f16: f16, encode_f16, Nearest, ONE => ONE, "";
+                from_f16_satfinite: f16, encode_f16, SatFinite, INFINITY => MAX,
+                    " (the PTX `cvt.rn.satfinite` from `f16x2`)";
+                from_bf16: bf16, encode_bf16, Nearest, ONE => ONE, "";
+                from_bf16_satfinite: bf16, encode_bf16, SatFinite, MAX => MAX, "";
             }
 
-            /// Rounds a `half::f16` with the saturating rule, once (the PTX
-            #[doc = concat!("`cvt.rn.satfinite` from `f16x2`).")]
-            ///
-            /// # Examples
-            ///
-            /// ```
-            #[doc = concat!("use bitpack::formats::", stringify!($t), ";")]
-            ///
-            #[doc = concat!("assert_eq!(", stringify!($t), "::from_f16_satfinite(half::f16::INFINITY), ",
-                stringify!($t), "::MAX);")]
-            /// ```
-            #[cfg(feature = "half")]
-            #[inline]
-            pub const fn from_f16_satfinite(x: half::f16) -> $t {
-                $t(FloatFormat::$fmt.encode_f16(x, Mode::SatFinite) as u8)
-            }
+            to_half!($t, to_bf16, bf16, BF16,
+                concat!("assert_eq!(", stringify!($t), "::MAX.to_bf16().to_f32(), ", $max, ");"),
+                /// The value as a `half::bf16`, exactly (`bf16` holds every value
+                /// of every shipped format).
+            );
 
-            /// Rounds a `half::bf16` with the rules of
-            #[doc = concat!("[`from_f32`](", stringify!($t), "::from_f32),")]
-            /// once.
-            ///
-            /// # Examples
-            ///
-            /// ```
-            #[doc = concat!("use bitpack::formats::", stringify!($t), ";")]
-            ///
-            #[doc = concat!("assert_eq!(", stringify!($t), "::from_bf16(half::bf16::ONE), ", stringify!($t), "::ONE);")]
-            /// ```
-            #[cfg(feature = "half")]
-            #[inline]
-            pub const fn from_bf16(x: half::bf16) -> $t {
-                $t(FloatFormat::$fmt.encode_bf16(x, Mode::Nearest) as u8)
-            }
-
-            /// Rounds a `half::bf16` with the saturating rule, once.
-            ///
-            /// # Examples
-            ///
-            /// ```
-            #[doc = concat!("use bitpack::formats::", stringify!($t), ";")]
-            ///
-            #[doc = concat!("assert_eq!(", stringify!($t), "::from_bf16_satfinite(half::bf16::MAX), ",
-                stringify!($t), "::MAX);")]
-            /// ```
-            #[cfg(feature = "half")]
-            #[inline]
-            pub const fn from_bf16_satfinite(x: half::bf16) -> $t {
-                $t(FloatFormat::$fmt.encode_bf16(x, Mode::SatFinite) as u8)
-            }
-
-            /// The value as a `half::bf16`, exactly (`bf16` holds every value
-            /// of every shipped format).
-            ///
-            /// # Examples
-            ///
-            /// ```
-            #[doc = concat!("use bitpack::formats::", stringify!($t), ";")]
-            ///
-            #[doc = concat!("assert_eq!(", stringify!($t), "::MAX.to_bf16().to_f32(), ", $max, ");")]
-            /// ```
-            #[cfg(feature = "half")]
-            #[inline]
-            pub const fn to_bf16(self) -> half::bf16 {
-                half::bf16::from_bits(
-                    FloatFormat::BF16.encode_f32(self.to_f32(), Mode::Nearest) as u16,
-                )
-            }
-
-            /// The value as a `half::f16`, rounded to nearest (exact for every
-            /// shipped format but [`E8M0`], whose range exceeds `f16`'s).
-            ///
-            /// # Examples
-            ///
-            /// ```
-            #[doc = concat!("use bitpack::formats::", stringify!($t), ";")]
-            ///
-            #[doc = concat!("assert_eq!(", stringify!($t), "::ONE.to_f16(), half::f16::ONE);")]
-            /// ```
-            #[cfg(feature = "half")]
-            #[inline]
-            pub const fn to_f16(self) -> half::f16 {
-                half::f16::from_bits(
-                    FloatFormat::F16.encode_f32(self.to_f32(), Mode::Nearest) as u16,
-                )
-            }
+            to_half!($t, to_f16, f16, F16,
+                concat!("assert_eq!(", stringify!($t), "::ONE.to_f16(), half::f16::ONE);"),
+                /// The value as a `half::f16`, rounded to nearest (exact for every
+                /// shipped format but [`E8M0`], whose range exceeds `f16`'s).
+            );
 
             /// Whether the value is a NaN.
             ///
@@ -419,6 +394,32 @@ macro_rules! minifloat {
     };
 }
 
+/// The shipped formats' types: each entry is the type's docs; `Name: bits,
+/// the bytemuck trait beside `Zeroable`, the `FloatFormat` constant, max,
+/// min_positive, epsilon` (as [`minifloat!`]); then the docs of its
+/// `from_f32` and a `;`.
+macro_rules! formats {
+    ($(
+        $(#[$doc:meta])*
+        $t:ident: $bits:tt bits, $pod:ident, $fmt:ident,
+        max = $max:literal, min_positive = $minp:literal, epsilon = $eps:literal,
+        $(#[$from_doc:meta])*
+        ;
+    )*) => {$(
+        $(#[$doc])*
+        #[derive(Clone, Copy, BitElement, DeviceCopy, bytemuck::Zeroable, bytemuck::$pod)]
+        #[bitpack(crate = "crate")]
+        #[repr(transparent)]
+        #[bitwidth($bits)]
+        pub struct $t(u8);
+
+        minifloat!(
+            $t = $fmt, $bits, max = $max, min_positive = $minp, epsilon = $eps,
+            $(#[$from_doc])*
+        );
+    )*};
+}
+
 /// `From<T> for half::f16` for the formats whose values all fit `f16`.
 macro_rules! into_f16 {
     ($($t:ident),*) => {$(
@@ -438,139 +439,29 @@ const fn pow2(k: i32) -> f64 {
     f64::from_bits(((k + 1023) as u64) << 52)
 }
 
-/// OCP MX FP4 (`float4_e2m1fn`): 1 sign, 2 exponent and 1 mantissa bit, bias
-/// 1; values `±{0, 0.5, 1, 1.5, 2, 3, 4, 6}`; no infinity, no NaN.
-///
-/// A value is 4 bits, held in the low nibble of a byte; packed containers
-/// put element 0 in the low nibble (the `torch.float4_e2m1fn_x2` and CUDA
-/// `__nv_fp4x2_e2m1` order).
-///
-/// Names: ml_dtypes `float4_e2m1fn`, DLPack `kDLFloat4_e2m1fn`, CUDA
-/// `__nv_fp4_e2m1`; PyTorch has only the pair `float4_e2m1fn_x2`.
-///
-/// # Examples
-///
-/// ```
-/// use bitpack::formats::E2M1;
-///
-/// let x = E2M1::from_f32(2.7);
-/// assert_eq!(x.to_f32(), 3.0);
-/// assert_eq!(x.to_bits(), 0x5);
-/// assert_eq!(E2M1::from_f32(-100.0), E2M1::MIN); // saturates
-/// assert_eq!(format!("{x}"), "3");
-/// ```
-#[derive(Clone, Copy, BitElement, DeviceCopy, bytemuck::Zeroable, bytemuck::NoUninit)]
-#[bitpack(crate = "crate")]
-#[repr(transparent)]
-#[bitwidth(4)]
-pub struct E2M1(u8);
-
-/// OCP MX FP6 (`float6_e2m3fn`): 1 sign, 2 exponent and 3 mantissa bits,
-/// bias 1; largest `7.5`, smallest `0.125`; no infinity, no NaN.
-///
-/// Names: ml_dtypes `float6_e2m3fn`, DLPack `kDLFloat6_e2m3fn`, CUDA
-/// `__nv_fp6_e2m3`; no PyTorch dtype.
-///
-/// # Examples
-///
-/// ```
-/// use bitpack::formats::E2M3;
-///
-/// assert_eq!(E2M3::from_f32(3.3).to_f32(), 3.25);
-/// assert_eq!(E2M3::MAX.to_f32(), 7.5);
-/// ```
-#[derive(Clone, Copy, BitElement, DeviceCopy, bytemuck::Zeroable, bytemuck::NoUninit)]
-#[bitpack(crate = "crate")]
-#[repr(transparent)]
-#[bitwidth(6)]
-pub struct E2M3(u8);
-
-/// OCP MX FP6 (`float6_e3m2fn`): 1 sign, 3 exponent and 2 mantissa bits,
-/// bias 3; largest `28`, smallest `0.0625`; no infinity, no NaN.
-///
-/// Names: ml_dtypes `float6_e3m2fn`, DLPack `kDLFloat6_e3m2fn`, CUDA
-/// `__nv_fp6_e3m2`; no PyTorch dtype.
-///
-/// # Examples
-///
-/// ```
-/// use bitpack::formats::E3M2;
-///
-/// assert_eq!(E3M2::from_f32(13.0).to_f32(), 12.0);
-/// assert_eq!(E3M2::MAX.to_f32(), 28.0);
-/// ```
-#[derive(Clone, Copy, BitElement, DeviceCopy, bytemuck::Zeroable, bytemuck::NoUninit)]
-#[bitpack(crate = "crate")]
-#[repr(transparent)]
-#[bitwidth(6)]
-pub struct E3M2(u8);
-
-/// OCP FP8 `E4M3` (`float8_e4m3fn`): 1 sign, 4 exponent and 3 mantissa bits,
-/// bias 7; largest `448`; no infinity; NaN only at `0x7f` and `0xff`.
-///
-/// Names: ml_dtypes and PyTorch `float8_e4m3fn`, DLPack
-/// `kDLFloat8_e4m3fn`, CUDA `__nv_fp8_e4m3`.
-///
-/// # Examples
-///
-/// ```
-/// use bitpack::formats::E4M3;
-///
-/// assert_eq!(E4M3::from_f32(100.0).to_f32(), 96.0);
-/// assert!(E4M3::from_f32(1000.0).is_nan()); // the reference's overflow rule
-/// assert_eq!(E4M3::from_f32_satfinite(1000.0), E4M3::MAX); // the GPU's
-/// ```
-#[derive(Clone, Copy, BitElement, DeviceCopy, bytemuck::Zeroable, bytemuck::Pod)]
-#[bitpack(crate = "crate")]
-#[repr(transparent)]
-#[bitwidth(8)]
-pub struct E4M3(u8);
-
-/// OCP FP8 `E5M2` (`float8_e5m2`): 1 sign, 5 exponent and 2 mantissa bits,
-/// bias 15, IEEE infinities and NaNs; largest finite `57344`. It is the top
-/// byte of an IEEE `f16`.
-///
-/// Names: ml_dtypes and PyTorch `float8_e5m2`, DLPack `kDLFloat8_e5m2`,
-/// CUDA `__nv_fp8_e5m2`.
-///
-/// # Examples
-///
-/// ```
-/// use bitpack::formats::E5M2;
-///
-/// assert_eq!(E5M2::from_f32(1000.0).to_f32(), 1024.0);
-/// assert_eq!(E5M2::from_f32(1e6), E5M2::INFINITY);
-/// ```
-#[derive(Clone, Copy, BitElement, DeviceCopy, bytemuck::Zeroable, bytemuck::Pod)]
-#[bitpack(crate = "crate")]
-#[repr(transparent)]
-#[bitwidth(8)]
-pub struct E5M2(u8);
-
-/// OCP MX scale `E8M0` (`float8_e8m0fnu`): an unsigned power of two. Code `c`
-/// is `2^(c - 127)` for `c` in `0..=254` (`2^-127` to `2^127`); `0xff` is
-/// NaN. There is no sign and no zero.
-///
-/// Names: ml_dtypes and PyTorch `float8_e8m0fnu`, DLPack
-/// `kDLFloat8_e8m0fnu`, CUDA `__nv_fp8_e8m0`.
-///
-/// # Examples
-///
-/// ```
-/// use bitpack::formats::E8M0;
-///
-/// assert_eq!(E8M0::from_f32(0.25).to_bits(), 125);
-/// assert_eq!(E8M0::from_f32(3.0).to_f32(), 4.0); // the tie rounds away
-/// assert!(E8M0::from_f32(0.0).is_nan()); // no zero
-/// ```
-#[derive(Clone, Copy, BitElement, DeviceCopy, bytemuck::Zeroable, bytemuck::Pod)]
-#[bitpack(crate = "crate")]
-#[repr(transparent)]
-#[bitwidth(8)]
-pub struct E8M0(u8);
-
-minifloat!(
-    E2M1 = E2M1, 4, max = "6.0", min_positive = "1.0", epsilon = "0.5",
+formats! {
+    /// OCP MX FP4 (`float4_e2m1fn`): 1 sign, 2 exponent and 1 mantissa bit, bias
+    /// 1; values `±{0, 0.5, 1, 1.5, 2, 3, 4, 6}`; no infinity, no NaN.
+    ///
+    /// A value is 4 bits, held in the low nibble of a byte; packed containers
+    /// put element 0 in the low nibble (the `torch.float4_e2m1fn_x2` and CUDA
+    /// `__nv_fp4x2_e2m1` order).
+    ///
+    /// Names: ml_dtypes `float4_e2m1fn`, DLPack `kDLFloat4_e2m1fn`, CUDA
+    /// `__nv_fp4_e2m1`; PyTorch has only the pair `float4_e2m1fn_x2`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::E2M1;
+    ///
+    /// let x = E2M1::from_f32(2.7);
+    /// assert_eq!(x.to_f32(), 3.0);
+    /// assert_eq!(x.to_bits(), 0x5);
+    /// assert_eq!(E2M1::from_f32(-100.0), E2M1::MIN); // saturates
+    /// assert_eq!(format!("{x}"), "3");
+    /// ```
+    E2M1: 4 bits, NoUninit, E2M1, max = "6.0", min_positive = "1.0", epsilon = "0.5",
     /// Rounds an `f32` to nearest, ties to even. Finite values beyond
     /// `±6` (from the tie at `±7` on) and infinities saturate to `±6`, as
     /// in the reference library (ml_dtypes).
@@ -590,9 +481,22 @@ minifloat!(
     /// assert_eq!(E2M1::from_f32(7.0).to_f32(), 6.0); // saturates
     /// assert_eq!(E2M1::from_f32(f32::NAN).to_bits(), 0x8); // -0
     /// ```
-);
-minifloat!(
-    E2M3 = E2M3, 6, max = "7.5", min_positive = "1.0", epsilon = "0.125",
+    ;
+    /// OCP MX FP6 (`float6_e2m3fn`): 1 sign, 2 exponent and 3 mantissa bits,
+    /// bias 1; largest `7.5`, smallest `0.125`; no infinity, no NaN.
+    ///
+    /// Names: ml_dtypes `float6_e2m3fn`, DLPack `kDLFloat6_e2m3fn`, CUDA
+    /// `__nv_fp6_e2m3`; no PyTorch dtype.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::E2M3;
+    ///
+    /// assert_eq!(E2M3::from_f32(3.3).to_f32(), 3.25);
+    /// assert_eq!(E2M3::MAX.to_f32(), 7.5);
+    /// ```
+    E2M3: 6 bits, NoUninit, E2M3, max = "7.5", min_positive = "1.0", epsilon = "0.125",
     /// Rounds an `f32` to nearest, ties to even. Finite values beyond
     /// `±7.5` and infinities saturate to `±7.5`, as in the reference library
     /// (ml_dtypes).
@@ -610,9 +514,22 @@ minifloat!(
     /// assert_eq!(E2M3::from_f32(-9.0).to_f32(), -7.5); // saturates
     /// assert_eq!(E2M3::from_f32(-f32::NAN).to_bits(), 0x00); // +0
     /// ```
-);
-minifloat!(
-    E3M2 = E3M2, 6, max = "28.0", min_positive = "0.25", epsilon = "0.25",
+    ;
+    /// OCP MX FP6 (`float6_e3m2fn`): 1 sign, 3 exponent and 2 mantissa bits,
+    /// bias 3; largest `28`, smallest `0.0625`; no infinity, no NaN.
+    ///
+    /// Names: ml_dtypes `float6_e3m2fn`, DLPack `kDLFloat6_e3m2fn`, CUDA
+    /// `__nv_fp6_e3m2`; no PyTorch dtype.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::E3M2;
+    ///
+    /// assert_eq!(E3M2::from_f32(13.0).to_f32(), 12.0);
+    /// assert_eq!(E3M2::MAX.to_f32(), 28.0);
+    /// ```
+    E3M2: 6 bits, NoUninit, E3M2, max = "28.0", min_positive = "0.25", epsilon = "0.25",
     /// Rounds an `f32` to nearest, ties to even. Finite values beyond
     /// `±28` and infinities saturate to `±28`, as in the reference library
     /// (ml_dtypes).
@@ -629,9 +546,23 @@ minifloat!(
     /// assert_eq!(E3M2::from_f32(0.09375).to_f32(), 0.125); // tie to even
     /// assert_eq!(E3M2::from_f32(f32::INFINITY).to_f32(), 28.0);
     /// ```
-);
-minifloat!(
-    E4M3 = E4M3, 8, max = "448.0", min_positive = "0.015625", epsilon = "0.125",
+    ;
+    /// OCP FP8 `E4M3` (`float8_e4m3fn`): 1 sign, 4 exponent and 3 mantissa bits,
+    /// bias 7; largest `448`; no infinity; NaN only at `0x7f` and `0xff`.
+    ///
+    /// Names: ml_dtypes and PyTorch `float8_e4m3fn`, DLPack
+    /// `kDLFloat8_e4m3fn`, CUDA `__nv_fp8_e4m3`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::E4M3;
+    ///
+    /// assert_eq!(E4M3::from_f32(100.0).to_f32(), 96.0);
+    /// assert!(E4M3::from_f32(1000.0).is_nan()); // the reference's overflow rule
+    /// assert_eq!(E4M3::from_f32_satfinite(1000.0), E4M3::MAX); // the GPU's
+    /// ```
+    E4M3: 8 bits, Pod, E4M3, max = "448.0", min_positive = "0.015625", epsilon = "0.125",
     /// Rounds an `f32` to nearest, ties to even, with the reference
     /// library's (ml_dtypes) overflow rule: `448 < |x| <= 464` gives `±448`
     /// (464 is the tie, and 448's code is even), `|x| > 464` and infinities
@@ -647,9 +578,23 @@ minifloat!(
     /// assert_eq!(E4M3::from_f32(464.0).to_f32(), 448.0);
     /// assert_eq!(E4M3::from_f32(-465.0).to_bits(), 0xff); // -NaN
     /// ```
-);
-minifloat!(
-    E5M2 = E5M2, 8, max = "57344.0", min_positive = "0.00006103515625", epsilon = "0.25",
+    ;
+    /// OCP FP8 `E5M2` (`float8_e5m2`): 1 sign, 5 exponent and 2 mantissa bits,
+    /// bias 15, IEEE infinities and NaNs; largest finite `57344`. It is the top
+    /// byte of an IEEE `f16`.
+    ///
+    /// Names: ml_dtypes and PyTorch `float8_e5m2`, DLPack `kDLFloat8_e5m2`,
+    /// CUDA `__nv_fp8_e5m2`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::E5M2;
+    ///
+    /// assert_eq!(E5M2::from_f32(1000.0).to_f32(), 1024.0);
+    /// assert_eq!(E5M2::from_f32(1e6), E5M2::INFINITY);
+    /// ```
+    E5M2: 8 bits, Pod, E5M2, max = "57344.0", min_positive = "0.00006103515625", epsilon = "0.25",
     /// Rounds an `f32` to nearest, ties to even. As in IEEE arithmetic (and
     /// the reference library), `|x| >= 61440` (the tie above `57344`) gives
     /// infinity of the input's sign; NaN stays NaN.
@@ -663,10 +608,24 @@ minifloat!(
     /// assert_eq!(E5M2::from_f32(61439.0).to_f32(), 57344.0);
     /// assert_eq!(E5M2::from_f32(-61440.0), E5M2::NEG_INFINITY);
     /// ```
-);
-minifloat!(
-    E8M0 = E8M0, 8, max = "1.7014118346046923e38", min_positive = "5.877471754111438e-39",
-    epsilon = "1.0",
+    ;
+    /// OCP MX scale `E8M0` (`float8_e8m0fnu`): an unsigned power of two. Code `c`
+    /// is `2^(c - 127)` for `c` in `0..=254` (`2^-127` to `2^127`); `0xff` is
+    /// NaN. There is no sign and no zero.
+    ///
+    /// Names: ml_dtypes and PyTorch `float8_e8m0fnu`, DLPack
+    /// `kDLFloat8_e8m0fnu`, CUDA `__nv_fp8_e8m0`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::E8M0;
+    ///
+    /// assert_eq!(E8M0::from_f32(0.25).to_bits(), 125);
+    /// assert_eq!(E8M0::from_f32(3.0).to_f32(), 4.0); // the tie rounds away
+    /// assert!(E8M0::from_f32(0.0).is_nan()); // no zero
+    /// ```
+    E8M0: 8 bits, Pod, E8M0, max = "1.7014118346046923e38", min_positive = "5.877471754111438e-39", epsilon = "1.0",
     /// Rounds an `f32` to the nearest power of two, **ties away from zero**
     /// (`1.5 * 2^k` gives `2^(k+1)`), as the reference library (ml_dtypes)
     /// does on its `tie_away` rows: with no mantissa, "even" would only mean
@@ -694,115 +653,26 @@ minifloat!(
     /// let just_above_min = f32::from_bits(0x0040_0001); // 2^-127 (1 + 2^-22)
     /// assert_eq!(E8M0::from_f32(just_above_min).to_bits(), 0x00);
     /// ```
-);
-
-/// IEEE-style FP8 `E4M3` (ml_dtypes `float8_e4m3`, DLPack
-/// `kDLFloat8_e4m3`; no PyTorch dtype): 1 sign, 4 exponent and 3 mantissa
-/// bits, bias 7, IEEE 754 rules: infinities `0x78`/`0xf8`, NaNs
-/// `0x79..=0x7f` and `0xf9..=0xff`, `-0` at `0x80`; largest finite `240`,
-/// smallest positive `2^-9`.
-///
-/// This is **not** the OCP/NVIDIA [`E4M3`] (`e4m3fn`, largest 448, no
-/// infinity); it spends its top binade on infinities and NaNs as `f16` does.
-///
-/// # Examples
-///
-/// ```
-/// use bitpack::formats::E4M3Ieee;
-///
-/// assert_eq!(E4M3Ieee::MAX.to_f32(), 240.0);
-/// assert_eq!(E4M3Ieee::from_f32(248.0), E4M3Ieee::INFINITY); // the tie overflows
-/// assert_eq!(E4M3Ieee::from_f32_satfinite(1e6), E4M3Ieee::MAX);
-/// ```
-#[derive(Clone, Copy, BitElement, DeviceCopy, bytemuck::Zeroable, bytemuck::Pod)]
-#[bitpack(crate = "crate")]
-#[repr(transparent)]
-#[bitwidth(8)]
-pub struct E4M3Ieee(u8);
-
-/// IEEE-style FP8 `E3M4` (ml_dtypes `float8_e3m4`, DLPack `kDLFloat8_e3m4`;
-/// no PyTorch dtype): 1 sign, 3 exponent and 4 mantissa bits, bias 3, IEEE
-/// 754 rules: infinities `0x70`/`0xf0`, NaNs `0x71..=0x7f` and
-/// `0xf1..=0xff`; largest finite `15.5`, smallest positive `2^-6`.
-///
-/// # Examples
-///
-/// ```
-/// use bitpack::formats::E3M4;
-///
-/// assert_eq!(E3M4::from_f32(3.1).to_f32(), 3.125);
-/// assert_eq!(E3M4::from_f32(15.75), E3M4::INFINITY);
-/// ```
-#[derive(Clone, Copy, BitElement, DeviceCopy, bytemuck::Zeroable, bytemuck::Pod)]
-#[bitpack(crate = "crate")]
-#[repr(transparent)]
-#[bitwidth(8)]
-pub struct E3M4(u8);
-
-/// FP8 `E4M3FNUZ` (ml_dtypes and PyTorch `float8_e4m3fnuz`, DLPack
-/// `kDLFloat8_e4m3fnuz`, AMD's MI300 FP8, HIP `__hip_fp8_e4m3_fnuz`): 1
-/// sign, 4 exponent and 3 mantissa bits, **bias 8**; no infinity and no
-/// negative zero: `0x80` is the single NaN and every other code is finite.
-/// Largest `240` (`0x7f`), smallest normal `2^-7`, smallest positive
-/// `2^-10`.
-///
-/// # Examples
-///
-/// ```
-/// use bitpack::formats::E4M3Fnuz;
-///
-/// assert_eq!(E4M3Fnuz::MAX.to_f32(), 240.0);
-/// assert_eq!(E4M3Fnuz::from_f32(-0.0).to_bits(), 0x00); // no -0
-/// assert!(E4M3Fnuz::from_bits(0x80).is_nan());
-/// ```
-#[derive(Clone, Copy, BitElement, DeviceCopy, bytemuck::Zeroable, bytemuck::Pod)]
-#[bitpack(crate = "crate")]
-#[repr(transparent)]
-#[bitwidth(8)]
-pub struct E4M3Fnuz(u8);
-
-/// FP8 `E5M2FNUZ` (ml_dtypes and PyTorch `float8_e5m2fnuz`, DLPack
-/// `kDLFloat8_e5m2fnuz`, AMD's MI300 FP8, HIP `__hip_fp8_e5m2_fnuz`): 1
-/// sign, 5 exponent and 2 mantissa bits, **bias 16**; no infinity, no
-/// negative zero, `0x80` the single NaN. Largest `57344` (`0x7f`), smallest
-/// normal `2^-15`, smallest positive `2^-17`.
-///
-/// # Examples
-///
-/// ```
-/// use bitpack::formats::E5M2Fnuz;
-///
-/// assert_eq!(E5M2Fnuz::MAX.to_f32(), 57344.0);
-/// assert!(E5M2Fnuz::from_f32(f32::INFINITY).is_nan()); // no infinity
-/// ```
-#[derive(Clone, Copy, BitElement, DeviceCopy, bytemuck::Zeroable, bytemuck::Pod)]
-#[bitpack(crate = "crate")]
-#[repr(transparent)]
-#[bitwidth(8)]
-pub struct E5M2Fnuz(u8);
-
-/// FP8 `E4M3B11FNUZ` (ml_dtypes `float8_e4m3b11fnuz`, DLPack
-/// `kDLFloat8_e4m3b11fnuz`, XLA `F8E4M3B11FNUZ`; no PyTorch dtype): 1 sign,
-/// 4 exponent and 3 mantissa bits, **bias 11**; no infinity, no negative
-/// zero, `0x80` the single NaN. Largest `30` (`0x7f`), smallest normal
-/// `2^-10`, smallest positive `2^-13`.
-///
-/// # Examples
-///
-/// ```
-/// use bitpack::formats::E4M3B11Fnuz;
-///
-/// assert_eq!(E4M3B11Fnuz::MAX.to_f32(), 30.0);
-/// assert_eq!(E4M3B11Fnuz::from_f32(0.1).to_f32(), 0.1015625);
-/// ```
-#[derive(Clone, Copy, BitElement, DeviceCopy, bytemuck::Zeroable, bytemuck::Pod)]
-#[bitpack(crate = "crate")]
-#[repr(transparent)]
-#[bitwidth(8)]
-pub struct E4M3B11Fnuz(u8);
-
-minifloat!(
-    E4M3Ieee = E4M3_IEEE, 8, max = "240.0", min_positive = "0.015625", epsilon = "0.125",
+    ;
+    /// IEEE-style FP8 `E4M3` (ml_dtypes `float8_e4m3`, DLPack
+    /// `kDLFloat8_e4m3`; no PyTorch dtype): 1 sign, 4 exponent and 3 mantissa
+    /// bits, bias 7, IEEE 754 rules: infinities `0x78`/`0xf8`, NaNs
+    /// `0x79..=0x7f` and `0xf9..=0xff`, `-0` at `0x80`; largest finite `240`,
+    /// smallest positive `2^-9`.
+    ///
+    /// This is **not** the OCP/NVIDIA [`E4M3`] (`e4m3fn`, largest 448, no
+    /// infinity); it spends its top binade on infinities and NaNs as `f16` does.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::E4M3Ieee;
+    ///
+    /// assert_eq!(E4M3Ieee::MAX.to_f32(), 240.0);
+    /// assert_eq!(E4M3Ieee::from_f32(248.0), E4M3Ieee::INFINITY); // the tie overflows
+    /// assert_eq!(E4M3Ieee::from_f32_satfinite(1e6), E4M3Ieee::MAX);
+    /// ```
+    E4M3Ieee: 8 bits, Pod, E4M3_IEEE, max = "240.0", min_positive = "0.015625", epsilon = "0.125",
     /// Rounds an `f32` to nearest, ties to even, with IEEE 754 rules (as the
     /// reference library, ml_dtypes, whose rows for this format carry no
     /// note): `|x| >= 248` (the tie above `240`) gives infinity of the
@@ -816,9 +686,21 @@ minifloat!(
     /// assert_eq!(E4M3Ieee::from_f32(247.0).to_f32(), 240.0);
     /// assert_eq!(E4M3Ieee::from_f32(-300.0), E4M3Ieee::NEG_INFINITY);
     /// ```
-);
-minifloat!(
-    E3M4 = E3M4, 8, max = "15.5", min_positive = "0.25", epsilon = "0.0625",
+    ;
+    /// IEEE-style FP8 `E3M4` (ml_dtypes `float8_e3m4`, DLPack `kDLFloat8_e3m4`;
+    /// no PyTorch dtype): 1 sign, 3 exponent and 4 mantissa bits, bias 3, IEEE
+    /// 754 rules: infinities `0x70`/`0xf0`, NaNs `0x71..=0x7f` and
+    /// `0xf1..=0xff`; largest finite `15.5`, smallest positive `2^-6`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::E3M4;
+    ///
+    /// assert_eq!(E3M4::from_f32(3.1).to_f32(), 3.125);
+    /// assert_eq!(E3M4::from_f32(15.75), E3M4::INFINITY);
+    /// ```
+    E3M4: 8 bits, Pod, E3M4, max = "15.5", min_positive = "0.25", epsilon = "0.0625",
     /// Rounds an `f32` to nearest, ties to even, with IEEE 754 rules (as
     /// ml_dtypes): `|x| >= 15.75` gives infinity of the input's sign, NaN
     /// stays NaN, `-0` stays `-0`.
@@ -831,9 +713,24 @@ minifloat!(
     /// assert_eq!(E3M4::from_f32(15.7).to_f32(), 15.5);
     /// assert_eq!(E3M4::from_f32(-16.0), E3M4::NEG_INFINITY);
     /// ```
-);
-minifloat!(
-    E4M3Fnuz = E4M3_FNUZ, 8, max = "240.0", min_positive = "0.0078125", epsilon = "0.125",
+    ;
+    /// FP8 `E4M3FNUZ` (ml_dtypes and PyTorch `float8_e4m3fnuz`, DLPack
+    /// `kDLFloat8_e4m3fnuz`, AMD's MI300 FP8, HIP `__hip_fp8_e4m3_fnuz`): 1
+    /// sign, 4 exponent and 3 mantissa bits, **bias 8**; no infinity and no
+    /// negative zero: `0x80` is the single NaN and every other code is finite.
+    /// Largest `240` (`0x7f`), smallest normal `2^-7`, smallest positive
+    /// `2^-10`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::E4M3Fnuz;
+    ///
+    /// assert_eq!(E4M3Fnuz::MAX.to_f32(), 240.0);
+    /// assert_eq!(E4M3Fnuz::from_f32(-0.0).to_bits(), 0x00); // no -0
+    /// assert!(E4M3Fnuz::from_bits(0x80).is_nan());
+    /// ```
+    E4M3Fnuz: 8 bits, Pod, E4M3_FNUZ, max = "240.0", min_positive = "0.0078125", epsilon = "0.125",
     /// Rounds an `f32` to nearest, ties to even, with the reference
     /// library's (ml_dtypes) rules for a format with one NaN and no `-0`:
     ///
@@ -861,10 +758,22 @@ minifloat!(
     /// assert_eq!(E4M3Fnuz::from_f32(-2f32.powi(-10)).to_bits(), 0x81);
     /// assert_eq!(E4M3Fnuz::from_f32(-1e-9).to_bits(), 0x00);
     /// ```
-);
-minifloat!(
-    E5M2Fnuz = E5M2_FNUZ, 8, max = "57344.0", min_positive = "0.000030517578125",
-    epsilon = "0.25",
+    ;
+    /// FP8 `E5M2FNUZ` (ml_dtypes and PyTorch `float8_e5m2fnuz`, DLPack
+    /// `kDLFloat8_e5m2fnuz`, AMD's MI300 FP8, HIP `__hip_fp8_e5m2_fnuz`): 1
+    /// sign, 5 exponent and 2 mantissa bits, **bias 16**; no infinity, no
+    /// negative zero, `0x80` the single NaN. Largest `57344` (`0x7f`), smallest
+    /// normal `2^-15`, smallest positive `2^-17`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::E5M2Fnuz;
+    ///
+    /// assert_eq!(E5M2Fnuz::MAX.to_f32(), 57344.0);
+    /// assert!(E5M2Fnuz::from_f32(f32::INFINITY).is_nan()); // no infinity
+    /// ```
+    E5M2Fnuz: 8 bits, Pod, E5M2_FNUZ, max = "57344.0", min_positive = "0.000030517578125", epsilon = "0.25",
     /// Rounds an `f32` to nearest, ties to even, with the reference
     /// library's FNUZ rules (see [`E4M3Fnuz::from_f32`]): `|x| >= 61440`
     /// and `±inf` give the NaN `0x80`, every NaN gives `0x80`, `-0` and
@@ -878,10 +787,22 @@ minifloat!(
     /// assert_eq!(E5M2Fnuz::from_f32(61439.0).to_f32(), 57344.0);
     /// assert!(E5M2Fnuz::from_f32(61440.0).is_nan());
     /// ```
-);
-minifloat!(
-    E4M3B11Fnuz = E4M3B11_FNUZ, 8, max = "30.0", min_positive = "0.0009765625",
-    epsilon = "0.125",
+    ;
+    /// FP8 `E4M3B11FNUZ` (ml_dtypes `float8_e4m3b11fnuz`, DLPack
+    /// `kDLFloat8_e4m3b11fnuz`, XLA `F8E4M3B11FNUZ`; no PyTorch dtype): 1 sign,
+    /// 4 exponent and 3 mantissa bits, **bias 11**; no infinity, no negative
+    /// zero, `0x80` the single NaN. Largest `30` (`0x7f`), smallest normal
+    /// `2^-10`, smallest positive `2^-13`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::E4M3B11Fnuz;
+    ///
+    /// assert_eq!(E4M3B11Fnuz::MAX.to_f32(), 30.0);
+    /// assert_eq!(E4M3B11Fnuz::from_f32(0.1).to_f32(), 0.1015625);
+    /// ```
+    E4M3B11Fnuz: 8 bits, Pod, E4M3B11_FNUZ, max = "30.0", min_positive = "0.0009765625", epsilon = "0.125",
     /// Rounds an `f32` to nearest, ties to even, with the reference
     /// library's FNUZ rules (see [`E4M3Fnuz::from_f32`]): `|x| >= 31` and
     /// `±inf` give the NaN `0x80`, every NaN gives `0x80`, `-0` and negative
@@ -895,7 +816,8 @@ minifloat!(
     /// assert_eq!(E4M3B11Fnuz::from_f32(30.9).to_f32(), 30.0);
     /// assert!(E4M3B11Fnuz::from_f32(31.0).is_nan());
     /// ```
-);
+    ;
+}
 
 into_f16!(
     E2M1,
@@ -910,34 +832,56 @@ into_f16!(
     E4M3B11Fnuz
 );
 
-impl E4M3Ieee {
-    /// `+0.0`.
-    pub const ZERO: E4M3Ieee = E4M3Ieee(0);
-    /// Smallest finite value, `-240.0`.
-    pub const MIN: E4M3Ieee = E4M3Ieee(0xf7);
-    /// Smallest positive subnormal value, `2^-9`.
-    pub const MIN_POSITIVE_SUBNORMAL: E4M3Ieee = E4M3Ieee(0x01);
-    /// The canonical quiet NaN, `0x7c`.
-    pub const NAN: E4M3Ieee = E4M3Ieee(0x7c);
-    /// `+inf` (`0x78`).
-    pub const INFINITY: E4M3Ieee = E4M3Ieee(0x78);
-    /// `-inf` (`0xf8`).
-    pub const NEG_INFINITY: E4M3Ieee = E4M3Ieee(0xf8);
+/// `ZERO` (`+0.0`), `MIN` and `MIN_POSITIVE_SUBNORMAL` of the formats with
+/// a signed zero: `Type: MIN's code "its value", the subnormal's code "its
+/// value";`.
+macro_rules! signed_zero_consts {
+    ($($t:ident: $min:literal $minv:literal, $sub:literal $subv:literal;)*) => {$(
+        impl $t {
+            /// `+0.0`.
+            pub const ZERO: $t = $t(0);
+            #[doc = concat!("Smallest finite value, `", $minv, "`.")]
+            pub const MIN: $t = $t($min);
+            #[doc = concat!("Smallest positive subnormal value, `", $subv, "`.")]
+            pub const MIN_POSITIVE_SUBNORMAL: $t = $t($sub);
+        }
+    )*};
 }
 
-impl E3M4 {
-    /// `+0.0`.
-    pub const ZERO: E3M4 = E3M4(0);
-    /// Smallest finite value, `-15.5`.
-    pub const MIN: E3M4 = E3M4(0xef);
-    /// Smallest positive subnormal value, `2^-6`.
-    pub const MIN_POSITIVE_SUBNORMAL: E3M4 = E3M4(0x01);
-    /// The canonical quiet NaN, `0x78`.
-    pub const NAN: E3M4 = E3M4(0x78);
-    /// `+inf` (`0x70`).
-    pub const INFINITY: E3M4 = E3M4(0x70);
-    /// `-inf` (`0xf0`).
-    pub const NEG_INFINITY: E3M4 = E3M4(0xf0);
+signed_zero_consts! {
+    E2M1: 0xf "-6.0", 0x1 "0.5";
+    E2M3: 0x3f "-7.5", 0x01 "0.125";
+    E3M2: 0x3f "-28.0", 0x01 "0.0625";
+    E4M3: 0xfe "-448.0", 0x01 "2^-9";
+    E5M2: 0xfb "-57344.0", 0x01 "2^-16";
+    E4M3Ieee: 0xf7 "-240.0", 0x01 "2^-9";
+    E3M4: 0xef "-15.5", 0x01 "2^-6";
+}
+
+/// `NAN`, `INFINITY` and `NEG_INFINITY` of the formats with infinities:
+/// `Type: NaN code (a note), +inf code, -inf code;`.
+macro_rules! infinity_consts {
+    ($($t:ident: $nan:literal $($note:literal)?, $inf:literal, $neg:literal;)*) => {$(
+        impl $t {
+            #[doc = concat!("The canonical quiet NaN, `", stringify!($nan), "`", $(" ", $note,)? ".")]
+            pub const NAN: $t = $t($nan);
+            #[doc = concat!("`+inf` (`", stringify!($inf), "`).")]
+            pub const INFINITY: $t = $t($inf);
+            #[doc = concat!("`-inf` (`", stringify!($neg), "`).")]
+            pub const NEG_INFINITY: $t = $t($neg);
+        }
+    )*};
+}
+
+infinity_consts! {
+    E4M3Ieee: 0x7c, 0x78, 0xf8;
+    E3M4: 0x78, 0x70, 0xf0;
+    E5M2: 0x7e "(`0x7d..=0x7f` and `0xfd..=0xff` are all NaN)", 0x7c, 0xfc;
+}
+
+impl E4M3 {
+    /// NaN (`0x7f`; `0xff` is the other NaN).
+    pub const NAN: E4M3 = E4M3(0x7f);
 }
 
 macro_rules! fnuz_consts {
@@ -961,60 +905,6 @@ fnuz_consts! {
     E4M3Fnuz: "-240.0", "2^-10";
     E5M2Fnuz: "-57344.0", "2^-17";
     E4M3B11Fnuz: "-30.0", "2^-13";
-}
-
-impl E2M1 {
-    /// `+0.0`.
-    pub const ZERO: E2M1 = E2M1(0);
-    /// Smallest finite value, `-6.0`.
-    pub const MIN: E2M1 = E2M1(0xf);
-    /// Smallest positive subnormal value, `0.5`.
-    pub const MIN_POSITIVE_SUBNORMAL: E2M1 = E2M1(0x1);
-}
-
-impl E2M3 {
-    /// `+0.0`.
-    pub const ZERO: E2M3 = E2M3(0);
-    /// Smallest finite value, `-7.5`.
-    pub const MIN: E2M3 = E2M3(0x3f);
-    /// Smallest positive subnormal value, `0.125`.
-    pub const MIN_POSITIVE_SUBNORMAL: E2M3 = E2M3(0x01);
-}
-
-impl E3M2 {
-    /// `+0.0`.
-    pub const ZERO: E3M2 = E3M2(0);
-    /// Smallest finite value, `-28.0`.
-    pub const MIN: E3M2 = E3M2(0x3f);
-    /// Smallest positive subnormal value, `0.0625`.
-    pub const MIN_POSITIVE_SUBNORMAL: E3M2 = E3M2(0x01);
-}
-
-impl E4M3 {
-    /// `+0.0`.
-    pub const ZERO: E4M3 = E4M3(0);
-    /// Smallest finite value, `-448.0`.
-    pub const MIN: E4M3 = E4M3(0xfe);
-    /// Smallest positive subnormal value, `2^-9`.
-    pub const MIN_POSITIVE_SUBNORMAL: E4M3 = E4M3(0x01);
-    /// NaN (`0x7f`; `0xff` is the other NaN).
-    pub const NAN: E4M3 = E4M3(0x7f);
-}
-
-impl E5M2 {
-    /// `+0.0`.
-    pub const ZERO: E5M2 = E5M2(0);
-    /// Smallest finite value, `-57344.0`.
-    pub const MIN: E5M2 = E5M2(0xfb);
-    /// Smallest positive subnormal value, `2^-16`.
-    pub const MIN_POSITIVE_SUBNORMAL: E5M2 = E5M2(0x01);
-    /// The canonical quiet NaN, `0x7e` (`0x7d..=0x7f` and `0xfd..=0xff` are
-    /// all NaN).
-    pub const NAN: E5M2 = E5M2(0x7e);
-    /// `+inf` (`0x7c`).
-    pub const INFINITY: E5M2 = E5M2(0x7c);
-    /// `-inf` (`0xfc`).
-    pub const NEG_INFINITY: E5M2 = E5M2(0xfc);
 }
 
 impl E8M0 {

@@ -8,11 +8,15 @@ use alloc::vec;
 #[cfg(feature = "alloc")]
 use alloc::vec::Vec;
 
+use super::bulk::check_packed;
 use super::spec::{MiniFloat, Mode, Parts, Tables};
 #[cfg(feature = "alloc")]
 use crate::NarrowArray;
 use crate::kernels::minifloat;
-use crate::{Error, Result};
+// For the docs' links.
+#[cfg(doc)]
+use crate::Error;
+use crate::Result;
 
 /// Values per stack chunk: 512 values of any width up to 8 bits are a whole
 /// number of bytes and fit in 64 words.
@@ -138,111 +142,99 @@ impl Real for f32 {
     }
 }
 
-impl sealed::Sealed for f64 {}
-impl Real for f64 {
-    #[inline(always)]
-    fn to_f64_exact(self) -> f64 {
-        self
-    }
-    #[inline]
-    fn as_f32s(_: &[f64]) -> Option<&[f32]> {
-        None
-    }
-    #[inline]
-    fn as_f32s_mut(_: &mut [f64]) -> Option<&mut [f32]> {
-        None
-    }
-    #[inline(always)]
-    fn to_f32_odd(self) -> f32 {
-        f64_to_f32_odd(self)
-    }
-    const WIDENS: bool = false;
-    #[inline(always)]
-    fn split(self) -> SplitParts {
-        SplitParts(Parts::from_f64(self))
-    }
-    #[inline(always)]
-    fn decode<F: MiniFloat>(code: u8) -> f64 {
-        F::FORMAT.decode_f64(code as u32)
-    }
-    #[inline(always)]
-    fn from_decoded_f32(x: f32) -> f64 {
-        x as f64
-    }
+/// `Real` for an input type that has no `f32` view: each method's body is
+/// given as `|argument| expression`; `decode` sees the format as `F`.
+macro_rules! real {
+    // `half`'s types: exact to `f32`/`f64`, split with their exponent and
+    // mantissa widths.
+    (half::$t:ident, exponent $e:literal, mantissa $m:literal,
+        decode = |$code:ident| $decode:expr,
+        from_decoded_f32 = |$x:ident| $from:expr,
+    ) => {
+        real!(
+            #[cfg(feature = "half")]
+            half::$t,
+            widens = true,
+            to_f64_exact = |v| v.to_f64(),
+            to_f32_odd = |v| v.to_f32(),
+            split = |v| Parts::from_ieee(v.to_bits() as u64, $e, $m),
+            decode = |$code| $decode,
+            from_decoded_f32 = |$x| $from,
+        );
+    };
+    ($(#[$cfg:meta])* $t:ty, widens = $widens:expr,
+        to_f64_exact = |$a:ident| $to_f64:expr,
+        to_f32_odd = |$b:ident| $odd:expr,
+        split = |$c:ident| $split:expr,
+        decode = |$code:ident| $decode:expr,
+        from_decoded_f32 = |$x:ident| $from:expr,
+    ) => {
+        $(#[$cfg])*
+        impl sealed::Sealed for $t {}
+        $(#[$cfg])*
+        impl Real for $t {
+            #[inline(always)]
+            fn to_f64_exact(self) -> f64 {
+                let $a = self;
+                $to_f64
+            }
+            #[inline]
+            fn as_f32s(_: &[$t]) -> Option<&[f32]> {
+                None
+            }
+            #[inline]
+            fn as_f32s_mut(_: &mut [$t]) -> Option<&mut [f32]> {
+                None
+            }
+            #[inline(always)]
+            fn to_f32_odd(self) -> f32 {
+                let $b = self;
+                $odd
+            }
+            const WIDENS: bool = $widens;
+            #[inline(always)]
+            fn split(self) -> SplitParts {
+                let $c = self;
+                SplitParts($split)
+            }
+            #[inline(always)]
+            fn decode<F: MiniFloat>($code: u8) -> $t {
+                $decode
+            }
+            #[inline(always)]
+            fn from_decoded_f32($x: f32) -> $t {
+                $from
+            }
+        }
+    };
 }
 
-#[cfg(feature = "half")]
-impl sealed::Sealed for half::f16 {}
-#[cfg(feature = "half")]
-impl Real for half::f16 {
-    #[inline(always)]
-    fn to_f64_exact(self) -> f64 {
-        self.to_f64()
-    }
-    #[inline]
-    fn as_f32s(_: &[half::f16]) -> Option<&[f32]> {
-        None
-    }
-    #[inline]
-    fn as_f32s_mut(_: &mut [half::f16]) -> Option<&mut [f32]> {
-        None
-    }
-    #[inline(always)]
-    fn to_f32_odd(self) -> f32 {
-        self.to_f32()
-    }
-    const WIDENS: bool = true;
-    #[inline(always)]
-    fn split(self) -> SplitParts {
-        SplitParts(Parts::from_ieee(self.to_bits() as u64, 5, 10))
-    }
-    #[inline(always)]
-    fn decode<F: MiniFloat>(code: u8) -> half::f16 {
-        half::f16::from_bits(Tables::<F>::DECODE_F16[code as usize])
-    }
-    #[inline(always)]
-    fn from_decoded_f32(x: f32) -> half::f16 {
-        // Not used for f16 (decoding goes through its own table).
-        half::f16::from_f32(x)
-    }
-}
-
-#[cfg(feature = "half")]
-impl sealed::Sealed for half::bf16 {}
-#[cfg(feature = "half")]
-impl Real for half::bf16 {
-    #[inline(always)]
-    fn to_f64_exact(self) -> f64 {
-        self.to_f64()
-    }
-    #[inline]
-    fn as_f32s(_: &[half::bf16]) -> Option<&[f32]> {
-        None
-    }
-    #[inline]
-    fn as_f32s_mut(_: &mut [half::bf16]) -> Option<&mut [f32]> {
-        None
-    }
-    #[inline(always)]
-    fn to_f32_odd(self) -> f32 {
-        self.to_f32()
-    }
-    const WIDENS: bool = true;
-    #[inline(always)]
-    fn split(self) -> SplitParts {
-        SplitParts(Parts::from_ieee(self.to_bits() as u64, 8, 7))
-    }
-    #[inline(always)]
-    fn decode<F: MiniFloat>(code: u8) -> half::bf16 {
+real!(
+    f64,
+    widens = false,
+    to_f64_exact = |x| x,
+    to_f32_odd = |x| f64_to_f32_odd(x),
+    split = |x| Parts::from_f64(x),
+    decode = |code| F::FORMAT.decode_f64(code as u32),
+    from_decoded_f32 = |x| x as f64,
+);
+// `from_decoded_f32` is not used for f16 (decoding goes through its own
+// table).
+real!(
+    half::f16, exponent 5, mantissa 10,
+    decode = |code| half::f16::from_bits(Tables::<F>::DECODE_F16[code as usize]),
+    from_decoded_f32 = |x| half::f16::from_f32(x),
+);
+// `from_decoded_f32` is exact: every value of a shipped format is a bf16,
+// and the decode table's NaN is 0x7fc00000 with a sign, whose top half is a
+// NaN.
+real!(
+    half::bf16, exponent 8, mantissa 7,
+    decode = |code| {
         half::bf16::from_bits((Tables::<F>::DECODE_F32[code as usize].to_bits() >> 16) as u16)
-    }
-    #[inline(always)]
-    fn from_decoded_f32(x: f32) -> half::bf16 {
-        // Exact: every value of a shipped format is a bf16, and the decode
-        // table's NaN is 0x7fc00000 with a sign, whose top half is a NaN.
-        half::bf16::from_bits((x.to_bits() >> 16) as u16)
-    }
-}
+    },
+    from_decoded_f32 = |x| half::bf16::from_bits((x.to_bits() >> 16) as u16),
+);
 
 /// `x` rounded to an `f32` with round-to-odd: toward zero, and the last
 /// significand bit set when inexact. Values beyond `f32`'s range give the
@@ -519,13 +511,7 @@ impl Encoder {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn slice<F: MiniFloat, S: Real>(&self, src: &[S], dst: &mut [F]) -> Result<()> {
-        if src.len() != dst.len() {
-            return Err(Error::Length {
-                of: LengthOf::EncodeInput,
-                expected: dst.len(),
-                actual: src.len(),
-            });
-        }
+        LengthOf::EncodeInput.check(dst.len(), src.len())?;
         let mut codes = [0u8; CHUNK];
         for (k, (s, d)) in src.chunks(CHUNK).zip(dst.chunks_mut(CHUNK)).enumerate() {
             let c = &mut codes[..s.len()];
@@ -558,13 +544,7 @@ impl Encoder {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn packed<F: MiniFloat, S: Real>(&self, src: &[S], bytes: &mut [u8]) -> Result<()> {
-        let needed = packed_len::<F>(src.len());
-        if bytes.len() < needed {
-            return Err(Error::TooFewBytes {
-                needed,
-                actual: bytes.len(),
-            });
-        }
+        check_packed::<F>(src.len(), bytes.len())?;
         for (k, chunk) in src.chunks(CHUNK).enumerate() {
             let start = k * CHUNK * F::BITS as usize / 8;
             let len = (chunk.len() * F::BITS as usize).div_ceil(8);
@@ -627,22 +607,10 @@ impl Encoder {
         src: &[S],
         dst: &mut NarrowArray<F>,
     ) -> Result<()> {
-        if src.len() != dst.len() {
-            return Err(Error::Length {
-                of: LengthOf::EncodeInput,
-                expected: dst.len(),
-                actual: src.len(),
-            });
-        }
+        LengthOf::EncodeInput.check(dst.len(), src.len())?;
         self.words::<F, S>(src, dst.words_mut());
         Ok(())
     }
-}
-
-/// `ceil(n * F::BITS / 8)`; `n` counts the elements of a slice of values of
-/// at least 2 bytes, so `n * 8` does not overflow.
-fn packed_len<F: MiniFloat>(n: usize) -> usize {
-    (n * F::BITS as usize).div_ceil(8)
 }
 
 /// Decodes unpacked codes into `out` (the same length).
@@ -722,13 +690,7 @@ fn decode_stream_as<F: MiniFloat, S: Real>(bytes: &[u8], dst: &mut [S]) {
 /// # Ok::<(), bitpack::Error>(())
 /// ```
 pub fn decode_slice_as<F: MiniFloat, S: Real>(src: &[F], dst: &mut [S]) -> Result<()> {
-    if src.len() != dst.len() {
-        return Err(Error::Length {
-            of: LengthOf::DecodeOutput,
-            expected: src.len(),
-            actual: dst.len(),
-        });
-    }
+    LengthOf::DecodeOutput.check(src.len(), dst.len())?;
     let mut codes = [0u8; CHUNK];
     for (s, d) in src.chunks(CHUNK).zip(dst.chunks_mut(CHUNK)) {
         let c = &mut codes[..s.len()];
@@ -761,13 +723,7 @@ pub fn decode_slice_as<F: MiniFloat, S: Real>(src: &[F], dst: &mut [S]) -> Resul
 /// # Ok::<(), bitpack::Error>(())
 /// ```
 pub fn decode_packed_as<F: MiniFloat, S: Real>(bytes: &[u8], dst: &mut [S]) -> Result<()> {
-    let needed = packed_len::<F>(dst.len());
-    if bytes.len() < needed {
-        return Err(Error::TooFewBytes {
-            needed,
-            actual: bytes.len(),
-        });
-    }
+    check_packed::<F>(dst.len(), bytes.len())?;
     decode_stream_as::<F, S>(bytes, dst);
     Ok(())
 }
@@ -810,13 +766,7 @@ pub fn decode_as<F: MiniFloat, S: Real>(src: &NarrowArray<F>) -> Vec<S> {
 /// ```
 #[cfg(feature = "alloc")]
 pub fn decode_into_as<F: MiniFloat, S: Real>(src: &NarrowArray<F>, dst: &mut [S]) -> Result<()> {
-    if dst.len() != src.len() {
-        return Err(Error::Length {
-            of: LengthOf::DecodeOutput,
-            expected: src.len(),
-            actual: dst.len(),
-        });
-    }
+    LengthOf::DecodeOutput.check(src.len(), dst.len())?;
     decode_stream_as::<F, S>(src.as_bytes(), dst);
     Ok(())
 }

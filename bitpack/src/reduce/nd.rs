@@ -116,27 +116,15 @@ impl Normal {
             f(base);
             return;
         }
+        // The outer axes as `for_each_index` takes them: every extent is at
+        // least 1 (the layout is not empty) and every stride fits `isize`
+        // (a validated layout's span does).
         let outer = &self.dims[..self.nd - 1];
-        let mut coords = [0usize; MAX_DIMS];
-        let mut at = base;
-        loop {
-            f(at);
-            let mut d = outer.len();
-            loop {
-                if d == 0 {
-                    return;
-                }
-                d -= 1;
-                let (e, s) = outer[d];
-                if coords[d] + 1 < e {
-                    coords[d] += 1;
-                    at += s;
-                    break;
-                }
-                at -= s * (e - 1);
-                coords[d] = 0;
-            }
+        let mut dims = [(0usize, 0isize); MAX_DIMS];
+        for (d, &(e, s)) in dims.iter_mut().zip(outer) {
+            *d = (e, s as isize);
         }
+        for_each_index(&dims[..outer.len()], base, f);
     }
 }
 
