@@ -869,13 +869,8 @@ impl Gpu {
     ///
     /// [`Error::Device`] when an allocation or a copy fails.
     pub fn upload_mx<F: MxElement>(&self, a: &MxArray<F>) -> Result<DeviceMxArray<F>> {
-        let (values, scales) = self.upload_blocked(a.values(), a.scales().as_bytes())?;
-        Ok(DeviceMxArray::new(
-            values,
-            scales,
-            a.shape().to_vec(),
-            a.axis(),
-        ))
+        let (v, s) = self.upload_blocked(a.values(), a.scales().as_bytes())?;
+        Ok(DeviceMxArray::new(v, s, a.shape().to_vec(), a.axis()))
     }
 
     /// Copies an MX array back to the host.
@@ -1009,10 +1004,10 @@ impl Gpu {
     ///
     /// [`Error::Device`] when an allocation or a copy fails.
     pub fn upload_nvfp4(&self, a: &Nvfp4Array) -> Result<DeviceNvfp4Array> {
-        let (values, scales) = self.upload_blocked(a.values(), a.scales().as_bytes())?;
+        let (v, s) = self.upload_blocked(a.values(), a.scales().as_bytes())?;
         Ok(DeviceNvfp4Array::new(
-            values,
-            scales,
+            v,
+            s,
             a.shape().to_vec(),
             a.tensor_scale(),
         ))

@@ -20,6 +20,7 @@
 use core::arch::aarch64::*;
 use core::sync::atomic::{AtomicU8, Ordering};
 
+use super::bits::{head8, steps_within, write_le};
 use super::float_elem::{nan_result, overflow_magnitude, sign_bit_of};
 use super::scalar;
 use crate::formats::{MiniFloat, Specials};
@@ -127,24 +128,6 @@ fn s8(b: [i8; 16]) -> int8x16_t {
     unsafe { core::mem::transmute::<[i8; 16], int8x16_t>(b) }
 }
 
-/// Values before the next multiple of 8 from `offset`, capped at `n`: the
-/// vector loops start where a value begins on a byte boundary.
-#[inline(always)]
-fn head8(offset: usize, n: usize) -> usize {
-    ((8 - offset % 8) % 8).min(n)
-}
-
-/// Steps of `stride` bytes from byte `first` whose accesses, each reaching
-/// `span` bytes past the step's start, stay inside `len` bytes; at most
-/// `max`.
-#[inline(always)]
-fn steps_within(first: usize, stride: usize, span: usize, len: usize, max: usize) -> usize {
-    match len.checked_sub(first + span) {
-        Some(room) => (room / stride + 1).min(max),
-        None => 0,
-    }
-}
-
 /// 16 bytes at `at`.
 ///
 /// # Safety
@@ -170,25 +153,6 @@ unsafe fn store16(bytes: &mut [u8], at: usize, v: uint8x16_t) {
     debug_assert!(at + 16 <= bytes.len());
     // SAFETY: the caller guarantees the 16 bytes written are inside `bytes`.
     unsafe { vst1q_u8(bytes.as_mut_ptr().wrapping_add(at), v) }
-}
-
-/// Stores 8 bytes (`x`'s little-endian bytes) at `at`.
-///
-/// # Safety
-///
-/// `at + 8 <= bytes.len()`.
-#[inline(always)]
-unsafe fn store8(bytes: &mut [u8], at: usize, x: u64) {
-    debug_assert!(at + 8 <= bytes.len());
-    // SAFETY: the caller guarantees the 8 bytes written are inside `bytes`;
-    // the write is unaligned.
-    unsafe {
-        bytes
-            .as_mut_ptr()
-            .wrapping_add(at)
-            .cast::<u64>()
-            .write_unaligned(x.to_le())
-    }
 }
 
 /// Stores 4 `u32` lanes at element `at`.
@@ -448,9 +412,9 @@ pub(crate) fn pack_u8_neon<const W: u32>(src: &[u8], words: &mut [u64], offset: 
             let (l0, l1) = (vgetq_lane_u64::<0>(p64), vgetq_lane_u64::<1>(p64));
             // SAFETY: the two stores write `bytes[at..at + W + 8]`, inside
             // `bytes` (below `limit`) by the assertion above.
-            unsafe { store8(bytes, at, l0) };
+            unsafe { write_le(bytes, at, l0) };
             // SAFETY: as above.
-            unsafe { store8(bytes, at + w, l1) };
+            unsafe { write_le(bytes, at + w, l1) };
         }
         steps
     };

@@ -219,3 +219,51 @@ pub(crate) const fn hsum(mut x: u64, mut w: u32) -> u64 {
     }
     x
 }
+
+/// Values before the next multiple of 8 from `offset`, capped at `n`: the
+/// SIMD loops start where a value begins on a byte boundary.
+#[allow(dead_code, reason = "used by the SIMD targets only")]
+#[inline(always)]
+pub(crate) fn head8(offset: usize, n: usize) -> usize {
+    ((8 - offset % 8) % 8).min(n)
+}
+
+/// Steps of `stride` bytes from byte `first` whose accesses, each reaching
+/// `span` bytes past the step's start, stay inside `len` bytes; at most
+/// `max`.
+#[allow(dead_code, reason = "used by the SIMD targets only")]
+#[inline(always)]
+pub(crate) fn steps_within(
+    first: usize,
+    stride: usize,
+    span: usize,
+    len: usize,
+    max: usize,
+) -> usize {
+    match len.checked_sub(first + span) {
+        Some(room) => (room / stride + 1).min(max),
+        None => 0,
+    }
+}
+
+/// Writes `v` (a `u32` or `u64`) at `at`: its little-endian bytes, since
+/// only little-endian targets have this (their SIMD kernels use it).
+///
+/// # Safety
+///
+/// `at + size_of::<T>() <= bytes.len()`.
+#[cfg(target_endian = "little")]
+#[allow(dead_code, reason = "used by the SIMD targets only")]
+#[inline(always)]
+pub(crate) unsafe fn write_le<T: crate::Unsigned>(bytes: &mut [u8], at: usize, v: T) {
+    debug_assert!(at + T::BYTES <= bytes.len());
+    // SAFETY: the caller guarantees `at + size_of::<T>() <= bytes.len()`;
+    // `write_unaligned` has no alignment requirement.
+    unsafe {
+        bytes
+            .as_mut_ptr()
+            .wrapping_add(at)
+            .cast::<T>()
+            .write_unaligned(v)
+    }
+}

@@ -24,7 +24,7 @@ use crate::kernels::scalar::{self, mask64, rep_mask};
 /// `at + 64 <= bytes.len()`, and the CPU supports AVX-512 F.
 #[target_feature(enable = "avx512f")]
 #[inline]
-unsafe fn load64(bytes: &[u8], at: usize) -> __m512i {
+pub(super) unsafe fn load64(bytes: &[u8], at: usize) -> __m512i {
     debug_assert!(at + 64 <= bytes.len());
     // SAFETY: the caller guarantees `at + 64 <= bytes.len()`, so the 64
     // bytes read are inside `bytes`; `loadu` has no alignment requirement.
@@ -342,6 +342,17 @@ pub(crate) unsafe fn sum_fold_avx512<const W: u32>(words: &[u64], offset: usize,
 // sum, W in {1, 2, 4, 8}
 // ---------------------------------------------------------------------------
 
+/// Where the 64-byte steps of a sum of `n` values of `W` bits from `offset`
+/// lie: the values before the first byte boundary, the first byte, and the
+/// whole steps (`512 / W` values each) inside `bytes`.
+#[inline(always)]
+fn steps64<const W: u32>(bytes: &[u8], offset: usize, n: usize) -> (usize, usize, usize) {
+    let head = head8(offset, n);
+    let first = (offset + head) * W as usize / 8;
+    let steps = steps_within(first, 64, 64, bytes.len(), (n - head) / (512 / W as usize));
+    (head, first, steps)
+}
+
 /// Sum of one-bit elements: `vpopcntq` counts each 64-bit lane of a 64-byte
 /// load and the counts accumulate in 64-bit lanes.
 ///
@@ -354,11 +365,9 @@ pub(crate) unsafe fn sum_popcnt_avx512<const W: u32>(
     offset: usize,
     n: usize,
 ) -> u128 {
-    let head = head8(offset, n);
-    let mut total = scalar::sum::<W>(words, offset, head);
     let bytes: &[u8] = bytemuck::cast_slice(words);
-    let first = (offset + head) / 8;
-    let steps = steps_within(first, 64, 64, bytes.len(), (n - head) / 512);
+    let (head, first, steps) = steps64::<W>(bytes, offset, n);
+    let mut total = scalar::sum::<W>(words, offset, head);
     assert!(steps == 0 || first + 64 * steps <= bytes.len());
     let mut acc = _mm512_setzero_si512();
     for s in 0..steps {
@@ -398,13 +407,11 @@ pub(crate) unsafe fn sum_bytes_avx512<const W: u32>(
     offset: usize,
     n: usize,
 ) -> u128 {
-    let head = head8(offset, n);
-    let mut total = scalar::sum::<W>(words, offset, head);
     let bytes: &[u8] = bytemuck::cast_slice(words);
+    let (head, first, steps) = steps64::<W>(bytes, offset, n);
+    let mut total = scalar::sum::<W>(words, offset, head);
     let w = W as usize;
     let per_step = 512 / w;
-    let first = (offset + head) * w / 8;
-    let steps = steps_within(first, 64, 64, bytes.len(), (n - head) / per_step);
     assert!(steps == 0 || first + 64 * steps <= bytes.len());
     // Largest byte sum one step adds, and how many steps a byte holds.
     let per_byte: usize = if W == 8 {

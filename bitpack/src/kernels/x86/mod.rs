@@ -18,7 +18,7 @@ mod pack;
 use pack::{pack_u8_avx512, pack_u32_avx512, pack_u32_wide_avx2, pack_u32_wide_avx512};
 
 use super::aligned;
-use super::bits::per_word;
+use super::bits::{head8, per_word, steps_within, write_le};
 use super::scalar::{self, ld, mask64, rep_mask};
 use crate::Unsigned;
 
@@ -208,24 +208,6 @@ fn count(n: u32) -> __m128i {
     bytemuck::cast([n as u64, 0])
 }
 
-/// Elements before the next multiple of 8 from `offset`, capped at `n`: the
-/// SIMD loops start where an element begins on a byte boundary.
-#[inline(always)]
-fn head8(offset: usize, n: usize) -> usize {
-    ((8 - offset % 8) % 8).min(n)
-}
-
-/// Steps of `stride` bytes from byte `first` whose accesses, each reaching
-/// `span` bytes past the step's start, stay inside `len` bytes; at most
-/// `max`.
-#[inline(always)]
-fn steps_within(first: usize, stride: usize, span: usize, len: usize, max: usize) -> usize {
-    match len.checked_sub(first + span) {
-        Some(room) => (room / stride + 1).min(max),
-        None => 0,
-    }
-}
-
 /// 16 bytes at `at`.
 ///
 /// # Safety
@@ -317,43 +299,6 @@ unsafe fn read4(bytes: &[u8], at: usize) -> u32 {
             .cast::<u32>()
             .read_unaligned()
     })
-}
-
-/// Writes 8 bytes at `at`, little-endian.
-///
-/// # Safety
-///
-/// `at + 8 <= bytes.len()`.
-#[inline(always)]
-unsafe fn write8(bytes: &mut [u8], at: usize, v: u64) {
-    debug_assert!(at + 8 <= bytes.len());
-    // SAFETY: the caller guarantees `at + 8 <= bytes.len()`;
-    // `write_unaligned` has no alignment requirement.
-    unsafe {
-        bytes
-            .as_mut_ptr()
-            .wrapping_add(at)
-            .cast::<u64>()
-            .write_unaligned(v.to_le())
-    }
-}
-
-/// Writes 4 bytes at `at`, little-endian.
-///
-/// # Safety
-///
-/// `at + 4 <= bytes.len()`.
-#[inline(always)]
-unsafe fn write4(bytes: &mut [u8], at: usize, v: u32) {
-    debug_assert!(at + 4 <= bytes.len());
-    // SAFETY: the caller guarantees `at + 4 <= bytes.len()`.
-    unsafe {
-        bytes
-            .as_mut_ptr()
-            .wrapping_add(at)
-            .cast::<u32>()
-            .write_unaligned(v.to_le())
-    }
 }
 
 /// Writes 32 bytes at `at`.
@@ -566,7 +511,7 @@ pub(crate) unsafe fn unpack_u8_bmi2<const W: u32>(words: &[u64], offset: usize, 
         let x = unsafe { read8(bytes, first + w * s) };
         let v = _pdep_u64(x, dep);
         // SAFETY: as above.
-        unsafe { write8(dst, head + 8 * s, v) };
+        unsafe { write_le(dst, head + 8 * s, v) };
     }
     let i = head + 8 * steps;
     scalar::unpack::<W, u8>(words, offset + i, &mut dst[i..]);
@@ -782,12 +727,12 @@ unsafe fn pack_step<const W: u32>(bytes: &mut [u8], at: usize, v: __m256i) {
         1 => {
             let p = pack_32_planes::<1>(v) as u32;
             // SAFETY: the caller guarantees `at + pack_span(W) <= bytes.len()`.
-            unsafe { write4(bytes, at, p) }
+            unsafe { write_le(bytes, at, p) }
         }
         2 => {
             let p = pack_32_planes::<2>(v);
             // SAFETY: as above.
-            unsafe { write8(bytes, at, p) }
+            unsafe { write_le(bytes, at, p) }
         }
         // SAFETY: as above.
         8 => unsafe { store32(bytes, at, v) },
@@ -857,7 +802,7 @@ pub(crate) unsafe fn pack_u8_bmi2<const W: u32>(src: &[u8], words: &mut [u64], o
         let x = unsafe { read8(src, head + 8 * s) };
         let v = _pext_u64(x, ext);
         // SAFETY: the 8 bytes written end inside `bytes` (asserted).
-        unsafe { write8(bytes, first + w * s, v) };
+        unsafe { write_le(bytes, first + w * s, v) };
     }
     let i = head + 8 * steps;
     scalar::pack::<W, u8>(&src[i..], words, offset + i);

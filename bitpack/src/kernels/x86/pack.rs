@@ -16,25 +16,12 @@
 
 use core::arch::x86_64::*;
 
-use super::{head8, load32, mask64, scalar, steps_within, store16, v256, write8};
+use super::avx512::load64;
+use super::{head8, load32, mask64, scalar, steps_within, store16, v256, write_le};
 
 // ---------------------------------------------------------------------------
 // memory helpers
 // ---------------------------------------------------------------------------
-
-/// 64 bytes at `at`.
-///
-/// # Safety
-///
-/// `at + 64 <= bytes.len()`.
-#[target_feature(enable = "avx512f")]
-#[inline]
-unsafe fn load64(bytes: &[u8], at: usize) -> __m512i {
-    debug_assert!(at + 64 <= bytes.len());
-    // SAFETY: the caller guarantees `at + 64 <= bytes.len()`; `loadu` has no
-    // alignment requirement.
-    unsafe { _mm512_loadu_si512(bytes.as_ptr().wrapping_add(at).cast()) }
-}
 
 /// Writes the first `len` bytes of `v` at `at`, and nothing else (a masked
 /// store: the masked-off bytes are not accessed).
@@ -337,7 +324,7 @@ unsafe fn pack_step_avx512<const W: u32>(bytes: &mut [u8], at: usize, v: __m512i
         1 => {
             let m = _mm512_test_epi8_mask(v, _mm512_set1_epi8(1));
             // SAFETY: the caller guarantees `at + 8 <= bytes.len()`.
-            unsafe { write8(bytes, at, m) }
+            unsafe { write_le(bytes, at, m) }
         }
         // SAFETY: the caller guarantees `at + 64 <= bytes.len()`.
         8 => unsafe { store_first(bytes, at, 64, v) },
