@@ -226,16 +226,39 @@ fn unpack16<const W: u32>(v: uint8x16_t) -> uint8x16_t {
     vandq_u8(x, vdupq_n_u8(mask8(W)))
 }
 
+/// The 16 bytes of `v` as four vectors of `u32` lanes, in order.
+#[target_feature(enable = "neon")]
+#[inline]
+fn widen_u8x16(v: uint8x16_t) -> [uint32x4_t; 4] {
+    let (l, h) = (vmovl_u8(vget_low_u8(v)), vmovl_u8(vget_high_u8(v)));
+    [
+        vmovl_u16(vget_low_u16(l)),
+        vmovl_u16(vget_high_u16(l)),
+        vmovl_u16(vget_low_u16(h)),
+        vmovl_u16(vget_high_u16(h)),
+    ]
+}
+
+/// Unpacks the values before the first byte boundary with the portable
+/// kernel: their count, and the byte where the vector loop starts.
+#[inline(always)]
+fn unpack_head<const W: u32, U: scalar::Lane>(
+    words: &[u64],
+    offset: usize,
+    dst: &mut [U],
+) -> (usize, usize) {
+    let head = head8(offset, dst.len());
+    scalar::unpack::<W, U>(words, offset, &mut dst[..head]);
+    (head, (offset + head) / 8 * W as usize)
+}
+
 /// Unpacks to bytes (`W <= 8`): 16 values from each `2 * W` bytes, through
 /// [`unpack16`], one 16-byte load and one 16-byte store per step.
 #[target_feature(enable = "neon")]
 pub(crate) fn unpack_u8_neon<const W: u32>(words: &[u64], offset: usize, dst: &mut [u8]) {
     let bytes: &[u8] = bytemuck::cast_slice(words);
     let n = dst.len();
-    let head = head8(offset, n);
-    scalar::unpack::<W, u8>(words, offset, &mut dst[..head]);
-    let start = offset + head;
-    let first = start / 8 * W as usize;
+    let (head, first) = unpack_head::<W, _>(words, offset, dst);
     let stride = 2 * W as usize;
     let steps = steps_within(first, stride, 16, bytes.len(), (n - head) / 16);
     if steps > 0 {
@@ -283,10 +306,7 @@ const fn lanes32(w: u32) -> ([[u8; 16]; 2], [[i32; 4]; 2]) {
 pub(crate) fn unpack_u32_neon<const W: u32>(words: &[u64], offset: usize, dst: &mut [u32]) {
     let bytes: &[u8] = bytemuck::cast_slice(words);
     let n = dst.len();
-    let head = head8(offset, n);
-    scalar::unpack::<W, u32>(words, offset, &mut dst[..head]);
-    let start = offset + head;
-    let first = start / 8 * W as usize;
+    let (head, first) = unpack_head::<W, _>(words, offset, dst);
     let done = if W <= 8 {
         let stride = 2 * W as usize;
         let steps = steps_within(first, stride, 16, bytes.len(), (n - head) / 16);
@@ -297,15 +317,8 @@ pub(crate) fn unpack_u32_neon<const W: u32>(words: &[u64], offset: usize, dst: &
             // SAFETY: step `s < steps` reads 16 bytes from
             // `first + s * stride`, inside `bytes` by the assertion above.
             let v = unpack16::<W>(unsafe { load16(bytes, first + s * stride) });
-            let (l, h) = (vmovl_u8(vget_low_u8(v)), vmovl_u8(vget_high_u8(v)));
             let at = head + 16 * s;
-            let q = [
-                vmovl_u16(vget_low_u16(l)),
-                vmovl_u16(vget_high_u16(l)),
-                vmovl_u16(vget_low_u16(h)),
-                vmovl_u16(vget_high_u16(h)),
-            ];
-            for (j, &qj) in q.iter().enumerate() {
+            for (j, &qj) in widen_u8x16(v).iter().enumerate() {
                 // SAFETY: it writes `dst[at + 4 j..at + 4 j + 4]`, inside
                 // `dst` (`at + 16 <= n`) by the assertion above.
                 unsafe { store_u32(dst, at + 4 * j, qj) };
@@ -714,14 +727,7 @@ pub(crate) fn decode_f32_neon<F: MiniFloat>(codes: &[u8], out: &mut [f32]) {
     for k in 0..steps {
         // SAFETY: `16 (k + 1) <= n = codes.len()`.
         let c = unsafe { load16(codes, 16 * k) };
-        let (l, h) = (vmovl_u8(vget_low_u8(c)), vmovl_u8(vget_high_u8(c)));
-        let q = [
-            vmovl_u16(vget_low_u16(l)),
-            vmovl_u16(vget_high_u16(l)),
-            vmovl_u16(vget_low_u16(h)),
-            vmovl_u16(vget_high_u16(h)),
-        ];
-        for (j, &qj) in q.iter().enumerate() {
+        for (j, &qj) in widen_u8x16(c).iter().enumerate() {
             let d = decode4::<F>(qj);
             // SAFETY: `16 k + 4 j + 4 <= n = o.len()`.
             unsafe { store_u32(o, 16 * k + 4 * j, d) };

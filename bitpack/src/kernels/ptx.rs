@@ -58,10 +58,14 @@ pub(crate) use tier;
 /// (operands by name, `{d}` the result). A `.b8` operand, which inline asm
 /// has no class for, goes through a temporary scoped by braces.
 macro_rules! cvt {
-    (fn($($a:ident: $at:ty => $ac:ident),*) -> $rt:ty => $rc:ident;
+    (fn $sig:tt -> $rt:ty => $rc:ident;
      $($(#[$m:meta])* $tier:ident $name:ident = $insn:literal;)*) => {$(
+        cvt!(@one $sig, $rt, $rc, $tier, $name, $insn, [$(#[$m])*]);
+    )*};
+    (@one ($($a:ident: $at:ty => $ac:ident),*), $rt:ty, $rc:ident, $tier:ident, $name:ident,
+     $insn:literal, [$($attr:tt)*]) => {
         tier! { $tier
-            $(#[$m])*
+            $($attr)*
             #[inline(always)]
             pub(crate) fn $name($($a: $at),*) -> $rt {
                 let d: $rt;
@@ -81,7 +85,7 @@ macro_rules! cvt {
                 d
             }
         }
-    )*};
+    };
 }
 
 // Two `f32` lanes into a 16-bit pair of codes (the first source operand

@@ -342,15 +342,27 @@ pub(crate) unsafe fn sum_fold_avx512<const W: u32>(words: &[u64], offset: usize,
 // sum, W in {1, 2, 4, 8}
 // ---------------------------------------------------------------------------
 
-/// Where the 64-byte steps of a sum of `n` values of `W` bits from `offset`
-/// lie: the values before the first byte boundary, the first byte, and the
-/// whole steps (`512 / W` values each) inside `bytes`.
+/// A sum of `n` values of `W` bits from `offset` whose byte-aligned middle
+/// `middle(bytes, first, steps)` adds in `steps` 64-byte steps from byte
+/// `first` (`512 / W` values each; `first + 64 * steps <= bytes.len()`,
+/// asserted here); the head and the tail go to the portable sum.
 #[inline(always)]
-fn steps64<const W: u32>(bytes: &[u8], offset: usize, n: usize) -> (usize, usize, usize) {
+fn sum_by_steps64<const W: u32>(
+    words: &[u64],
+    offset: usize,
+    n: usize,
+    middle: impl FnOnce(&[u8], usize, usize) -> u128,
+) -> u128 {
+    let bytes: &[u8] = bytemuck::cast_slice(words);
+    let per_step = 512 / W as usize;
     let head = head8(offset, n);
     let first = (offset + head) * W as usize / 8;
-    let steps = steps_within(first, 64, 64, bytes.len(), (n - head) / (512 / W as usize));
-    (head, first, steps)
+    let steps = steps_within(first, 64, 64, bytes.len(), (n - head) / per_step);
+    assert!(steps == 0 || first + 64 * steps <= bytes.len());
+    let done = head + steps * per_step;
+    scalar::sum::<W>(words, offset, head)
+        + middle(bytes, first, steps)
+        + scalar::sum::<W>(words, offset + done, n - done)
 }
 
 /// Sum of one-bit elements: `vpopcntq` counts each 64-bit lane of a 64-byte
@@ -365,20 +377,16 @@ pub(crate) unsafe fn sum_popcnt_avx512<const W: u32>(
     offset: usize,
     n: usize,
 ) -> u128 {
-    let bytes: &[u8] = bytemuck::cast_slice(words);
-    let (head, first, steps) = steps64::<W>(bytes, offset, n);
-    let mut total = scalar::sum::<W>(words, offset, head);
-    assert!(steps == 0 || first + 64 * steps <= bytes.len());
-    let mut acc = _mm512_setzero_si512();
-    for s in 0..steps {
-        // SAFETY: `s < steps`, so `first + 64 s + 64 <= bytes.len()`
-        // (asserted above).
-        let v = unsafe { load64(bytes, first + 64 * s) };
-        acc = _mm512_add_epi64(acc, _mm512_popcnt_epi64(v));
-    }
-    total += lanes_sum(acc);
-    let done = head + steps * 512;
-    total + scalar::sum::<W>(words, offset + done, n - done)
+    sum_by_steps64::<W>(words, offset, n, |bytes, first, steps| {
+        let mut acc = _mm512_setzero_si512();
+        for s in 0..steps {
+            // SAFETY: `s < steps`, so `first + 64 s + 64 <= bytes.len()`
+            // (asserted by `sum_by_steps64`).
+            let v = unsafe { load64(bytes, first + 64 * s) };
+            acc = _mm512_add_epi64(acc, _mm512_popcnt_epi64(v));
+        }
+        lanes_sum(acc)
+    })
 }
 
 /// Sum of the eight 64-bit lanes.
@@ -407,54 +415,49 @@ pub(crate) unsafe fn sum_bytes_avx512<const W: u32>(
     offset: usize,
     n: usize,
 ) -> u128 {
-    let bytes: &[u8] = bytemuck::cast_slice(words);
-    let (head, first, steps) = steps64::<W>(bytes, offset, n);
-    let mut total = scalar::sum::<W>(words, offset, head);
-    let w = W as usize;
-    let per_step = 512 / w;
-    assert!(steps == 0 || first + 64 * steps <= bytes.len());
-    // Largest byte sum one step adds, and how many steps a byte holds.
-    let per_byte: usize = if W == 8 {
-        255
-    } else {
-        (8 / w) * ((1 << w) - 1)
-    };
-    let batch = (255 / per_byte).max(1);
-    let m4 = _mm512_set1_epi8(0x0f);
-    // Field sums of a nibble: 2 two-bit fields.
-    let lut = v512(core::array::from_fn(|i| {
-        let n = (i % 16) as u8;
-        (n & 3) + (n >> 2)
-    }));
-    let zero = _mm512_setzero_si512();
-    let mut acc = zero;
-    let mut s = 0;
-    while s < steps {
-        let end = (s + batch).min(steps);
-        let mut bsum = zero;
-        while s < end {
-            // SAFETY: `s < steps`, so `first + 64 s + 64 <= bytes.len()`
-            // (asserted above).
-            let mut v = unsafe { load64(bytes, first + 64 * s) };
-            let lo = _mm512_and_si512(v, m4);
-            let hi = _mm512_and_si512(_mm512_srli_epi16::<4>(v), m4);
-            if W == 2 {
-                v = _mm512_add_epi8(_mm512_shuffle_epi8(lut, lo), _mm512_shuffle_epi8(lut, hi));
-            } else if W == 4 {
-                v = _mm512_add_epi8(lo, hi);
+    sum_by_steps64::<W>(words, offset, n, |bytes, first, steps| {
+        let w = W as usize;
+        // Largest byte sum one step adds, and how many steps a byte holds.
+        let per_byte: usize = if W == 8 {
+            255
+        } else {
+            (8 / w) * ((1 << w) - 1)
+        };
+        let batch = (255 / per_byte).max(1);
+        let m4 = _mm512_set1_epi8(0x0f);
+        // Field sums of a nibble: 2 two-bit fields.
+        let lut = v512(core::array::from_fn(|i| {
+            let n = (i % 16) as u8;
+            (n & 3) + (n >> 2)
+        }));
+        let zero = _mm512_setzero_si512();
+        let mut acc = zero;
+        let mut s = 0;
+        while s < steps {
+            let end = (s + batch).min(steps);
+            let mut bsum = zero;
+            while s < end {
+                // SAFETY: `s < steps`, so `first + 64 s + 64 <= bytes.len()`
+                // (asserted by `sum_by_steps64`).
+                let mut v = unsafe { load64(bytes, first + 64 * s) };
+                let lo = _mm512_and_si512(v, m4);
+                let hi = _mm512_and_si512(_mm512_srli_epi16::<4>(v), m4);
+                if W == 2 {
+                    v = _mm512_add_epi8(_mm512_shuffle_epi8(lut, lo), _mm512_shuffle_epi8(lut, hi));
+                } else if W == 4 {
+                    v = _mm512_add_epi8(lo, hi);
+                }
+                if W == 8 {
+                    acc = _mm512_add_epi64(acc, _mm512_sad_epu8(v, zero));
+                } else {
+                    bsum = _mm512_add_epi8(bsum, v);
+                }
+                s += 1;
             }
-            if W == 8 {
-                acc = _mm512_add_epi64(acc, _mm512_sad_epu8(v, zero));
-            } else {
-                bsum = _mm512_add_epi8(bsum, v);
+            if W != 8 {
+                acc = _mm512_add_epi64(acc, _mm512_sad_epu8(bsum, zero));
             }
-            s += 1;
         }
-        if W != 8 {
-            acc = _mm512_add_epi64(acc, _mm512_sad_epu8(bsum, zero));
-        }
-    }
-    total += lanes_sum(acc);
-    let done = head + steps * per_step;
-    total + scalar::sum::<W>(words, offset + done, n - done)
+        lanes_sum(acc)
+    })
 }
