@@ -150,31 +150,6 @@ pub fn decode_packed<F: MiniFloat>(bytes: &[u8], dst: &mut [f32]) -> Result<()> 
     Ok(())
 }
 
-/// Encodes `src` into a dense LSB-first packed stream of `F` in `bytes`
-/// (the layout of [`decode_packed`]), with the given [`Mode`]. It writes the
-/// first `ceil(src.len() * F::BITS / 8)` bytes, padding bits of the last
-/// one zero, and leaves the rest. Needs no allocator.
-///
-/// # Errors
-///
-/// [`Error::TooFewBytes`] when `bytes` is too short; `bytes` is unchanged.
-///
-/// # Examples
-///
-/// ```
-/// use bitpack::formats::{E2M1, Mode, encode_packed};
-///
-/// let mut bytes = [0xffu8; 3];
-/// encode_packed::<E2M1>(&[1.0, -2.0, 6.0], Mode::Nearest, &mut bytes)?;
-/// assert_eq!(bytes, [0xc2, 0x07, 0xff]);
-/// # Ok::<(), bitpack::Error>(())
-/// ```
-pub fn encode_packed<F: MiniFloat>(src: &[f32], mode: Mode, bytes: &mut [u8]) -> Result<()> {
-    // Straight to the f32 kernels: `Encoder::packed` rounds `f32` input to
-    // nearest with them.
-    super::wide::Encoder::new(mode).packed::<F, f32>(src, bytes)
-}
-
 /// `Ok` when `bytes` bytes hold `n` packed values of `F`
 /// (`ceil(n * F::BITS / 8)`), else [`Error::TooFewBytes`]. `n` counts the
 /// elements of a slice of values of at least 2 bytes, so `n * 8` does not

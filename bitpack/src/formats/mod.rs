@@ -158,7 +158,7 @@ pub use blocked::swizzle_scales;
 pub(crate) use blocked::{scale_shape_along, split_axis, split_shape};
 #[cfg(feature = "alloc")]
 pub use bulk::{decode, decode_into, encode, encode_into};
-pub use bulk::{decode_packed, decode_slice, encode_packed, encode_slice};
+pub use bulk::{decode_packed, decode_slice, encode_slice};
 #[cfg(feature = "alloc")]
 pub use mx::{MxArray, MxOptions};
 pub use names::FormatNames;
@@ -170,6 +170,7 @@ pub use types::{
 };
 #[cfg(feature = "half")]
 pub use types::{bf16_from_f32_satfinite, f16_from_f32_satfinite};
+pub use wide::encode_packed;
 pub use wide::{Encoder, Real, Rounding, decode_packed_as, decode_slice_as, random_bits};
 #[cfg(feature = "alloc")]
 pub use wide::{decode_as, decode_into_as};

@@ -770,3 +770,29 @@ pub fn decode_into_as<F: MiniFloat, S: Real>(src: &NarrowArray<F>, dst: &mut [S]
     decode_stream_as::<F, S>(src.as_bytes(), dst);
     Ok(())
 }
+
+/// Encodes `src` into a dense LSB-first packed stream of `F` in `bytes` (the
+/// layout of [`decode_packed`](super::decode_packed)), with the given
+/// [`Mode`]. It writes the first `ceil(src.len() * F::BITS / 8)` bytes,
+/// padding bits of the last one zero, and leaves the rest. Needs no
+/// allocator.
+///
+/// # Errors
+///
+/// [`Error::TooFewBytes`] when `bytes` is too short; `bytes` is unchanged.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::{E2M1, Mode, encode_packed};
+///
+/// let mut bytes = [0xffu8; 3];
+/// encode_packed::<E2M1>(&[1.0, -2.0, 6.0], Mode::Nearest, &mut bytes)?;
+/// assert_eq!(bytes, [0xc2, 0x07, 0xff]);
+/// # Ok::<(), bitpack::Error>(())
+/// ```
+pub fn encode_packed<F: MiniFloat>(src: &[f32], mode: Mode, bytes: &mut [u8]) -> Result<()> {
+    // Straight to the f32 kernels: `Encoder::packed` rounds `f32` input to
+    // nearest with them.
+    Encoder::new(mode).packed::<F, f32>(src, bytes)
+}
