@@ -27,12 +27,9 @@ pub(crate) fn encode_codes_f32<F: MiniFloat>(src: &[f32], satfinite: bool, codes
         }
         if const { e8m0_ok(&F::FORMAT) } {
             if satfinite {
-                // SAFETY: `map_codes_avx2` enables only `avx2`, detected
-                // above.
-                unsafe { super::x86::map_codes_avx2(&e8m0_encode::<true>, src, codes) }
+                super::with_avx2(|| super::scalar::map_codes(&e8m0_encode::<true>, src, codes))
             } else {
-                // SAFETY: as above.
-                unsafe { super::x86::map_codes_avx2(&e8m0_encode::<false>, src, codes) }
+                super::with_avx2(|| super::scalar::map_codes(&e8m0_encode::<false>, src, codes))
             }
             return;
         }
@@ -92,16 +89,11 @@ pub(crate) fn decode_codes<F: MiniFloat>(
         }
         if have & x86::AVX2 != 0 {
             if const { e8m0_ok(&F::FORMAT) } {
-                // SAFETY: `map_values_avx2` enables only `avx2`, detected
-                // just above.
-                unsafe { x86::map_values_avx2(&e8m0_decode, codes, out) };
+                super::with_avx2(|| super::scalar::map_values(&e8m0_decode, codes, out));
             } else if const { decode_fast_ok(&F::FORMAT) } {
-                // SAFETY: `map_values_avx2` enables only `avx2`, detected
-                // just above.
-                unsafe { x86::map_values_avx2(&decode_fast::<F>, codes, out) };
+                super::with_avx2(|| super::scalar::map_values(&decode_fast::<F>, codes, out));
             } else {
-                // SAFETY: as above.
-                unsafe { x86::map_values_avx2(&fallback, codes, out) };
+                super::with_avx2(|| super::scalar::map_values(&fallback, codes, out));
             }
             return;
         }

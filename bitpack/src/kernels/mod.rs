@@ -340,8 +340,8 @@ pub fn __limit_features(_mask: u32) {}
 
 /// `f()`, compiled with AVX2 where `x86::features()` reports it (so
 /// `__limit_features` holds), else as it is: how the portable loops of the
-/// reductions get their AVX2 builds without a `#[target_feature]` outside
-/// this folder.
+/// reductions and the mapped encode/decode paths get their AVX2 builds
+/// without a `#[target_feature]` of their own.
 #[inline(always)]
 pub(crate) fn with_avx2<R>(f: impl FnOnce() -> R) -> R {
     #[cfg(all(feature = "std", target_arch = "x86_64"))]

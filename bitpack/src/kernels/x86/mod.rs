@@ -1353,32 +1353,6 @@ pub(crate) unsafe fn encode4_f32_avx2<F: crate::formats::MiniFloat, const SAT: b
 }
 
 // ---------------------------------------------------------------------------
-// encode map
-// ---------------------------------------------------------------------------
-
-/// `codes[i] = f(src[i])`, compiled with AVX2 enabled so that a branch-free
-/// `f` is vectorized 8 values at a time.
-///
-/// # Safety
-///
-/// The CPU must support AVX2.
-#[target_feature(enable = "avx2")]
-pub(crate) unsafe fn map_codes_avx2<S: Copy, F: Fn(S) -> u8>(f: &F, src: &[S], codes: &mut [u8]) {
-    scalar::map_codes(f, src, codes)
-}
-
-/// `out[i] = f(codes[i])`, compiled with AVX2 enabled so that a branch-free
-/// `f` is vectorized 8 values at a time.
-///
-/// # Safety
-///
-/// The CPU must support AVX2.
-#[target_feature(enable = "avx2")]
-pub(crate) unsafe fn map_values_avx2<O, F: Fn(u8) -> O>(f: &F, codes: &[u8], out: &mut [O]) {
-    scalar::map_values(f, codes, out)
-}
-
-// ---------------------------------------------------------------------------
 // tables
 // ---------------------------------------------------------------------------
 
