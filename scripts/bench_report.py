@@ -265,16 +265,19 @@ def kernels_section(res, mtimes, notes):
     )
     r.table(
         "decode_f32/65536",
-        ["kernel", "table", "portable", "per_element", "half_f16_to_f32", "write_floor", "store_loop"],
+        ["kernel", "avx2", "table", "portable", "per_element", "half_f16_to_f32", "write_floor",
+         "store_loop"],
         "write_floor",
         [("kernel/floor", "kernel", "write_floor"), ("store_loop/floor", "store_loop", "write_floor"),
+         ("avx2/kernel", "avx2", "kernel"),
          ("table/kernel", "table", "kernel"), ("per_element/kernel", "per_element", "kernel"),
          ("half/kernel", "half_f16_to_f32", "kernel"), ("portable/kernel", "portable", "kernel")],
         "decode 65,536 packed codes to `f32`",
         "`kernel` is `formats::decode_into` on a `NarrowArray`; `table` the generic table kernel "
         "(`kernels::decode`); `per_element` decodes one value at a time (`MiniFloat::to_f32`); "
         "`store_loop` writes the same 256 KiB of computed `f32`s with plain AVX2 stores; "
-        "`half_f16_to_f32` converts as many `f16` values to `f32` (the `half` crate, F16C).",
+        "`half_f16_to_f32` converts as many `f16` values to `f32` (the `half` crate, F16C); "
+        "`avx2` is the kernel with the AVX-512 variants switched off.",
     )
     r.table(
         "decode_f32/67108864", ["kernel", "write_floor", "store_loop"], "write_floor",
@@ -282,13 +285,15 @@ def kernels_section(res, mtimes, notes):
         "decode 64 Mi packed codes to `f32`",
     )
     r.table(
-        "encode_f32/65536", ["kernel", "portable", "per_element", "half_f32_to_f16"], None,
-        [("per_element/kernel", "per_element", "kernel"), ("half/kernel", "half_f32_to_f16", "kernel"),
+        "encode_f32/65536", ["kernel", "avx2", "portable", "per_element", "half_f32_to_f16"], None,
+        [("avx2/kernel", "avx2", "kernel"),
+         ("per_element/kernel", "per_element", "kernel"), ("half/kernel", "half_f32_to_f16", "kernel"),
          ("portable/kernel", "portable", "kernel")],
         "encode 65,536 `f32` values (round to nearest even) and pack",
         "`kernel` is `formats::encode_into` on a `NarrowArray`; `per_element` runs the crate's "
         "rounding routine (`FloatFormat::encode_f32`) per value and writes its bits; "
-        "`half_f32_to_f16` converts as many `f32` values to `f16` (the `half` crate, F16C).",
+        "`half_f32_to_f16` converts as many `f32` values to `f16` (the `half` crate, F16C); "
+        "`avx2` is the kernel with the AVX-512 variants switched off.",
     )
     g = "encode_f32/65536"
     ps = params(res, g)
@@ -296,7 +301,7 @@ def kernels_section(res, mtimes, notes):
         r.out("Encode throughput in Gval/s (65,536 values over the median time)"
               + (", and in values per cycle at the measured clock:" if r.ghz else ":"))
         r.out()
-        fns = ("kernel", "portable", "per_element", "half_f32_to_f16")
+        fns = ("kernel", "avx2", "portable", "per_element", "half_f32_to_f16")
         hdr = [f"{fn} Gval/s" for fn in fns] + ([f"{fn} per cycle" for fn in fns] if r.ghz else [])
         r.out("| format | " + " | ".join(hdr) + " |")
         r.out("|" + "---|" * (len(hdr) + 1))

@@ -1,7 +1,8 @@
 //! The bulk float paths over slices and packed streams: codes from `f32`,
 //! `f32` from codes, through the element functions of `float_elem.rs` (as
 //! portable loops or, where `x86::features()` reports them, the SIMD builds
-//! of `x86/`), else the rounding routine or the decode table.
+//! of `x86/`: AVX-512 F/BW first, then AVX2), else the rounding routine or
+//! the decode table.
 
 pub(crate) use super::float_elem::*;
 use crate::formats::MiniFloat;
@@ -9,19 +10,16 @@ use crate::formats::MiniFloat;
 /// `codes[i]` = the code of `src[i]` in `F`, rounded to nearest with the
 /// format's rules (`satfinite`: the saturating ones), unpacked one per
 /// byte: [`encode_fast`] or [`e8m0_encode`] where they cover the format
-/// (AVX2 code where detected), else the rounding routine.
+/// (AVX-512 or AVX2 code where detected), else the rounding routine.
 pub(crate) fn encode_codes_f32<F: MiniFloat>(src: &[f32], satfinite: bool, codes: &mut [u8]) {
     use crate::formats::Mode;
     #[cfg(all(feature = "std", target_arch = "x86_64"))]
     if super::x86::features() & super::x86::AVX2 != 0 {
         if const { encode_fast_ok(&F::FORMAT) } {
             if satfinite {
-                // SAFETY: `encode_f32_avx2` enables only `avx2`, which
-                // `x86::features` detected just above.
-                unsafe { super::x86::encode_f32_avx2::<F, true>(src, codes) }
+                encode_x86::<F, true>(src, codes)
             } else {
-                // SAFETY: as above.
-                unsafe { super::x86::encode_f32_avx2::<F, false>(src, codes) }
+                encode_x86::<F, false>(src, codes)
             }
             return;
         }
@@ -69,8 +67,9 @@ pub(crate) fn encode_codes_f32<F: MiniFloat>(src: &[f32], satfinite: bool, codes
 }
 
 /// `out[i] = F::FORMAT.decode_f32(codes[i])` for unpacked codes (one per
-/// byte, bits above the format's ignored), bit for bit: F16C where the CPU
-/// has it and the format allows ([`f16_ok`]), else [`decode_fast`] (a loop
+/// byte, bits above the format's ignored), bit for bit: `vcvtph2ps`
+/// (AVX-512, else F16C) where the CPU has it and the format allows
+/// ([`f16_ok`]), else [`decode_fast`] (a loop
 /// compiled for AVX2 where detected), else `fallback` (the table).
 pub(crate) fn decode_codes<F: MiniFloat>(
     codes: &[u8],
@@ -81,6 +80,12 @@ pub(crate) fn decode_codes<F: MiniFloat>(
     {
         use super::x86;
         let have = x86::features();
+        if const { f16_ok(&F::FORMAT) } && have & x86::AVX512_BW == x86::AVX512_BW {
+            // SAFETY: `decode_f16c_avx512` enables `avx512f` and `avx512bw`,
+            // both detected at run time by `x86::features` just above.
+            unsafe { x86::decode_f16c_avx512::<F>(codes, out) };
+            return;
+        }
         if const { f16_ok(&F::FORMAT) } && have & x86::AVX2_F16C == x86::AVX2_F16C {
             // SAFETY: `decode_f16c` enables `avx2` and `f16c`, both detected
             // at run time by `x86::features` just above.
@@ -151,9 +156,50 @@ pub(crate) fn decode_words<F: MiniFloat>(
     super::scalar::decode_map_chunks(unpack, convert, words, offset, out);
 }
 
+/// `codes[i] = encode_fast::<F, SAT>(src[i])` through the widest x86 build
+/// the CPU has: AVX-512 F and BW (`x86::encode_f32_avx512`), else AVX2,
+/// else the portable loop.
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+fn encode_x86<F: MiniFloat, const SAT: bool>(src: &[f32], codes: &mut [u8]) {
+    use super::x86;
+    let have = x86::features();
+    if have & x86::AVX512_BW == x86::AVX512_BW {
+        // SAFETY: `encode_f32_avx512` enables `avx512f` and `avx512bw`, both
+        // detected by `x86::features` just above.
+        unsafe { x86::encode_f32_avx512::<F, SAT>(src, codes) }
+    } else if have & x86::AVX2 != 0 {
+        // SAFETY: `encode_f32_avx2` enables only `avx2`, detected above.
+        unsafe { x86::encode_f32_avx2::<F, SAT>(src, codes) }
+    } else {
+        super::scalar::map_codes(&encode_fast::<F, SAT>, src, codes)
+    }
+}
+
+/// [`encode_x86`] for 4-bit formats, the codes packed two per byte (element
+/// `2i` in the low nibble of `out[i]`; `out.len() == ceil(src.len() / 2)`).
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+fn encode4_x86<F: MiniFloat, const SAT: bool>(src: &[f32], out: &mut [u8]) {
+    use super::x86;
+    let have = x86::features();
+    if have & x86::AVX512_BW == x86::AVX512_BW {
+        // SAFETY: `encode4_f32_avx512` enables `avx512f` and `avx512bw`,
+        // both detected by `x86::features` just above.
+        unsafe { x86::encode4_f32_avx512::<F, SAT>(src, out) }
+    } else if have & x86::AVX2 != 0 {
+        // SAFETY: `encode4_f32_avx2` enables only `avx2`, detected above.
+        unsafe { x86::encode4_f32_avx2::<F, SAT>(src, out) }
+    } else {
+        for (pair, o) in src.chunks(2).zip(out) {
+            let hi = pair.get(1).map_or(0, |&x| encode_fast::<F, SAT>(x) & 0xf);
+            *o = encode_fast::<F, SAT>(pair[0]) & 0xf | hi << 4;
+        }
+    }
+}
+
 /// Encodes `src` as codes of `F` from value `offset` of the word stream,
 /// `satfinite` selecting the saturating mode: [`encode_fast`] where it
-/// covers the format (as AVX2 code where detected: `x86::encode_f32_avx2`),
+/// covers the format (as AVX-512 or AVX2 code where detected:
+/// [`encode_x86`]),
 /// else the rounding routine, monomorphized into the encode kernel
 /// ([`encode`](super::encode)).
 pub(crate) fn encode_words<F: MiniFloat>(
@@ -175,12 +221,9 @@ pub(crate) fn encode_words<F: MiniFloat>(
     if const { encode_fast_ok(&F::FORMAT) } && super::x86::features() & super::x86::AVX2 != 0 {
         let map = |s: &[f32], c: &mut [u8]| {
             if satfinite {
-                // SAFETY: `encode_f32_avx2` enables only `avx2`, which
-                // `x86::features` detected just above.
-                unsafe { super::x86::encode_f32_avx2::<F, true>(s, c) }
+                encode_x86::<F, true>(s, c)
             } else {
-                // SAFETY: as above.
-                unsafe { super::x86::encode_f32_avx2::<F, false>(s, c) }
+                encode_x86::<F, false>(s, c)
             }
         };
         if w == 8 {
@@ -195,12 +238,9 @@ pub(crate) fn encode_words<F: MiniFloat>(
             let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);
             let out = &mut bytes[offset / 2..(offset + even) / 2];
             if satfinite {
-                // SAFETY: `encode4_f32_avx2` enables only `avx2`, detected
-                // above.
-                unsafe { super::x86::encode4_f32_avx2::<F, true>(&src[..even], out) }
+                encode4_x86::<F, true>(&src[..even], out)
             } else {
-                // SAFETY: as above.
-                unsafe { super::x86::encode4_f32_avx2::<F, false>(&src[..even], out) }
+                encode4_x86::<F, false>(&src[..even], out)
             }
             if even < src.len() {
                 let pack = select!(PACK_U8[w](s: &[u8], ws: &mut [u64], o: usize));

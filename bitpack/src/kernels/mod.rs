@@ -56,8 +56,9 @@
 //! | [`pack`] from `u32` | AVX-512 F/BW/VBMI (1..=31), AVX2+BMI2 (1..=8), AVX2 (9..=31) | 1..=8: narrow to bytes (`vpackusdw`, `vpackuswb`, `vpermd`), then as from `u8`; 9..=31: `vpsllvd` puts each value at its bit offset (`vpsrlvd` gives the bits above the dword past 25 bits), then zero-masked `vpermb`/`vpermt2b` (AVX-512, 16 values, masked store) or `pshufb` per 128-bit half (AVX2, 8 values) move the even and the odd values' bytes, `or` |
 //! | [`sum`] | AVX-512: F+VPOPCNTDQ (1), F+BW (2, 4, 8), F+BW+VBMI (3, 5, 6, 7) | `vpopcntq`; the AVX2 methods below on 64-byte loads, with `vpermb` placing the folded groups |
 //! | [`sum`] | AVX2 (1..=8), POPCNT (1, fallback) | see below |
+//! | [`decode`] to 4-byte values | AVX-512 F+BW+VBMI (1..=4) | 16 values per step: one 8-byte load broadcast, `vpmultishiftqb` moves code `i` to dword `i`, one `vpermd` over the 16-entry table |
 //! | [`decode`] to 4-byte values | AVX2 (1..=4) | the table lives in registers: `vpsrlvd` places the codes, `vpermd` looks up (two and a blend for 16 entries) |
-//! | float encode/decode | AVX2, F16C | see *Float formats* |
+//! | float encode/decode | AVX-512 F+BW, AVX2, F16C | see *Float formats*; the AVX-512 builds (`x86/float512.rs`) run the AVX2 arithmetic on 16 lanes, selects as mask blends, and `vcvtph2ps` on 16 lanes |
 //!
 //! The `aarch64` NEON variants (`aarch64.rs`, `core::arch::aarch64`): unpack
 //! to `u8` (1..=8: two `tbl` lookups give each of 16 values its low and high
@@ -111,11 +112,12 @@
 //! by an exact subtraction), both exact to the bit against the crate's
 //! rounding routine and decode table (tested on every code and on millions of
 //! inputs, both modes), for every shipped format but E8M0, which falls back to
-//! the routine and the table. Encode runs as AVX2 code 32 values at a time,
-//! writing bytes (8-bit formats) or nibble pairs (4-bit) straight into the
-//! stream. Decode of a 4-bit format is the register table of [`decode`];
-//! of wider ones, `vcvtph2ps` on codes shifted into `binary16` (F16C; the
-//! 8-bit codes are read in place), else the branch-free function.
+//! the routine and the table. Encode runs as AVX-512 code 64 values at a
+//! time (AVX2: 32), writing bytes (8-bit formats) or nibble pairs (4-bit)
+//! straight into the stream. Decode of a 4-bit format is the register table
+//! of [`decode`]; of wider ones, `vcvtph2ps` on codes shifted into
+//! `binary16` (AVX-512: 32 codes per step; else F16C, 16; the 8-bit codes
+//! are read in place), else the branch-free function.
 //!
 //! # Performance
 //!

@@ -1010,6 +1010,18 @@ mod minifloat {
             } else if f16_ok(&f) {
                 std::eprintln!("skipped: decode_f16c for {f:?} (no AVX2 and F16C)");
             }
+            if f16_ok(&f) && have & x86::AVX512_BW == x86::AVX512_BW {
+                // Tails of every size around the 32-code step.
+                for n in [0usize, 1, 31, 32, 33, 63, 64, 65, 100, 256] {
+                    let mut out = std::vec![0f32; n];
+                    // SAFETY: AVX-512 F and BW were detected just above.
+                    unsafe { x86::decode_f16c_avx512::<F>(&codes[..n], &mut out) };
+                    let bits: Vec<u32> = out.iter().map(|&x| key(x)).collect();
+                    assert_eq!(bits, expect[..n], "{f:?} decode_f16c_avx512, {n} codes");
+                }
+            } else if f16_ok(&f) {
+                std::eprintln!("skipped: decode_f16c_avx512 for {f:?} (no AVX-512 F and BW)");
+            }
         }
         #[cfg(all(
             feature = "std",
@@ -1091,45 +1103,84 @@ mod minifloat {
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
         {
             use crate::kernels::x86;
-            if x86::detected() & x86::AVX2 != 0 {
-                let near: Vec<u8> = xs
-                    .iter()
-                    .map(|&x| f.encode_f32(x, Mode::Nearest) as u8)
-                    .collect();
-                let sat: Vec<u8> = xs
-                    .iter()
-                    .map(|&x| f.encode_f32(x, Mode::SatFinite) as u8)
-                    .collect();
-                // Lengths that leave tails of every size, and the whole set.
-                for n in [0usize, 1, 31, 32, 33, 100, xs.len()] {
+            let near: Vec<u8> = xs
+                .iter()
+                .map(|&x| f.encode_f32(x, Mode::Nearest) as u8)
+                .collect();
+            let sat: Vec<u8> = xs
+                .iter()
+                .map(|&x| f.encode_f32(x, Mode::SatFinite) as u8)
+                .collect();
+            let packed = |c: &[u8]| -> Vec<u8> {
+                c.chunks(2)
+                    .map(|p| p[0] | p.get(1).map_or(0, |h| h << 4))
+                    .collect()
+            };
+            type Enc = unsafe fn(&[f32], &mut [u8]);
+            let builds: [(&str, u32, [Enc; 4]); 2] = [
+                (
+                    "avx2",
+                    x86::AVX2,
+                    [
+                        x86::encode_f32_avx2::<F, false>,
+                        x86::encode_f32_avx2::<F, true>,
+                        x86::encode4_f32_avx2::<F, false>,
+                        x86::encode4_f32_avx2::<F, true>,
+                    ],
+                ),
+                (
+                    "avx512",
+                    x86::AVX512_BW,
+                    [
+                        x86::encode_f32_avx512::<F, false>,
+                        x86::encode_f32_avx512::<F, true>,
+                        x86::encode4_f32_avx512::<F, false>,
+                        x86::encode4_f32_avx512::<F, true>,
+                    ],
+                ),
+            ];
+            for (name, need, [enc, enc_sat, enc4, enc4_sat]) in builds {
+                if x86::detected() & need != need {
+                    std::eprintln!("skipped: encode_f32_{name} for {f:?} (the CPU lacks it)");
+                    continue;
+                }
+                // Lengths that leave tails of every size (steps of 32 and
+                // 64 values), and the whole set.
+                for n in [0usize, 1, 31, 32, 33, 63, 64, 65, 100, 129, xs.len()] {
                     let mut out = std::vec![0u8; n];
-                    // SAFETY: AVX2 was detected just above.
-                    unsafe { x86::encode_f32_avx2::<F, false>(&xs[..n], &mut out) };
-                    assert_eq!(out, near[..n], "{f:?} encode_f32_avx2 nearest, {n} values");
+                    // SAFETY: the CPU has every feature of the build
+                    // (checked above).
+                    unsafe { enc(&xs[..n], &mut out) };
+                    assert_eq!(
+                        out,
+                        near[..n],
+                        "{f:?} encode_f32_{name} nearest, {n} values"
+                    );
                     // SAFETY: as above.
-                    unsafe { x86::encode_f32_avx2::<F, true>(&xs[..n], &mut out) };
-                    assert_eq!(out, sat[..n], "{f:?} encode_f32_avx2 satfinite, {n} values");
+                    unsafe { enc_sat(&xs[..n], &mut out) };
+                    assert_eq!(
+                        out,
+                        sat[..n],
+                        "{f:?} encode_f32_{name} satfinite, {n} values"
+                    );
                     if f.bits() == 4 {
-                        let packed = |c: &[u8]| -> Vec<u8> {
-                            c.chunks(2)
-                                .map(|p| p[0] | p.get(1).map_or(0, |h| h << 4))
-                                .collect()
-                        };
                         let mut out = std::vec![0u8; n.div_ceil(2)];
                         // SAFETY: as above.
-                        unsafe { x86::encode4_f32_avx2::<F, false>(&xs[..n], &mut out) };
-                        assert_eq!(out, packed(&near[..n]), "{f:?} encode4 nearest, {n} values");
+                        unsafe { enc4(&xs[..n], &mut out) };
+                        assert_eq!(
+                            out,
+                            packed(&near[..n]),
+                            "{f:?} encode4_{name} nearest, {n} values"
+                        );
                         // SAFETY: as above.
-                        unsafe { x86::encode4_f32_avx2::<F, true>(&xs[..n], &mut out) };
+                        unsafe { enc4_sat(&xs[..n], &mut out) };
                         assert_eq!(
                             out,
                             packed(&sat[..n]),
-                            "{f:?} encode4 satfinite, {n} values"
+                            "{f:?} encode4_{name} satfinite, {n} values"
                         );
                     }
                 }
-            } else {
-                std::eprintln!("skipped: encode_f32_avx2 for {f:?} (no AVX2)");
             }
         }
         #[cfg(all(

@@ -38,7 +38,7 @@ pub(super) unsafe fn load64(bytes: &[u8], at: usize) -> __m512i {
 /// `at + 64 <= bytes.len()`, and the CPU supports AVX-512 F.
 #[target_feature(enable = "avx512f")]
 #[inline]
-unsafe fn store64(bytes: &mut [u8], at: usize, v: __m512i) {
+pub(super) unsafe fn store64(bytes: &mut [u8], at: usize, v: __m512i) {
     debug_assert!(at + 64 <= bytes.len());
     // SAFETY: the caller guarantees `at + 64 <= bytes.len()`; `storeu` has
     // no alignment requirement.
@@ -56,14 +56,14 @@ fn v512_u64(q: [u64; 8]) -> __m512i {
 /// A vector from 64 bytes.
 #[target_feature(enable = "avx512f")]
 #[inline]
-fn v512(b: [u8; 64]) -> __m512i {
+pub(super) fn v512(b: [u8; 64]) -> __m512i {
     v512_u64(bytemuck::cast(b))
 }
 
 /// A vector from 16 `u32` lanes.
 #[target_feature(enable = "avx512f")]
 #[inline]
-fn v512_u32(d: [u32; 16]) -> __m512i {
+pub(super) fn v512_u32(d: [u32; 16]) -> __m512i {
     v512_u64(bytemuck::cast(d))
 }
 

@@ -23,9 +23,12 @@ use super::scalar::{self, ld, mask64, rep_mask};
 use crate::Unsigned;
 
 mod avx512;
+mod float512;
 use avx512::{
     sum_bytes_avx512, sum_fold_avx512, sum_popcnt_avx512, unpack_u8_avx512, unpack_u32_avx512,
 };
+use float512::decode_perm_avx512;
+pub(crate) use float512::{decode_f16c_avx512, encode_f32_avx512, encode4_f32_avx512};
 
 // ---------------------------------------------------------------------------
 // feature detection
@@ -1215,7 +1218,9 @@ pub(crate) unsafe fn decode_f16c<F: crate::formats::MiniFloat>(codes: &[u8], out
 /// round-to-nearest-even encode, exact: the integer rounding, subnormal add
 /// and selects of `float_elem::encode_fast`, written with signed 32-bit
 /// compares (the compiler turns the element function's compares into
-/// unsigned ones, two instructions each in AVX2).
+/// unsigned ones, two instructions each in AVX2), and with the overflow as
+/// a `vpminsd` clamp where the format's constants allow (see
+/// `float512::encode16`).
 #[target_feature(enable = "avx2")]
 #[inline]
 fn encode8<F: crate::formats::MiniFloat, const SAT: bool>(x: __m256i) -> __m256i {
@@ -1249,13 +1254,28 @@ fn encode8<F: crate::formats::MiniFloat, const SAT: bool>(x: __m256i) -> __m256i
     );
     let small = _mm256_cmpgt_epi32(_mm256_set1_epi32((127 + emin) << 23), a);
     let mag = _mm256_blendv_epi8(normal, sub, small);
-    let over = _mm256_cmpgt_epi32(mag, _mm256_set1_epi32(max as i32));
-    let mag = _mm256_blendv_epi8(mag, _mm256_set1_epi32(over_mag as i32), over);
+    // An overflow magnitude one above the largest finite one or equal to it
+    // is a clamp; NaN and infinity inputs reach it too (their exponent field
+    // is all ones), so a NaN code with that magnitude needs no select.
+    let clamp = over_mag == max || over_mag == max + 1;
+    let mag = if clamp {
+        _mm256_min_epi32(mag, _mm256_set1_epi32(over_mag as i32))
+    } else {
+        let over = _mm256_cmpgt_epi32(mag, _mm256_set1_epi32(max as i32));
+        _mm256_blendv_epi8(mag, _mm256_set1_epi32(over_mag as i32), over)
+    };
     let nan = _mm256_cmpgt_epi32(a, _mm256_set1_epi32(0x7f80_0000));
     let c_nan_pos = _mm256_set1_epi32(nan_pos as i32);
     if nan_neg == nan_pos | 1 << sign_shift {
         // The NaN code is the positive one with the sign or-ed in.
-        _mm256_or_si256(_mm256_blendv_epi8(mag, c_nan_pos, nan), sign)
+        if clamp && nan_pos == over_mag {
+            _mm256_or_si256(mag, sign)
+        } else {
+            _mm256_or_si256(_mm256_blendv_epi8(mag, c_nan_pos, nan), sign)
+        }
+    } else if nan_neg == nan_pos {
+        // One NaN code for both signs.
+        _mm256_blendv_epi8(_mm256_or_si256(mag, sign), c_nan_pos, nan)
     } else {
         let code = _mm256_or_si256(mag, sign);
         let neg = _mm256_cmpeq_epi32(sign, c_sign);
@@ -1394,7 +1414,7 @@ pub(crate) static SUM: XTable<SumX, 64> = xtable!(64;
 );
 
 pub(crate) static DECODE_X32: XTable<DecodeX, 16> = xtable!(16;
-    [AVX2 decode_perm_avx2] for 1 2 3 4;
+    [AVX512_VBMI decode_perm_avx512, AVX2 decode_perm_avx2] for 1 2 3 4;
 );
 
 #[cfg(all(test, not(miri)))]

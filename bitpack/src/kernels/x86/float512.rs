@@ -1,0 +1,325 @@
+//! AVX-512 variants of the float paths: the table decode of 1- to 4-bit
+//! codes, the `binary16` decode of unpacked codes, and the
+//! round-to-nearest-even encode (one code per byte, or nibble pairs).
+//!
+//! Each is the 512-bit form of its AVX2 sibling in `x86/mod.rs` (same
+//! arithmetic, twice the lanes), with two changes that only AVX-512 allows:
+//! compares write mask registers, so a select is one `vpblendm` instead of a
+//! two-uop `vpblendvb`; and the table decode gives every 32-bit lane its
+//! code with one `vpmultishiftqb` (VBMI) and looks all 16 table entries up
+//! with one `vpermd`, where AVX2 needs two permutes and a blend for 4-bit
+//! codes. The portable element functions of `float_elem.rs` do the tails.
+
+use core::arch::x86_64::*;
+
+use super::avx512::{load64, store64, v512, v512_u32};
+use super::{count, head8, load32, read8, steps_within, store32};
+use crate::formats::MiniFloat;
+use crate::kernels::float_elem as mf;
+use crate::kernels::scalar;
+
+/// `vpmultishiftqb` control for [`decode_perm_avx512`]: byte 0 of 32-bit
+/// lane `i` takes the 8 bits from bit `iW` of the step's 64 bits (code `i`
+/// in its low `W` bits; `vpermd` reads only the low 4 bits of an index, so
+/// the other bytes may hold anything).
+const fn decode_shifts(w: u32) -> [u8; 64] {
+    let mut c = [0u8; 64];
+    let mut i = 0;
+    while i < 16 {
+        c[4 * i] = (i as u32 * w) as u8;
+        i += 1;
+    }
+    c
+}
+
+/// `dst[i] = table[code i]` for `W`-bit codes (`W` in `1..=4`) from value
+/// `offset` of the stream, 16 per step: one 8-byte load broadcast to every
+/// lane, one `vpmultishiftqb` that moves code `i` to lane `i`, one `vpermd`
+/// over the 16-entry table (repeated for `W < 4`) and one 64-byte store.
+///
+/// # Safety
+///
+/// The CPU must support AVX-512 F, BW and VBMI.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+pub(crate) unsafe fn decode_perm_avx512<const W: u32>(
+    words: &[u64],
+    offset: usize,
+    table: &[u32],
+    dst: &mut [u32],
+) {
+    let n = dst.len();
+    let head = head8(offset, n);
+    let tmask = (1usize << W) - 1;
+    let unpack = |w: &[u64], o: usize, d: &mut [u8]| scalar::unpack::<W, u8>(w, o, d);
+    scalar::decode_chunks(unpack, words, offset, table, &mut dst[..head]);
+    let bytes: &[u8] = bytemuck::cast_slice(words);
+    let out: &mut [u8] = bytemuck::cast_slice_mut(dst);
+    let lut = v512_u32(core::array::from_fn(|k| table[k & tmask]));
+    let shifts = v512(decode_shifts(W));
+    let w = W as usize;
+    // After the head the value index is a multiple of 8, so every step of
+    // 16 values starts on a byte: `2W` bytes per step.
+    let first = (offset + head) / 8 * w;
+    let steps = steps_within(first, 2 * w, 8, bytes.len(), (n - head) / 16);
+    assert!(steps == 0 || first + (steps - 1) * 2 * w + 8 <= bytes.len());
+    assert!(4 * (head + 16 * steps) <= out.len());
+    for s in 0..steps {
+        // SAFETY: `s < steps`, so the 8 bytes read are inside `bytes`
+        // (asserted above).
+        let g = unsafe { read8(bytes, first + 2 * w * s) };
+        let idx = _mm512_multishift_epi64_epi8(shifts, _mm512_set1_epi64(g as i64));
+        let r = _mm512_permutexvar_epi32(idx, lut);
+        // SAFETY: the 64 bytes written end inside `out` (asserted above).
+        unsafe { store64(out, 4 * (head + 16 * s), r) };
+    }
+    let i = head + 16 * steps;
+    scalar::decode_chunks(unpack, words, offset + i, table, &mut dst[i..]);
+}
+
+/// `out[i] = float_elem::decode_fast::<F>(codes[i])` through `binary16`,
+/// 32 codes per step: the steps of `x86::decode_f16c` on 32 16-bit lanes
+/// (NaN fixes as mask blends), two 16-lane `vcvtph2ps` and the rescale. The
+/// format must satisfy `float_elem::f16_ok`.
+///
+/// # Safety
+///
+/// The CPU must support AVX-512 F and BW.
+#[target_feature(enable = "avx512f,avx512bw")]
+pub(crate) unsafe fn decode_f16c_avx512<F: MiniFloat>(codes: &[u8], out: &mut [f32]) {
+    use crate::formats::Specials;
+    let (e, m) = const { (F::FORMAT.exponent_bits, F::FORMAT.mantissa_bits) };
+    let (bias, specials) = const { (F::FORMAT.bias, F::FORMAT.specials) };
+    let n = codes.len().min(out.len());
+    let steps = n / 32;
+    let mag_mask = _mm512_set1_epi16(((1u32 << (e + m)) - 1) as i16);
+    let sign_bit = _mm512_set1_epi16((1u32 << (e + m)) as i16);
+    let shift = count(10 - m);
+    let sign_shift = count(15 - (e + m));
+    let bit14 = _mm512_set1_epi16(0x4000);
+    // As in `decode_f16c`: the binary16 codes (sign clear) of the format's
+    // NaN magnitude and of an IEEE format's infinity, the canonical quiet
+    // NaN, and the xor that turns the first into the last.
+    let nan_h_bits = ((1u32 << (e + m)) - 1) << (10 - m);
+    let no_sign = _mm512_set1_epi16(0x7fff);
+    let nan_h = _mm512_set1_epi16(nan_h_bits as i16);
+    let nan_fix = _mm512_set1_epi16((nan_h_bits ^ 0x7e00) as i16);
+    let inf_h = _mm512_set1_epi16(((((1u32 << e) - 1) << m) << (10 - m)) as i16);
+    let qnan = _mm512_set1_epi16(0x7e00);
+    let scale = _mm512_set1_ps(f32::from_bits(((127 + 15 - bias) as u32) << 23));
+    let out_bytes: &mut [u8] = bytemuck::cast_slice_mut(out);
+    assert!(32 * steps <= codes.len() && 128 * steps <= out_bytes.len());
+    for s in 0..steps {
+        // SAFETY: `32 * (s + 1) <= codes.len()` (asserted above).
+        let x = _mm512_cvtepu8_epi16(unsafe { load32(codes, 32 * s) });
+        let mut h = if e + 10 == 14 {
+            // The sign lands on bit 14, one below binary16's: adding bit 14
+            // to itself carries it to bit 15 and clears it.
+            let y = _mm512_sll_epi16(x, shift);
+            _mm512_add_epi16(y, _mm512_and_si512(y, bit14))
+        } else {
+            let mag = _mm512_and_si512(x, mag_mask);
+            let sign = _mm512_sll_epi16(_mm512_and_si512(x, sign_bit), sign_shift);
+            _mm512_or_si512(_mm512_sll_epi16(mag, shift), sign)
+        };
+        match specials {
+            Specials::AllOnesNan => {
+                let nan = _mm512_cmpeq_epi16_mask(_mm512_and_si512(h, no_sign), nan_h);
+                h = _mm512_mask_blend_epi16(nan, h, _mm512_xor_si512(h, nan_fix));
+            }
+            Specials::Ieee => {
+                let nan = _mm512_cmpgt_epi16_mask(_mm512_and_si512(h, no_sign), inf_h);
+                let sign = _mm512_andnot_si512(no_sign, h);
+                h = _mm512_mask_blend_epi16(nan, h, _mm512_or_si512(sign, qnan));
+            }
+            _ => {}
+        }
+        let lo = _mm512_cvtph_ps(_mm512_castsi512_si256(h));
+        let hi = _mm512_cvtph_ps(_mm512_extracti64x4_epi64::<1>(h));
+        let (lo, hi) = if bias == 15 {
+            (lo, hi)
+        } else {
+            (_mm512_mul_ps(lo, scale), _mm512_mul_ps(hi, scale))
+        };
+        let (lo, hi) = (_mm512_castps_si512(lo), _mm512_castps_si512(hi));
+        // SAFETY: `128 * (s + 1) <= out_bytes.len()` (asserted above).
+        unsafe { store64(out_bytes, 128 * s, lo) };
+        // SAFETY: as above.
+        unsafe { store64(out_bytes, 128 * s + 64, hi) };
+    }
+    let done = 32 * steps;
+    let tail = |c: u8| mf::decode_fast::<F>(c);
+    scalar::map_values(&tail, &codes[done..n], &mut out[done..n]);
+}
+
+/// The codes of 16 `f32` lanes (bits in `x`): `x86::encode8` on 16 lanes,
+/// its selects as mask blends, with three savings the format's constants
+/// allow (each decided at compile time):
+///
+/// - where the overflow magnitude is the largest finite one or the next
+///   (saturating formats, and IEEE-style infinities or all-ones NaNs one
+///   above the largest value), one `vpminsd` clamps instead of a compare
+///   and a blend;
+/// - NaN and infinity inputs take the normal path to a magnitude above
+///   every finite one (their exponent field is all ones), so where the NaN
+///   code's magnitude is that same clamp, NaNs need no select of their own;
+/// - the sign is merged by one `vpternlogd` (`mag | (x >> k) & sign`).
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn encode16<F: MiniFloat, const SAT: bool>(x: __m512i) -> __m512i {
+    let m = const { F::FORMAT.mantissa_bits };
+    let bias = const { F::FORMAT.bias };
+    let sign_shift = const { F::FORMAT.exponent_bits + F::FORMAT.mantissa_bits };
+    let max = const { F::FORMAT.max_code() };
+    let over_mag = const { mf::overflow_magnitude(&F::FORMAT, SAT) };
+    let nan_pos = const { mf::nan_result(&F::FORMAT, false, SAT) };
+    let nan_neg = const { mf::nan_result(&F::FORMAT, true, SAT) };
+    let clamp = over_mag == max || over_mag == max + 1;
+    let shift = 23 - m;
+    let emin = 1 - bias;
+    let magic = f32::from_bits(((127 + emin - m as i32 + 23) as u32) << 23);
+    let c_sign = _mm512_set1_epi32(1 << sign_shift);
+    let a = _mm512_and_si512(x, _mm512_set1_epi32(0x7fff_ffff));
+    // The sign bit, not yet masked: `x >> (31 - sign_shift)`.
+    let sign_hi = _mm512_srl_epi32(x, count(31 - sign_shift));
+    let with_sign = |mag: __m512i| _mm512_ternarylogic_epi32::<0xF8>(mag, sign_hi, c_sign);
+    let lsb = _mm512_and_si512(_mm512_srl_epi32(a, count(shift)), _mm512_set1_epi32(1));
+    let r = _mm512_add_epi32(
+        a,
+        _mm512_add_epi32(_mm512_set1_epi32((1 << (shift - 1)) - 1), lsb),
+    );
+    let normal = _mm512_sub_epi32(
+        _mm512_srl_epi32(r, count(shift)),
+        _mm512_set1_epi32((127 - bias) << m),
+    );
+    let lifted = _mm512_castsi512_ps(_mm512_max_epi32(a, _mm512_set1_epi32(0x0080_0000)));
+    let sub = _mm512_sub_epi32(
+        _mm512_castps_si512(_mm512_add_ps(lifted, _mm512_set1_ps(magic))),
+        _mm512_set1_epi32(magic.to_bits() as i32),
+    );
+    let small = _mm512_cmpgt_epi32_mask(_mm512_set1_epi32((127 + emin) << 23), a);
+    let mag = _mm512_mask_blend_epi32(small, normal, sub);
+    let mag = if clamp {
+        _mm512_min_epi32(mag, _mm512_set1_epi32(over_mag as i32))
+    } else {
+        let over = _mm512_cmpgt_epi32_mask(mag, _mm512_set1_epi32(max as i32));
+        _mm512_mask_blend_epi32(over, mag, _mm512_set1_epi32(over_mag as i32))
+    };
+    let c_nan_pos = _mm512_set1_epi32(nan_pos as i32);
+    let nan = || _mm512_cmpgt_epi32_mask(a, _mm512_set1_epi32(0x7f80_0000));
+    if nan_neg == nan_pos | 1 << sign_shift {
+        // The NaN code is the positive one with the sign or-ed in.
+        if clamp && nan_pos == over_mag {
+            // NaNs were clamped to it above.
+            with_sign(mag)
+        } else {
+            with_sign(_mm512_mask_blend_epi32(nan(), mag, c_nan_pos))
+        }
+    } else if nan_neg == nan_pos {
+        // One NaN code for both signs.
+        _mm512_mask_blend_epi32(nan(), with_sign(mag), c_nan_pos)
+    } else {
+        let code = with_sign(mag);
+        let sign = _mm512_and_si512(sign_hi, c_sign);
+        let neg = _mm512_cmpeq_epi32_mask(sign, c_sign);
+        let nan_code = _mm512_mask_blend_epi32(neg, c_nan_pos, _mm512_set1_epi32(nan_neg as i32));
+        _mm512_mask_blend_epi32(nan(), code, nan_code)
+    }
+}
+
+/// `vpermd` order that puts the bytes of [`encode64`]'s two packs back in
+/// element order: after `vpackusdw` and `vpackuswb`, 32-bit lane `4L + j`
+/// holds elements `4L..4L + 4` of the `j`-th 16-lane input.
+const fn pack_order() -> [u32; 16] {
+    let mut o = [0u32; 16];
+    let mut k = 0;
+    while k < 16 {
+        o[k] = (4 * (k % 4) + k / 4) as u32;
+        k += 1;
+    }
+    o
+}
+
+/// Encodes 64 `f32` (bytes `at..at + 256` of `sb`) to 64 code bytes in
+/// element order: four [`encode16`], two packs and one `vpermd`.
+///
+/// # Safety
+///
+/// `at + 256 <= sb.len()`, and the CPU supports AVX-512 F and BW.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+unsafe fn encode64<F: MiniFloat, const SAT: bool>(sb: &[u8], at: usize) -> __m512i {
+    // SAFETY: the caller guarantees the 256 bytes; each load reads 64 of
+    // them.
+    let c0 = encode16::<F, SAT>(unsafe { load64(sb, at) });
+    // SAFETY: as above.
+    let c1 = encode16::<F, SAT>(unsafe { load64(sb, at + 64) });
+    // SAFETY: as above.
+    let c2 = encode16::<F, SAT>(unsafe { load64(sb, at + 128) });
+    // SAFETY: as above.
+    let c3 = encode16::<F, SAT>(unsafe { load64(sb, at + 192) });
+    let p01 = _mm512_packus_epi32(c0, c1);
+    let p23 = _mm512_packus_epi32(c2, c3);
+    let order = v512_u32(pack_order());
+    _mm512_permutexvar_epi32(order, _mm512_packus_epi16(p01, p23))
+}
+
+/// `codes[i] = float_elem::encode_fast::<F, SAT>(src[i])`, 64 values per
+/// step. The format must satisfy `float_elem::encode_fast_ok`.
+///
+/// # Safety
+///
+/// The CPU must support AVX-512 F and BW.
+#[target_feature(enable = "avx512f,avx512bw")]
+pub(crate) unsafe fn encode_f32_avx512<F: MiniFloat, const SAT: bool>(
+    src: &[f32],
+    codes: &mut [u8],
+) {
+    let n = src.len().min(codes.len());
+    let steps = n / 64;
+    let sb: &[u8] = bytemuck::cast_slice(src);
+    assert!(256 * steps <= sb.len() && 64 * steps <= codes.len());
+    for s in 0..steps {
+        // SAFETY: `256 * steps <= sb.len()` (asserted).
+        let r = unsafe { encode64::<F, SAT>(sb, 256 * s) };
+        // SAFETY: `64 * steps <= codes.len()` (asserted).
+        unsafe { store64(codes, 64 * s, r) };
+    }
+    let done = 64 * steps;
+    let tail = |x: f32| mf::encode_fast::<F, SAT>(x);
+    scalar::map_codes(&tail, &src[done..n], &mut codes[done..n]);
+}
+
+/// Encodes `src` to 4-bit codes of `F` packed two per byte (element `2i`
+/// in the low nibble of `out[i]`, an odd tail's last nibble alone in a byte
+/// whose high nibble is cleared): [`encode64`], a `vpmaddubsw` merge of
+/// nibble pairs and a `vpmovwb` narrowing, 64 values (32 bytes) per step.
+/// `out.len()` must be `ceil(src.len() / 2)`.
+///
+/// # Safety
+///
+/// The CPU must support AVX-512 F and BW.
+#[target_feature(enable = "avx512f,avx512bw")]
+pub(crate) unsafe fn encode4_f32_avx512<F: MiniFloat, const SAT: bool>(
+    src: &[f32],
+    out: &mut [u8],
+) {
+    let n = src.len();
+    let steps = n / 64;
+    let sb: &[u8] = bytemuck::cast_slice(src);
+    assert!(256 * steps <= sb.len() && 32 * steps <= out.len());
+    let pairs = _mm512_set1_epi16(0x1001);
+    for s in 0..steps {
+        // SAFETY: `256 * steps <= sb.len()` (asserted).
+        let c = unsafe { encode64::<F, SAT>(sb, 256 * s) };
+        let b = _mm512_cvtepi16_epi8(_mm512_maddubs_epi16(c, pairs));
+        // SAFETY: `32 * steps <= out.len()` (asserted).
+        unsafe { store32(out, 32 * s, b) };
+    }
+    for (i, pair) in src[64 * steps..].chunks(2).enumerate() {
+        let lo = mf::encode_fast::<F, SAT>(pair[0]) & 0xf;
+        let hi = pair
+            .get(1)
+            .map_or(0, |&x| mf::encode_fast::<F, SAT>(x) & 0xf);
+        out[32 * steps + i] = lo | hi << 4;
+    }
+}
