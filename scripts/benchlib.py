@@ -90,9 +90,11 @@ def rustc():
 def fmt_time(ns):
     if ns is None:
         return "–"
-    if ns >= 1e6:
+    # The unit follows the value as printed, so that a printed time read
+    # back prints the same (999.6 ns is "1.00 µs", not "1000 ns").
+    if round(ns / 1e3, 2) >= 1e3:
         return f"{ns / 1e6:.2f} ms"
-    if ns >= 1e3:
+    if round(ns) >= 1e3:
         return f"{ns / 1e3:.2f} µs"
     return f"{ns:.0f} ns"
 

@@ -541,6 +541,10 @@ class Lib(unittest.TestCase):
         self.assertEqual(benchlib.fmt_time(999.4), "999 ns")
         self.assertEqual(benchlib.fmt_time(1340.0), "1.34 µs")
         self.assertEqual(benchlib.fmt_time(2.22e6), "2.22 ms")
+        # At the unit boundaries the printed value picks the unit.
+        self.assertEqual(benchlib.fmt_time(999.6), "1.00 µs")
+        self.assertEqual(benchlib.fmt_time(999_996.0), "1.00 ms")
+        self.assertEqual(benchlib.fmt_time(999_994.0), "999.99 µs")
 
     def test_wrap(self):
         lines = benchlib.wrap("- " + "word " * 40, width=30, indent="  ")

@@ -12,7 +12,7 @@
 //! `bitpacker1x`/`bitpacker8x` (the `bitpacking` crate on the same values),
 //! `per_element` (a scalar per-element conversion loop) and `half_*` (the
 //! `half` crate's slice conversions of as many values). `clock/add_chain`
-//! measures the core clock (8 dependent adds per loop iteration), so that
+//! measures the core clock (8 dependent register adds per loop iteration), so that
 //! `scripts/bench_report.py` can turn times into cycles.
 //!
 //! Run: `cargo bench -p bitpack --bench kernels`, then
@@ -120,7 +120,10 @@ fn read_floor(words: &[u64]) -> u64 {
     unsafe { read_floor_avx2(words) }
 }
 
-/// `iters` loop iterations of 8 dependent adds: 8 cycles each.
+/// `iters` loop iterations of 8 dependent adds: 8 cycles each. The adds
+/// take a register operand: cores that fold adds of an immediate at rename
+/// (Intel since Golden Cove) run an immediate chain faster than one add per
+/// cycle, which would overstate the clock.
 fn add_chain(iters: u64) -> u64 {
     let mut x = 0u64;
     let mut n = iters;
@@ -130,12 +133,13 @@ fn add_chain(iters: u64) -> u64 {
     unsafe {
         std::arch::asm!(
             "2:",
-            "add {x}, 1", "add {x}, 1", "add {x}, 1", "add {x}, 1",
-            "add {x}, 1", "add {x}, 1", "add {x}, 1", "add {x}, 1",
+            "add {x}, {one}", "add {x}, {one}", "add {x}, {one}", "add {x}, {one}",
+            "add {x}, {one}", "add {x}, {one}", "add {x}, {one}", "add {x}, {one}",
             "dec {n}",
             "jnz 2b",
             x = inout(reg) x,
             n = inout(reg) n,
+            one = in(reg) 1u64,
             options(nomem, nostack),
         );
     }

@@ -129,30 +129,32 @@
 //! by up to about 30% between runs).
 //!
 //! <!-- bench:kernels:begin -->
-//! Measured 2026-11-30 on AMD EPYC (2 cores; avx2 bmi2 popcnt avx512f):
+//! Measured 2026-12-01 on Intel(R) Xeon(R) Processor (2 cores; avx2 bmi2 popcnt avx512f):
 //!
-//! - `sum/65536`: the 5-bit sum takes 1.34 µs, 2.48x `read_floor` (reading its
-//!   40 KiB) and 259x faster than the bit-at-a-time `naive` loop; widths 1..=8
-//!   run at 1.04-4.25x `read_floor`.
-//! - `sum/67108864`: 0.91-1.51x `read_floor` for widths 1..=8.
-//! - `unpack_u8/65536`: 1.98-2.79x `write_floor` (`memset` of the 64 KiB
-//!   output) and 1.47-2.03x `store_loop` (plain AVX2 stores of as many bytes);
-//!   the 5-bit unpack takes 2.36 µs.
-//! - `unpack_u32/65536`: 0.75-1.29x the time of `bitpacker8x` (its own
-//!   interleaved layout) and 2.10-7.05x faster than `bitpacker1x` (the same
-//!   bytes); 5 bits: 4.52 µs against 3.63 µs and 20.41 µs.
-//! - `pack_u32/65536`: 3.22-5.39x faster than `bitpacker1x` for widths 1..=8
-//!   (same bytes written); 10..=31 bits run the portable kernel, at 0.63-1.53x
-//!   the speed of `bitpacker1x`.
-//! - `pack_u8/65536`: 0.90-3.24x `memcpy` of the packed bytes for widths 4..=8;
+//! - `sum/65536`: the 5-bit sum takes 1.38 µs, 2.59x `read_floor` (reading its
+//!   40 KiB) and 346x faster than the bit-at-a-time `naive` loop; widths 1..=8
+//!   run at 0.92-4.34x `read_floor`.
+//! - `sum/67108864`: 0.86-2.94x `read_floor` for widths 1..=8.
+//! - `unpack_u8/65536`: 1.01-1.24x `write_floor` (`memset` of the 64 KiB
+//!   output) and 1.02-1.21x `store_loop` (plain AVX2 stores of as many bytes);
+//!   the 5-bit unpack takes 2.15 µs.
+//! - `unpack_u8/65536` against `fastlanes` (the same values in its own
+//!   transposed layout): 0.47-0.92x of its time for widths 1..=8.
+//! - `unpack_u32/65536`: 0.65-1.11x the time of `bitpacker8x` (its own
+//!   interleaved layout) and 2.53-6.32x faster than `bitpacker1x` (the same
+//!   bytes); 5 bits: 7.66 µs against 7.95 µs and 48.41 µs.
+//! - `pack_u32/65536`: 2.73-5.22x faster than `bitpacker1x` for widths 1..=8
+//!   and 2.14-5.43x for 9..=31 (the same bytes written); 9..=31 bits take
+//!   1.33-4.13x a `memcpy` of the packed bytes.
+//! - `pack_u8/65536`: 1.15-2.22x `memcpy` of the packed bytes for widths 4..=8;
 //!   at 1, 2 and 3 bits reading the input values alone (`read_input`) takes
-//!   7.24x, 1.81x and 1.39x that `memcpy`.
-//! - `decode_f32/65536`: E2M1 5.47 µs (1.64x `write_floor`, the `memset` of the
-//!   256 KiB output), E4M3 9.00 µs (2.62x; `store_loop` alone is 2.01x); E4M3
-//!   154x faster than the per-value `MiniFloat::to_f32` loop.
-//! - `encode_f32/65536`: E2M1 2.77 and E4M3 2.99 Gval/s, 1.15 and 1.25 values
-//!   per cycle at the measured 2.40 GHz (E4M3: 67x the per-value rounding
-//!   routine; `half`'s `f32` to `f16` slice conversion: 1.60 per cycle).
+//!   9.55x, 6.52x and 1.33x that `memcpy`.
+//! - `decode_f32/65536`: E2M1 8.96 µs (1.23x `write_floor`, the `memset` of the
+//!   256 KiB output), E4M3 10.66 µs (1.43x; `store_loop` alone is 1.18x); E4M3
+//!   177x faster than the per-value `MiniFloat::to_f32` loop.
+//! - `encode_f32/65536`: E2M1 4.69 and E4M3 5.52 Gval/s, 1.93 and 2.27 values
+//!   per cycle at the measured 2.43 GHz (E4M3: 130x the per-value rounding
+//!   routine; `half`'s `f32` to `f16` slice conversion: 1.62 per cycle).
 //! <!-- bench:kernels:end -->
 //!
 //! What was measured and not kept (each against the kept code in one timing
