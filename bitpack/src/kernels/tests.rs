@@ -1096,29 +1096,121 @@ mod minifloat {
         out
     }
 
+    /// A SIMD build of the encode: codes to bytes and, for 4-bit formats,
+    /// to nibble pairs, each in both modes.
+    #[cfg(all(
+        feature = "std",
+        any(
+            target_arch = "x86_64",
+            all(
+                target_arch = "aarch64",
+                target_feature = "neon",
+                target_endian = "little"
+            )
+        )
+    ))]
+    type Enc = unsafe fn(&[f32], &mut [u8]);
+
+    /// Runs one build of the encode (`[nearest, satfinite, nearest nibble
+    /// pairs, satfinite nibble pairs]`) against the rounding routine's codes
+    /// `near` and `sat` of `xs`, on lengths that leave tails of every size
+    /// around the 16-, 32- and 64-value steps, and on the whole set.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must have every feature the four functions enable.
+    #[cfg(all(
+        feature = "std",
+        any(
+            target_arch = "x86_64",
+            all(
+                target_arch = "aarch64",
+                target_feature = "neon",
+                target_endian = "little"
+            )
+        )
+    ))]
+    unsafe fn check_encode_build<F: MiniFloat>(
+        name: &str,
+        [enc, enc_sat, enc4, enc4_sat]: [Enc; 4],
+        xs: &[f32],
+        near: &[u8],
+        sat: &[u8],
+    ) {
+        let f = F::FORMAT;
+        let packed = |c: &[u8]| -> Vec<u8> {
+            c.chunks(2)
+                .map(|p| p[0] | p.get(1).map_or(0, |h| h << 4))
+                .collect()
+        };
+        for n in [
+            0usize,
+            1,
+            15,
+            16,
+            17,
+            31,
+            32,
+            33,
+            63,
+            64,
+            65,
+            100,
+            129,
+            xs.len(),
+        ] {
+            let mut out = std::vec![0u8; n];
+            // SAFETY: the caller guarantees the features of the build.
+            unsafe { enc(&xs[..n], &mut out) };
+            assert_eq!(
+                out,
+                near[..n],
+                "{f:?} encode_f32_{name} nearest, {n} values"
+            );
+            // SAFETY: as above.
+            unsafe { enc_sat(&xs[..n], &mut out) };
+            assert_eq!(
+                out,
+                sat[..n],
+                "{f:?} encode_f32_{name} satfinite, {n} values"
+            );
+            if f.bits() == 4 {
+                let mut out = std::vec![0u8; n.div_ceil(2)];
+                // SAFETY: as above.
+                unsafe { enc4(&xs[..n], &mut out) };
+                assert_eq!(
+                    out,
+                    packed(&near[..n]),
+                    "{f:?} encode4_{name} nearest, {n} values"
+                );
+                // SAFETY: as above.
+                unsafe { enc4_sat(&xs[..n], &mut out) };
+                assert_eq!(
+                    out,
+                    packed(&sat[..n]),
+                    "{f:?} encode4_{name} satfinite, {n} values"
+                );
+            }
+        }
+    }
+
     fn check_encode<F: MiniFloat>() {
         let f = F::FORMAT;
         if !encode_fast_ok(&f) {
             return;
         }
         let xs = inputs::<F>();
+        let near: Vec<u8> = xs
+            .iter()
+            .map(|&x| f.encode_f32(x, Mode::Nearest) as u8)
+            .collect();
+        let sat: Vec<u8> = xs
+            .iter()
+            .map(|&x| f.encode_f32(x, Mode::SatFinite) as u8)
+            .collect();
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
         {
             use crate::kernels::x86;
-            let near: Vec<u8> = xs
-                .iter()
-                .map(|&x| f.encode_f32(x, Mode::Nearest) as u8)
-                .collect();
-            let sat: Vec<u8> = xs
-                .iter()
-                .map(|&x| f.encode_f32(x, Mode::SatFinite) as u8)
-                .collect();
-            let packed = |c: &[u8]| -> Vec<u8> {
-                c.chunks(2)
-                    .map(|p| p[0] | p.get(1).map_or(0, |h| h << 4))
-                    .collect()
-            };
-            type Enc = unsafe fn(&[f32], &mut [u8]);
             let builds: [(&str, u32, [Enc; 4]); 2] = [
                 (
                     "avx2",
@@ -1141,48 +1233,14 @@ mod minifloat {
                     ],
                 ),
             ];
-            for (name, need, [enc, enc_sat, enc4, enc4_sat]) in builds {
+            for (name, need, fns) in builds {
                 if x86::detected() & need != need {
                     std::eprintln!("skipped: encode_f32_{name} for {f:?} (the CPU lacks it)");
                     continue;
                 }
-                // Lengths that leave tails of every size (steps of 32 and
-                // 64 values), and the whole set.
-                for n in [0usize, 1, 31, 32, 33, 63, 64, 65, 100, 129, xs.len()] {
-                    let mut out = std::vec![0u8; n];
-                    // SAFETY: the CPU has every feature of the build
-                    // (checked above).
-                    unsafe { enc(&xs[..n], &mut out) };
-                    assert_eq!(
-                        out,
-                        near[..n],
-                        "{f:?} encode_f32_{name} nearest, {n} values"
-                    );
-                    // SAFETY: as above.
-                    unsafe { enc_sat(&xs[..n], &mut out) };
-                    assert_eq!(
-                        out,
-                        sat[..n],
-                        "{f:?} encode_f32_{name} satfinite, {n} values"
-                    );
-                    if f.bits() == 4 {
-                        let mut out = std::vec![0u8; n.div_ceil(2)];
-                        // SAFETY: as above.
-                        unsafe { enc4(&xs[..n], &mut out) };
-                        assert_eq!(
-                            out,
-                            packed(&near[..n]),
-                            "{f:?} encode4_{name} nearest, {n} values"
-                        );
-                        // SAFETY: as above.
-                        unsafe { enc4_sat(&xs[..n], &mut out) };
-                        assert_eq!(
-                            out,
-                            packed(&sat[..n]),
-                            "{f:?} encode4_{name} satfinite, {n} values"
-                        );
-                    }
-                }
+                // SAFETY: the CPU has every feature of the build (checked
+                // just above).
+                unsafe { check_encode_build::<F>(name, fns, &xs, &near, &sat) };
             }
         }
         #[cfg(all(
@@ -1193,49 +1251,25 @@ mod minifloat {
         ))]
         {
             use crate::kernels::aarch64::{encode_f32_neon, encode4_f32_neon};
-            let near: Vec<u8> = xs
-                .iter()
-                .map(|&x| f.encode_f32(x, Mode::Nearest) as u8)
-                .collect();
-            let sat: Vec<u8> = xs
-                .iter()
-                .map(|&x| f.encode_f32(x, Mode::SatFinite) as u8)
-                .collect();
-            // Lengths that leave tails of every size, and the whole set.
-            for n in [0usize, 1, 15, 16, 17, 33, 100, xs.len()] {
-                let mut out = std::vec![0u8; n];
-                // SAFETY: NEON, all it enables, is in this target's cfg.
-                unsafe { encode_f32_neon::<F, false>(&xs[..n], &mut out) };
-                assert_eq!(out, near[..n], "{f:?} encode_f32_neon nearest, {n} values");
-                // SAFETY: as above.
-                unsafe { encode_f32_neon::<F, true>(&xs[..n], &mut out) };
-                assert_eq!(out, sat[..n], "{f:?} encode_f32_neon satfinite, {n} values");
-                if f.bits() == 4 {
-                    let packed = |c: &[u8]| -> Vec<u8> {
-                        c.chunks(2)
-                            .map(|p| p[0] | p.get(1).map_or(0, |h| h << 4))
-                            .collect()
-                    };
-                    let mut out = std::vec![0u8; n.div_ceil(2)];
-                    // SAFETY: as above.
-                    unsafe { encode4_f32_neon::<F, false>(&xs[..n], &mut out) };
-                    assert_eq!(out, packed(&near[..n]), "{f:?} neon encode4 nearest, {n}");
-                    // SAFETY: as above.
-                    unsafe { encode4_f32_neon::<F, true>(&xs[..n], &mut out) };
-                    assert_eq!(out, packed(&sat[..n]), "{f:?} neon encode4 satfinite, {n}");
-                }
-            }
+            let fns: [Enc; 4] = [
+                encode_f32_neon::<F, false>,
+                encode_f32_neon::<F, true>,
+                encode4_f32_neon::<F, false>,
+                encode4_f32_neon::<F, true>,
+            ];
+            // SAFETY: NEON, all the build enables, is in this target's cfg.
+            unsafe { check_encode_build::<F>("neon", fns, &xs, &near, &sat) };
         }
-        for x in xs {
+        for (i, &x) in xs.iter().enumerate() {
             assert_eq!(
-                encode_fast::<F, false>(x) as u32,
-                f.encode_f32(x, Mode::Nearest),
+                encode_fast::<F, false>(x),
+                near[i],
                 "{f:?} nearest {x:e} ({:#x})",
                 x.to_bits()
             );
             assert_eq!(
-                encode_fast::<F, true>(x) as u32,
-                f.encode_f32(x, Mode::SatFinite),
+                encode_fast::<F, true>(x),
+                sat[i],
                 "{f:?} satfinite {x:e} ({:#x})",
                 x.to_bits()
             );
