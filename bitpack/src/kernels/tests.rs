@@ -1096,8 +1096,7 @@ mod minifloat {
         out
     }
 
-    /// A SIMD build of the encode: codes to bytes and, for 4-bit formats,
-    /// to nibble pairs, each in both modes.
+    /// The checks of the SIMD encode builds, on the targets that have some.
     #[cfg(all(
         feature = "std",
         any(
@@ -1109,87 +1108,84 @@ mod minifloat {
             )
         )
     ))]
-    type Enc = unsafe fn(&[f32], &mut [u8]);
+    mod build {
+        use std::vec::Vec;
 
-    /// Runs one build of the encode (`[nearest, satfinite, nearest nibble
-    /// pairs, satfinite nibble pairs]`) against the rounding routine's codes
-    /// `near` and `sat` of `xs`, on lengths that leave tails of every size
-    /// around the 16-, 32- and 64-value steps, and on the whole set.
-    ///
-    /// # Safety
-    ///
-    /// The CPU must have every feature the four functions enable.
-    #[cfg(all(
-        feature = "std",
-        any(
-            target_arch = "x86_64",
-            all(
-                target_arch = "aarch64",
-                target_feature = "neon",
-                target_endian = "little"
-            )
-        )
-    ))]
-    unsafe fn check_encode_build<F: MiniFloat>(
-        name: &str,
-        [enc, enc_sat, enc4, enc4_sat]: [Enc; 4],
-        xs: &[f32],
-        near: &[u8],
-        sat: &[u8],
-    ) {
-        let f = F::FORMAT;
-        let packed = |c: &[u8]| -> Vec<u8> {
-            c.chunks(2)
-                .map(|p| p[0] | p.get(1).map_or(0, |h| h << 4))
-                .collect()
-        };
-        for n in [
-            0usize,
-            1,
-            15,
-            16,
-            17,
-            31,
-            32,
-            33,
-            63,
-            64,
-            65,
-            100,
-            129,
-            xs.len(),
-        ] {
-            let mut out = std::vec![0u8; n];
-            // SAFETY: the caller guarantees the features of the build.
-            unsafe { enc(&xs[..n], &mut out) };
-            assert_eq!(
-                out,
-                near[..n],
-                "{f:?} encode_f32_{name} nearest, {n} values"
-            );
-            // SAFETY: as above.
-            unsafe { enc_sat(&xs[..n], &mut out) };
-            assert_eq!(
-                out,
-                sat[..n],
-                "{f:?} encode_f32_{name} satfinite, {n} values"
-            );
-            if f.bits() == 4 {
-                let mut out = std::vec![0u8; n.div_ceil(2)];
-                // SAFETY: as above.
-                unsafe { enc4(&xs[..n], &mut out) };
+        use crate::formats::MiniFloat;
+
+        /// A SIMD build of the encode: codes to bytes and, for 4-bit formats,
+        /// to nibble pairs, each in both modes.
+        pub(super) type Enc = unsafe fn(&[f32], &mut [u8]);
+
+        /// Runs one build of the encode (`[nearest, satfinite, nearest nibble
+        /// pairs, satfinite nibble pairs]`) against the rounding routine's codes
+        /// `near` and `sat` of `xs`, on lengths that leave tails of every size
+        /// around the 16-, 32- and 64-value steps, and on the whole set.
+        ///
+        /// # Safety
+        ///
+        /// The CPU must have every feature the four functions enable.
+        pub(super) unsafe fn check_encode_build<F: MiniFloat>(
+            name: &str,
+            [enc, enc_sat, enc4, enc4_sat]: [Enc; 4],
+            xs: &[f32],
+            near: &[u8],
+            sat: &[u8],
+        ) {
+            let f = F::FORMAT;
+            let packed = |c: &[u8]| -> Vec<u8> {
+                c.chunks(2)
+                    .map(|p| p[0] | p.get(1).map_or(0, |h| h << 4))
+                    .collect()
+            };
+            for n in [
+                0usize,
+                1,
+                15,
+                16,
+                17,
+                31,
+                32,
+                33,
+                63,
+                64,
+                65,
+                100,
+                129,
+                xs.len(),
+            ] {
+                let mut out = std::vec![0u8; n];
+                // SAFETY: the caller guarantees the features of the build.
+                unsafe { enc(&xs[..n], &mut out) };
                 assert_eq!(
                     out,
-                    packed(&near[..n]),
-                    "{f:?} encode4_{name} nearest, {n} values"
+                    near[..n],
+                    "{f:?} encode_f32_{name} nearest, {n} values"
                 );
                 // SAFETY: as above.
-                unsafe { enc4_sat(&xs[..n], &mut out) };
+                unsafe { enc_sat(&xs[..n], &mut out) };
                 assert_eq!(
                     out,
-                    packed(&sat[..n]),
-                    "{f:?} encode4_{name} satfinite, {n} values"
+                    sat[..n],
+                    "{f:?} encode_f32_{name} satfinite, {n} values"
                 );
+                if f.bits() == 4 {
+                    let mut out = std::vec![0u8; n.div_ceil(2)];
+                    // SAFETY: as above.
+                    unsafe { enc4(&xs[..n], &mut out) };
+                    assert_eq!(
+                        out,
+                        packed(&near[..n]),
+                        "{f:?} encode4_{name} nearest, {n} values"
+                    );
+                    // SAFETY: as above.
+                    unsafe { enc4_sat(&xs[..n], &mut out) };
+                    assert_eq!(
+                        out,
+                        packed(&sat[..n]),
+                        "{f:?} encode4_{name} satfinite, {n} values"
+                    );
+                }
             }
         }
     }
@@ -1211,7 +1207,7 @@ mod minifloat {
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
         {
             use crate::kernels::x86;
-            let builds: [(&str, u32, [Enc; 4]); 2] = [
+            let builds: [(&str, u32, [build::Enc; 4]); 2] = [
                 (
                     "avx2",
                     x86::AVX2,
@@ -1240,7 +1236,7 @@ mod minifloat {
                 }
                 // SAFETY: the CPU has every feature of the build (checked
                 // just above).
-                unsafe { check_encode_build::<F>(name, fns, &xs, &near, &sat) };
+                unsafe { build::check_encode_build::<F>(name, fns, &xs, &near, &sat) };
             }
         }
         #[cfg(all(
@@ -1251,14 +1247,14 @@ mod minifloat {
         ))]
         {
             use crate::kernels::aarch64::{encode_f32_neon, encode4_f32_neon};
-            let fns: [Enc; 4] = [
+            let fns: [build::Enc; 4] = [
                 encode_f32_neon::<F, false>,
                 encode_f32_neon::<F, true>,
                 encode4_f32_neon::<F, false>,
                 encode4_f32_neon::<F, true>,
             ];
             // SAFETY: NEON, all the build enables, is in this target's cfg.
-            unsafe { check_encode_build::<F>("neon", fns, &xs, &near, &sat) };
+            unsafe { build::check_encode_build::<F>("neon", fns, &xs, &near, &sat) };
         }
         for (i, &x) in xs.iter().enumerate() {
             assert_eq!(
