@@ -92,7 +92,9 @@ pub(crate) static PACK_U8: NTable<PackN<u8>, 8> = ntable!(8;
     pack_u8_neon for 1 2 3 4 5 6 7 8;
 );
 pub(crate) static PACK_U16: NTable<PackN<u16>, 16> = NTable([None; 16]);
-pub(crate) static PACK_U32: NTable<PackN<u32>, 32> = NTable([None; 32]);
+pub(crate) static PACK_U32: NTable<PackN<u32>, 32> = ntable!(32;
+    pack_u32_neon for 1 2 3 4 5 6 7 8;
+);
 pub(crate) static PACK_U64: NTable<PackN<u64>, 64> = NTable([None; 64]);
 pub(crate) static PACK_U128: NTable<PackN<u128>, 128> = NTable([None; 128]);
 
@@ -368,71 +370,107 @@ pub(crate) fn unpack_u32_neon<const W: u32>(words: &[u64], offset: usize, dst: &
 // pack
 // ---------------------------------------------------------------------------
 
-/// Packs from bytes (`W <= 8`): each step masks 16 values and merges
-/// neighbours in widening lanes (pairs into `u16`, quads into `u32`, eights
-/// into `u64`: `lo | hi << k`), leaving two runs of `W` bytes, written as two
-/// overlapping 8-byte stores. A step's stores reach `8 - W` bytes past its
-/// own `2 * W`; the next step (or the portable tail) overwrites them, so the
-/// steps stop where those bytes would leave the bytes wholly inside the
-/// values written.
+/// Packs from bytes (`W <= 8`) through [`pack_steps`].
 #[target_feature(enable = "neon")]
 pub(crate) fn pack_u8_neon<const W: u32>(src: &[u8], words: &mut [u64], offset: usize) {
     let n = src.len();
     let head = head8(offset, n);
     scalar::pack::<W, u8>(&src[..head], words, offset);
+    let done = pack_steps::<W, 1>(src, n, head, words, offset);
+    scalar::pack::<W, u8>(&src[done..], words, offset + done);
+}
+
+/// Packs from `u32` (`W <= 8`) through [`pack_steps`], each step's 16 values
+/// first narrowed to bytes (`xtn` twice: the low 8 bits of each, all a
+/// `W`-bit pack keeps).
+#[target_feature(enable = "neon")]
+pub(crate) fn pack_u32_neon<const W: u32>(src: &[u32], words: &mut [u64], offset: usize) {
+    let n = src.len();
+    let head = head8(offset, n);
+    scalar::pack::<W, u32>(&src[..head], words, offset);
+    let done = pack_steps::<W, 4>(bytemuck::cast_slice(src), n, head, words, offset);
+    scalar::pack::<W, u32>(&src[done..], words, offset + done);
+}
+
+/// The NEON middle of a pack of `n` values of `B` bytes each (`B` is 1 or
+/// 4; `src` holds their bytes) from value `head` on, where the stream
+/// position `offset + head` is a multiple of 8 values; returns where the
+/// portable tail starts (`head + 16 * steps`).
+///
+/// Each step takes 16 values (narrowed to bytes where `B` is 4), masks them
+/// and merges neighbours in widening lanes (pairs into `u16`, quads into
+/// `u32`, eights into `u64`: `lo | hi << k`), leaving two runs of `W` bytes,
+/// written as two overlapping 8-byte stores. A step's stores reach `8 - W`
+/// bytes past its own `2 * W`; the next step (or the portable tail)
+/// overwrites them, so the steps stop where those bytes would leave the
+/// bytes wholly inside the values written.
+#[target_feature(enable = "neon")]
+#[inline]
+fn pack_steps<const W: u32, const B: usize>(
+    src: &[u8],
+    n: usize,
+    head: usize,
+    words: &mut [u64],
+    offset: usize,
+) -> usize {
     let start = offset + head;
     let first = start / 8 * W as usize;
     // Bytes wholly inside the values written.
     let limit = (offset + n) * W as usize / 8;
     let w = W as usize;
     let stride = 2 * w;
-    let steps = {
-        let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);
-        let steps = steps_within(first, stride, w + 8, limit, (n - head) / 16);
-        if steps > 0 {
-            assert!(
-                first + (steps - 1) * stride + w + 8 <= limit
-                    && limit <= bytes.len()
-                    && head + 16 * steps <= n
-            );
-        }
-        let m = vdupq_n_u8(mask8(W));
-        let (k1, k2, k4) = (
-            vdupq_n_s16(W as i16),
-            vdupq_n_s32(2 * W as i32),
-            vdupq_n_s64(4 * W as i64),
+    let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);
+    let steps = steps_within(first, stride, w + 8, limit, (n - head) / 16);
+    if steps > 0 {
+        assert!(
+            first + (steps - 1) * stride + w + 8 <= limit
+                && limit <= bytes.len()
+                && B * (head + 16 * steps) <= src.len()
         );
-        for s in 0..steps {
-            // SAFETY: step `s < steps` reads `src[head + 16 s..][..16]`,
-            // inside `src` by the assertion above.
-            let v = unsafe { load16(src, head + 16 * s) };
-            let h = vreinterpretq_u16_u8(vandq_u8(v, m));
-            let p16 = vorrq_u16(
-                vandq_u16(h, vdupq_n_u16(0xff)),
-                vshlq_u16(vshrq_n_u16::<8>(h), k1),
-            );
-            let q = vreinterpretq_u32_u16(p16);
-            let p32 = vorrq_u32(
-                vandq_u32(q, vdupq_n_u32(0xffff)),
-                vshlq_u32(vshrq_n_u32::<16>(q), k2),
-            );
-            let r = vreinterpretq_u64_u32(p32);
-            let p64 = vorrq_u64(
-                vandq_u64(r, vdupq_n_u64(0xffff_ffff)),
-                vshlq_u64(vshrq_n_u64::<32>(r), k4),
-            );
-            let at = first + s * stride;
-            let (l0, l1) = (vgetq_lane_u64::<0>(p64), vgetq_lane_u64::<1>(p64));
-            // SAFETY: the two stores write `bytes[at..at + W + 8]`, inside
-            // `bytes` (below `limit`) by the assertion above.
-            unsafe { write_le(bytes, at, l0) };
-            // SAFETY: as above.
-            unsafe { write_le(bytes, at + w, l1) };
-        }
-        steps
-    };
-    let done = head + 16 * steps;
-    scalar::pack::<W, u8>(&src[done..], words, offset + done);
+    }
+    let m = vdupq_n_u8(mask8(W));
+    let (k1, k2, k4) = (
+        vdupq_n_s16(W as i16),
+        vdupq_n_s32(2 * W as i32),
+        vdupq_n_s64(4 * W as i64),
+    );
+    for s in 0..steps {
+        let at = B * (head + 16 * s);
+        let v = if B == 1 {
+            // SAFETY: step `s < steps` reads `src[at..at + 16]`, inside
+            // `src` by the assertion above.
+            unsafe { load16(src, at) }
+        } else {
+            // SAFETY: as above, for the 64 bytes `src[at..at + 64]`.
+            let q = |k: usize| vreinterpretq_u32_u8(unsafe { load16(src, at + 16 * k) });
+            let lo = vcombine_u16(vmovn_u32(q(0)), vmovn_u32(q(1)));
+            let hi = vcombine_u16(vmovn_u32(q(2)), vmovn_u32(q(3)));
+            vcombine_u8(vmovn_u16(lo), vmovn_u16(hi))
+        };
+        let h = vreinterpretq_u16_u8(vandq_u8(v, m));
+        let p16 = vorrq_u16(
+            vandq_u16(h, vdupq_n_u16(0xff)),
+            vshlq_u16(vshrq_n_u16::<8>(h), k1),
+        );
+        let q = vreinterpretq_u32_u16(p16);
+        let p32 = vorrq_u32(
+            vandq_u32(q, vdupq_n_u32(0xffff)),
+            vshlq_u32(vshrq_n_u32::<16>(q), k2),
+        );
+        let r = vreinterpretq_u64_u32(p32);
+        let p64 = vorrq_u64(
+            vandq_u64(r, vdupq_n_u64(0xffff_ffff)),
+            vshlq_u64(vshrq_n_u64::<32>(r), k4),
+        );
+        let out = first + s * stride;
+        let (l0, l1) = (vgetq_lane_u64::<0>(p64), vgetq_lane_u64::<1>(p64));
+        // SAFETY: the two stores write `bytes[out..out + W + 8]`, inside
+        // `bytes` (below `limit`) by the assertion above.
+        unsafe { write_le(bytes, out, l0) };
+        // SAFETY: as above.
+        unsafe { write_le(bytes, out + w, l1) };
+    }
+    head + 16 * steps
 }
 
 // ---------------------------------------------------------------------------

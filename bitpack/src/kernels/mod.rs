@@ -64,7 +64,8 @@
 //! to `u8` (1..=8: two `tbl` lookups give each of 16 values its low and high
 //! byte, `ushl` by per-lane counts, mask), to `u32` (1..=8: the same, widened;
 //! 9..=25: a two-register `tbl` puts each value's four bytes in its lane,
-//! `ushl`, mask), pack from `u8` (1..=8: neighbours merged in widening lanes),
+//! `ushl`, mask), pack from `u8` and `u32` (1..=8: neighbours merged in
+//! widening lanes; `u32` values narrowed to bytes first),
 //! sum (1..=8: `cnt` or nibble sums for 1, 2, 4, 8 bits, the unpack for the
 //! others, `uadalp` accumulation), decode to 4-byte values (1..=4: a
 //! four-register `tbl` table) and the float encode and decode (the branch-free

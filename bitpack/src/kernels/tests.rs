@@ -782,6 +782,7 @@ fn neon_variants_report() {
     assert_eq!(widths("unpack_u8", &aarch64::UNPACK_U8), upto(8));
     assert_eq!(widths("unpack_u32", &aarch64::UNPACK_U32), upto(25));
     assert_eq!(widths("pack_u8", &aarch64::PACK_U8), upto(8));
+    assert_eq!(widths("pack_u32", &aarch64::PACK_U32), upto(8));
     assert_eq!(widths("sum", &aarch64::SUM), upto(8));
     assert_eq!(widths("decode_x32", &aarch64::DECODE_X32), upto(4));
     assert!(aarch64::SUM.get(3).is_some());
