@@ -67,6 +67,19 @@ pub(super) fn v512_u32(d: [u32; 16]) -> __m512i {
     v512_u64(bytemuck::cast(d))
 }
 
+/// The low bytes of four vectors of 16 `u32` lanes (each lane at most
+/// 255), 64 bytes in element order: two `vpackusdw`, one `vpackuswb`, and
+/// one `vpermd` that undoes the packs' 128-bit interleave (after them,
+/// 32-bit lane `4L + j` holds elements `4L..4L + 4` of input `j`).
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+pub(super) fn narrow_u32x64(a0: __m512i, a1: __m512i, a2: __m512i, a3: __m512i) -> __m512i {
+    let order = v512_u32([0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15]);
+    let p01 = _mm512_packus_epi32(a0, a1);
+    let p23 = _mm512_packus_epi32(a2, a3);
+    _mm512_permutexvar_epi32(order, _mm512_packus_epi16(p01, p23))
+}
+
 /// A vector with `x` in every 64-bit lane.
 #[target_feature(enable = "avx512f")]
 #[inline]

@@ -12,7 +12,7 @@
 
 use core::arch::x86_64::*;
 
-use super::avx512::{load64, store64, v512, v512_u32};
+use super::avx512::{load64, narrow_u32x64, store64, v512, v512_u32};
 use super::{count, head8, load32, read8, steps_within, store32};
 use crate::formats::MiniFloat;
 use crate::kernels::float_elem as mf;
@@ -226,21 +226,8 @@ fn encode16<F: MiniFloat, const SAT: bool>(x: __m512i) -> __m512i {
     }
 }
 
-/// `vpermd` order that puts the bytes of [`encode64`]'s two packs back in
-/// element order: after `vpackusdw` and `vpackuswb`, 32-bit lane `4L + j`
-/// holds elements `4L..4L + 4` of the `j`-th 16-lane input.
-const fn pack_order() -> [u32; 16] {
-    let mut o = [0u32; 16];
-    let mut k = 0;
-    while k < 16 {
-        o[k] = (4 * (k % 4) + k / 4) as u32;
-        k += 1;
-    }
-    o
-}
-
 /// Encodes 64 `f32` (bytes `at..at + 256` of `sb`) to 64 code bytes in
-/// element order: four [`encode16`], two packs and one `vpermd`.
+/// element order: four [`encode16`] and one `avx512::narrow_u32x64`.
 ///
 /// # Safety
 ///
@@ -257,10 +244,7 @@ unsafe fn encode64<F: MiniFloat, const SAT: bool>(sb: &[u8], at: usize) -> __m51
     let c2 = encode16::<F, SAT>(unsafe { load64(sb, at + 128) });
     // SAFETY: as above.
     let c3 = encode16::<F, SAT>(unsafe { load64(sb, at + 192) });
-    let p01 = _mm512_packus_epi32(c0, c1);
-    let p23 = _mm512_packus_epi32(c2, c3);
-    let order = v512_u32(pack_order());
-    _mm512_permutexvar_epi32(order, _mm512_packus_epi16(p01, p23))
+    narrow_u32x64(c0, c1, c2, c3)
 }
 
 /// `codes[i] = float_elem::encode_fast::<F, SAT>(src[i])`, 64 values per

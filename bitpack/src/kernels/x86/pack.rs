@@ -16,7 +16,7 @@
 
 use core::arch::x86_64::*;
 
-use super::avx512::load64;
+use super::avx512::{load64, narrow_u32x64};
 use super::{head8, load32, mask64, scalar, steps_within, store16, v256, write_le};
 
 // ---------------------------------------------------------------------------
@@ -389,9 +389,6 @@ pub(crate) unsafe fn pack_u32_avx512<const W: u32>(src: &[u32], words: &mut [u64
     assert!(steps == 0 || first + steps * 8 * w <= bytes.len());
     assert!(4 * (head + 64 * steps) <= sb.len());
     let keep = _mm512_set1_epi32(mask64(W) as i32);
-    // After the two packs, dword `4L + d` of the result holds elements
-    // `16d + 4L..` (lane `L` of load `d`); this puts them in order.
-    let order = v512([0u32, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15]);
     for s in 0..steps {
         let b = 4 * (head + 64 * s);
         // SAFETY: `4 * (head + 64 * steps) <= sb.len()` (asserted), so the
@@ -403,9 +400,7 @@ pub(crate) unsafe fn pack_u32_avx512<const W: u32>(src: &[u32], words: &mut [u64
         let a2 = _mm512_and_si512(unsafe { load64(sb, b + 128) }, keep);
         // SAFETY: as above.
         let a3 = _mm512_and_si512(unsafe { load64(sb, b + 192) }, keep);
-        let p01 = _mm512_packus_epi32(a0, a1);
-        let p23 = _mm512_packus_epi32(a2, a3);
-        let v = _mm512_permutexvar_epi32(order, _mm512_packus_epi16(p01, p23));
+        let v = narrow_u32x64(a0, a1, a2, a3);
         // SAFETY: the step's `8W` bytes end inside `bytes` (asserted).
         unsafe { pack_step_avx512::<W>(bytes, first + 8 * w * s, v) };
     }
