@@ -173,6 +173,20 @@ pub enum Error {
         /// The size of one value, in bytes.
         value_bytes: usize,
     },
+    /// A copy or a check whose size grows with a foreign tensor's logical
+    /// size would exceed its limit: a broadcast or self-overlapping layout
+    /// makes a few stored bytes look like many values (see
+    /// `DlpackTensor::to_narrow_array_within`).
+    SizeLimit {
+        /// What would have been made or walked.
+        what: &'static str,
+        /// The bytes it needs.
+        bytes: u128,
+        /// The limit, in bytes.
+        limit: usize,
+        /// The bytes the tensor stores.
+        stored: usize,
+    },
     // Borrowed arrays and interop (DLPack, Arrow).
     /// A mutable word view over borrowed bytes that are not 8-byte aligned
     /// or do not cover whole 64-bit words.
@@ -394,6 +408,16 @@ impl fmt::Display for Error {
                 f,
                 "cannot allocate {what}: its value count overflows usize ({value_bytes} bytes \
                  each)"
+            ),
+            Error::SizeLimit {
+                what,
+                bytes,
+                limit,
+                stored,
+            } => write!(
+                f,
+                "{what} needs {bytes} bytes, over its limit of {limit}: the tensor stores \
+                 {stored} bytes, which a broadcast or overlapping layout repeats"
             ),
             Error::BorrowedWords {
                 misalignment,

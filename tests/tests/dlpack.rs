@@ -12,8 +12,8 @@ use std::ptr;
 
 use arbitrary_int::{u3, u4, u5, u12};
 use bitpack::dlpack::{
-    DLDataType, DLDevice, DLManagedTensorVersioned, DLPackVersion, DLTensor, DTYPES, DlpackElement,
-    DlpackTensor, code, device, flags,
+    COPY_LIMIT_FLOOR, DLDataType, DLDevice, DLManagedTensorVersioned, DLPackVersion, DLTensor,
+    DTYPES, DlpackElement, DlpackTensor, ShapeUnit, code, device, flags,
 };
 use bitpack::{BitElement, E2M1, E2M3, E3M2, E4M3, E5M2, E8M0, Error, NarrowArray};
 use bitpack_tests::{low_bits, value};
@@ -693,4 +693,490 @@ fn strided_copies_against_a_reference() {
             },
         )
         .unwrap();
+}
+
+// ---- Hostile but valid foreign tensors: bounded work, no lying types ----
+
+/// A 128-bit element whose `accepts` says yes to every data type: the
+/// importer must still refuse any tensor whose width is not 128 bits.
+#[derive(Clone, Copy, Debug, PartialEq, BitElement)]
+#[repr(transparent)]
+struct Greedy(u128);
+
+impl DlpackElement for Greedy {
+    const DTYPE: DLDataType = DLDataType::scalar(code::UINT, 128);
+    fn accepts(_: DLDataType) -> bool {
+        true
+    }
+}
+
+/// A 4-bit element that accepts every data type.
+#[derive(Clone, Copy, Debug, PartialEq, BitElement)]
+#[repr(transparent)]
+#[bitwidth(4)]
+struct GreedyNibble(u8);
+
+impl DlpackElement for GreedyNibble {
+    const DTYPE: DLDataType = DLDataType::scalar(code::UINT, 4);
+    fn accepts(_: DLDataType) -> bool {
+        true
+    }
+}
+
+/// Imports `f`, runs `check` on the tensor, and asserts the deleter ran
+/// once by the end.
+fn with_import(mut f: Foreign, check: impl FnOnce(&mut DlpackTensor<'static>)) {
+    let ((), deleted) = f.import_with(|r| {
+        let mut t = r.expect("a valid descriptor");
+        check(&mut t);
+    });
+    assert_eq!(deleted, 1);
+}
+
+fn is_dtype_error<T>(r: bitpack::Result<T>) -> bool {
+    matches!(r, Err(Error::DlpackDtype { .. }))
+}
+
+#[test]
+fn a_lying_element_type_cannot_reach_memory_outside_the_tensor() {
+    let mut data = [1u8, 2, 3, 4, 5, 6, 7, 8];
+    with_import(Foreign::bytes(&mut data), |t| {
+        assert!(is_dtype_error(t.as_narrow_ref::<Greedy>()));
+        assert!(is_dtype_error(t.to_narrow_array::<Greedy>()));
+        assert!(is_dtype_error(t.padded_values::<Greedy>().map(|_| ())));
+        assert!(is_dtype_error(t.as_narrow_mut::<Greedy>()));
+        assert!(is_dtype_error(t.as_narrow_ref::<GreedyNibble>()));
+        assert!(is_dtype_error(t.to_narrow_array::<GreedyNibble>()));
+    });
+    // Padded 4-bit data: the width matches `GreedyNibble` (so it reads the
+    // right bytes under the wrong name), never `Greedy`.
+    let mut f = Foreign::bytes(&mut data);
+    f.flags = flags::IS_SUBBYTE_TYPE_PADDED;
+    f.dtype = DLDataType::scalar(code::FLOAT4_E2M1FN, 4);
+    let mut data2 = [1u8, 2, 3, 4, 5, 6, 7, 8];
+    f.data = data2.as_mut_ptr().cast();
+    with_import(f, |t| {
+        assert!(is_dtype_error(t.to_narrow_array::<Greedy>()));
+        assert!(is_dtype_error(t.padded_values::<Greedy>().map(|_| ())));
+        let v: Vec<u8> = t
+            .padded_values::<GreedyNibble>()
+            .unwrap()
+            .map(|x| x.0)
+            .collect();
+        assert_eq!(v, [1, 2, 3, 4, 5, 6, 7, 8]);
+    });
+    // 16 real bytes of kDLUInt/128: `Greedy` reads exactly them.
+    let mut wide = [0xabu8; 16];
+    let mut f = Foreign::bytes(&mut wide).with_shape(&[1], &[1]);
+    f.dtype = DLDataType::scalar(code::UINT, 128);
+    with_import(f, |t| {
+        assert_eq!(
+            t.to_narrow_array::<Greedy>().unwrap().to_vec(),
+            [Greedy(u128::from_le_bytes([0xab; 16]))]
+        );
+    });
+}
+
+/// `numpy.broadcast_to(x, (2**40,))` and its relatives: one stored value,
+/// 2^40 logical ones.
+fn broadcast(data: &mut [u8], dtype: DLDataType, flag_bits: u64, n: i64) -> Foreign {
+    let mut f = Foreign::bytes(data).with_shape(&[n], &[0]);
+    f.dtype = dtype;
+    f.flags = flag_bits;
+    f
+}
+
+#[test]
+fn a_broadcast_to_2_pow_40_is_refused_at_once_or_borrowed() {
+    const N: i64 = 1 << 40;
+    let limit = |e: Error| match e {
+        Error::SizeLimit {
+            bytes,
+            limit,
+            stored,
+            ..
+        } => (bytes, limit, stored),
+        e => panic!("expected SizeLimit, got {e}"),
+    };
+    let mut one = [1u8; 16];
+    let packed = [
+        DLDataType::scalar(code::UINT, 8),
+        DLDataType::scalar(code::UINT, 1),
+        DLDataType::scalar(code::BOOL, 1),
+        DLDataType::scalar(code::UINT, 4),
+        DLDataType::scalar(code::FLOAT4_E2M1FN, 4),
+        DLDataType::scalar(code::FLOAT6_E2M3FN, 6),
+        DLDataType::scalar(code::FLOAT8_E4M3FN, 8),
+        DLDataType::scalar(code::FLOAT, 32),
+        DLDataType::scalar(code::UINT, 128),
+    ];
+    for dtype in packed {
+        with_import(broadcast(&mut one, dtype, 0, N), |t| {
+            assert_eq!(t.len(), 1 << 40);
+            assert_eq!(t.stored_bytes(), (dtype.bits as usize).div_ceil(8));
+            let bits = u128::from(dtype.bits);
+            let e = match (dtype.code, dtype.bits) {
+                (code::UINT, 8) => t.to_narrow_array::<u8>().unwrap_err(),
+                (code::UINT | code::BOOL, 1) => t.to_narrow_array::<bool>().unwrap_err(),
+                (code::UINT, 4) => t.to_narrow_array::<u4>().unwrap_err(),
+                (code::FLOAT4_E2M1FN, _) => t.to_narrow_array::<E2M1>().unwrap_err(),
+                (code::FLOAT6_E2M3FN, _) => t.to_narrow_array::<E2M3>().unwrap_err(),
+                (code::FLOAT8_E4M3FN, _) => t.to_narrow_array::<E4M3>().unwrap_err(),
+                (code::FLOAT, 32) => t.to_narrow_array::<f32>().unwrap_err(),
+                _ => t.to_narrow_array::<u128>().unwrap_err(),
+            };
+            let stored = t.stored_bytes();
+            if bits % 8 == 0 {
+                assert_eq!(
+                    limit(e),
+                    ((1u128 << 40) * bits / 8, COPY_LIMIT_FLOOR, stored),
+                    "{dtype:?}"
+                );
+            } else {
+                // A packed sub-byte stream cannot repeat a value in place:
+                // the layout is refused before any size is computed.
+                assert!(
+                    matches!(
+                        e,
+                        Error::DlpackLayout {
+                            axis: Some(0),
+                            value: 0,
+                            ..
+                        }
+                    ),
+                    "{e}"
+                );
+            }
+        });
+    }
+    // One value per byte: kDLBool/8 (numpy's bool) and padded FP4. The
+    // check reads the one stored byte once; the values are lent lazily.
+    for (dtype, flag_bits) in [
+        (DLDataType::scalar(code::BOOL, 8), 0),
+        (
+            DLDataType::scalar(code::FLOAT4_E2M1FN, 4),
+            flags::IS_SUBBYTE_TYPE_PADDED,
+        ),
+    ] {
+        with_import(broadcast(&mut one, dtype, flag_bits, N), |t| {
+            if dtype.code == code::BOOL {
+                assert!(t.padded_values::<bool>().unwrap().take(5).all(|b| b));
+                limit(t.to_narrow_array::<bool>().unwrap_err());
+            } else {
+                let v: Vec<f32> = t
+                    .padded_values::<E2M1>()
+                    .unwrap()
+                    .take(3)
+                    .map(E2M1::to_f32)
+                    .collect();
+                assert_eq!(v, [0.5; 3]);
+                limit(t.to_narrow_array::<E2M1>().unwrap_err());
+            }
+        });
+    }
+    // A bad stored byte is found by the one check, naming flat index 0.
+    let mut bad = [0x21u8];
+    with_import(
+        broadcast(
+            &mut bad,
+            DLDataType::scalar(code::FLOAT4_E2M1FN, 4),
+            flags::IS_SUBBYTE_TYPE_PADDED,
+            N,
+        ),
+        |t| {
+            assert_eq!(
+                t.padded_values::<E2M1>().map(|_| ()).unwrap_err(),
+                Error::PaddedValue {
+                    index: 0,
+                    byte: 0x21,
+                    bits: 4
+                }
+            );
+        },
+    );
+    // With no limit, the allocator refuses 2^62 bytes: an error, no abort.
+    with_import(
+        broadcast(&mut one, DLDataType::scalar(code::UINT, 8), 0, 1 << 62),
+        |t| {
+            assert!(matches!(
+                t.to_narrow_array_within::<u8>(usize::MAX),
+                Err(Error::Alloc { .. })
+            ));
+        },
+    );
+    // u128 broadcast to 2^57 values (2^61 bytes): refused, not a panic.
+    with_import(
+        broadcast(&mut one, DLDataType::scalar(code::UINT, 128), 0, 1 << 57),
+        |t| {
+            limit(t.to_narrow_array::<u128>().unwrap_err());
+            assert!(t.to_narrow_array_within::<u128>(usize::MAX).is_err());
+        },
+    );
+    // A small broadcast copies, under the floor.
+    let mut seven = [7u8];
+    with_import(
+        broadcast(&mut seven, DLDataType::scalar(code::UINT, 8), 0, 1000),
+        |t| {
+            assert_eq!(t.to_narrow_array::<u8>().unwrap().to_vec(), vec![7u8; 1000]);
+            assert!(matches!(
+                t.to_narrow_array_within::<u8>(999),
+                Err(Error::SizeLimit { .. })
+            ));
+        },
+    );
+}
+
+#[test]
+fn self_overlapping_windows_are_bounded_and_exact() {
+    // as_strided windows: shape [4, 3] over 6 bytes with strides [1, 1].
+    let mut data = [1u8, 2, 3, 4, 5, 6];
+    let windows = |data: &mut [u8]| {
+        let mut f = Foreign::bytes(data).with_shape(&[4, 3], &[1, 1]);
+        f.flags = flags::IS_SUBBYTE_TYPE_PADDED;
+        f.dtype = DLDataType::scalar(code::UINT, 4);
+        f
+    };
+    with_import(windows(&mut data), |t| {
+        let v: Vec<u8> = t.padded_values::<u4>().unwrap().map(u8::from).collect();
+        assert_eq!(v, [1, 2, 3, 2, 3, 4, 3, 4, 5, 4, 5, 6]);
+        assert_eq!(
+            t.to_narrow_array::<u4>().unwrap().to_vec(),
+            v.iter().map(|&x| u4::new(x)).collect::<Vec<_>>()
+        );
+    });
+    // 2^20 x 2^20 windows over 2^21 bytes: 2^40 visits, refused at once.
+    let mut big = vec![0u8; 1 << 21];
+    let mut f = Foreign::bytes(&mut big).with_shape(&[1 << 20, 1 << 20], &[1, 1]);
+    f.flags = flags::IS_SUBBYTE_TYPE_PADDED;
+    f.dtype = DLDataType::scalar(code::UINT, 4);
+    with_import(f, |t| {
+        assert!(matches!(
+            t.padded_values::<u4>().map(|_| ()),
+            Err(Error::SizeLimit { .. })
+        ));
+        assert!(matches!(
+            t.to_narrow_array::<u4>(),
+            Err(Error::SizeLimit { .. })
+        ));
+    });
+}
+
+#[test]
+fn extent_one_axes_with_extreme_strides() {
+    let mut data = [9u8, 8, 7];
+    for (shape, strides) in [
+        (vec![1, 3], vec![i64::MAX, 1]),
+        (vec![3, 1], vec![1, i64::MAX]),
+        (vec![1, 3, 1], vec![i64::MIN, 1, i64::MAX]),
+    ] {
+        with_import(
+            Foreign::bytes(&mut data).with_shape(&shape, &strides),
+            |t| {
+                assert_eq!(t.to_narrow_array::<u8>().unwrap().to_vec(), [9, 8, 7]);
+                assert_eq!(t.as_narrow_ref::<u8>().unwrap().to_vec(), [9, 8, 7]);
+            },
+        );
+        let mut f = Foreign::bytes(&mut data).with_shape(&shape, &strides);
+        f.flags = flags::IS_SUBBYTE_TYPE_PADDED;
+        f.dtype = DLDataType::scalar(code::UINT, 4);
+        with_import(f, |t| {
+            let v: Vec<u8> = t.padded_values::<u4>().unwrap().map(u8::from).collect();
+            assert_eq!(v, [9, 8, 7]);
+            assert_eq!(t.to_narrow_array::<u4>().unwrap().len(), 3);
+        });
+    }
+}
+
+#[test]
+fn stray_bits_after_the_last_packed_value_are_masked_by_the_copy() {
+    // Three u4 values in two bytes; the producer left 0xF in the unused
+    // high nibble (DLPack does not promise zeros there).
+    let mut data = [0x21u8, 0xF3];
+    let mut f = Foreign::bytes(&mut data).with_shape(&[3], &[1]);
+    f.dtype = DLDataType::scalar(code::UINT, 4);
+    with_import(f, |t| {
+        assert_eq!(
+            t.as_narrow_ref::<u4>().unwrap_err(),
+            Error::NonZeroPadding { byte: 1 }
+        );
+        assert_eq!(
+            t.as_narrow_mut::<u4>().unwrap_err(),
+            Error::NonZeroPadding { byte: 1 }
+        );
+        let a = t.to_narrow_array::<u4>().unwrap();
+        assert_eq!(a.to_vec(), [1, 2, 3].map(u4::new));
+        assert_eq!(a.as_bytes(), [0x21, 0x03]);
+    });
+    assert_eq!(data, [0x21, 0xF3], "the producer's bytes are unchanged");
+}
+
+#[test]
+fn exports_of_extents_past_i64_are_errors() {
+    let mut a = NarrowArray::<u8>::new();
+    a.reshape(&[0, usize::MAX]).unwrap();
+    let e = DlpackTensor::from_view(&a.view()).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::DlpackField {
+                field: "shape",
+                axis: Some(1),
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let e = DlpackTensor::from_narrow_array_with(a, ShapeUnit::Values).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::DlpackField {
+                field: "shape",
+                axis: Some(1),
+                ..
+            }
+        ),
+        "{e}"
+    );
+}
+
+// ---- PyTorch's convention: sub-byte lanes, shape in bytes ----
+
+#[test]
+fn torch_float4_x2_tensors_import_as_values() {
+    // torch.float4_e2m1fn_x2 of shape [2, 3]: 6 bytes, 12 E2M1 values.
+    let mut data = [0x21u8, 0x43, 0x65, 0x87, 0xa9, 0xcb];
+    let x2 = DLDataType {
+        code: code::FLOAT4_E2M1FN,
+        bits: 4,
+        lanes: 2,
+    };
+    let mut f = Foreign::bytes(&mut data).with_shape(&[2, 3], &[3, 1]);
+    f.dtype = x2;
+    with_import(f, |t| {
+        assert_eq!(t.dtype(), x2);
+        assert_eq!((t.shape(), t.strides()), (&[2, 6][..], &[6, 1][..]));
+        let codes: Vec<u8> = t
+            .as_narrow_ref::<E2M1>()
+            .unwrap()
+            .iter()
+            .map(|v| v.raw_bits())
+            .collect();
+        assert_eq!(codes, (1..=12).collect::<Vec<u8>>());
+        assert_eq!(t.to_narrow_array::<E2M1>().unwrap().as_bytes(), data_copy());
+        assert!(is_dtype_error(t.as_narrow_ref::<u4>()));
+    });
+    fn data_copy() -> [u8; 6] {
+        [0x21, 0x43, 0x65, 0x87, 0xa9, 0xcb]
+    }
+    // Rows two bytes apart in a transposed or sliced tensor copy too.
+    let mut data = [0x21u8, 0x43, 0x65, 0x87];
+    let mut f = Foreign::bytes(&mut data).with_shape(&[2, 1], &[2, 1]);
+    f.dtype = x2;
+    with_import(f, |t| {
+        assert_eq!(t.shape(), [2, 2]);
+        let codes: Vec<u8> = t
+            .to_narrow_array::<E2M1>()
+            .unwrap()
+            .iter()
+            .map(|v| v.raw_bits())
+            .collect();
+        assert_eq!(codes, [1, 2, 5, 6]);
+    });
+    // Refused: a last dimension that is not contiguous, lanes that do not
+    // fill bytes, vector types of whole-byte lanes, padded vectors, 0-d.
+    let mut data = [0u8; 8];
+    let mut f = Foreign::bytes(&mut data).with_shape(&[2, 2], &[1, 2]);
+    f.dtype = x2;
+    assert!(matches!(
+        f.error(),
+        Error::DlpackLayout {
+            axis: Some(1),
+            value: 2,
+            ..
+        }
+    ));
+    for (bits, lanes, flag_bits, shape) in [
+        (4u8, 3u16, 0, vec![2i64]),
+        (8, 2, 0, vec![2]),
+        (32, 4, 0, vec![2]),
+        (4, 0, 0, vec![2]),
+        (4, 2, flags::IS_SUBBYTE_TYPE_PADDED, vec![2]),
+        (4, 2, 0, vec![]),
+    ] {
+        let mut f = Foreign::bytes(&mut data);
+        f.dtype = DLDataType {
+            code: code::FLOAT4_E2M1FN,
+            bits,
+            lanes,
+        };
+        f.flags = flag_bits;
+        let strides = vec![1; shape.len()];
+        let e = f.with_shape(&shape, &strides).error();
+        assert!(
+            matches!(
+                e,
+                Error::DlpackField {
+                    field: "dtype.lanes" | "ndim",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn exports_in_bytes_round_trip_for_every_width_that_divides_8() {
+    fn check<T: DlpackElement + PartialEq + core::fmt::Debug>(
+        rows: usize,
+        bytes: usize,
+        seed: u64,
+    ) {
+        let lanes = 8 / T::BITS as usize;
+        let a = shaped::<T>(&[rows, bytes * lanes], seed);
+        let t = DlpackTensor::from_narrow_array_with(a.clone(), ShapeUnit::Bytes).unwrap();
+        let dl = &t.as_raw().dl_tensor;
+        assert_eq!(
+            (dl.dtype.lanes as usize, dl.dtype.bits as u32),
+            (lanes, T::BITS)
+        );
+        // SAFETY: the export's two extents and strides.
+        let (sh, st) = unsafe {
+            (
+                std::slice::from_raw_parts(dl.shape, 2),
+                std::slice::from_raw_parts(dl.strides, 2),
+            )
+        };
+        assert_eq!(sh, [rows as i64, bytes as i64]);
+        assert_eq!(st, [bytes.max(1) as i64, 1]);
+        assert_eq!(t.shape(), a.shape());
+        let raw = t.into_raw();
+        // SAFETY: an export of this crate, handed back once.
+        let back = unsafe { DlpackTensor::from_raw(raw) }.unwrap();
+        assert_eq!(back.shape(), a.shape());
+        assert_eq!(back.to_narrow_array::<T>().unwrap(), a);
+        assert_eq!(back.as_narrow_ref::<T>().unwrap().as_bytes(), a.as_bytes());
+    }
+    runner(64)
+        .run(
+            &(0usize..4, 0usize..9, any::<u64>()),
+            |(rows, bytes, seed)| {
+                check::<E2M1>(rows, bytes, seed);
+                check::<u4>(rows, bytes, seed);
+                check::<arbitrary_int::u2>(rows, bytes, seed);
+                check::<arbitrary_int::u1>(rows, bytes, seed);
+                check::<bool>(rows, bytes, seed);
+                Ok(())
+            },
+        )
+        .unwrap();
+    // Widths that do not divide 8, odd extents and 0-d arrays are errors.
+    let six = NarrowArray::from_slice(&[E2M3::from_f32(1.0); 4]);
+    assert!(DlpackTensor::from_narrow_array_with(six, ShapeUnit::Bytes).is_err());
+    let odd = NarrowArray::from_slice(&[E2M1::from_f32(1.0); 3]);
+    assert!(DlpackTensor::from_narrow_array_with(odd, ShapeUnit::Bytes).is_err());
+    let mut scalar = NarrowArray::from_slice(&[E2M1::from_f32(1.0)]);
+    scalar.reshape(&[]).unwrap();
+    assert!(DlpackTensor::from_narrow_array_with(scalar, ShapeUnit::Bytes).is_err());
 }

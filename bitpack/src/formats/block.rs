@@ -664,31 +664,43 @@ impl BlockGrid {
     /// `None` when one is NaN or infinite). Values past the end of `data`
     /// are left out, so no `g` can make it panic.
     pub fn amax<S: Real>(&self, data: &[S], g: usize) -> Option<f64> {
-        let nb = self.per_run();
+        let nb = self.per_run().max(1);
         let inner = self.inner.max(1);
         let (t, j) = (g / inner, g % inner);
-        let (o, b) = (t / nb.max(1), t % nb.max(1));
-        let (a0, a1) = (b * self.block, self.d.min(b * self.block + self.block));
+        let (o, b) = (t / nb, t % nb);
+        // Every position is computed checked: one that overflows is past
+        // any slice, so the block has no values there.
+        let a0 = b.saturating_mul(self.block);
+        let a1 = self.d.min(a0.saturating_add(self.block));
         let mut amax = 0f64;
-        let mut run = |lo: usize, hi: usize, step: usize| -> bool {
-            let mut k = lo;
+        // The values at `lo, lo + step, ...` below `hi`, within `data`.
+        let mut run = |lo: Option<usize>, hi: Option<usize>, step: usize| -> bool {
+            let (Some(mut k), Some(hi)) = (lo, hi) else {
+                return true;
+            };
+            let hi = hi.min(data.len());
             while k < hi {
-                if let Some(&x) = data.get(k) {
-                    let (a, finite) = S::amax(core::slice::from_ref(&x));
-                    if !finite {
-                        return false;
-                    }
-                    if a > amax {
-                        amax = a;
-                    }
+                let (a, finite) = S::amax(core::slice::from_ref(&data[k]));
+                if !finite {
+                    return false;
                 }
-                k += step;
+                if a > amax {
+                    amax = a;
+                }
+                match k.checked_add(step) {
+                    Some(next) => k = next,
+                    None => break,
+                }
             }
             true
         };
         if self.tile == 1 {
-            let base = o * self.d * inner + j;
-            if !run(base + a0 * inner, base + a1 * inner, inner) {
+            let base = o
+                .checked_mul(self.d)
+                .and_then(|x| x.checked_mul(inner))
+                .and_then(|x| x.checked_add(j));
+            let at = |a: usize| base?.checked_add(a.checked_mul(inner)?);
+            if !run(at(a0), at(a1), inner) {
                 return None;
             }
         } else {
@@ -696,10 +708,18 @@ impl BlockGrid {
             // `tile` rows, not past the row's matrix.
             let in_matrix = o % self.matrix;
             let r0 = o - in_matrix % self.tile;
-            let end = (o - in_matrix + self.matrix).min(self.outer);
-            for r in r0..end.min(r0 + self.tile) {
-                let base = r * self.d;
-                if !run(base + a0, base + a1, 1) {
+            let end = (o - in_matrix)
+                .saturating_add(self.matrix)
+                .min(self.outer)
+                .min(r0.saturating_add(self.tile));
+            for r in r0..end {
+                let Some(base) = r.checked_mul(self.d) else {
+                    break;
+                };
+                if base >= data.len() {
+                    break;
+                }
+                if !run(base.checked_add(a0), base.checked_add(a1), 1) {
                     return None;
                 }
             }

@@ -118,6 +118,11 @@ fn quantize_into<F: MxElement, S: Real>(
     let (outer, d, inner) = split_axis(shape, axis);
     let nb = d.div_ceil(B);
     let mut scales = vec![0u8; outer * nb * inner];
+    if data.is_empty() {
+        // No block holds a value (and so no scale exists): the loops below
+        // would walk the shape's empty rows.
+        return scales;
+    }
     let mut codes = [0u8; CHUNK];
     let mut scaled = [0f32; CHUNK];
     let pack = |c: &[u8], words: &mut [u64], at: usize| {

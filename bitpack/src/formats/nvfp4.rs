@@ -283,7 +283,9 @@ impl Nvfp4Array {
         } else {
             1
         };
-        let mut r0 = 0;
+        // Bounded by the data: with no columns (or no rows) there is no
+        // block, however many empty rows the shape names.
+        let mut r0 = if nb == 0 { rows } else { 0 };
         while r0 < rows {
             let in_matrix = r0 % matrix_rows.max(1);
             let height = tile_rows.min(matrix_rows.max(1) - in_matrix).min(rows - r0);

@@ -214,7 +214,9 @@ impl<T: BitElement> NarrowArray<T> {
     ///
     /// # Panics
     ///
-    /// When `len * T::BITS` overflows `usize`, or the allocation fails.
+    /// When `len * T::BITS` overflows `usize`, or the allocator refuses the
+    /// words (a panic, not an abort: [`try_zeroed`](Self::try_zeroed) returns
+    /// the error instead).
     ///
     /// # Examples
     ///
@@ -225,6 +227,49 @@ impl<T: BitElement> NarrowArray<T> {
     /// ```
     pub fn zeroed(len: usize) -> Self {
         Self::zeroed_in(len)
+    }
+
+    /// `len` values whose bits are all zero, or an error where
+    /// [`zeroed`](Self::zeroed) would panic: for sizes that come from
+    /// outside the program (a file header, a foreign tensor).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Alloc`] when `len * T::BITS` overflows `usize` or the
+    /// allocator refuses the words; nothing is allocated then.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::{Error, NarrowArray};
+    ///
+    /// assert_eq!(NarrowArray::<bool>::try_zeroed(9)?.as_bytes(), [0, 0]);
+    /// assert!(matches!(NarrowArray::<u16>::try_zeroed(usize::MAX), Err(Error::Alloc { .. })));
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn try_zeroed(len: usize) -> Result<Self> {
+        Self::try_zeroed_in(len)
+    }
+
+    /// An empty array with room for at least `capacity` values, or an
+    /// error where [`with_capacity`](Self::with_capacity) would panic.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Alloc`], as [`try_zeroed`](Self::try_zeroed).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = bitpack::NarrowArray::<bool>::try_with_capacity(100)?;
+    /// assert!(a.is_empty() && a.capacity() >= 100);
+    /// assert!(bitpack::NarrowArray::<u64>::try_with_capacity(usize::MAX).is_err());
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn try_with_capacity(capacity: usize) -> Result<Self> {
+        let mut a = Self::new_in();
+        a.try_reserve(capacity)?;
+        Ok(a)
     }
 
     /// An empty array with room for at least `capacity` values.
@@ -329,6 +374,19 @@ impl<T: BitElement> NarrowArray<T> {
     pub fn into_bytes(self) -> Vec<u8> {
         self.as_bytes().to_vec()
     }
+
+    /// A dense array of `len` values from the first bytes of a packed
+    /// stream, with any bits past the last value cleared (a foreign
+    /// producer need not zero them), or [`Error::Alloc`]. `bytes` holds at
+    /// least the stream's `ceil(len * BITS / 8)` bytes.
+    #[cfg(feature = "dlpack")]
+    pub(crate) fn try_from_stream_masked(bytes: &[u8], len: usize) -> Result<Self> {
+        let mut a = Self::try_zeroed_in(len)?;
+        let bits = len * T::BITS as usize;
+        bulk::bytes_to_words(&bytes[..bits.div_ceil(8)], &mut a.words);
+        bulk::clear_from(&mut a.words, bits);
+        Ok(a)
+    }
 }
 
 impl<T: BitElement, L: Packing> NarrowArray<T, L> {
@@ -336,6 +394,22 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
     #[inline]
     fn words_for(len: usize) -> usize {
         packing::words_for(L::WORD_ALIGNED, T::BITS, len).expect("NarrowArray capacity overflow")
+    }
+
+    /// The words holding `len` values, or [`Error::Alloc`] on overflow.
+    #[inline]
+    fn try_words_for(len: usize) -> Result<usize> {
+        packing::words_for(L::WORD_ALIGNED, T::BITS, len).ok_or_else(|| Self::alloc_error(None))
+    }
+
+    /// The [`Error::Alloc`] of an array's words (`None`: the count
+    /// overflows).
+    fn alloc_error(words: Option<usize>) -> Error {
+        Error::Alloc {
+            what: "the words of a NarrowArray",
+            count: words,
+            value_bytes: 8,
+        }
     }
 
     /// The stream bit where value `i` starts.
@@ -431,7 +505,32 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
     /// assert_eq!(a.as_words(), [0, 0]); // 9 values per word
     /// ```
     pub fn zeroed_in(len: usize) -> Self {
-        Self::from_parts(vec![0; Self::words_for(len)], len, None)
+        Self::try_zeroed_in(len).unwrap_or_else(|e| panic!("NarrowArray::zeroed: {e}"))
+    }
+
+    /// `len` zero values in layout `L`, or [`Error::Alloc`] (see
+    /// [`try_zeroed`](NarrowArray::try_zeroed)).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Alloc`] when the size overflows or the allocator refuses.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::{NarrowArray, WordAligned};
+    ///
+    /// let a = NarrowArray::<arbitrary_int::u7, WordAligned>::try_zeroed_in(10)?;
+    /// assert_eq!(a.as_words(), [0, 0]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn try_zeroed_in(len: usize) -> Result<Self> {
+        let words = Self::try_words_for(len)?;
+        let mut v = Vec::new();
+        v.try_reserve_exact(words)
+            .map_err(|_| Self::alloc_error(Some(words)))?;
+        v.resize(words, 0);
+        Ok(Self::from_parts(v, len, None))
     }
 
     /// An empty array in layout `L` with room for at least `capacity` values.
@@ -450,7 +549,10 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
     /// assert!(a.capacity() >= 100);
     /// ```
     pub fn with_capacity_in(capacity: usize) -> Self {
-        Self::from_parts(Vec::with_capacity(Self::words_for(capacity)), 0, None)
+        let mut a = Self::new_in();
+        a.try_reserve(capacity)
+            .unwrap_or_else(|e| panic!("NarrowArray::with_capacity: {e}"));
+        a
     }
 
     /// Packs a slice of values in layout `L`.
@@ -525,6 +627,36 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
             .expect("NarrowArray capacity overflow");
         let need = Self::words_for(len);
         self.words.reserve(need.saturating_sub(self.words.len()));
+    }
+
+    /// Reserves room for at least `additional` more values, or returns an
+    /// error where [`reserve`](Self::reserve) would panic; the array is
+    /// unchanged then.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Alloc`] when the new length overflows or the allocator
+    /// refuses.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut a = bitpack::NarrowArray::from_slice(&[1u8]);
+    /// a.try_reserve(64)?;
+    /// assert!(a.capacity() >= 65);
+    /// assert!(a.try_reserve(usize::MAX).is_err());
+    /// assert_eq!(a.to_vec(), [1]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn try_reserve(&mut self, additional: usize) -> Result<()> {
+        let len = self
+            .len
+            .checked_add(additional)
+            .ok_or_else(|| Self::alloc_error(None))?;
+        let need = Self::try_words_for(len)?;
+        self.words
+            .try_reserve(need.saturating_sub(self.words.len()))
+            .map_err(|_| Self::alloc_error(Some(need)))
     }
 
     /// The value at flat index `i`, or `None` when `i >= len`. O(1): it reads

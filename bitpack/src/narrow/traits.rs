@@ -118,10 +118,17 @@ impl<T: BitElement, L: Packing> FromIterator<T> for NarrowArray<T, L> {
 impl<T: BitElement, L: Packing> Extend<T> for NarrowArray<T, L> {
     fn extend<I: IntoIterator<Item = T>>(&mut self, iter: I) {
         const BATCH: usize = 64;
-        let iter = iter.into_iter();
-        self.reserve(iter.size_hint().0);
+        let mut iter = iter.into_iter();
         let mut buf = [Self::zero_value(); BATCH];
         let mut n = 0;
+        // Reserve only once a value arrives, as `Vec::extend` does, and only
+        // as a hint: a size hint may promise more than the iterator yields
+        // (or more than can be allocated), so its failure is not an error.
+        if let Some(first) = iter.next() {
+            let _ = self.try_reserve(iter.size_hint().0.saturating_add(1));
+            buf[0] = first;
+            n = 1;
+        }
         for v in iter {
             buf[n] = v;
             n += 1;

@@ -226,8 +226,9 @@ impl<'a, T: BitElement, L: Packing> View<'a, T, L> {
     ///
     /// # Panics
     ///
-    /// As `Vec` does, when the copy cannot be allocated: a broadcast view
-    /// can address far more elements than its storage holds.
+    /// When the copy cannot be allocated: a broadcast view can address far
+    /// more elements than its storage holds (the `try_` form returns
+    /// [`Error::Alloc`](crate::Error::Alloc) instead).
     ///
     /// # Examples
     ///
@@ -237,14 +238,43 @@ impl<'a, T: BitElement, L: Packing> View<'a, T, L> {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn to_vec(&self) -> Vec<T> {
-        let mut out = Vec::with_capacity(self.len());
+        self.try_to_vec()
+            .unwrap_or_else(|e| panic!("View::to_vec: {e}"))
+    }
+
+    /// The elements in logical order, as [`to_vec`](Self::to_vec), or an
+    /// error where it would panic.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Alloc`](crate::Error::Alloc) when the copy cannot be
+    /// allocated (nothing is allocated then): a broadcast view of
+    /// `usize::MAX` elements gives it at once.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = bitpack::NarrowArray::from_slice(&[7u8]);
+    /// let wide = a.view_strided(&[usize::MAX], &[0], 0)?;
+    /// assert!(matches!(wide.try_to_vec(), Err(bitpack::Error::Alloc { .. })));
+    /// assert_eq!(a.view_strided(&[3], &[0], 0)?.try_to_vec()?, [7, 7, 7]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn try_to_vec(&self) -> crate::Result<Vec<T>> {
+        let mut out = Vec::new();
+        out.try_reserve_exact(self.len())
+            .map_err(|_| crate::Error::Alloc {
+                what: "the copy of a view",
+                count: Some(self.len()),
+                value_bytes: core::mem::size_of::<T>(),
+            })?;
         let mut buf = [T::Raw::ZERO; CHUNK];
         let aligned = L::WORD_ALIGNED;
         for_each_chunk(&self.layout, |start, stride, n| {
             stream::gather(aligned, self.bits, self.words, start, stride, &mut buf[..n]);
             out.extend(buf[..n].iter().map(|&r| T::from_raw_bits(r)));
         });
-        out
+        Ok(out)
     }
 
     /// A compact copy: a fresh packed array, in layout `L`, holding the
@@ -256,8 +286,9 @@ impl<'a, T: BitElement, L: Packing> View<'a, T, L> {
     ///
     /// # Panics
     ///
-    /// As `Vec` does, when the copy cannot be allocated: a broadcast view
-    /// can address far more elements than its storage holds.
+    /// When the copy cannot be allocated: a broadcast view can address far
+    /// more elements than its storage holds (the `try_` form returns
+    /// [`Error::Alloc`](crate::Error::Alloc) instead).
     ///
     /// # Examples
     ///
@@ -273,11 +304,32 @@ impl<'a, T: BitElement, L: Packing> View<'a, T, L> {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn to_narrow_array(&self) -> NarrowArray<T, L> {
-        let mut dst = NarrowArray::<T, L>::zeroed_in(self.len());
+        self.try_to_narrow_array()
+            .unwrap_or_else(|e| panic!("View::to_narrow_array: {e}"))
+    }
+
+    /// A compact copy, as [`to_narrow_array`](Self::to_narrow_array), or an
+    /// error where it would panic.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Alloc`](crate::Error::Alloc) when the copy's words cannot
+    /// be allocated (nothing is allocated then).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = bitpack::NarrowArray::from_slice(&[true]);
+    /// let wide = a.view_strided(&[usize::MAX], &[0], 0)?;
+    /// assert!(wide.try_to_narrow_array().is_err());
+    /// assert_eq!(a.view_strided(&[9], &[0], 0)?.try_to_narrow_array()?.as_bytes(), [0xff, 1]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn try_to_narrow_array(&self) -> crate::Result<NarrowArray<T, L>> {
+        let mut dst = NarrowArray::<T, L>::try_zeroed_in(self.len())?;
         self.pack_into(L::WORD_ALIGNED, T::BITS, dst.words_mut());
-        dst.reshape(self.shape())
-            .expect("the view's shape holds its elements");
-        dst
+        dst.reshape(self.shape())?;
+        Ok(dst)
     }
 
     /// Packs the view's values, in logical order, at indices `0..len` of a
