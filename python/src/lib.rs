@@ -6,12 +6,12 @@
 //! NUL-terminated) into the caller's `err` buffer; none panics across the
 //! boundary.
 
-use std::ffi::c_char;
+use std::ffi::{CStr, c_char, c_int, c_void};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use arbitrary_int::u4;
 use arrow_buffer::{BooleanBuffer, Buffer};
-use bitpack::dlpack::{DLManagedTensorVersioned, DlpackElement, DlpackTensor};
+use bitpack::dlpack::{DLManagedTensorVersioned, DlpackElement, DlpackTensor, ShapeUnit};
 use bitpack::formats::{self, MiniFloat, Mode};
 use bitpack::{BitElement, E2M1, E4M3, Error, NarrowArray};
 
@@ -89,6 +89,44 @@ fn guard(err: *mut c_char, err_len: usize, f: impl FnOnce() -> Result<(), String
     }
 }
 
+// The CPython capsule API, resolved when Python loads this library (a
+// Python process exports it), as in every CPython extension.
+unsafe extern "C" {
+    fn PyCapsule_IsValid(capsule: *mut c_void, name: *const c_char) -> c_int;
+    fn PyCapsule_GetPointer(capsule: *mut c_void, name: *const c_char) -> *mut c_void;
+}
+
+/// The destructor of the `dltensor_versioned` capsules the Python side makes
+/// from bitpack exports: calls the tensor's deleter when no consumer took
+/// it (the DLPack Python specification), and does nothing for a consumed
+/// (renamed) capsule. It is C, not a Python callback, so that it runs even
+/// when the consumer raised before dropping the capsule (a Python callback
+/// cannot start while an exception is set: numpy's refusal of a float4
+/// export ended in a `SystemError` that way, and leaked the tensor).
+///
+/// # Safety
+///
+/// Called by CPython with a live capsule, with the GIL held.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bitpack_capsule_destructor(capsule: *mut c_void) {
+    const NAME: &CStr = c"dltensor_versioned";
+    // SAFETY: a live capsule (CPython's call); neither function touches the
+    // error state on this path.
+    if unsafe { PyCapsule_IsValid(capsule, NAME.as_ptr()) } != 1 {
+        return;
+    }
+    // SAFETY: as above; the name matched, so this returns the pointer.
+    let m = unsafe { PyCapsule_GetPointer(capsule, NAME.as_ptr()) }.cast::<DLManagedTensorVersioned>();
+    if m.is_null() {
+        return;
+    }
+    // SAFETY: an unconsumed export of this library: its deleter, once.
+    if let Some(deleter) = unsafe { (*m).deleter } {
+        // SAFETY: as above.
+        unsafe { deleter(m) };
+    }
+}
+
 /// A borrowed input byte slice.
 ///
 /// # Safety
@@ -121,20 +159,32 @@ unsafe fn shape_of(shape: *const i64, ndim: i32) -> Result<Vec<usize>, String> {
 
 /// A packed array of `T` from the caller's packed bytes and shape.
 fn array<T: BitElement>(bytes: &[u8], shape: &[usize]) -> Result<NarrowArray<T>, Error> {
-    let n = shape.iter().product();
+    let n = shape
+        .iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(d))
+        .ok_or(Error::Shape {
+            elements: None,
+            len: bytes.len(),
+        })?;
     let mut a = NarrowArray::<T>::from_bytes(bytes, n)?;
     a.reshape(shape)?;
     Ok(a)
 }
 
-fn export<T: DlpackElement>(bytes: &[u8], shape: &[usize]) -> Result<DlpackTensor<'static>, Error> {
-    Ok(DlpackTensor::from_narrow_array(array::<T>(bytes, shape)?))
+fn export<T: DlpackElement>(
+    bytes: &[u8],
+    shape: &[usize],
+    unit: ShapeUnit,
+) -> Result<DlpackTensor<'static>, Error> {
+    DlpackTensor::from_narrow_array_with(array::<T>(bytes, shape)?, unit)
 }
 
 /// Exports the packed stream `bytes` of an array of `kind` with `shape` as a
 /// DLPack tensor (owned by the result; the consumer calls its deleter).
 /// `bool` is exported unpacked (`kDLBool`, 8 bits), everything else without
-/// a copy of the array bitpack builds.
+/// a copy of the array bitpack builds. `unit` 0 counts the shape in values
+/// (`ShapeUnit::Values`), 1 in bytes (`ShapeUnit::Bytes`, torch's
+/// `float4_e2m1fn_x2` for E2M1).
 ///
 /// # Safety
 ///
@@ -147,6 +197,7 @@ pub unsafe extern "C" fn bitpack_export(
     nbytes: usize,
     shape: *const i64,
     ndim: i32,
+    unit: u32,
     out: *mut *mut DLManagedTensorVersioned,
     err: *mut c_char,
     err_len: usize,
@@ -156,15 +207,20 @@ pub unsafe extern "C" fn bitpack_export(
         let bytes = unsafe { input(bytes, nbytes) };
         // SAFETY: as above.
         let shape = unsafe { shape_of(shape, ndim) }?;
+        let unit = match unit {
+            0 => ShapeUnit::Values,
+            1 => ShapeUnit::Bytes,
+            _ => return Err(format!("unknown shape unit {unit}")),
+        };
         let t = match kind {
-            KIND_U8 => export::<u8>(bytes, &shape),
-            KIND_U16 => export::<u16>(bytes, &shape),
-            KIND_I32 => export::<i32>(bytes, &shape),
-            KIND_F16 => export::<half::f16>(bytes, &shape),
-            KIND_F32 => export::<f32>(bytes, &shape),
-            KIND_E4M3 => export::<E4M3>(bytes, &shape),
-            KIND_E2M1 => export::<E2M1>(bytes, &shape),
-            KIND_U4 => export::<u4>(bytes, &shape),
+            KIND_U8 => export::<u8>(bytes, &shape, unit),
+            KIND_U16 => export::<u16>(bytes, &shape, unit),
+            KIND_I32 => export::<i32>(bytes, &shape, unit),
+            KIND_F16 => export::<half::f16>(bytes, &shape, unit),
+            KIND_F32 => export::<f32>(bytes, &shape, unit),
+            KIND_E4M3 => export::<E4M3>(bytes, &shape, unit),
+            KIND_E2M1 => export::<E2M1>(bytes, &shape, unit),
+            KIND_U4 => export::<u4>(bytes, &shape, unit),
             KIND_BOOL => {
                 array::<bool>(bytes, &shape).map(|a| DlpackTensor::from_bools_unpacked(&a))
             }

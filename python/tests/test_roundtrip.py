@@ -26,6 +26,14 @@ try:
 except ImportError as e:  # pragma: no cover - reported as a skip
     MISSING = f"needs numpy, ml_dtypes and pyarrow ({e}); install them with scripts/venv.sh"
 
+try:
+    import torch
+except ImportError:  # pragma: no cover - reported as a skip
+    torch = None
+TORCH_MISSING = "needs torch (installed by .ci/run)" if torch is None else None
+if torch is None and os.environ.get("BITPACK_REQUIRE_TORCH"):
+    sys.exit("BITPACK_REQUIRE_TORCH is set but torch cannot be imported")
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -54,6 +62,8 @@ if MISSING is not None:
 
 # Kinds of python/src/lib.rs.
 U8, U16, I32, F16, F32, BOOL, E4M3, E2M1, U4 = range(9)
+# Shape units of bitpack_export.
+VALUES, BYTES = 0, 1
 
 # dlpack.h (the fact sheet's offsets are asserted below).
 class DLDevice(ctypes.Structure):
@@ -107,24 +117,6 @@ PyCapsule_GetPointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctyp
 PyCapsule_SetName = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.c_char_p)(
     ("PyCapsule_SetName", api)
 )
-# The destructor gets the capsule as a raw pointer: it must not take a new
-# reference to an object being deallocated.
-RawIsValid = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p)(("PyCapsule_IsValid", api))
-RawGetPointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)(
-    ("PyCapsule_GetPointer", api)
-)
-
-
-@ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-def capsule_destructor(capsule):
-    """Deletes an unconsumed versioned tensor (the DLPack Python spec)."""
-    if RawIsValid(capsule, VERSIONED):
-        ptr = RawGetPointer(capsule, VERSIONED)
-        m = ctypes.cast(ptr, ctypes.POINTER(DLManagedTensorVersioned))
-        if m.contents.deleter:
-            m.contents.deleter(m)
-
-
 def err_buf():
     return ctypes.create_string_buffer(512)
 
@@ -135,7 +127,8 @@ class Lib:
         c = self.c
         c.bitpack_export.argtypes = [
             ctypes.c_uint32, ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_int64),
-            ctypes.c_int32, ctypes.POINTER(ctypes.c_void_p), ctypes.c_char_p, ctypes.c_size_t,
+            ctypes.c_int32, ctypes.c_uint32, ctypes.POINTER(ctypes.c_void_p), ctypes.c_char_p,
+            ctypes.c_size_t,
         ]
         c.bitpack_import.argtypes = [
             ctypes.c_uint32, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_void_p, ctypes.c_size_t,
@@ -155,15 +148,17 @@ class Lib:
             ctypes.c_char_p, ctypes.c_size_t,
         ]
 
-    def export(self, kind, packed, shape):
-        """A bitpack DLPack export of the packed stream `packed` (bytes)."""
+    def export(self, kind, packed, shape, unit=VALUES):
+        """A bitpack DLPack export of the packed stream `packed` (bytes),
+        its shape counted in values (`VALUES`) or bytes (`BYTES`, torch's
+        float4_e2m1fn_x2)."""
         buf = (ctypes.c_uint8 * max(len(packed), 1)).from_buffer_copy(packed or b"\0")
         sh = (ctypes.c_int64 * max(len(shape), 1))(*shape)
         out = ctypes.c_void_p()
         e = err_buf()
-        if self.c.bitpack_export(kind, buf, len(packed), sh, len(shape), ctypes.byref(out), e, 512):
+        if self.c.bitpack_export(kind, buf, len(packed), sh, len(shape), unit, ctypes.byref(out), e, 512):
             raise ValueError(e.value.decode())
-        return Exported(out.value)
+        return Exported(out.value, ctypes.cast(self.c.bitpack_capsule_destructor, ctypes.c_void_p))
 
     def import_ptr(self, kind, ptr, copy):
         """Hands a DLManagedTensorVersioned* to bitpack: (packed bytes, shape)."""
@@ -221,8 +216,9 @@ class Lib:
 class Exported:
     """A bitpack export, handed to a consumer through the DLPack protocol."""
 
-    def __init__(self, ptr):
+    def __init__(self, ptr, destructor):
         self.ptr = ptr
+        self.destructor = destructor
         self.managed = ctypes.cast(ptr, ctypes.POINTER(DLManagedTensorVersioned)).contents
 
     def __dlpack_device__(self):
@@ -237,7 +233,9 @@ class Exported:
         if copy:
             raise BufferError("copy=True is not supported")
         ptr, self.ptr = self.ptr, None
-        return PyCapsule_New(ptr, VERSIONED, ctypes.cast(capsule_destructor, ctypes.c_void_p))
+        # The destructor is C (bitpack_capsule_destructor): a Python one
+        # cannot run while the consumer's exception is set.
+        return PyCapsule_New(ptr, VERSIONED, self.destructor)
 
     def raw_view(self, nbytes):
         """The exported bytes read through the struct alone (for dtypes numpy
@@ -402,6 +400,81 @@ class RoundTrip(unittest.TestCase):
         np.testing.assert_array_equal(back.astype(np.float32), f8.astype(np.float32))
         ex.release()
 
+    def test_hostile_numpy_tensors_give_clean_errors(self):
+        """Real foreign tensors that numpy makes: each gives a ValueError or
+        a correct result, at once (no allocation beyond the stored bytes,
+        no walk over the logical size), never a crash or a hang."""
+        import time
+
+        def as_padded_float4(m):
+            m.dl_tensor.dtype.code, m.dl_tensor.dtype.bits = 17, 4
+            m.flags |= PADDED
+
+        huge = 2**40
+        cases = [
+            (U8, np.broadcast_to(np.uint8(3), (huge,)), None),
+            (U8, np.broadcast_to(np.arange(4, dtype=np.uint8), (huge // 4, 4)), None),
+            (BOOL, np.broadcast_to(np.bool_(True), (huge,)), None),
+            (E2M1, np.broadcast_to(np.uint8(5), (huge,)), as_padded_float4),
+            (I32, np.broadcast_to(np.int32(-1), (2**20, 2**20)), None),
+        ]
+        for kind, arr, patch in cases:
+            for copy in (False, True):
+                with self.subTest(kind=kind, shape=arr.shape, copy=copy):
+                    start = time.monotonic()
+                    cap = arr.__dlpack__(max_version=(1, 0))
+                    with self.assertRaises(ValueError) as cm:
+                        self.lib.import_capsule(kind, cap, copy, patch)
+                    msg = str(cm.exception)
+                    self.assertNotIn("panic", msg)
+                    if copy:
+                        self.assertRegex(msg, "over its limit|compact|contiguous")
+                    else:
+                        self.assertRegex(msg, "compact row-major|one value per byte|DLPack dtype")
+                    print(f"  {arr.shape} kind {kind} copy={copy}: {time.monotonic() - start:.4f} s: {msg[:60]}")
+        # Valid strided tensors read back exactly.
+        a = self.rng.integers(0, 255, 64, dtype=np.uint8)
+        strided = [
+            a[::-1],
+            a.reshape(8, 8)[::-2, ::-3],
+            np.lib.stride_tricks.as_strided(a, shape=(1, 5), strides=(2**62, 1)),
+            np.lib.stride_tricks.as_strided(a, shape=(5, 1), strides=(1, -(2**62))),
+            np.lib.stride_tricks.as_strided(a, shape=(10, 3), strides=(1, 1)),
+            np.broadcast_to(a[:3], (7, 3)),
+        ]
+        for view in strided:
+            with self.subTest(strides=view.strides, shape=view.shape):
+                got, shape = self.lib.import_capsule(U8, view.__dlpack__(max_version=(1, 0)), True)
+                self.assertEqual(shape, view.shape)
+                self.assertEqual(got, np.ascontiguousarray(view).tobytes())
+        # A read-only array imports (a copy, or a read-only borrow).
+        ro = a.copy()
+        ro.setflags(write=False)
+        for copy in (False, True):
+            got, _ = self.lib.import_capsule(U8, ro.__dlpack__(max_version=(1, 0)), copy)
+            self.assertEqual(got, ro.tobytes())
+        # Padded values with a high bit set, found through a broadcast.
+        bad = np.broadcast_to(np.uint8(0x31), (1000,))
+        with self.assertRaisesRegex(ValueError, "value 0 is stored as byte"):
+            self.lib.import_capsule(E2M1, bad.__dlpack__(max_version=(1, 0)), True, as_padded_float4)
+        # Exports of shapes whose product overflows, or odd byte rows.
+        with self.assertRaisesRegex(ValueError, "overflows"):
+            self.lib.export(U8, b"", (2**40, 2**40))
+        with self.assertRaisesRegex(ValueError, "multiple of 8 / bits"):
+            self.lib.export(E2M1, b"\x21\x03", (3,), BYTES)
+
+    def test_numpy_refusing_a_float4_export_is_a_clean_exception(self):
+        # numpy's from_dlpack has no float4 dtype: its own exception comes
+        # through, and the capsule's C destructor frees the export.
+        ex = self.lib.export(E2M1, b"\x21\x43", (4,))
+        with self.assertRaises((BufferError, RuntimeError, TypeError)) as cm:
+            np.from_dlpack(ex)
+        self.assertNotIsInstance(cm.exception, SystemError)
+        # The route numpy and ml_dtypes take: one code per byte as uint8.
+        ex = self.lib.export(U8, bytes([1, 2, 3, 4]), (4,))
+        codes = np.from_dlpack(ex).view(ml_dtypes.float4_e2m1fn)
+        np.testing.assert_array_equal(codes.astype(np.float32), [0.5, 1.0, 1.5, 2.0])
+
     def test_pyarrow_reads_bitpack_bitmaps(self):
         for n in (0, 1, 7, 8, 9, 64, 65, 1000):
             with self.subTest(n=n):
@@ -420,6 +493,61 @@ class RoundTrip(unittest.TestCase):
                 s = arr.slice(off, length)
                 buf = s.buffers()[1].to_pybytes()
                 self.assertEqual(self.lib.bools_from_arrow(buf, s.offset, length), bools[off : off + length])
+
+
+
+@unittest.skipIf(MISSING is not None or TORCH_MISSING is not None, MISSING or TORCH_MISSING or "")
+class Torch(unittest.TestCase):
+    """PyTorch's DLPack: float4_e2m1fn_x2 (lanes 2, shape in bytes) both ways,
+    and the FP8 types byte for byte."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.lib = Lib(LIB_PATH)
+        cls.rng = np.random.default_rng(7)
+
+    def test_float4_e2m1fn_x2_both_ways(self):
+        for rows, cols in ((1, 2), (3, 32), (4, 6), (0, 8)):
+            with self.subTest(rows=rows, cols=cols):
+                floats = self.rng.uniform(-7, 7, rows * cols).astype(np.float32)
+                packed = self.lib.encode(E2M1, floats)
+                # bitpack -> torch, in torch's convention.
+                t = torch.from_dlpack(self.lib.export(E2M1, packed, (rows, cols), BYTES))
+                self.assertEqual(t.dtype, torch.float4_e2m1fn_x2)
+                self.assertEqual(tuple(t.shape), (rows, cols // 2))
+                self.assertEqual(t.view(torch.uint8).numpy().tobytes(), packed)
+                # ml_dtypes agrees with the bytes torch now holds.
+                lo_hi = unpack_nibbles(t.view(torch.uint8).numpy().tobytes(), rows * cols)
+                ref = floats.astype(ml_dtypes.float4_e2m1fn).view(np.uint8)
+                np.testing.assert_array_equal(lo_hi, ref)
+                # torch -> bitpack: lanes 2 import as values.
+                theirs = torch.from_numpy(np.frombuffer(packed, np.uint8).copy())
+                theirs = theirs.view(torch.float4_e2m1fn_x2).reshape(rows, cols // 2)
+                for copy in (False, True):
+                    got, shape = self.lib.import_capsule(E2M1, theirs.__dlpack__(max_version=(1, 0)), copy)
+                    self.assertEqual(shape, (rows, cols))
+                    self.assertEqual(got, packed)
+        # A column slice of torch's tensor: rows apart, copied.
+        base = torch.from_numpy(np.arange(32, dtype=np.uint8)).view(torch.float4_e2m1fn_x2).reshape(4, 8)
+        got, shape = self.lib.import_capsule(E2M1, base[:, 2:5].__dlpack__(max_version=(1, 0)), True)
+        self.assertEqual(shape, (4, 6))
+        self.assertEqual(got, base.view(torch.uint8)[:, 2:5].contiguous().numpy().tobytes())
+        # bitpack's default (values) convention is refused by torch, cleanly.
+        with self.assertRaises(BufferError):
+            torch.from_dlpack(self.lib.export(E2M1, b"\x21\x43", (4,)))
+
+    def test_float8_both_ways(self):
+        floats = (self.rng.standard_normal(600) * 40).astype(np.float32)
+        packed = self.lib.encode(E4M3, floats)
+        t = torch.from_dlpack(self.lib.export(E4M3, packed, (20, 30)))
+        self.assertEqual((t.dtype, tuple(t.shape)), (torch.float8_e4m3fn, (20, 30)))
+        self.assertEqual(t.view(torch.uint8).numpy().tobytes(), packed)
+        ref = torch.from_numpy(floats).to(torch.float8_e4m3fn)
+        self.assertEqual(ref.view(torch.uint8).numpy().tobytes(), packed)
+        got, shape = self.lib.import_capsule(E4M3, ref.reshape(20, 30).__dlpack__(max_version=(1, 0)), False)
+        self.assertEqual((got, shape), (packed, (20, 30)))
+        got, _ = self.lib.import_capsule(E4M3, ref.reshape(20, 30).T.__dlpack__(max_version=(1, 0)), True)
+        self.assertEqual(got, ref.reshape(20, 30).T.contiguous().view(torch.uint8).numpy().tobytes())
 
 
 if __name__ == "__main__":

@@ -333,3 +333,89 @@ fn hostile_inputs_are_errors_not_panics() {
         assert!(mx.dequantize_into(&mut []).is_ok());
     }
 }
+
+/// Loops bounded by data, not by a shape product: each of these returned
+/// (or hung for minutes) before.
+#[test]
+fn empty_data_with_huge_shapes_returns_at_once() {
+    use bitpack::formats::{Nvfp4Blocks, Nvfp4Options};
+    for shape in [[usize::MAX, 0], [1 << 34, 0], [0, usize::MAX]] {
+        for blocks in [Nvfp4Blocks::Rows, Nvfp4Blocks::Tiles16x16] {
+            let opts = Nvfp4Options {
+                blocks,
+                ..Nvfp4Options::default()
+            };
+            let q = Nvfp4Array::quantize_with(&[] as &[f32], &shape, &opts).unwrap();
+            assert_eq!((q.len(), q.scales().len()), (0, 0), "{shape:?} {blocks:?}");
+        }
+        let q = Nvfp4Array::quantize(&[], &shape).unwrap();
+        assert_eq!(q.len(), 0);
+        let mx = MxArray::<E4M3>::quantize(&[], &shape).unwrap();
+        assert_eq!(mx.len(), 0);
+    }
+}
+
+proptest! {
+    /// `BlockGrid::amax` of any scale index `g` on any grid returns, and a
+    /// block past the data has no values (amax 0).
+    #[test]
+    fn block_amax_never_panics(
+        dims in prop::collection::vec(hostile_usize(), 3),
+        block in hostile_usize(),
+        g in hostile_usize(),
+        tile in 0usize..20,
+        n in 0usize..64,
+    ) {
+        use bitpack::formats::BlockGrid;
+        let data: Vec<f32> = (0..n).map(|i| i as f32 - 7.0).collect();
+        let along = BlockGrid::along(dims[0], dims[1], dims[2], block);
+        let tiles = BlockGrid::tiles(dims[0], dims[1], dims[2], tile, block);
+        for grid in [along, tiles] {
+            let a = grid.amax(&data, g);
+            prop_assert!(a.is_some_and(|a| (0.0..=57.0).contains(&a)), "{a:?}");
+        }
+        prop_assert_eq!(BlockGrid::along(4, 8, 1, 4).amax(&data, usize::MAX), Some(0.0));
+        prop_assert_eq!(BlockGrid::tiles(4, 8, 4, 2, 4).amax(&data, usize::MAX), Some(0.0));
+    }
+
+    /// `extend` trusts a size hint only as a hint: an iterator that
+    /// promises `usize::MAX` values and yields a few appends those.
+    #[test]
+    fn extend_with_a_lying_size_hint(n in 0usize..200) {
+        struct Liar(usize);
+        impl Iterator for Liar {
+            type Item = u8;
+            fn next(&mut self) -> Option<u8> {
+                self.0 = self.0.checked_sub(1)?;
+                Some(self.0 as u8)
+            }
+            fn size_hint(&self) -> (usize, Option<usize>) {
+                (usize::MAX, None)
+            }
+        }
+        let mut a = NarrowArray::<u4>::new();
+        a.extend(Liar(n).map(|x| u4::new(x & 15)));
+        prop_assert_eq!(a.len(), n);
+        let mut b = NarrowArray::<u8>::from_slice(&[1]);
+        b.extend(Liar(n));
+        prop_assert_eq!(b.len(), n + 1);
+    }
+}
+
+#[test]
+fn fallible_allocation_forms() {
+    assert!(matches!(NarrowArray::<u16>::try_zeroed(usize::MAX), Err(Error::Alloc { count: None, .. })));
+    assert!(matches!(NarrowArray::<u64>::try_zeroed(1 << 60), Err(Error::Alloc { .. })));
+    assert!(NarrowArray::<u8>::try_with_capacity(usize::MAX).is_err());
+    let mut a = NarrowArray::from_slice(&[1u8, 2]);
+    assert!(a.try_reserve(usize::MAX - 1).is_err());
+    assert!(a.try_reserve(1 << 62).is_err());
+    assert_eq!(a.to_vec(), [1, 2]);
+    let one = NarrowArray::from_slice(&[u4::new(3)]);
+    let wide = one.view_strided(&[usize::MAX], &[0], 0).unwrap();
+    assert!(matches!(wide.try_to_vec(), Err(Error::Alloc { .. })));
+    assert!(matches!(wide.try_to_narrow_array(), Err(Error::Alloc { .. })));
+    let wide = one.view_strided(&[1 << 62], &[0], 0).unwrap();
+    assert!(wide.try_to_narrow_array().is_err());
+    assert_eq!(one.view_strided(&[3], &[0], 0).unwrap().try_to_vec().unwrap(), [u4::new(3); 3]);
+}
