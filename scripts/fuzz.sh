@@ -16,7 +16,7 @@ secs=${1:-40}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(from_bytes views dyn_width float_codec block_scaled)
+    targets=(from_bytes views dyn_width float_codec block_scaled dlpack_import)
 fi
 if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
     cargo install cargo-fuzz --locked

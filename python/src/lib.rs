@@ -116,7 +116,8 @@ pub unsafe extern "C" fn bitpack_capsule_destructor(capsule: *mut c_void) {
         return;
     }
     // SAFETY: as above; the name matched, so this returns the pointer.
-    let m = unsafe { PyCapsule_GetPointer(capsule, NAME.as_ptr()) }.cast::<DLManagedTensorVersioned>();
+    let m =
+        unsafe { PyCapsule_GetPointer(capsule, NAME.as_ptr()) }.cast::<DLManagedTensorVersioned>();
     if m.is_null() {
         return;
     }

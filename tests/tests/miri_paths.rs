@@ -223,7 +223,10 @@ fn dlpack_round_trips_free_everything_and_read_in_bounds() {
     let raw = lent.into_raw();
     // SAFETY: a lent export, handed back once while `a` lives.
     let back = unsafe { DlpackTensor::from_raw(raw) }.unwrap();
-    assert_eq!(back.to_narrow_array::<u4>().unwrap(), view.to_narrow_array());
+    assert_eq!(
+        back.to_narrow_array::<u4>().unwrap(),
+        view.to_narrow_array()
+    );
     drop(back);
 
     let f4 = formats::encode::<E2M1>(&[1.0, -2.0, 6.0, 0.5], Mode::Nearest);
@@ -232,7 +235,10 @@ fn dlpack_round_trips_free_everything_and_read_in_bounds() {
         .into_raw();
     // SAFETY: as above.
     let back = unsafe { DlpackTensor::from_raw(raw) }.unwrap();
-    assert_eq!(back.as_narrow_ref::<E2M1>().unwrap().as_bytes(), f4.as_bytes());
+    assert_eq!(
+        back.as_narrow_ref::<E2M1>().unwrap().as_bytes(),
+        f4.as_bytes()
+    );
     let padded = DlpackTensor::from_narrow_array_padded(&f4);
     assert_eq!(padded.to_narrow_array::<E2M1>().unwrap(), f4);
     let raw = padded.into_raw();

@@ -404,8 +404,14 @@ proptest! {
 
 #[test]
 fn fallible_allocation_forms() {
-    assert!(matches!(NarrowArray::<u16>::try_zeroed(usize::MAX), Err(Error::Alloc { count: None, .. })));
-    assert!(matches!(NarrowArray::<u64>::try_zeroed(1 << 60), Err(Error::Alloc { .. })));
+    assert!(matches!(
+        NarrowArray::<u16>::try_zeroed(usize::MAX),
+        Err(Error::Alloc { count: None, .. })
+    ));
+    assert!(matches!(
+        NarrowArray::<u64>::try_zeroed(1 << 60),
+        Err(Error::Alloc { .. })
+    ));
     assert!(NarrowArray::<u8>::try_with_capacity(usize::MAX).is_err());
     let mut a = NarrowArray::from_slice(&[1u8, 2]);
     assert!(a.try_reserve(usize::MAX - 1).is_err());
@@ -414,8 +420,17 @@ fn fallible_allocation_forms() {
     let one = NarrowArray::from_slice(&[u4::new(3)]);
     let wide = one.view_strided(&[usize::MAX], &[0], 0).unwrap();
     assert!(matches!(wide.try_to_vec(), Err(Error::Alloc { .. })));
-    assert!(matches!(wide.try_to_narrow_array(), Err(Error::Alloc { .. })));
+    assert!(matches!(
+        wide.try_to_narrow_array(),
+        Err(Error::Alloc { .. })
+    ));
     let wide = one.view_strided(&[1 << 62], &[0], 0).unwrap();
     assert!(wide.try_to_narrow_array().is_err());
-    assert_eq!(one.view_strided(&[3], &[0], 0).unwrap().try_to_vec().unwrap(), [u4::new(3); 3]);
+    assert_eq!(
+        one.view_strided(&[3], &[0], 0)
+            .unwrap()
+            .try_to_vec()
+            .unwrap(),
+        [u4::new(3); 3]
+    );
 }
