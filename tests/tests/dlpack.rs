@@ -1141,13 +1141,10 @@ fn exports_in_bytes_round_trip_for_every_width_that_divides_8() {
             (dl.dtype.lanes as usize, dl.dtype.bits as u32),
             (lanes, T::BITS)
         );
-        // SAFETY: the export's two extents and strides.
-        let (sh, st) = unsafe {
-            (
-                std::slice::from_raw_parts(dl.shape, 2),
-                std::slice::from_raw_parts(dl.strides, 2),
-            )
-        };
+        // SAFETY: the export's two extents.
+        let sh = unsafe { std::slice::from_raw_parts(dl.shape, 2) };
+        // SAFETY: the export's two strides.
+        let st = unsafe { std::slice::from_raw_parts(dl.strides, 2) };
         assert_eq!(sh, [rows as i64, bytes as i64]);
         assert_eq!(st, [bytes.max(1) as i64, 1]);
         assert_eq!(t.shape(), a.shape());

@@ -242,8 +242,10 @@ fn dlpack_round_trips_free_everything_and_read_in_bounds() {
     let padded = DlpackTensor::from_narrow_array_padded(&f4);
     assert_eq!(padded.to_narrow_array::<E2M1>().unwrap(), f4);
     let raw = padded.into_raw();
-    // SAFETY: the deleter of a live export, called once.
-    unsafe { ((*raw).deleter.unwrap())(raw) };
+    // SAFETY: a live export of this crate.
+    let delete = unsafe { (*raw).deleter }.unwrap();
+    // SAFETY: its deleter, called once.
+    unsafe { delete(raw) };
     drop(back);
 
     #[derive(Clone, Copy, BitElement)]
