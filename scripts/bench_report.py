@@ -14,7 +14,7 @@ chosen section:
 Everything outside the markers (headings, hand-written analysis) is kept as
 it is. The sections and the blocks each one owns:
 
-- `kernels` (`cargo bench -p bitpack --bench kernels`): the block `kernels`
+- `kernels` (`cargo bench -p bitpacked --bench kernels`): the block `kernels`
   of BENCHMARKS.md (tables, targets, then `scripts/bench_notes.md`) and the
   block `kernels` of the `# Performance` docs in `bitpack/src/kernels/mod.rs`,
   both from the same results, so the two cannot disagree.
@@ -73,7 +73,7 @@ NOTES = {
 
 
 def command(bench):
-    return f"cargo bench -p bitpack --bench {bench} && python3 scripts/bench_report.py --section {bench}"
+    return f"cargo bench -p bitpacked --bench {bench} && python3 scripts/bench_report.py --section {bench}"
 
 
 def read_notes(path):
