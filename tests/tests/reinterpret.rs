@@ -96,7 +96,7 @@ macro_rules! all_pairs {
         }
     )*};
     (@row $a:ident [$($b:ident)*] $raws:ident) => {
-        $( check_pair::<crate::types::$a, crate::types::$b>(&$raws); )*
+        $( check_pair::<super::super::types::$a, super::super::types::$b>(&$raws); )*
     };
 }
 
