@@ -507,7 +507,7 @@ impl Nvfp4Array {
         /// ```
         dequantize,
         /// The block scales in the tiled layout cuBLASLt (`VEC16_UE4M3`) reads:
-        /// see [`swizzle_scales`]. The leading dimensions are flattened into
+        /// see [`swizzle_scales`](super::swizzle_scales). The leading dimensions are flattened into
         /// rows.
         ///
         /// # Examples
