@@ -74,6 +74,15 @@ pub enum Error {
     },
     /// An invalid argument, described in words.
     Invalid(&'static str),
+    /// A float format name that
+    /// [`FloatFormat::try_by_name`](crate::formats::FloatFormat::try_by_name)
+    /// does not know; the message lists the names it knows.
+    UnknownFormat {
+        /// For the name of a block format (`"mxfp4"`, `"nvfp4"`), which
+        /// array and element format to use instead.
+        block: Option<&'static str>,
+    },
+
 
     // Strided views and layouts.
     /// More dimensions than a layout can hold (64).
@@ -316,6 +325,7 @@ impl fmt::Display for Error {
                 write!(f, "value {value} does not fit in {bits} bits")
             }
             Error::Invalid(what) => f.write_str(what),
+            Error::UnknownFormat { block } => crate::formats::describe_unknown(f, block),
             Error::TooManyDims { ndim } => {
                 write!(f, "{ndim} dimensions given; a view has at most 64")
             }
