@@ -47,6 +47,12 @@ pub enum Error {
     },
     /// A byte buffer is too short for the values it should hold.
     TooFewBytes {
+        /// What was being built or filled, e.g. `"NarrowArray::from_bytes"`.
+        what: &'static str,
+        /// The number of values the bytes should hold.
+        values: usize,
+        /// The width of each, in bits.
+        bits: u32,
         /// Bytes needed.
         needed: usize,
         /// Bytes given.
@@ -83,7 +89,6 @@ pub enum Error {
         block: Option<&'static str>,
     },
 
-
     // Strided views and layouts.
     /// More dimensions than a layout can hold (64).
     TooManyDims {
@@ -119,6 +124,8 @@ pub enum Error {
     // Packed containers.
     /// A byte buffer does not have the exact length required.
     ByteCount {
+        /// What was being built, e.g. `"NArray::try_from_bytes"`.
+        what: &'static str,
         /// The number of bytes required.
         expected: usize,
         /// The number given.
@@ -297,8 +304,17 @@ impl fmt::Display for Error {
                  ({} bits is not a multiple of {to_bits})",
                 count as u128 * from_bits as u128
             ),
-            Error::TooFewBytes { needed, actual } => {
-                write!(f, "need {needed} bytes, got {actual}")
+            Error::TooFewBytes {
+                what,
+                values,
+                bits,
+                needed,
+                actual,
+            } => {
+                write!(
+                    f,
+                    "{what}: {values} values of {bits} bits need {needed} bytes, got {actual}"
+                )
             }
             Error::NonZeroPadding { byte } => {
                 write!(
@@ -358,8 +374,12 @@ impl fmt::Display for Error {
             Error::Range { start, end, len } => {
                 write!(f, "range {start}..{end} does not fit in extent {len}")
             }
-            Error::ByteCount { expected, actual } => {
-                write!(f, "expected {expected} bytes, got {actual}")
+            Error::ByteCount {
+                what,
+                expected,
+                actual,
+            } => {
+                write!(f, "{what}: the array is {expected} bytes, got {actual}")
             }
             Error::Width { width, max } => {
                 write!(f, "width {width} is not supported here: must be 1..={max}")
