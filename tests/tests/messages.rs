@@ -1,10 +1,11 @@
 //! What error messages say: every constructor from bytes names itself, the
 //! values and the width in its length error; `ReinterpretError` names the
 //! element as the crate does (`u4`, not `UInt<u8, 4>`) and converts into
-//! `bitpack::Error` with `?`.
+//! `bitpack::Error` with `?`; an NVFP4 tensor with no finite value has no
+//! default tensor scale.
 
 use bitpack::arbitrary_int::{u4, u5};
-use bitpack::formats::{self, E2M1, Encoder, Mode};
+use bitpack::formats::{self, E2M1, E4M3, Encoder, Mode, Nvfp4Array, Nvfp4Options};
 use bitpack::{DynNarrowArray, E5M2, Error, NArray, NarrowArray, NarrowMut, NarrowRef};
 
 /// `from_bytes(3 bytes, 7 values)` of 4-bit values: 4 bytes needed.
@@ -152,4 +153,35 @@ fn reinterpret_error_converts_with_question_mark() {
             to_bits: 16
         })
     );
+}
+
+/// No finite value, no default tensor scale: an error that says so; with a
+/// tensor scale given, the blocks get the NaN scale and dequantize to NaN.
+#[test]
+fn nvfp4_all_nan_has_no_default_tensor_scale() {
+    for data in [
+        vec![f32::NAN; 32],
+        vec![f32::INFINITY; 16],
+        vec![f32::NAN, f32::NEG_INFINITY, f32::NAN],
+    ] {
+        let e = Nvfp4Array::quantize(&data, &[data.len()]).unwrap_err();
+        assert!(matches!(e, Error::Invalid(_)), "{e:?}");
+        assert!(e.to_string().contains("needs a finite value"), "{e}");
+        assert_eq!(Nvfp4Array::default_tensor_scale(&data), Err(e.clone()));
+        let opts = Nvfp4Options::default();
+        assert_eq!(
+            Nvfp4Array::quantize_with(&data, &[data.len()], &opts).unwrap_err(),
+            e
+        );
+        let q = Nvfp4Array::quantize_with_tensor_scale(&data, &[data.len()], 1.0).unwrap();
+        assert!(q.dequantize().iter().all(|x| x.is_nan()));
+        assert!(q.scales().iter().all(|s: E4M3| s.to_f32().is_nan()));
+    }
+    // One finite value is enough; all zeros and no values keep the scale 1.
+    let mut data = vec![f32::NAN; 32];
+    data[20] = 2688.0;
+    assert_eq!(Nvfp4Array::default_tensor_scale(&data), Ok(1.0));
+    assert!(Nvfp4Array::quantize(&data, &[32]).is_ok());
+    assert_eq!(Nvfp4Array::default_tensor_scale(&[0.0; 16]), Ok(1.0));
+    assert_eq!(Nvfp4Array::default_tensor_scale(&[]), Ok(1.0));
 }
