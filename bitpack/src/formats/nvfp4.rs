@@ -317,7 +317,9 @@ impl Nvfp4Array {
             1
         };
         let mut r0 = 0;
-        while r0 < rows {
+        // No columns, nothing to write: a shape such as [2^62, 0] must not loop
+        // over its rows.
+        while r0 < rows && nb > 0 {
             let in_matrix = r0 % matrix_rows.max(1);
             let height = tile_rows.min(matrix_rows.max(1) - in_matrix).min(rows - r0);
             for b in 0..nb {
