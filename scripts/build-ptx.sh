@@ -14,14 +14,22 @@
 #
 # TARGET is sm_80, sm_90 or sm_100a (default: all three); each is written to
 # OUT/NAME-TARGET.ptx (defaults: bitpack-ptx, bitpack/ptx/, bitpack). The toolchain is
-# BITPACK_PTX_TOOLCHAIN (default: the pinned nightly below, installed with
-# rust-src and llvm-tools when missing). Cargo's target directory is
+# BITPACK_PTX_TOOLCHAIN, else the pinned nightly below, else an installed
+# `nightly` that is the same build (the commit bitpack/ptx/TOOLCHAIN
+# records); only when none is present is the pinned one installed (rustup,
+# profile minimal, with rust-src and llvm-tools), and the
+# script says so first. Cargo's target directory is
 # CARGO_TARGET_DIR (default target/) + /ptx-TARGET.
+#
+#   scripts/build-ptx.sh --print-toolchain   # the toolchain it would use
+#                                            # (installing it if needed)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 
-toolchain=${BITPACK_PTX_TOOLCHAIN:-nightly-2026-05-19}
+pinned=nightly-2026-05-19
+toolchain=${BITPACK_PTX_TOOLCHAIN:-}
+print_toolchain=0
 crate=bitpack-ptx
 out=bitpack/ptx
 name=bitpack
@@ -31,17 +39,44 @@ while [ "$#" -gt 0 ]; do
     --crate) crate=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --name) name=$2; shift 2 ;;
-    -h | --help) sed -n '2,20p' "$0"; exit 0 ;;
+    --print-toolchain) print_toolchain=1; shift ;;
+    -h | --help) sed -n '2,26p' "$0"; exit 0 ;;
     sm_*) targets+=("$1"); shift ;;
     *) echo "build-ptx: unknown argument '$1'" >&2; exit 2 ;;
     esac
 done
 [ "${#targets[@]}" -gt 0 ] || targets=(sm_80 sm_90 sm_100a)
 
-if ! rustup run "$toolchain" rustc -V >/dev/null 2>&1; then
+# The commit of a toolchain's rustc, or nothing when it is not installed.
+commit_of() { rustup run "$1" rustc -vV 2>/dev/null | sed -n 's/^commit-hash: //p'; }
+if [ -z "$toolchain" ]; then
+    toolchain=$pinned
+    if [ -z "$(commit_of "$pinned")" ]; then
+        # The pinned build under another name (a `nightly` of the same date)
+        # gives the same PTX: use it rather than install a second copy.
+        recorded=$(sed -n 's/^commit-hash: //p' "$root/bitpack/ptx/TOOLCHAIN" 2>/dev/null || true)
+        if [ -n "$recorded" ] && [ "$(commit_of nightly)" = "$recorded" ]; then
+            toolchain=nightly
+            echo "build-ptx: using the installed nightly, the same build as $pinned ($recorded)" >&2
+        fi
+    fi
+fi
+if [ -z "$(commit_of "$toolchain")" ]; then
+    echo "build-ptx: installing $toolchain with rustup (profile minimal, components rust-src and" \
+        "llvm-tools): no installed toolchain is that build" \
+        "(BITPACK_PTX_TOOLCHAIN picks another; its PTX may then differ from bitpack/ptx/)" >&2
     rustup toolchain install "$toolchain" --profile minimal --component rust-src,llvm-tools >&2
 else
-    rustup +"$toolchain" component add rust-src llvm-tools >&2 2>/dev/null || true
+    for c in rust-src llvm-tools; do
+        if ! rustup +"$toolchain" component list --installed 2>/dev/null | grep -q "^$c"; then
+            echo "build-ptx: adding the rustup component $c to $toolchain" >&2
+            rustup +"$toolchain" component add "$c" >&2
+        fi
+    done
+fi
+if [ "$print_toolchain" = 1 ]; then
+    echo "$toolchain"
+    exit 0
 fi
 sysroot=$(rustup run "$toolchain" rustc --print sysroot)
 host=$(rustup run "$toolchain" rustc -vV | sed -n 's/^host: //p')

@@ -21,7 +21,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-toolchain=${BITPACK_PTX_TOOLCHAIN:-nightly-2026-05-19}
+# The toolchain build-ptx.sh picks (BITPACK_PTX_TOOLCHAIN, the pinned nightly,
+# or an installed nightly of the same build), fixed here for every build below.
+toolchain=$(scripts/build-ptx.sh --print-toolchain)
+export BITPACK_PTX_TOOLCHAIN=$toolchain
 targets=(sm_80 sm_90 sm_100a)
 update=0
 [ "${1:-}" = --update ] && update=1

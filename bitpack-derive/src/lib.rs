@@ -1,16 +1,16 @@
-//! Derive macros for `bitpack`: `#[derive(BitElement)]` and
-//! `#[derive(DeviceCopy)]`.
+//! Derive macros for `bitpack` (the package `bitpacked`):
+//! `#[derive(BitElement)]` and `#[derive(DeviceCopy)]`.
 //!
 //! Use them through the `bitpack` crate, which re-exports each beside its
 //! trait; the user documentation is on those re-exports.
-//!
-//! Every entry point parses the input ([`ast`]), reads its attributes
-//! ([`attr`], [`repr`]), checks what needs no type information ([`check`]),
-//! collecting every error with the span of the token at fault, and emits one
-//! `const _: () = { ... };` block ([`expand`]): the impl, and the layout
-//! proofs that need type information as items for rustc to evaluate. On
-//! error it emits the errors and a stub impl ([`fallback`]). Errors are
-//! collected in a [`ctxt::Ctxt`], which must be checked before it is dropped.
+
+// Every entry point parses the input (`ast`), reads its attributes (`attr`,
+// `repr`), checks what needs no type information (`check`), collecting
+// every error with the span of the token at fault, and emits one
+// `const _: () = { ... };` block (`expand`): the impl, and the layout proofs
+// that need type information as items for rustc to evaluate. On error it
+// emits the errors and a stub impl (`fallback`). Errors are collected in a
+// `ctxt::Ctxt`, which must be checked before it is dropped.
 
 // Which file uses which (`use crate::...`, `super::...`, test modules
 // included), lowest layer first; there is no cycle, and the test

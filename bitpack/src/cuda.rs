@@ -922,9 +922,17 @@ impl Gpu {
             Some(s) => s,
             None => {
                 // As `Nvfp4Array::default_tensor_scale`: the amax in f32 over
-                // 6 * 448, or 1 for an all-zero tensor.
+                // 6 * 448, or 1 for an all-zero tensor; an error for data
+                // without a finite value (the amax leaves those out, so it is
+                // 0 there: the host data says which).
                 let s = self.amax(&input, n)? / crate::formats::FP4_TIMES_FP8_MAX;
-                if s > 0.0 { s } else { 1.0 }
+                if s > 0.0 {
+                    s
+                } else if n > 0 && !data.iter().any(|x| x.is_finite()) {
+                    return Err(crate::formats::NO_FINITE_VALUE);
+                } else {
+                    1.0
+                }
             }
         };
         let tile = match opts.blocks {

@@ -47,6 +47,12 @@ pub enum Error {
     },
     /// A byte buffer is too short for the values it should hold.
     TooFewBytes {
+        /// What was being built or filled, e.g. `"NarrowArray::from_bytes"`.
+        what: &'static str,
+        /// The number of values the bytes should hold.
+        values: usize,
+        /// The width of each, in bits.
+        bits: u32,
         /// Bytes needed.
         needed: usize,
         /// Bytes given.
@@ -74,6 +80,14 @@ pub enum Error {
     },
     /// An invalid argument, described in words.
     Invalid(&'static str),
+    /// A float format name that
+    /// [`FloatFormat::try_by_name`](crate::formats::FloatFormat::try_by_name)
+    /// does not know; the message lists the names it knows.
+    UnknownFormat {
+        /// For the name of a block format (`"mxfp4"`, `"nvfp4"`), which
+        /// array and element format to use instead.
+        block: Option<&'static str>,
+    },
 
     // Strided views and layouts.
     /// More dimensions than a layout can hold (64).
@@ -110,6 +124,8 @@ pub enum Error {
     // Packed containers.
     /// A byte buffer does not have the exact length required.
     ByteCount {
+        /// What was being built, e.g. `"NArray::try_from_bytes"`.
+        what: &'static str,
         /// The number of bytes required.
         expected: usize,
         /// The number given.
@@ -302,8 +318,17 @@ impl fmt::Display for Error {
                  ({} bits is not a multiple of {to_bits})",
                 count as u128 * from_bits as u128
             ),
-            Error::TooFewBytes { needed, actual } => {
-                write!(f, "need {needed} bytes, got {actual}")
+            Error::TooFewBytes {
+                what,
+                values,
+                bits,
+                needed,
+                actual,
+            } => {
+                write!(
+                    f,
+                    "{what}: {values} values of {bits} bits need {needed} bytes, got {actual}"
+                )
             }
             Error::NonZeroPadding { byte } => {
                 write!(
@@ -330,6 +355,7 @@ impl fmt::Display for Error {
                 write!(f, "value {value} does not fit in {bits} bits")
             }
             Error::Invalid(what) => f.write_str(what),
+            Error::UnknownFormat { block } => crate::formats::describe_unknown(f, block),
             Error::TooManyDims { ndim } => {
                 write!(f, "{ndim} dimensions given; a view has at most 64")
             }
@@ -362,8 +388,12 @@ impl fmt::Display for Error {
             Error::Range { start, end, len } => {
                 write!(f, "range {start}..{end} does not fit in extent {len}")
             }
-            Error::ByteCount { expected, actual } => {
-                write!(f, "expected {expected} bytes, got {actual}")
+            Error::ByteCount {
+                what,
+                expected,
+                actual,
+            } => {
+                write!(f, "{what}: the array is {expected} bytes, got {actual}")
             }
             Error::Width { width, max } => {
                 write!(f, "width {width} is not supported here: must be 1..={max}")

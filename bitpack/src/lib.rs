@@ -13,7 +13,7 @@
 //! | pack into a buffer I own, without an allocator | [`formats::encode_packed`] / [`formats::decode_packed`] |
 //! | define my own float format | [`formats::MiniFloat`] on a `#[derive(BitElement)]` newtype ([`formats`] has a worked example) |
 //! | define my own narrow integer or aggregate element | [`derive@BitElement`] |
-//! | MXFP4/MXFP6/MXFP8 or NVFP4 with swizzled scales for cuBLASLt | [`formats::MxArray`], [`formats::Nvfp4Array`] (`scales_swizzled`) |
+//! | MXFP4/MXFP6/MXFP8 or NVFP4 with swizzled scales for cuBLASLt | [`formats::MxArray`], [`formats::Nvfp4Array`] ([`scales_swizzled`](formats::MxArray::scales_swizzled), [`formats::swizzle_scales`]) |
 //! | pass a struct to a GPU kernel as raw bytes | [`derive@DeviceCopy`] |
 //! | a few values in one register, as PTX's packed `cvt` writes them | [`NArray`] |
 //! | a packed heap array, N-d, zero-copy reinterpret | [`NarrowArray`] |
@@ -22,14 +22,14 @@
 //! | the raw kernels (pack, unpack, sum, decode) on word buffers | [`kernels`] |
 //! | look a format up by its ml_dtypes, PyTorch or DLPack name | [`formats::FloatFormat::by_name`] |
 //! | encode from `f16`, `bf16` or `f64` with one rounding, or stochastically | [`formats::Encoder`] |
-//! | MX scale rules, blocks along any axis, 16 x 16 NVFP4 tiles | `MxArray::quantize_with`, `Nvfp4Array::quantize_with` in [`formats`] |
-//! | read packed bytes owned elsewhere (mmap, DLPack, GPU readback) | `NarrowRef`, `NarrowMut` |
-//! | hand arrays to numpy/PyTorch or take theirs (DLPack) | `bitpack::dlpack` (feature `dlpack`) |
-//! | Arrow validity bitmaps and unsigned arrays | `bitpack::arrow` (feature `arrow`) |
+//! | MX scale rules, blocks along any axis, 16 x 16 NVFP4 tiles | [`formats::MxArray::quantize_with`], [`formats::Nvfp4Array::quantize_with`] |
+//! | read packed bytes owned elsewhere (mmap, DLPack, GPU readback) | [`NarrowRef`], [`NarrowMut`] |
+//! | hand arrays to numpy/PyTorch or take theirs (DLPack) | [`dlpack`] (feature `dlpack`) |
+//! | Arrow validity bitmaps and unsigned arrays | [`arrow`](mod@arrow) (feature `arrow`) |
 //! | which type matches another system's packed layout | [`interop`] |
-//! | use the kernels inside my own GPU kernel crate | [`kernels::fixed`], [`DevicePtr`]; the README's "Using bitpack in your GPU kernels" |
+//! | use the kernels inside my own GPU kernel crate | [`kernels::fixed`], [`DevicePtr`]; the README's ["Using bitpack in your GPU kernels"](https://github.com/bitpack-rs/bitpack#using-bitpack-in-your-gpu-kernels) |
 //! | quantize one MX/NVFP4 block inside a GPU kernel | [`formats::BlockGrid`], [`formats::mx_scale`], [`formats::mx_codes`], [`formats::nvfp4_scale`], [`formats::nvfp4_codes`] |
-//! | run the kernels (also MX/NVFP4) on a GPU from the host | `bitpack::cuda::Gpu` (feature `cuda`) |
+//! | run the kernels (also MX/NVFP4) on a GPU from the host | [`cuda::Gpu`] (feature `cuda`) |
 //! | what went wrong | [`Error`]: every message names the numbers and what was being sized |
 //!
 //! ```
@@ -196,6 +196,8 @@
 //! With no features the crate is `no_std` without an allocator and builds for
 //! `nvptx64-nvidia-cuda`, so GPU kernel crates can embed it.
 #![no_std]
+// docs.rs (`--cfg docsrs`, nightly): a badge on every item a feature gates.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
@@ -208,19 +210,24 @@ extern crate std;
 
 pub mod array;
 #[cfg(feature = "arrow")]
+#[cfg_attr(docsrs, doc(cfg(feature = "arrow")))]
 pub mod arrow;
 #[cfg(feature = "cuda")]
+#[cfg_attr(docsrs, doc(cfg(feature = "cuda")))]
 pub mod cuda;
 mod device;
 #[cfg(feature = "dlpack")]
+#[cfg_attr(docsrs, doc(cfg(feature = "dlpack")))]
 pub mod dlpack;
 mod element;
 mod error;
 pub mod formats;
 #[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub mod interop;
 pub mod kernels;
 #[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub mod narrow;
 mod narrow_int;
 #[cfg(feature = "alloc")]
@@ -237,16 +244,20 @@ pub mod __private;
 #[doc = include_str!("../../README.md")]
 mod readme {}
 
+#[doc(inline)]
 pub use array::NArray;
 pub use device::{DeviceCopy, DevicePtr};
 pub use element::{BitElement, bitwidth, from_raw_bits, raw_bits};
 pub use error::{Error, LengthOf, Result};
+#[doc(inline)]
 pub use formats::{E2M1, E2M3, E3M2, E4M3, E5M2, E8M0};
 #[cfg(feature = "alloc")]
+#[doc(inline)]
 pub use narrow::{
     Dense, DynNarrowArray, NarrowArray, Packing, ReinterpretError, UnsignedElement, WordAligned,
 };
 #[cfg(feature = "alloc")]
+#[doc(inline)]
 pub use narrow::{NarrowMut, NarrowRef};
 pub use narrow_int::NarrowInt;
 pub use storage::{Lanes, SmallStorage, Storage, checked_storage_bytes, storage_bytes};

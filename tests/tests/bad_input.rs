@@ -79,11 +79,15 @@ fn narray_bytes_length_and_padding() {
         assert_eq!(
             e,
             Error::ByteCount {
+                what: "NArray::try_from_bytes",
                 expected: 2,
                 actual: len
             }
         );
-        assert_eq!(e.to_string(), format!("expected 2 bytes, got {len}"));
+        assert_eq!(
+            e.to_string(),
+            format!("NArray::try_from_bytes: the array is 2 bytes, got {len}")
+        );
     }
     let mut dirty = bytes;
     dirty[1] |= 0x80;
@@ -253,13 +257,19 @@ fn narrow_from_bytes_too_few() {
             assert_eq!(
                 e,
                 Error::TooFewBytes {
+                    what: "NarrowArray::from_bytes",
+                    values: len,
+                    bits: 5,
                     needed,
                     actual: have.min(8)
                 }
             );
             assert_eq!(
                 e.to_string(),
-                format!("need {needed} bytes, got {}", have.min(8))
+                format!(
+                    "NarrowArray::from_bytes: {len} values of 5 bits need {needed} bytes, got {}",
+                    have.min(8)
+                )
             );
         }
     }
@@ -267,6 +277,9 @@ fn narrow_from_bytes_too_few() {
     assert_eq!(
         e,
         Error::TooFewBytes {
+            what: "NarrowArray::from_bytes",
+            values: usize::MAX,
+            bits: 16,
             needed: usize::MAX,
             actual: 4
         }
@@ -275,6 +288,9 @@ fn narrow_from_bytes_too_few() {
     assert_eq!(
         e,
         Error::TooFewBytes {
+            what: "NarrowArray::from_bytes",
+            values: usize::MAX,
+            bits: 1,
             needed: usize::MAX.div_ceil(8),
             actual: 4
         }
@@ -349,7 +365,8 @@ fn narrow_reinterpret_gives_the_array_back() {
     let err = a.clone().reinterpret::<u2>().unwrap_err();
     assert_eq!(
         format!("{err}"),
-        "cannot reinterpret 3 5-bit values as 2-bit values (15 bits is not a multiple of 2)"
+        "NarrowArray<u5>: cannot reinterpret 3 5-bit values as 2-bit values \
+         (15 bits is not a multiple of 2)"
     );
     assert!(format!("{err:?}").contains("Reinterpret"));
     let as_error: Error = err.into();

@@ -209,6 +209,9 @@ fn bad_bytes_are_refused() {
     assert_eq!(
         NarrowRef::<u5>::from_bytes(&[0; 3], 5).unwrap_err(),
         Error::TooFewBytes {
+            what: "NarrowRef::from_bytes",
+            values: 5,
+            bits: 5,
             needed: 4,
             actual: 3
         }
@@ -216,6 +219,9 @@ fn bad_bytes_are_refused() {
     assert_eq!(
         NarrowRef::<u5>::from_bytes(&[0; 3], usize::MAX).unwrap_err(),
         Error::TooFewBytes {
+            what: "NarrowRef::from_bytes",
+            values: usize::MAX,
+            bits: 5,
             needed: usize::MAX,
             actual: 3
         }
@@ -234,6 +240,9 @@ fn bad_bytes_are_refused() {
     assert_eq!(
         NarrowRef::<u8>::from_bytes_shaped(&[0; 6], &[4, 2]).unwrap_err(),
         Error::TooFewBytes {
+            what: "NarrowRef::from_bytes_shaped",
+            values: 8,
+            bits: 8,
             needed: 8,
             actual: 6
         }
@@ -391,6 +400,9 @@ fn dyn_array_bytes_round_trip() {
     assert_eq!(
         DynNarrowArray::from_bytes(9, &[0xff], 1).unwrap_err(),
         Error::TooFewBytes {
+            what: "DynNarrowArray::from_bytes",
+            values: 1,
+            bits: 9,
             needed: 2,
             actual: 1
         }

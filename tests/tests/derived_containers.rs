@@ -133,7 +133,8 @@ fn rgb_fills_its_bytes() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "cannot reinterpret 1 24-bit values as 16-bit values (24 bits is not a multiple of 16)"
+        "NarrowArray<Rgb>: cannot reinterpret 1 24-bit values as 16-bit values \
+         (24 bits is not a multiple of 16)"
     );
 }
 

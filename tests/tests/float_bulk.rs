@@ -142,6 +142,9 @@ fn length_errors_change_nothing() {
     assert_eq!(
         encode_packed::<E2M3>(&[1.0; 3], Mode::Nearest, &mut bytes).unwrap_err(),
         Error::TooFewBytes {
+            what: "encode_packed",
+            values: 3,
+            bits: 6,
             needed: 3,
             actual: 2
         }
@@ -151,6 +154,9 @@ fn length_errors_change_nothing() {
     assert_eq!(
         decode_packed::<E2M1>(&[0x21], &mut out).unwrap_err(),
         Error::TooFewBytes {
+            what: "decode_packed",
+            values: 3,
+            bits: 4,
             needed: 2,
             actual: 1
         }

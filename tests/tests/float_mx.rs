@@ -1239,3 +1239,14 @@ fn nvfp4_tiny_scales_and_tiles() {
     // f64 data beyond f32's range has no default tensor scale.
     assert!(Nvfp4Array::quantize_with(&[1e300f64], &[1], &Nvfp4Options::default()).is_err());
 }
+
+/// A shape with no columns and a huge row count holds no values: quantizing
+/// it returns at once (it once looped over every row).
+#[test]
+fn nvfp4_zero_columns_with_huge_rows_returns_at_once() {
+    for shape in [[1usize << 62, 0], [usize::MAX, 0]] {
+        let q = Nvfp4Array::quantize(&[], &shape).unwrap();
+        assert!(q.dequantize().is_empty());
+        assert!(Nvfp4Array::quantize_with_tensor_scale(&[], &shape, 0.5).is_ok());
+    }
+}

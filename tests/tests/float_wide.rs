@@ -304,6 +304,9 @@ fn bad_lengths_change_nothing() {
     assert_eq!(
         err,
         Error::TooFewBytes {
+            what: "Encoder::packed",
+            values: 3,
+            bits: 6,
             needed: 3,
             actual: 2
         }

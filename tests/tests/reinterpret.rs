@@ -50,7 +50,8 @@ where
         let msg = err.to_string();
         assert!(
             msg.starts_with(&format!(
-                "cannot reinterpret {n} {}-bit values as {}-bit values",
+                "NarrowArray<u{}>: cannot reinterpret {n} {}-bit values as {}-bit values",
+                A::BITS,
                 A::BITS,
                 B::BITS
             )),
@@ -96,7 +97,7 @@ macro_rules! all_pairs {
         }
     )*};
     (@row $a:ident [$($b:ident)*] $raws:ident) => {
-        $( check_pair::<crate::types::$a, crate::types::$b>(&$raws); )*
+        $( check_pair::<super::super::types::$a, super::super::types::$b>(&$raws); )*
     };
 }
 
@@ -131,7 +132,8 @@ fn wide_widths_reinterpret() {
     let err = a.reinterpret::<u128>().unwrap_err();
     assert_eq!(
         err.to_string(),
-        "cannot reinterpret 3 40-bit values as 128-bit values (120 bits is not a multiple of 128)"
+        "NarrowArray<u40>: cannot reinterpret 3 40-bit values as 128-bit values \
+         (120 bits is not a multiple of 128)"
     );
 }
 
@@ -208,7 +210,8 @@ fn nd_row_must_divide_even_when_the_total_does() {
     let err = a.clone().reinterpret::<u16>().unwrap_err();
     assert_eq!(
         err.to_string(),
-        "cannot reinterpret 3 8-bit values as 16-bit values (24 bits is not a multiple of 16)"
+        "NarrowArray<u8>: cannot reinterpret 3 8-bit values as 16-bit values \
+         (24 bits is not a multiple of 16)"
     );
     let a = err.into_array();
     assert_eq!(a.shape(), [2, 3]);

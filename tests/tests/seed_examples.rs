@@ -73,7 +73,7 @@ fn reinterpret_three_bytes_as_u16_is_an_error() {
     let err = n.reinterpret::<u16>().unwrap_err();
     assert!(
         err.to_string()
-            .starts_with("cannot reinterpret 3 8-bit values as 16-bit values")
+            .starts_with("NarrowArray<u8>: cannot reinterpret 3 8-bit values as 16-bit values")
     );
     assert_eq!(err.into_array().to_vec(), [1, 2, 3]);
 }

@@ -424,13 +424,14 @@ impl<T: BitElement, const N: usize, S: Storage> NArray<T, N, S> {
     /// let err = NArray::<bool, 12>::try_from_bytes(&[0xff, 0x1f]).unwrap_err();
     /// assert_eq!(err, bitpack::Error::NonZeroPadding { byte: 1 });
     /// let err = NArray::<bool, 12>::try_from_bytes(&[0xff]).unwrap_err();
-    /// assert_eq!(err.to_string(), "expected 2 bytes, got 1");
+    /// assert_eq!(err.to_string(), "NArray::try_from_bytes: the array is 2 bytes, got 1");
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn try_from_bytes(bytes: &[u8]) -> Result<Self> {
         let mut out = Self::zero();
         if bytes.len() != S::BYTES {
             return Err(Error::ByteCount {
+                what: "NArray::try_from_bytes",
                 expected: S::BYTES,
                 actual: bytes.len(),
             });

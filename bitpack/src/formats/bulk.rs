@@ -145,7 +145,7 @@ pub fn decode_slice<F: MiniFloat>(src: &[F], dst: &mut [f32]) -> Result<()> {
 /// # Ok::<(), bitpack::Error>(())
 /// ```
 pub fn decode_packed<F: MiniFloat>(bytes: &[u8], dst: &mut [f32]) -> Result<()> {
-    check_packed::<F>(dst.len(), bytes.len())?;
+    check_packed::<F>("decode_packed", dst.len(), bytes.len())?;
     decode_stream::<F>(bytes, dst);
     Ok(())
 }
@@ -153,11 +153,14 @@ pub fn decode_packed<F: MiniFloat>(bytes: &[u8], dst: &mut [f32]) -> Result<()> 
 /// `Ok` when `bytes` bytes hold `n` packed values of `F`
 /// (`ceil(n * F::BITS / 8)`), else [`Error::TooFewBytes`]. `n` counts the
 /// elements of a slice of values of at least 2 bytes, so `n * 8` does not
-/// overflow.
-pub(super) fn check_packed<F: MiniFloat>(n: usize, bytes: usize) -> Result<()> {
+/// overflow. `what` names the caller, for the message.
+pub(super) fn check_packed<F: MiniFloat>(what: &'static str, n: usize, bytes: usize) -> Result<()> {
     let needed = (n * F::BITS as usize).div_ceil(8);
     if bytes < needed {
         return Err(Error::TooFewBytes {
+            what,
+            values: n,
+            bits: F::BITS,
             needed,
             actual: bytes,
         });

@@ -162,6 +162,9 @@ pub use bulk::{decode_packed, decode_slice, encode_slice};
 #[cfg(feature = "alloc")]
 pub use mx::{MxArray, MxOptions};
 pub use names::FormatNames;
+pub(crate) use names::describe_unknown;
+#[cfg(feature = "cuda")]
+pub(crate) use nvfp4::NO_FINITE_VALUE;
 #[cfg(feature = "alloc")]
 pub use nvfp4::{Nvfp4Array, Nvfp4Blocks, Nvfp4Options};
 pub use spec::{FloatFormat, MiniFloat, Mode, NanFallback, Overflow, Specials, Ties};

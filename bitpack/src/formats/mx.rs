@@ -552,7 +552,7 @@ impl<F: MxElement> MxArray<F> {
         /// ```
         dequantize,
         /// The scales in the tiled layout that cuBLASLt (`VEC32_UE8M0`) and
-        /// CUTLASS block-scaled GEMMs read: see [`swizzle_scales`]. The leading
+        /// CUTLASS block-scaled GEMMs read: see [`swizzle_scales`](super::swizzle_scales). The leading
         /// dimensions are flattened into rows.
         ///
         /// # Examples

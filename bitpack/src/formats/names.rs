@@ -1,7 +1,10 @@
 //! Names of the shipped formats in the libraries and standards that use
 //! them, and the lookup from a name to a [`FloatFormat`].
 
+use core::fmt;
+
 use super::spec::FloatFormat;
+use crate::{Error, Result};
 
 /// What a shipped format is called elsewhere.
 ///
@@ -143,6 +146,81 @@ const TABLE: [(FloatFormat, FormatNames); 13] = [
     ),
 ];
 
+/// The crate's type name of each format of [`TABLE`], in its order.
+const TYPE_NAMES: [&str; 13] = [
+    "E3M4",
+    "E4M3Ieee",
+    "E4M3B11Fnuz",
+    "E4M3",
+    "E4M3Fnuz",
+    "E5M2",
+    "E5M2Fnuz",
+    "E8M0",
+    "E2M3",
+    "E3M2",
+    "E2M1",
+    "bf16",
+    "f16",
+];
+
+/// Block formats (values plus scales), which are not element formats, and
+/// what to use for each.
+const BLOCK_FORMATS: [(&str, &str); 6] = [
+    (
+        "mxfp4",
+        "MXFP4 is a block format: formats::MxArray<E2M1> (32-value blocks of E2M1 values, \
+         float4_e2m1fn, with E8M0 scales)",
+    ),
+    (
+        "mxfp6_e2m3",
+        "MXFP6 E2M3 is a block format: formats::MxArray<E2M3> (E2M3 values, float6_e2m3fn)",
+    ),
+    (
+        "mxfp6_e3m2",
+        "MXFP6 E3M2 is a block format: formats::MxArray<E3M2> (E3M2 values, float6_e3m2fn)",
+    ),
+    (
+        "mxfp8_e4m3",
+        "MXFP8 E4M3 is a block format: formats::MxArray<E4M3> (E4M3 values, float8_e4m3fn)",
+    ),
+    (
+        "mxfp8_e5m2",
+        "MXFP8 E5M2 is a block format: formats::MxArray<E5M2> (E5M2 values, float8_e5m2)",
+    ),
+    (
+        "nvfp4",
+        "NVFP4 is a block format: formats::Nvfp4Array (16-value blocks of E2M1 values, \
+         float4_e2m1fn, with E4M3 scales and an f32 tensor scale)",
+    ),
+];
+
+/// `name` without `prefix`, compared ignoring ASCII case.
+fn strip_prefix_ignore_case<'a>(name: &'a str, prefix: &str) -> Option<&'a str> {
+    let head = name.get(..prefix.len())?;
+    head.eq_ignore_ascii_case(prefix)
+        .then(|| &name[prefix.len()..])
+}
+
+/// The message of [`Error::UnknownFormat`].
+pub(crate) fn describe_unknown(f: &mut fmt::Formatter<'_>, block: Option<&str>) -> fmt::Result {
+    if let Some(hint) = block {
+        return f.write_str(hint);
+    }
+    f.write_str("unknown float format name; known (in any case):")?;
+    for (i, ((_, n), type_name)) in TABLE.iter().zip(TYPE_NAMES).enumerate() {
+        let sep = if i == 0 { " " } else { ", " };
+        write!(f, "{sep}{} ({type_name}", n.ml_dtypes)?;
+        if let Some(p) = n.pytorch.filter(|&p| p != n.ml_dtypes) {
+            write!(f, ", torch.{p}")?;
+        }
+        if let Some(d) = n.dlpack {
+            write!(f, ", {d}")?;
+        }
+        f.write_str(")")?;
+    }
+    Ok(())
+}
+
 const fn names(
     ml_dtypes: &'static str,
     pytorch: Option<&'static str>,
@@ -177,11 +255,16 @@ impl FloatFormat {
 
     /// The format a dtype name stands for: an `ml_dtypes` name
     /// (`"float8_e4m3fnuz"`), a PyTorch dtype name with or without the
-    /// `torch.` prefix (`"torch.float8_e5m2"`, also `"half"`), or a DLPack
-    /// type-code name (`"kDLFloat8_e4m3fn"`, `"kDLBfloat"`). Names are
-    /// case-sensitive, as in those libraries. `None` for any other name,
-    /// including integer dtypes and `torch.float4_e2m1fn_x2` (a pair of
-    /// values, not one).
+    /// `torch.` prefix (`"torch.float8_e5m2"`, also `"half"`), a DLPack
+    /// type-code name (`"kDLFloat8_e4m3fn"`, `"kDLBfloat"`), or the crate's
+    /// own type name (`"E2M1"`, `"E4M3Fnuz"`, `"f16"`, `"bf16"`). Case is
+    /// ignored (`"e2m1"`, `"FLOAT8_E5M2"`); no two names differ only in
+    /// case. `None` for any other name, including integer dtypes,
+    /// `torch.float4_e2m1fn_x2` (a pair of values, not one) and block
+    /// formats such as `"mxfp4"` and `"nvfp4"`: those are values plus
+    /// scales, and handing back their element format alone would drop the
+    /// scales without a word. [`try_by_name`](Self::try_by_name) says, for
+    /// them, which array and element format to use.
     ///
     /// # Examples
     ///
@@ -192,21 +275,58 @@ impl FloatFormat {
     /// assert_eq!(FloatFormat::by_name("torch.float8_e4m3fn"), Some(FloatFormat::E4M3));
     /// assert_eq!(FloatFormat::by_name("kDLFloat4_e2m1fn"), Some(FloatFormat::E2M1));
     /// assert_eq!(FloatFormat::by_name("float8_e4m3"), Some(FloatFormat::E4M3_IEEE));
+    /// assert_eq!(FloatFormat::by_name("E2M1"), Some(FloatFormat::E2M1));
+    /// assert_eq!(FloatFormat::by_name("e2m1"), Some(FloatFormat::E2M1));
     /// assert_eq!(FloatFormat::by_name("int4"), None);
+    /// assert_eq!(FloatFormat::by_name("mxfp4"), None); // a block format
     /// ```
     pub fn by_name(name: &str) -> Option<FloatFormat> {
-        let bare = name.strip_prefix("torch.").unwrap_or(name);
-        let torch = bare.len() != name.len();
-        if bare == "half" {
+        let (bare, torch) = match strip_prefix_ignore_case(name, "torch.") {
+            Some(bare) => (bare, true),
+            None => (name, false),
+        };
+        if bare.eq_ignore_ascii_case("half") {
             return Some(FloatFormat::F16);
         }
-        TABLE.iter().find_map(|(format, n)| {
-            let hit = if torch {
-                n.pytorch == Some(bare)
-            } else {
-                n.ml_dtypes == bare || n.pytorch == Some(bare) || n.dlpack == Some(bare)
-            };
-            hit.then_some(*format)
+        let is = |n: Option<&str>| n.is_some_and(|n| n.eq_ignore_ascii_case(bare));
+        TABLE
+            .iter()
+            .zip(TYPE_NAMES)
+            .find_map(|((format, n), type_name)| {
+                let hit = if torch {
+                    is(n.pytorch)
+                } else {
+                    is(Some(n.ml_dtypes)) || is(n.pytorch) || is(n.dlpack) || is(Some(type_name))
+                };
+                hit.then_some(*format)
+            })
+    }
+
+    /// [`by_name`](Self::by_name), with an [`Error::UnknownFormat`] for a
+    /// name it does not know: for a block format (`"mxfp4"`, `"mxfp8_e4m3"`,
+    /// `"nvfp4"`, ...) the message names the array and the element format to
+    /// use, for any other name it lists the names that are known.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::Error;
+    /// use bitpack::formats::FloatFormat;
+    ///
+    /// assert_eq!(FloatFormat::try_by_name("E5M2")?, FloatFormat::E5M2);
+    /// let e = FloatFormat::try_by_name("nvfp4").unwrap_err();
+    /// assert!(matches!(e, Error::UnknownFormat { block: Some(_) }));
+    /// assert!(e.to_string().contains("Nvfp4Array"));
+    /// let e = FloatFormat::try_by_name("fp4").unwrap_err();
+    /// assert!(e.to_string().contains("float4_e2m1fn"));
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn try_by_name(name: &str) -> Result<FloatFormat> {
+        Self::by_name(name).ok_or_else(|| Error::UnknownFormat {
+            block: BLOCK_FORMATS
+                .iter()
+                .find(|(block, _)| block.eq_ignore_ascii_case(name))
+                .map(|&(_, hint)| hint),
         })
     }
 

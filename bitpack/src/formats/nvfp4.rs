@@ -65,26 +65,45 @@ pub struct Nvfp4Options {
 }
 
 /// The default tensor scale of any [`Real`] data: the largest finite
-/// magnitude (rounded to `f32`) over `6 * 448`, in `f32`, or 1 if zero.
-fn default_scale_of<S: Real>(data: &[S]) -> f32 {
+/// magnitude (rounded to `f32`) over `6 * 448`, in `f32`, or 1 if zero;
+/// [`NO_FINITE_VALUE`] when the data is not empty and holds no finite value.
+fn default_scale_of<S: Real>(data: &[S]) -> Result<f32> {
     let mut amax = 0f64;
+    let mut any_finite = false;
     for chunk in data.chunks(256) {
         let (a, finite) = S::amax(chunk);
         if finite {
             amax = amax.max(a);
+            any_finite = true;
         } else {
             // Leave the non-finite values out.
             for &x in chunk {
                 let v = x.to_f64_exact().abs();
+                any_finite |= v.is_finite();
                 if v.is_finite() && v > amax {
                     amax = v;
                 }
             }
         }
     }
+    if !data.is_empty() && !any_finite {
+        return Err(NO_FINITE_VALUE);
+    }
     let s = amax as f32 / FP4_TIMES_FP8_MAX;
-    if s > 0.0 { s } else { 1.0 }
+    Ok(if s > 0.0 { s } else { 1.0 })
 }
+
+/// The error of a default tensor scale over data without a finite value
+/// (all NaN or infinite). NVFP4 references (TransformerEngine, ModelOpt)
+/// take the amax with NaN propagating, so such a tensor gets a NaN tensor
+/// scale and every value dequantizes to NaN; a NaN tensor scale is not one
+/// this crate stores (it must be finite and positive), and any finite
+/// stand-in (1, say) would be a number the data never gave. So: an error,
+/// and the caller who wants the all-NaN blocks anyway passes a scale.
+pub(crate) const NO_FINITE_VALUE: Error = Error::Invalid(
+    "the NVFP4 default tensor scale (amax / (6 * 448)) needs a finite value, and the data \
+     has none (all NaN or infinite); pass a tensor scale (quantize_with_tensor_scale)",
+);
 
 /// An N-d array in NVIDIA's NVFP4 format: [`E2M1`] values in blocks of 16
 /// along the innermost dimension, each block with an [`E4M3`] scale (used
@@ -102,7 +121,9 @@ fn default_scale_of<S: Real>(data: &[S]) -> f32 {
 ///    the block holding the largest value gets the largest E4M3 scale), or
 ///    the scale given to
 ///    [`quantize_with_tensor_scale`](Self::quantize_with_tensor_scale). If
-///    that quotient is zero (an all-zero tensor), the tensor scale is 1.
+///    that quotient is zero (an all-zero tensor), the tensor scale is 1; a
+///    tensor with no finite value (all NaN) has no default tensor scale
+///    (an [`Error::Invalid`]: the references' amax would be NaN).
 /// 2. Per block of 16 consecutive values of a row (the last block may be
 ///    shorter): `scale = E4M3(amax_block / (6 * tensor_scale))`, computed in
 ///    `f64` and rounded once to nearest, ties to even, saturating at 448.
@@ -147,17 +168,26 @@ impl Nvfp4Array {
     pub const BLOCK_SIZE: usize = 16;
 
     /// The default tensor scale of `data`: the largest finite magnitude
-    /// divided by `6 * 448` (in `f32`), or 1 if that is zero.
+    /// divided by `6 * 448` (in `f32`), or 1 if that is zero (all zeros, or
+    /// no values).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Invalid`] when `data` is not empty and holds no finite
+    /// value (all NaN or infinite): NVFP4 references get a NaN tensor scale
+    /// there, which is not a scale this crate stores.
     ///
     /// # Examples
     ///
     /// ```
     /// use bitpack::formats::Nvfp4Array;
     ///
-    /// assert_eq!(Nvfp4Array::default_tensor_scale(&[1.0, -2688.0, f32::INFINITY]), 1.0);
-    /// assert_eq!(Nvfp4Array::default_tensor_scale(&[0.0; 4]), 1.0);
+    /// assert_eq!(Nvfp4Array::default_tensor_scale(&[1.0, -2688.0, f32::INFINITY])?, 1.0);
+    /// assert_eq!(Nvfp4Array::default_tensor_scale(&[0.0; 4])?, 1.0);
+    /// assert!(Nvfp4Array::default_tensor_scale(&[f32::NAN; 4]).is_err());
+    /// # Ok::<(), bitpack::Error>(())
     /// ```
-    pub fn default_tensor_scale(data: &[f32]) -> f32 {
+    pub fn default_tensor_scale(data: &[f32]) -> Result<f32> {
         default_scale_of(data)
     }
 
@@ -167,7 +197,9 @@ impl Nvfp4Array {
     /// # Errors
     ///
     /// [`Error::Shape`] when the shape does not hold `data.len()` values,
-    /// [`Error::Invalid`] for an empty (0-d) shape.
+    /// [`Error::Invalid`] for an empty (0-d) shape, and when `data` holds no
+    /// finite value (all NaN or infinite: see
+    /// [`default_tensor_scale`](Self::default_tensor_scale)).
     ///
     /// # Examples
     ///
@@ -182,7 +214,7 @@ impl Nvfp4Array {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn quantize(data: &[f32], shape: &[usize]) -> Result<Self> {
-        Self::quantize_with_tensor_scale(data, shape, Self::default_tensor_scale(data))
+        Self::quantize_with_tensor_scale(data, shape, Self::default_tensor_scale(data)?)
     }
 
     /// Quantizes `data` (row-major, shape `shape`) with a given tensor scale
@@ -230,7 +262,8 @@ impl Nvfp4Array {
     ///
     /// # Errors
     ///
-    /// [`Error::Invalid`] unless the tensor scale is finite and positive,
+    /// [`Error::Invalid`] unless the tensor scale is finite and positive
+    /// (the default one of data without a finite value is neither),
     /// [`Error::Shape`] when the shape does not hold `data.len()` values,
     /// [`Error::Invalid`] for an empty (0-d) shape.
     ///
@@ -260,7 +293,7 @@ impl Nvfp4Array {
     ) -> Result<Self> {
         let tensor_scale = match opts.tensor_scale {
             Some(s) => s,
-            None => default_scale_of(data),
+            None => default_scale_of(data)?,
         };
         if !(tensor_scale > 0.0 && tensor_scale.is_finite()) {
             return Err(Error::Invalid(
@@ -509,7 +542,7 @@ impl Nvfp4Array {
         /// ```
         dequantize,
         /// The block scales in the tiled layout cuBLASLt (`VEC16_UE4M3`) reads:
-        /// see [`swizzle_scales`]. The leading dimensions are flattened into
+        /// see [`swizzle_scales`](super::swizzle_scales). The leading dimensions are flattened into
         /// rows.
         ///
         /// # Examples

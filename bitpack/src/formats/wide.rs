@@ -544,7 +544,17 @@ impl Encoder {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn packed<F: MiniFloat, S: Real>(&self, src: &[S], bytes: &mut [u8]) -> Result<()> {
-        check_packed::<F>(src.len(), bytes.len())?;
+        self.packed_for::<F, S>("Encoder::packed", src, bytes)
+    }
+
+    /// [`packed`](Self::packed), its length error naming `what`.
+    pub(super) fn packed_for<F: MiniFloat, S: Real>(
+        &self,
+        what: &'static str,
+        src: &[S],
+        bytes: &mut [u8],
+    ) -> Result<()> {
+        check_packed::<F>(what, src.len(), bytes.len())?;
         for (k, chunk) in src.chunks(CHUNK).enumerate() {
             let start = k * CHUNK * F::BITS as usize / 8;
             let len = (chunk.len() * F::BITS as usize).div_ceil(8);
@@ -723,7 +733,7 @@ pub fn decode_slice_as<F: MiniFloat, S: Real>(src: &[F], dst: &mut [S]) -> Resul
 /// # Ok::<(), bitpack::Error>(())
 /// ```
 pub fn decode_packed_as<F: MiniFloat, S: Real>(bytes: &[u8], dst: &mut [S]) -> Result<()> {
-    check_packed::<F>(dst.len(), bytes.len())?;
+    check_packed::<F>("decode_packed_as", dst.len(), bytes.len())?;
     decode_stream_as::<F, S>(bytes, dst);
     Ok(())
 }
@@ -794,5 +804,5 @@ pub fn decode_into_as<F: MiniFloat, S: Real>(src: &NarrowArray<F>, dst: &mut [S]
 pub fn encode_packed<F: MiniFloat>(src: &[f32], mode: Mode, bytes: &mut [u8]) -> Result<()> {
     // Straight to the f32 kernels: `Encoder::packed` rounds `f32` input to
     // nearest with them.
-    Encoder::new(mode).packed::<F, f32>(src, bytes)
+    Encoder::new(mode).packed_for::<F, f32>("encode_packed", src, bytes)
 }

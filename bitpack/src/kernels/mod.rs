@@ -122,7 +122,7 @@
 //!
 //! # Performance
 //!
-//! Measured by `bitpack/benches/kernels.rs` (criterion, one group per kernel,
+//! Measured by `benches/kernels.rs` (criterion, one group per kernel,
 //! one `BenchmarkId` per width), every kernel beside its baselines in the
 //! same run; `BENCHMARKS.md` has every median, every ratio and every target,
 //! with the CPU and the command; `scripts/bench_report.py` writes the list

@@ -24,10 +24,19 @@ const CHUNK_WORDS: usize = 256;
 /// Checks that `bytes` holds the dense stream of `len` values of `bits` bits
 /// with zero padding (bits past the last value, and every byte past the
 /// stream), and returns the stream's length in bytes.
-pub(crate) fn check_stream(bytes: &[u8], len: usize, bits: u32) -> Result<usize> {
+/// `what` names the caller, for the message.
+pub(crate) fn check_stream(
+    what: &'static str,
+    bytes: &[u8],
+    len: usize,
+    bits: u32,
+) -> Result<usize> {
     let needed = len.checked_mul(bits as usize).map(|b| b.div_ceil(8));
     let Some(needed) = needed.filter(|&n| n <= bytes.len()) else {
         return Err(Error::TooFewBytes {
+            what,
+            values: len,
+            bits,
             needed: needed.unwrap_or(usize::MAX),
             actual: bytes.len(),
         });
@@ -233,7 +242,7 @@ impl<'a, T: BitElement> NarrowRef<'a, T> {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn from_bytes(bytes: &'a [u8], len: usize) -> Result<Self> {
-        check_stream(bytes, len, T::BITS)?;
+        check_stream("NarrowRef::from_bytes", bytes, len, T::BITS)?;
         Ok(Self::from_parts(bytes, len, None))
     }
 
@@ -262,7 +271,7 @@ impl<'a, T: BitElement> NarrowRef<'a, T> {
                 len: 0,
             })?;
         let dims = checked_shape(shape, len)?;
-        check_stream(bytes, len, T::BITS)?;
+        check_stream("NarrowRef::from_bytes_shaped", bytes, len, T::BITS)?;
         Ok(Self::from_parts(bytes, len, dims))
     }
 
@@ -749,7 +758,7 @@ impl<'a, T: BitElement> NarrowMut<'a, T> {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn from_bytes(bytes: &'a mut [u8], len: usize) -> Result<Self> {
-        check_stream(bytes, len, T::BITS)?;
+        check_stream("NarrowMut::from_bytes", bytes, len, T::BITS)?;
         Ok(Self {
             bytes,
             len,

@@ -185,7 +185,8 @@ impl DynNarrowArray<Dense> {
     /// ```
     pub fn from_bytes(width: u32, bytes: &[u8], len: usize) -> Result<Self> {
         check_width(width)?;
-        let needed = super::borrowed::check_stream(bytes, len, width)?;
+        let needed =
+            super::borrowed::check_stream("DynNarrowArray::from_bytes", bytes, len, width)?;
         Ok(Self {
             words: super::borrowed::stream_to_words(&bytes[..needed]),
             len,

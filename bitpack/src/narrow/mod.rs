@@ -327,10 +327,12 @@ impl<T: BitElement> NarrowArray<T> {
     /// let a = NarrowArray::<u4>::from_bytes(&[0x21, 0x03], 3)?;
     /// assert_eq!(a.to_vec(), [u4::new(1), u4::new(2), u4::new(3)]);
     ///
+    /// let e = NarrowArray::<u4>::from_bytes(&[0x21], 3).unwrap_err();
     /// assert_eq!(
-    ///     NarrowArray::<u4>::from_bytes(&[0x21], 3).unwrap_err(),
-    ///     Error::TooFewBytes { needed: 2, actual: 1 },
+    ///     e,
+    ///     Error::TooFewBytes { what: "NarrowArray::from_bytes", values: 3, bits: 4, needed: 2, actual: 1 },
     /// );
+    /// assert_eq!(e.to_string(), "NarrowArray::from_bytes: 3 values of 4 bits need 2 bytes, got 1");
     /// assert_eq!(
     ///     NarrowArray::<u4>::from_bytes(&[0x21, 0x43], 3).unwrap_err(),
     ///     Error::NonZeroPadding { byte: 1 },
@@ -338,7 +340,7 @@ impl<T: BitElement> NarrowArray<T> {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn from_bytes(bytes: &[u8], len: usize) -> Result<Self> {
-        let needed = borrowed::check_stream(bytes, len, T::BITS)?;
+        let needed = borrowed::check_stream("NarrowArray::from_bytes", bytes, len, T::BITS)?;
         let words = borrowed::stream_to_words(&bytes[..needed]);
         Ok(Self::from_parts(words, len, None))
     }

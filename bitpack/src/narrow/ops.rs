@@ -1,6 +1,8 @@
 //! `reinterpret` and the typed views of a [`NarrowArray`].
 
 use alloc::boxed::Box;
+use alloc::format;
+use alloc::string::String;
 use core::fmt;
 use core::marker::PhantomData;
 
@@ -8,16 +10,24 @@ use super::NarrowArray;
 use crate::{BitElement, Error, Result};
 
 /// The error of [`NarrowArray::reinterpret`]: why the bits could not be seen
-/// as the new type, and the array, returned unchanged.
+/// as the new type, and the array, returned unchanged. Its message names the
+/// element as the crate does (`NarrowArray<u4>: ...`). It converts into a
+/// [`bitpack::Error`](crate::Error) (dropping the array), so `?` works in
+/// functions that return [`bitpack::Result`](crate::Result).
 ///
 /// # Examples
 ///
 /// ```
 /// use bitpack::NarrowArray;
+/// use bitpack::arbitrary_int::u4;
 ///
 /// let a = NarrowArray::from_slice(&[1u8, 2, 3]);
 /// let err = a.reinterpret::<u16>().unwrap_err();
-/// assert!(err.to_string().starts_with("cannot reinterpret 3 8-bit values as 16-bit values"));
+/// assert!(err.to_string().starts_with("NarrowArray<u8>: cannot reinterpret 3 8-bit values as 16-bit values"));
+/// let nibbles: NarrowArray<u4> = (1..=3).map(u4::new).collect();
+/// let e = nibbles.reinterpret::<u8>().unwrap_err();
+/// assert_eq!(e.to_string(), "NarrowArray<u4>: cannot reinterpret 3 4-bit values as 8-bit values \
+///     (12 bits is not a multiple of 8)");
 /// let a = err.into_array(); // nothing was lost
 /// assert_eq!(a.to_vec(), [1, 2, 3]);
 /// ```
@@ -58,22 +68,90 @@ impl<T: BitElement> ReinterpretError<T> {
 impl<T: BitElement> fmt::Debug for ReinterpretError<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ReinterpretError")
+            .field("element", &element_name::<T>())
             .field("error", &self.error)
             .field("shape", &self.array.shape())
             .finish_non_exhaustive()
     }
 }
 
+/// `NarrowArray<u4>: ` and the error's message: the element by the name
+/// the crate uses for it (`u4`, `E2M1`, `f16`), not its full type path.
 impl<T: BitElement> fmt::Display for ReinterpretError<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.error, f)
+        write!(f, "NarrowArray<{}>: {}", element_name::<T>(), self.error)
     }
+}
+
+/// The name of `T` as the crate's docs write it: every path cut to its last
+/// segment (`E2M1`, `f16`, `NArray<u4, 2>`), and `arbitrary_int`'s
+/// `UInt<u8, 4>` and `Int<i8, 3>` written as their aliases `u4` and `i3`.
+pub(crate) fn element_name<T: ?Sized>() -> String {
+    short_type_name(core::any::type_name::<T>())
+}
+
+fn short_type_name(full: &str) -> String {
+    // Paths cut to their last segment.
+    let mut short = String::with_capacity(full.len());
+    let mut ident = String::new();
+    for c in full.chars().chain(core::iter::once(' ')) {
+        if c.is_alphanumeric() || c == '_' || c == ':' {
+            ident.push(c);
+        } else {
+            short.push_str(ident.rsplit("::").next().unwrap_or(""));
+            ident.clear();
+            if c != ' ' || !short.is_empty() {
+                short.push(c);
+            }
+        }
+    }
+    short.truncate(short.trim_end().len());
+    // `UInt<uN, W>` and `Int<iN, W>` as `uW` and `iW`.
+    let mut out = String::with_capacity(short.len());
+    let mut rest = short.as_str();
+    while let Some(at) = rest.find("Int<") {
+        let (head, tail) = rest.split_at(at);
+        let unsigned = head.ends_with('U');
+        let head = head.strip_suffix('U').unwrap_or(head);
+        let starts_word = !head.ends_with(|c: char| c.is_alphanumeric() || c == '_');
+        let alias = tail[4..].split_once('>').and_then(|(args, after)| {
+            let (carrier, width) = args.split_once(", ")?;
+            let kind = if unsigned { 'u' } else { 'i' };
+            let ok = carrier.starts_with(kind) && width.parse::<u32>().is_ok();
+            ok.then(|| (format!("{kind}{width}"), after))
+        });
+        match alias.filter(|_| starts_word) {
+            Some((name, after)) => {
+                out.push_str(head);
+                out.push_str(&name);
+                rest = after;
+            }
+            None => {
+                let keep = at + 4;
+                out.push_str(&rest[..keep]);
+                rest = &rest[keep..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 impl<T: BitElement> core::error::Error for ReinterpretError<T> {}
 
 /// Keeps the [`Error`] and drops the array, so `?` works in functions that
 /// return [`bitpack::Result`](crate::Result).
+///
+/// ```
+/// fn words(a: bitpack::NarrowArray<u8>) -> bitpack::Result<Vec<u16>> {
+///     Ok(a.reinterpret::<u16>()?.to_vec()) // a ReinterpretError becomes an Error
+/// }
+/// assert_eq!(words(bitpack::NarrowArray::from_slice(&[1, 2])).unwrap(), [0x0201]);
+/// assert!(matches!(
+///     words(bitpack::NarrowArray::from_slice(&[1])),
+///     Err(bitpack::Error::Reinterpret { count: 1, from_bits: 8, to_bits: 16 })
+/// ));
+/// ```
 impl<T: BitElement> From<ReinterpretError<T>> for Error {
     fn from(err: ReinterpretError<T>) -> Error {
         err.error
@@ -114,7 +192,7 @@ impl<T: BitElement> NarrowArray<T> {
     /// let mut m = NarrowArray::from_slice(&[1u8, 2, 3, 4, 5, 6]);
     /// m.reshape(&[2, 3])?;
     /// let err = m.reinterpret::<u16>().unwrap_err();
-    /// assert!(err.to_string().starts_with("cannot reinterpret 3 8-bit values"));
+    /// assert!(err.to_string().starts_with("NarrowArray<u8>: cannot reinterpret 3 8-bit values"));
     /// let m = err.into_array().reinterpret::<arbitrary_int::u12>()?;
     /// assert_eq!(m.shape(), [2, 2]);
     /// # Ok::<(), bitpack::Error>(())

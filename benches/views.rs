@@ -19,7 +19,7 @@
 //!   (`DynNarrowArray`, one table lookup per call) against the typed array
 //!   (`NarrowArray<uN>`) and the kernel called directly.
 //!
-//! Run: `cargo bench -p bitpack --bench views`, then
+//! Run: `cargo bench -p bitpack-bench --bench views`, then
 //! `python3 scripts/bench_report.py --section views` rewrites the "Views and
 //! reductions" section of `BENCHMARKS.md`.
 

@@ -4,7 +4,7 @@
 //! kernel), MX and NVFP4 quantization beside a plain encode of the same
 //! data, and the wide-input encoders.
 //!
-//! Run: `cargo bench -p bitpack --bench formats`, then
+//! Run: `cargo bench -p bitpack-bench --bench formats`, then
 //! `python3 scripts/bench_report.py --section formats` rewrites the tables of
 //! the float-formats section of `BENCHMARKS.md`.
 

@@ -15,7 +15,7 @@
 //! measures the core clock (8 dependent register adds per loop iteration), so that
 //! `scripts/bench_report.py` can turn times into cycles.
 //!
-//! Run: `cargo bench -p bitpack --bench kernels`, then
+//! Run: `cargo bench -p bitpack-bench --bench kernels`, then
 //! `python3 scripts/bench_report.py --section kernels` writes the kernels
 //! section of `BENCHMARKS.md` and the performance summary in the kernels docs.
 
