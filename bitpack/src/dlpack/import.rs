@@ -253,7 +253,7 @@ impl<'a> DlpackTensor<'a> {
     ///
     /// # Examples
     ///
-    /// See the [module docs](self).
+    /// See the [module docs](crate::dlpack).
     pub fn as_narrow_ref<T: DlpackElement>(&self) -> Result<NarrowRef<'_, T>> {
         let n = self.check_in_place::<T>()?;
         let bytes: &[u8] = if n == 0 {

@@ -77,7 +77,7 @@
 //! elements do not fill bytes needs its last dimension contiguous and every
 //! row and the first element on a byte boundary; DLPack has no bit offset,
 //! so a view like `f4[1:5]` is an [`Error::DlpackLayout`] (copy it first with
-//! [`View::to_narrow_array`]).
+//! [`View::to_narrow_array`](crate::View::to_narrow_array)).
 //!
 //! # Hostile input
 //!
