@@ -4,6 +4,8 @@
 use std::path::PathBuf;
 
 pub mod element;
+#[cfg(feature = "dlpack")]
+pub mod lying;
 pub mod views;
 
 /// The environment variable that points the tests at another copy of the

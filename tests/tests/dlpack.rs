@@ -697,31 +697,7 @@ fn strided_copies_against_a_reference() {
 
 // ---- Hostile but valid foreign tensors: bounded work, no lying types ----
 
-/// A 128-bit element whose `accepts` says yes to every data type: the
-/// importer must still refuse any tensor whose width is not 128 bits.
-#[derive(Clone, Copy, Debug, PartialEq, BitElement)]
-#[repr(transparent)]
-struct Greedy(u128);
-
-impl DlpackElement for Greedy {
-    const DTYPE: DLDataType = DLDataType::scalar(code::UINT, 128);
-    fn accepts(_: DLDataType) -> bool {
-        true
-    }
-}
-
-/// A 4-bit element that accepts every data type.
-#[derive(Clone, Copy, Debug, PartialEq, BitElement)]
-#[repr(transparent)]
-#[bitwidth(4)]
-struct GreedyNibble(u8);
-
-impl DlpackElement for GreedyNibble {
-    const DTYPE: DLDataType = DLDataType::scalar(code::UINT, 4);
-    fn accepts(_: DLDataType) -> bool {
-        true
-    }
-}
+use bitpack_tests::lying::{Greedy, GreedyNibble};
 
 /// Imports `f`, runs `check` on the tensor, and asserts the deleter ran
 /// once by the end.
@@ -1014,30 +990,20 @@ fn stray_bits_after_the_last_packed_value_are_masked_by_the_copy() {
 fn exports_of_extents_past_i64_are_errors() {
     let mut a = NarrowArray::<u8>::new();
     a.reshape(&[0, usize::MAX]).unwrap();
+    let names_axis_1 = |e: &Error| {
+        matches!(
+            e,
+            Error::DlpackField {
+                field: "shape",
+                axis: Some(1),
+                ..
+            }
+        )
+    };
     let e = DlpackTensor::from_view(&a.view()).unwrap_err();
-    assert!(
-        matches!(
-            e,
-            Error::DlpackField {
-                field: "shape",
-                axis: Some(1),
-                ..
-            }
-        ),
-        "{e}"
-    );
+    assert!(names_axis_1(&e), "{e}");
     let e = DlpackTensor::from_narrow_array_with(a, ShapeUnit::Values).unwrap_err();
-    assert!(
-        matches!(
-            e,
-            Error::DlpackField {
-                field: "shape",
-                axis: Some(1),
-                ..
-            }
-        ),
-        "{e}"
-    );
+    assert!(names_axis_1(&e), "{e}");
 }
 
 // ---- PyTorch's convention: sub-byte lanes, shape in bytes ----

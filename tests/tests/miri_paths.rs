@@ -205,9 +205,10 @@ fn float_bulk_paths_match_the_one_value_routine() {
 #[test]
 fn dlpack_round_trips_free_everything_and_read_in_bounds() {
     use bitpack::dlpack::{
-        DLDataType, DLDevice, DLManagedTensorVersioned, DLPackVersion, DLTensor, DlpackElement,
-        DlpackTensor, ShapeUnit, code, device,
+        DLDataType, DLDevice, DLManagedTensorVersioned, DLPackVersion, DLTensor, DlpackTensor,
+        ShapeUnit, code, device,
     };
+    use bitpack_tests::lying::Greedy;
     use std::ptr;
 
     let mut a: NarrowArray<u4> = (0..24u8).map(|x| u4::new(x & 15)).collect();
@@ -248,15 +249,6 @@ fn dlpack_round_trips_free_everything_and_read_in_bounds() {
     unsafe { delete(raw) };
     drop(back);
 
-    #[derive(Clone, Copy, BitElement)]
-    #[repr(transparent)]
-    struct Greedy(u128);
-    impl DlpackElement for Greedy {
-        const DTYPE: DLDataType = DLDataType::scalar(code::UINT, 128);
-        fn accepts(_: DLDataType) -> bool {
-            true
-        }
-    }
     unsafe extern "C" fn free(p: *mut DLManagedTensorVersioned) {
         // SAFETY: made by `Box::into_raw` below, freed once.
         drop(unsafe { Box::from_raw(p) });

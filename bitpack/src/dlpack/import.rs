@@ -377,16 +377,23 @@ impl<'a> DlpackTensor<'a> {
             self.copy_limit(),
         )?;
         for (idx, flat) in walk {
-            let b = self.byte_at(idx);
-            if bits < 8 && b >> bits != 0 {
-                return Err(Error::PaddedValue {
-                    index: flat,
-                    byte: b,
-                    bits,
-                });
-            }
+            self.checked_byte(idx, flat, bits)?;
         }
         Ok(())
+    }
+
+    /// The byte of the one-value-per-byte element at `idx` (flat index
+    /// `flat`), or `PaddedValue` when bits above `bits` are set.
+    fn checked_byte(&self, idx: i128, flat: usize, bits: u32) -> Result<u8> {
+        let b = self.byte_at(idx);
+        if bits < 8 && b >> bits != 0 {
+            return Err(Error::PaddedValue {
+                index: flat,
+                byte: b,
+                bits,
+            });
+        }
+        Ok(b)
     }
 
     /// Copies the tensor into a `NarrowArray` with its shape: packed data in
@@ -435,7 +442,8 @@ impl<'a> DlpackTensor<'a> {
     /// ```
     pub fn to_narrow_array_within<T: DlpackElement>(&self, limit: usize) -> Result<NarrowArray<T>> {
         let one = self.one_per_byte::<T>()?;
-        if one.is_none() && !self.is_compact() {
+        let compact = self.is_compact();
+        if one.is_none() && !compact {
             check_packed_layout(T::BITS, &self.shape, &self.strides, 0)?;
         }
         let len = self.len();
@@ -446,18 +454,10 @@ impl<'a> DlpackTensor<'a> {
         } else if let Some(bits) = one {
             let mut out = NarrowArray::<T>::try_with_capacity(len)?;
             for (idx, flat) in Walk::new(&self.shape, &self.strides, false) {
-                let b = self.byte_at(idx);
-                if bits < 8 && b >> bits != 0 {
-                    return Err(Error::PaddedValue {
-                        index: flat,
-                        byte: b,
-                        bits,
-                    });
-                }
-                out.push(T::from_raw_bits(T::Raw::from_u128_truncate(b.into())));
+                out.push(value_of(self.checked_byte(idx, flat, bits)?.into()));
             }
             out
-        } else if self.is_compact() {
+        } else if compact {
             let n = self.check_in_place::<T>()?;
             // SAFETY: as in `as_narrow_ref`: the `n` bytes of the compact
             // stream, checked by `from_raw`.
@@ -466,8 +466,7 @@ impl<'a> DlpackTensor<'a> {
         } else {
             let mut out = NarrowArray::<T>::try_with_capacity(len)?;
             for (idx, _) in Walk::new(&self.shape, &self.strides, false) {
-                let raw = self.packed_at(idx, T::BITS);
-                out.push(T::from_raw_bits(T::Raw::from_u128_truncate(raw)));
+                out.push(value_of(self.packed_at(idx, T::BITS)));
             }
             out
         };
@@ -510,8 +509,14 @@ impl<'a> DlpackTensor<'a> {
         };
         self.check_one_per_byte(bits)?;
         Ok(Walk::new(&self.shape, &self.strides, false)
-            .map(|(idx, _)| T::from_raw_bits(T::Raw::from_u128_truncate(self.byte_at(idx).into()))))
+            .map(|(idx, _)| value_of(self.byte_at(idx).into())))
     }
+}
+
+/// The `T` whose bits are the low `T::BITS` bits of `raw`.
+#[inline]
+fn value_of<T: DlpackElement>(raw: u128) -> T {
+    T::from_raw_bits(T::Raw::from_u128_truncate(raw))
 }
 
 /// A validated tensor's layout in values.
