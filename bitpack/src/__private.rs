@@ -9,30 +9,6 @@ pub const fn storage_bytes(n: usize, bits: u32) -> usize {
     crate::storage::storage_bytes(n, bits)
 }
 
-/// Implements `Lanes<1..=64>` for concrete element types.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __impl_lanes {
-    ($($t:ty),+ $(,)?) => {
-        $( $crate::__impl_lanes!(@each $t;
-            1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32
-            33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61
-            62 63 64); )+
-    };
-    (@each $t:ty; $($n:literal)*) => {
-        $(
-            // Hidden: 64 generated impls per element would bury the type's
-            // own docs; the `Lanes` trait documents them once.
-            #[doc(hidden)]
-            impl $crate::Lanes<$n> for $t {
-                type Storage = <$crate::__private::ByteCount<
-                    { $crate::__private::storage_bytes($n, <$t as $crate::BitElement>::BITS) },
-                > as $crate::__private::StorageFor>::Storage;
-            }
-        )*
-    };
-}
-
 /// The narrowest unsigned integer holding a byte count: `u8` for 1, `u16` for
 /// 2, `u32` for 3..=4, `u64` for 5..=8, `u128` for 9..=16.
 pub trait RawFor {

@@ -189,20 +189,53 @@ mod narrow_ints {
                 |v| v.to_bits(),
                 |raw| Self::from_bits(raw & (Self::MASK as $u))
             );
-            crate::__impl_lanes!(UInt<$u, $bits>, Int<$i, $bits>);
         )*)*};
     }
 
     super::narrow_int_widths!(impl_narrow_ints);
 }
 
-/// Implements `Lanes<1..=64>` for the built-in element types (the narrow
-/// integers' are beside their `BitElement` impls).
-mod builtin_lanes {
-    crate::__impl_lanes!(
-        u8, u16, u32, u64, u128, i8, i16, i32, i64, i128, bool, f32, f64
-    );
+/// An element whose value is its raw bits read as an unsigned integer, so
+/// that a sum of the raw bits is the sum of the values: `bool` (`true` is 1),
+/// `u8`..`u64` and, with the `arbitrary-int` feature, `arbitrary_int`'s
+/// `u1`..`u63`.
+///
+/// Implement it for your own type when that holds (a `#[bitwidth(5)]`
+/// newtype of a `u8` counter, say). [`NarrowArray::sum`](crate::NarrowArray::sum)
+/// needs `BITS <= 64` (a compile-time check).
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::{BitElement, NarrowArray, UnsignedElement};
+///
+/// #[derive(Clone, Copy, BitElement)]
+/// #[repr(transparent)]
+/// #[bitwidth(3)]
+/// struct Count(u8);
+///
+/// impl UnsignedElement for Count {}
+///
+/// let a = NarrowArray::from_slice(&[Count(7), Count(2), Count(5)]);
+/// assert_eq!(a.sum(), 14);
+/// ```
+pub trait UnsignedElement: BitElement {}
 
-    #[cfg(feature = "half")]
-    crate::__impl_lanes!(half::f16, half::bf16);
+macro_rules! unsigned_elements {
+    ($($t:ty),* $(,)?) => {$( impl UnsignedElement for $t {} )*};
+}
+
+unsigned_elements!(bool, u8, u16, u32, u64);
+
+#[cfg(feature = "arbitrary-int")]
+mod unsigned_narrow_ints {
+    use super::UnsignedElement;
+    use arbitrary_int::*;
+
+    unsigned_elements!(
+        u1, u2, u3, u4, u5, u6, u7, u9, u10, u11, u12, u13, u14, u15, u17, u18, u19, u20, u21, u22,
+        u23, u24, u25, u26, u27, u28, u29, u30, u31, u33, u34, u35, u36, u37, u38, u39, u40, u41,
+        u42, u43, u44, u45, u46, u47, u48, u49, u50, u51, u52, u53, u54, u55, u56, u57, u58, u59,
+        u60, u61, u62, u63,
+    );
 }

@@ -297,6 +297,20 @@ pub enum Error {
     },
 }
 
+/// The float format names [`FloatFormat::try_by_name`](crate::formats::FloatFormat::try_by_name)
+/// knows, as [`Error::UnknownFormat`] lists them. Written out here, below the
+/// formats; a test in `formats/names.rs` keeps it equal to the names table.
+pub(crate) const KNOWN_FORMATS: &str = "float8_e3m4 (E3M4, kDLFloat8_e3m4), float8_e4m3 (E4M3Ieee, kDLFloat8_e4m3), \
+     float8_e4m3b11fnuz (E4M3B11Fnuz, kDLFloat8_e4m3b11fnuz), \
+     float8_e4m3fn (E4M3, kDLFloat8_e4m3fn), \
+     float8_e4m3fnuz (E4M3Fnuz, kDLFloat8_e4m3fnuz), \
+     float8_e5m2 (E5M2, kDLFloat8_e5m2), \
+     float8_e5m2fnuz (E5M2Fnuz, kDLFloat8_e5m2fnuz), \
+     float8_e8m0fnu (E8M0, kDLFloat8_e8m0fnu), \
+     float6_e2m3fn (E2M3, kDLFloat6_e2m3fn), float6_e3m2fn (E3M2, kDLFloat6_e3m2fn), \
+     float4_e2m1fn (E2M1, kDLFloat4_e2m1fn), bfloat16 (bf16, kDLBfloat), \
+     float16 (f16)";
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
@@ -355,7 +369,11 @@ impl fmt::Display for Error {
                 write!(f, "value {value} does not fit in {bits} bits")
             }
             Error::Invalid(what) => f.write_str(what),
-            Error::UnknownFormat { block } => crate::formats::describe_unknown(f, block),
+            Error::UnknownFormat { block: Some(hint) } => f.write_str(hint),
+            Error::UnknownFormat { block: None } => write!(
+                f,
+                "unknown float format name; known (in any case): {KNOWN_FORMATS}"
+            ),
             Error::TooManyDims { ndim } => {
                 write!(f, "{ndim} dimensions given; a view has at most 64")
             }

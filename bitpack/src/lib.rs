@@ -232,6 +232,7 @@ pub mod narrow;
 mod narrow_int;
 #[cfg(feature = "alloc")]
 mod reduce;
+mod shape;
 mod storage;
 mod unsigned;
 mod view;
@@ -247,22 +248,22 @@ mod readme {}
 #[doc(inline)]
 pub use array::NArray;
 pub use device::{DeviceCopy, DevicePtr};
-pub use element::{BitElement, bitwidth, from_raw_bits, raw_bits};
+pub use element::{BitElement, UnsignedElement, bitwidth, from_raw_bits, raw_bits};
 pub use error::{Error, LengthOf, Result};
 #[doc(inline)]
 pub use formats::{E2M1, E2M3, E3M2, E4M3, E5M2, E8M0};
 #[cfg(feature = "alloc")]
 #[doc(inline)]
-pub use narrow::{
-    Dense, DynNarrowArray, NarrowArray, Packing, ReinterpretError, UnsignedElement, WordAligned,
-};
+pub use narrow::{Dense, DynNarrowArray, NarrowArray, Packing, ReinterpretError, WordAligned};
 #[cfg(feature = "alloc")]
 #[doc(inline)]
 pub use narrow::{NarrowMut, NarrowRef};
 pub use narrow_int::NarrowInt;
+pub use shape::{Layout, LayoutIter, MAX_DIMS, Runs};
+#[doc(hidden)]
+pub use storage::StorageOf as __StorageOf;
 pub use storage::{Lanes, SmallStorage, Storage, checked_storage_bytes, storage_bytes};
 pub use unsigned::Unsigned;
-pub use view::{Layout, LayoutIter, MAX_DIMS, Runs};
 #[cfg(feature = "alloc")]
 pub use view::{View, ViewIter, ViewMut};
 

@@ -310,3 +310,57 @@ pub trait StorageFor {
 }
 
 include!("storage_table.rs");
+
+/// The storage of `B` bytes of lanes, as the rule picks it: the type
+/// `__impl_lanes!` names for each `Lanes<N>`.
+#[doc(hidden)]
+pub type StorageOf<const B: usize> = <ByteCount<B> as StorageFor>::Storage;
+
+/// Implements `Lanes<1..=64>` for concrete element types: the built-in
+/// ones below, and each type `#[derive(BitElement)]` derives (its generated
+/// code calls `bitpack::__impl_lanes!`).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __impl_lanes {
+    ($($t:ty),+ $(,)?) => {
+        $( $crate::__impl_lanes!(@each $t;
+            1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32
+            33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61
+            62 63 64); )+
+    };
+    (@each $t:ty; $($n:literal)*) => {
+        $(
+            // Hidden: 64 generated impls per element would bury the type's
+            // own docs; the `Lanes` trait documents them once.
+            #[doc(hidden)]
+            impl $crate::Lanes<$n> for $t {
+                type Storage = $crate::__StorageOf<
+                    { $crate::storage_bytes($n, <$t as $crate::BitElement>::BITS) },
+                >;
+            }
+        )*
+    };
+}
+
+/// Implements `Lanes<1..=64>` for the built-in element types .
+mod builtin_lanes {
+    crate::__impl_lanes!(
+        u8, u16, u32, u64, u128, i8, i16, i32, i64, i128, bool, f32, f64
+    );
+
+    #[cfg(feature = "half")]
+    crate::__impl_lanes!(half::f16, half::bf16);
+
+    #[cfg(feature = "arbitrary-int")]
+    mod narrow_ints {
+        use arbitrary_int::{Int, UInt};
+
+        macro_rules! lanes_of_narrow_ints {
+            ($($u:ty, $i:ty: $($bits:literal)*;)*) => {$($(
+                crate::__impl_lanes!(UInt<$u, $bits>, Int<$i, $bits>);
+            )*)*};
+        }
+
+        crate::element::narrow_int_widths!(lanes_of_narrow_ints);
+    }
+}

@@ -256,3 +256,49 @@ pub fn decode<F: MiniFloat>(src: &NarrowArray<F>) -> Vec<f32> {
     minifloat::decode_words::<F>(src.as_words(), 0, &mut out, &Tables::<F>::DECODE_F32);
     out
 }
+
+/// The float decodes of a borrowed packed array (here, beside the owned
+/// array's, because the containers sit below the formats).
+#[cfg(feature = "alloc")]
+impl<F: MiniFloat> crate::NarrowRef<'_, F> {
+    /// Decodes every value into `dst` (the table decode of
+    /// [`formats::decode_into`](crate::formats::decode_into)).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Length`] (naming both lengths) when `dst.len() != len`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::{E2M1, NarrowRef};
+    ///
+    /// let a = NarrowRef::<E2M1>::from_bytes(&[0xc2, 0x07], 3)?;
+    /// let mut out = [0.0; 3];
+    /// a.decode_into(&mut out)?;
+    /// assert_eq!(out, [1.0, -2.0, 6.0]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn decode_into(&self, dst: &mut [f32]) -> Result<()> {
+        crate::shape::check_len(LengthOf::DecodeOutput, self.len(), dst.len())?;
+        decode_packed::<F>(self.as_bytes(), dst)
+    }
+
+    /// Decodes every value into a `Vec<f32>`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::{E4M3, NarrowRef};
+    ///
+    /// let a = NarrowRef::<E4M3>::from_bytes(&[0x38, 0x7e], 2)?;
+    /// assert_eq!(a.decode(), [1.0, 448.0]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn decode(&self) -> Vec<f32> {
+        let mut out = vec![0.0; self.len()];
+        self.decode_into(&mut out)
+            .expect("the buffer has the array's length");
+        out
+    }
+}

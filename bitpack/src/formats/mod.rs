@@ -162,7 +162,6 @@ pub use bulk::{decode_packed, decode_slice, encode_slice};
 #[cfg(feature = "alloc")]
 pub use mx::{MxArray, MxOptions};
 pub use names::FormatNames;
-pub(crate) use names::describe_unknown;
 #[cfg(feature = "cuda")]
 pub(crate) use nvfp4::NO_FINITE_VALUE;
 #[cfg(feature = "alloc")]

@@ -1,8 +1,6 @@
 //! Names of the shipped formats in the libraries and standards that use
 //! them, and the lookup from a name to a [`FloatFormat`].
 
-use core::fmt;
-
 use super::spec::FloatFormat;
 use crate::{Error, Result};
 
@@ -201,24 +199,30 @@ fn strip_prefix_ignore_case<'a>(name: &'a str, prefix: &str) -> Option<&'a str> 
         .then(|| &name[prefix.len()..])
 }
 
-/// The message of [`Error::UnknownFormat`].
-pub(crate) fn describe_unknown(f: &mut fmt::Formatter<'_>, block: Option<&str>) -> fmt::Result {
-    if let Some(hint) = block {
-        return f.write_str(hint);
-    }
-    f.write_str("unknown float format name; known (in any case):")?;
+/// The names [`Error::UnknownFormat`] lists, from the table (the error's
+/// module, above the formats, writes the same list out as `KNOWN_FORMATS`).
+#[cfg(test)]
+fn known_formats() -> alloc::string::String {
+    use core::fmt::Write;
+    let mut out = alloc::string::String::new();
     for (i, ((_, n), type_name)) in TABLE.iter().zip(TYPE_NAMES).enumerate() {
-        let sep = if i == 0 { " " } else { ", " };
-        write!(f, "{sep}{} ({type_name}", n.ml_dtypes)?;
+        let sep = if i == 0 { "" } else { ", " };
+        write!(out, "{sep}{} ({type_name}", n.ml_dtypes).unwrap();
         if let Some(p) = n.pytorch.filter(|&p| p != n.ml_dtypes) {
-            write!(f, ", torch.{p}")?;
+            write!(out, ", torch.{p}").unwrap();
         }
         if let Some(d) = n.dlpack {
-            write!(f, ", {d}")?;
+            write!(out, ", {d}").unwrap();
         }
-        f.write_str(")")?;
+        out.push(')');
     }
-    Ok(())
+    out
+}
+
+#[cfg(test)]
+#[test]
+fn the_error_lists_the_names_of_the_table() {
+    assert_eq!(crate::error::KNOWN_FORMATS, known_formats());
 }
 
 const fn names(

@@ -9,13 +9,13 @@ use core::cell::OnceCell;
 use core::fmt;
 use core::marker::PhantomData;
 
-use super::shape::{check_len, checked_shape, reinterpreted};
 use super::{NarrowArray, bulk};
 use crate::error::LengthOf;
-use crate::formats::MiniFloat;
 use crate::reduce::{self, UnsignedElement};
+use crate::shape::shape_accessors;
+use crate::shape::{check_len, checked_shape, reinterpreted};
 use crate::unsigned::mask_u128;
-use crate::view::{View, ViewMut, shape_accessors};
+use crate::view::{View, ViewMut};
 use crate::{BitElement, Error, Layout, Result, Unsigned};
 
 /// Words in the stack buffer of the chunked bulk paths (2 KiB).
@@ -583,49 +583,6 @@ impl<T: UnsignedElement> NarrowRef<'_, T> {
         let mut total = 0u128;
         for_each_chunk::<T>(self.bytes, self.len, |w, _, n| total += run.run(w, 0, 1, n));
         total
-    }
-}
-
-impl<F: MiniFloat> NarrowRef<'_, F> {
-    /// Decodes every value into `dst` (the table decode of
-    /// [`formats::decode_into`](crate::formats::decode_into)).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Length`] (naming both lengths) when `dst.len() != len`.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bitpack::{E2M1, NarrowRef};
-    ///
-    /// let a = NarrowRef::<E2M1>::from_bytes(&[0xc2, 0x07], 3)?;
-    /// let mut out = [0.0; 3];
-    /// a.decode_into(&mut out)?;
-    /// assert_eq!(out, [1.0, -2.0, 6.0]);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    pub fn decode_into(&self, dst: &mut [f32]) -> Result<()> {
-        check_len(LengthOf::DecodeOutput, self.len, dst.len())?;
-        crate::formats::decode_packed::<F>(self.as_bytes(), dst)
-    }
-
-    /// Decodes every value into a `Vec<f32>`.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bitpack::{E4M3, NarrowRef};
-    ///
-    /// let a = NarrowRef::<E4M3>::from_bytes(&[0x38, 0x7e], 2)?;
-    /// assert_eq!(a.decode(), [1.0, 448.0]);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    pub fn decode(&self) -> Vec<f32> {
-        let mut out = vec![0.0; self.len];
-        self.decode_into(&mut out)
-            .expect("the buffer has the array's length");
-        out
     }
 }
 

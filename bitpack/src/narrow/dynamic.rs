@@ -9,12 +9,13 @@ use core::fmt;
 use core::hash::{Hash, Hasher};
 use core::marker::PhantomData;
 
-use super::packing::{self, per_word, same_as_dense};
-use super::shape::check_len;
 use super::{Dense, NarrowArray, Packing, bulk};
 use crate::kernels::stream;
 use crate::reduce::{RunSum, UnsignedElement};
-use crate::view::{View, ViewIter, ViewMut, shape_accessors};
+use crate::shape::check_len;
+use crate::shape::packing::{self, per_word, same_as_dense};
+use crate::shape::shape_accessors;
+use crate::view::{View, ViewIter, ViewMut};
 use crate::{Error, Layout, Result};
 
 /// Values per stack chunk when repacking (1 KiB of `u64`s).

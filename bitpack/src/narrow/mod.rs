@@ -11,30 +11,28 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::marker::PhantomData;
 
-use crate::view::shape_accessors;
+use crate::shape::check_len;
+use crate::shape::{packing, shape_accessors};
 use crate::{BitElement, Error, Result, Unsigned};
-use shape::check_len;
 
 pub(crate) mod borrowed;
 pub(crate) mod bulk;
 mod dynamic;
 mod iter;
 mod ops;
-mod packing;
 mod reduce;
-pub(crate) mod shape;
 mod traits;
 mod views;
 
 #[cfg(all(test, feature = "arbitrary-int"))]
 mod tests;
 
+pub use crate::element::UnsignedElement;
+pub use crate::shape::{Dense, Packing, WordAligned};
 pub use borrowed::{NarrowMut, NarrowRef, RefIter};
 pub use dynamic::DynNarrowArray;
 pub use iter::{IntoIter, Iter};
 pub use ops::ReinterpretError;
-pub use packing::{Dense, Packing, WordAligned};
-pub use reduce::UnsignedElement;
 
 /// A growable heap array of values of `T`, packed densely LSB-first: the
 /// memory layout.

@@ -162,7 +162,7 @@ impl<T: BitElement> NarrowArray<T> {
     /// The length and shape of the array seen as values of `U`, or why it
     /// cannot be.
     fn reinterpreted_shape<U: BitElement>(&self) -> Result<(usize, Option<Box<[usize]>>)> {
-        super::shape::reinterpreted::<T, U>(self.shape(), &self.dims, self.len)
+        crate::shape::reinterpreted::<T, U>(self.shape(), &self.dims, self.len)
     }
 
     /// The same bits seen as values of `U`, in the same buffer (no copy): the

@@ -1,55 +1,11 @@
-//! [`UnsignedElement`], the element type of sums, [`NarrowArray::sum`] and
-//! its tests. The sum kernels themselves, for both layouts, whole arrays and
+//! [`NarrowArray::sum`] and its tests (the element type of sums,
+//! [`UnsignedElement`], is an element property, beside `BitElement`). The sum kernels themselves, for both layouts, whole arrays and
 //! views, are in the crate's `reduce` module.
 
-use super::{NarrowArray, Packing};
-use crate::BitElement;
+use super::NarrowArray;
+use crate::UnsignedElement;
 use crate::reduce;
-
-/// An element whose value is its raw bits read as an unsigned integer, so
-/// that a sum of the raw bits is the sum of the values: `bool` (`true` is 1),
-/// `u8`..`u64` and, with the `arbitrary-int` feature, `arbitrary_int`'s
-/// `u1`..`u63`.
-///
-/// Implement it for your own type when that holds (a `#[bitwidth(5)]`
-/// newtype of a `u8` counter, say). [`NarrowArray::sum`](crate::NarrowArray::sum)
-/// needs `BITS <= 64` (a compile-time check).
-///
-/// # Examples
-///
-/// ```
-/// use bitpack::{BitElement, NarrowArray, UnsignedElement};
-///
-/// #[derive(Clone, Copy, BitElement)]
-/// #[repr(transparent)]
-/// #[bitwidth(3)]
-/// struct Count(u8);
-///
-/// impl UnsignedElement for Count {}
-///
-/// let a = NarrowArray::from_slice(&[Count(7), Count(2), Count(5)]);
-/// assert_eq!(a.sum(), 14);
-/// ```
-pub trait UnsignedElement: BitElement {}
-
-macro_rules! unsigned_elements {
-    ($($t:ty),* $(,)?) => {$( impl UnsignedElement for $t {} )*};
-}
-
-unsigned_elements!(bool, u8, u16, u32, u64);
-
-#[cfg(feature = "arbitrary-int")]
-mod narrow_ints {
-    use super::UnsignedElement;
-    use arbitrary_int::*;
-
-    unsigned_elements!(
-        u1, u2, u3, u4, u5, u6, u7, u9, u10, u11, u12, u13, u14, u15, u17, u18, u19, u20, u21, u22,
-        u23, u24, u25, u26, u27, u28, u29, u30, u31, u33, u34, u35, u36, u37, u38, u39, u40, u41,
-        u42, u43, u44, u45, u46, u47, u48, u49, u50, u51, u52, u53, u54, u55, u56, u57, u58, u59,
-        u60, u61, u62, u63,
-    );
-}
+use crate::shape::Packing;
 
 impl<T: UnsignedElement, L: Packing> NarrowArray<T, L> {
     /// The exact sum of the values, without unpacking them: population count
@@ -90,8 +46,7 @@ impl<T: UnsignedElement, L: Packing> NarrowArray<T, L> {
 mod tests {
     use alloc::vec::Vec;
 
-    use super::UnsignedElement;
-    use crate::{NarrowArray, Unsigned};
+    use crate::{NarrowArray, Unsigned, UnsignedElement};
 
     /// The array's sum against a plain sum of its values, for lengths around
     /// block boundaries and all-ones data.

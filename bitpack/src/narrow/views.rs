@@ -2,8 +2,10 @@
 //! [`view_strided`](NarrowArray::view_strided), [`view_with`](NarrowArray::view_with),
 //! their `_mut` forms, and [`assign_within`](NarrowArray::assign_within).
 
-use super::{NarrowArray, Packing};
-use crate::view::{Layout, View, ViewMut, assign_within, layout_for};
+use super::{DynNarrowArray, NarrowArray};
+use crate::shape::Layout;
+use crate::shape::Packing;
+use crate::view::{View, ViewMut, assign_within, layout_for};
 use crate::{BitElement, Result};
 
 impl<T: BitElement, L: Packing> NarrowArray<T, L> {
@@ -172,5 +174,92 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
     pub fn assign_within(&mut self, dst: &Layout, src: &Layout) -> Result<()> {
         let len = self.len();
         assign_within::<L>(T::BITS, self.words_mut(), len, dst, src)
+    }
+}
+
+/// The compact copies of a [`View`] into the containers (here, not in
+/// `view/`, which sits below the containers).
+impl<T: BitElement, L: Packing> View<'_, T, L> {
+    /// A compact copy: a fresh packed array, in layout `L`, holding the
+    /// view's elements in logical order with the view's shape (the empty
+    /// shape for a 0-d view). No unpacked temporary: values go through a
+    /// small stack buffer. Values keep their raw bits as `T` (a run-time
+    /// width view of `u64`s gives 64-bit values: see
+    /// [`to_dyn_array`](Self::to_dyn_array)).
+    ///
+    /// # Panics
+    ///
+    /// When the copy cannot be allocated: a broadcast view can address far
+    /// more elements than its storage holds (the `try_` form returns
+    /// [`Error::Alloc`](crate::Error::Alloc) instead).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use arbitrary_int::u4;
+    /// use bitpack::NarrowArray;
+    ///
+    /// let mut a: NarrowArray<u4> = (0..6u8).map(u4::new).collect();
+    /// a.reshape(&[2, 3])?;
+    /// let t = a.view().transpose().to_narrow_array();
+    /// assert_eq!(t.shape(), [3, 2]);
+    /// assert_eq!(t.as_bytes(), [0x30, 0x41, 0x52]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn to_narrow_array(&self) -> NarrowArray<T, L> {
+        self.try_to_narrow_array()
+            .unwrap_or_else(|e| panic!("View::to_narrow_array: {e}"))
+    }
+
+    /// A compact copy, as [`to_narrow_array`](Self::to_narrow_array), or an
+    /// error where it would panic.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Alloc`](crate::Error::Alloc) when the copy's words cannot
+    /// be allocated (nothing is allocated then).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = bitpack::NarrowArray::from_slice(&[true]);
+    /// let wide = a.view_strided(&[usize::MAX], &[0], 0)?;
+    /// assert!(wide.try_to_narrow_array().is_err());
+    /// assert_eq!(a.view_strided(&[9], &[0], 0)?.try_to_narrow_array()?.as_bytes(), [0xff, 1]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn try_to_narrow_array(&self) -> crate::Result<NarrowArray<T, L>> {
+        let mut dst = NarrowArray::<T, L>::try_zeroed_in(self.len())?;
+        self.pack_into(L::WORD_ALIGNED, T::BITS, dst.words_mut());
+        dst.reshape(self.shape())?;
+        Ok(dst)
+    }
+}
+
+impl<L: Packing> View<'_, u64, L> {
+    /// A compact copy as a run-time-width array of the view's width, with
+    /// the view's shape.
+    ///
+    /// # Panics
+    ///
+    /// As `Vec` does, when the copy cannot be allocated (a broadcast view
+    /// can address far more elements than its storage holds).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = bitpack::DynNarrowArray::from_slice(3, &[1, 2, 3, 4, 5])?;
+    /// let odd = a.view().step_by(0, 2)?.to_dyn_array();
+    /// assert_eq!(odd.width(), 3);
+    /// assert_eq!(odd.to_vec(), [1, 3, 5]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn to_dyn_array(&self) -> DynNarrowArray<L> {
+        let mut dst = DynNarrowArray::<L>::zeroed_in(self.width(), self.len())
+            .expect("a view's width is 1..=64");
+        self.pack_into(L::WORD_ALIGNED, self.width(), dst.words_mut());
+        dst.reshape(self.shape())
+            .expect("the view's shape holds its elements");
+        dst
     }
 }

@@ -32,7 +32,7 @@ use super::RunSum;
 use super::nd::{Normal, for_each_index};
 use crate::kernels::bits::mask64;
 use crate::kernels::stream;
-use crate::view::MAX_DIMS;
+use crate::shape::MAX_DIMS;
 use crate::{Error, Layout, Result, Unsigned};
 
 /// Kept innermost axes at least this long use column tiles; shorter ones

@@ -26,9 +26,9 @@ pub(crate) mod strided;
 #[cfg(test)]
 mod tests;
 
-use crate::Layout;
+pub(crate) use crate::element::UnsignedElement;
 use crate::kernels::width_table;
-pub(crate) use crate::narrow::UnsignedElement;
+use crate::shape::Layout;
 use strided::{contiguous_aligned, contiguous_dense, strided_aligned, strided_dense};
 
 /// Rejects, at compile time, a summed element type wider than 64 bits.

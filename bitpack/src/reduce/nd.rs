@@ -9,8 +9,7 @@
 //! stride[d + 1] * extent[d + 1]`) merge. A transposed or reversed
 //! contiguous array becomes one contiguous run.
 
-use crate::Layout;
-use crate::view::MAX_DIMS;
+use crate::shape::{Layout, MAX_DIMS};
 
 /// Axes with positive strides, sorted by decreasing stride, merged where
 /// they tile; the innermost is `dims[nd - 1]`.

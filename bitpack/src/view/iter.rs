@@ -3,11 +3,9 @@
 use core::fmt;
 use core::marker::PhantomData;
 
-use super::layout::walk_step;
 use super::strided::{from_raw, raw_at};
-use super::{Layout, MAX_DIMS};
 use crate::BitElement;
-use crate::narrow::{Dense, Packing};
+use crate::shape::{Dense, Layout, MAX_DIMS, Packing, walk_step};
 
 /// An iterator over the elements of a [`View`](super::View) in logical
 /// (row-major) order.

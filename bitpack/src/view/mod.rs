@@ -1,10 +1,8 @@
 //! Strided N-d views over packed storage: validated [`Layout`]s, and the
 //! [`View`]s and [`ViewMut`]s of packed arrays built on them.
 
-mod accessors;
 #[cfg(feature = "alloc")]
 mod iter;
-mod layout;
 #[cfg(feature = "alloc")]
 mod strided;
 #[cfg(feature = "alloc")]
@@ -16,10 +14,8 @@ mod view;
 #[cfg(feature = "alloc")]
 mod view_mut;
 
-pub(crate) use accessors::shape_accessors;
 #[cfg(feature = "alloc")]
 pub use iter::ViewIter;
-pub use layout::{Layout, LayoutIter, MAX_DIMS, Runs};
 #[cfg(feature = "alloc")]
 pub(crate) use strided::{assign_within, layout_for, try_zeroed_vec};
 #[cfg(feature = "alloc")]

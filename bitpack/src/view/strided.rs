@@ -5,10 +5,10 @@
 
 use alloc::vec::Vec;
 
-use super::{Layout, View};
+use super::View;
 use crate::kernels::stream;
-use crate::narrow::Packing;
 use crate::reduce;
+use crate::shape::{Layout, Packing};
 use crate::{BitElement, Error, Result, Unsigned};
 
 /// Values per stack chunk of the bulk paths (gathered, converted, scattered).

@@ -6,12 +6,11 @@ use core::fmt;
 use core::marker::PhantomData;
 use core::ops::Range;
 
-use super::accessors::shape_accessors;
+use super::ViewIter;
 use super::strided::{CHUNK, for_each_chunk, from_raw, raw_at, try_zeroed_vec};
-use super::{Layout, ViewIter};
 use crate::kernels::stream;
-use crate::narrow::{Dense, DynNarrowArray, NarrowArray, Packing};
 use crate::reduce::{self, UnsignedElement};
+use crate::shape::{Dense, Layout, Packing, shape_accessors};
 use crate::{BitElement, Error, Result, Unsigned};
 
 /// A read-only strided N-d view of a packed array: a validated [`Layout`]
@@ -277,64 +276,9 @@ impl<'a, T: BitElement, L: Packing> View<'a, T, L> {
         Ok(out)
     }
 
-    /// A compact copy: a fresh packed array, in layout `L`, holding the
-    /// view's elements in logical order with the view's shape (the empty
-    /// shape for a 0-d view). No unpacked temporary: values go through a
-    /// small stack buffer. Values keep their raw bits as `T` (a run-time
-    /// width view of `u64`s gives 64-bit values: see
-    /// [`to_dyn_array`](Self::to_dyn_array)).
-    ///
-    /// # Panics
-    ///
-    /// When the copy cannot be allocated: a broadcast view can address far
-    /// more elements than its storage holds (the `try_` form returns
-    /// [`Error::Alloc`](crate::Error::Alloc) instead).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use arbitrary_int::u4;
-    /// use bitpack::NarrowArray;
-    ///
-    /// let mut a: NarrowArray<u4> = (0..6u8).map(u4::new).collect();
-    /// a.reshape(&[2, 3])?;
-    /// let t = a.view().transpose().to_narrow_array();
-    /// assert_eq!(t.shape(), [3, 2]);
-    /// assert_eq!(t.as_bytes(), [0x30, 0x41, 0x52]);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    pub fn to_narrow_array(&self) -> NarrowArray<T, L> {
-        self.try_to_narrow_array()
-            .unwrap_or_else(|e| panic!("View::to_narrow_array: {e}"))
-    }
-
-    /// A compact copy, as [`to_narrow_array`](Self::to_narrow_array), or an
-    /// error where it would panic.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Alloc`](crate::Error::Alloc) when the copy's words cannot
-    /// be allocated (nothing is allocated then).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let a = bitpack::NarrowArray::from_slice(&[true]);
-    /// let wide = a.view_strided(&[usize::MAX], &[0], 0)?;
-    /// assert!(wide.try_to_narrow_array().is_err());
-    /// assert_eq!(a.view_strided(&[9], &[0], 0)?.try_to_narrow_array()?.as_bytes(), [0xff, 1]);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    pub fn try_to_narrow_array(&self) -> crate::Result<NarrowArray<T, L>> {
-        let mut dst = NarrowArray::<T, L>::try_zeroed_in(self.len())?;
-        self.pack_into(L::WORD_ALIGNED, T::BITS, dst.words_mut());
-        dst.reshape(self.shape())?;
-        Ok(dst)
-    }
-
     /// Packs the view's values, in logical order, at indices `0..len` of a
     /// stream of `bits`-bit values (at least the view's width).
-    pub(super) fn pack_into(&self, aligned: bool, bits: u32, words: &mut [u64]) {
+    pub(crate) fn pack_into(&self, aligned: bool, bits: u32, words: &mut [u64]) {
         let mut buf = [T::Raw::ZERO; CHUNK];
         let mut at = 0;
         for_each_chunk(&self.layout, |start, stride, n| {
@@ -591,7 +535,7 @@ impl<'a, T: UnsignedElement, L: Packing> View<'a, T, L> {
     /// ```
     pub fn sum_axes(&self, axes: &[usize], keepdims: bool) -> Result<(Vec<usize>, Vec<u64>)> {
         let shape = self.reduced_shape(axes, keepdims)?;
-        let n = crate::view::layout::checked_count(&shape).ok_or(Error::Shape {
+        let n = crate::shape::checked_count(&shape).ok_or(Error::Shape {
             elements: None,
             len: self.len(),
         })?;
@@ -600,34 +544,6 @@ impl<'a, T: UnsignedElement, L: Packing> View<'a, T, L> {
         let mut out = try_zeroed_vec::<u64>(n, "the output of sum_axes")?;
         self.sum_axes_into(axes, &mut out)?;
         Ok((shape, out))
-    }
-}
-
-impl<'a, L: Packing> View<'a, u64, L> {
-    /// A compact copy as a run-time-width array of the view's width, with
-    /// the view's shape.
-    ///
-    /// # Panics
-    ///
-    /// As `Vec` does, when the copy cannot be allocated (a broadcast view
-    /// can address far more elements than its storage holds).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let a = bitpack::DynNarrowArray::from_slice(3, &[1, 2, 3, 4, 5])?;
-    /// let odd = a.view().step_by(0, 2)?.to_dyn_array();
-    /// assert_eq!(odd.width(), 3);
-    /// assert_eq!(odd.to_vec(), [1, 3, 5]);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    pub fn to_dyn_array(&self) -> DynNarrowArray<L> {
-        let mut dst = DynNarrowArray::<L>::zeroed_in(self.bits, self.len())
-            .expect("a view's width is 1..=64");
-        self.pack_into(L::WORD_ALIGNED, self.bits, dst.words_mut());
-        dst.reshape(self.shape())
-            .expect("the view's shape holds its elements");
-        dst
     }
 }
 

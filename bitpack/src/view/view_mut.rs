@@ -7,12 +7,11 @@ use core::fmt;
 use core::marker::PhantomData;
 use core::ops::Range;
 
-use super::accessors::shape_accessors;
 use super::strided::{CHUNK, check_fits, check_same_shape, copy_runs, for_each_chunk, last_writes};
-use super::{Layout, View, ViewIter};
+use super::{View, ViewIter};
 use crate::kernels::stream;
-use crate::narrow::{Dense, Packing};
 use crate::reduce::{self, UnsignedElement};
+use crate::shape::{Dense, Layout, Packing, shape_accessors};
 use crate::{BitElement, Error, Result, Unsigned};
 
 /// A mutable strided N-d view of a packed array (see [`View`] for the

@@ -1,4 +1,4 @@
-//! The physical layouts of a [`NarrowArray`](super::NarrowArray): [`Dense`]
+//! The physical layouts of a [`NarrowArray`](crate::NarrowArray): [`Dense`]
 //! (the default) and [`WordAligned`].
 //!
 //! Both keep values LSB-first in index order in a buffer of 64-bit words,
@@ -43,8 +43,8 @@ mod sealed {
 
 /// A physical layout of packed values: [`Dense`] or [`WordAligned`].
 ///
-/// It is the second type parameter of [`NarrowArray`](super::NarrowArray),
-/// [`DynNarrowArray`](super::DynNarrowArray) and the views; the trait is
+/// It is the second type parameter of [`NarrowArray`](crate::NarrowArray),
+/// [`DynNarrowArray`](crate::DynNarrowArray) and the views; the trait is
 /// sealed (these two are the only layouts).
 ///
 /// # Examples

@@ -28,7 +28,7 @@ pub(crate) fn checked_shape(shape: &[usize], len: usize) -> Result<Option<Box<[u
 /// The length and shape of `len` values of `T` in `shape` (`dims` as an
 /// array stores it) seen as values of `U`: the innermost dimension is
 /// rescaled so that every row keeps its bits (the rule of
-/// [`NarrowArray::reinterpret`](super::NarrowArray::reinterpret)).
+/// [`NarrowArray::reinterpret`](crate::NarrowArray::reinterpret)).
 ///
 /// # Errors
 ///

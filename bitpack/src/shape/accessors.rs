@@ -11,7 +11,7 @@
 /// `shape_accessors! { fields: len; is_empty; shape; ndim; reshape;
 /// set_flat_len; own_layout; }` reads the fields `len: usize` and
 /// `dims: Option<Box<[usize]>>` (`None` is 1-d) of a packed array: `reshape`
-/// checks with `narrow::shape::checked_shape`, the private `set_flat_len` sets a new
+/// checks with `shape::checked_shape`, the private `set_flat_len` sets a new
 /// length and makes the array 1-d (what `push`, `truncate` and the like
 /// do), and the private `own_layout` is the contiguous
 /// [`Layout`](crate::Layout) of the array's shape.
@@ -54,7 +54,7 @@ macro_rules! shape_accessors {
     (@fields reshape $(#[$doc:meta])*) => {
         $(#[$doc])*
         pub fn reshape(&mut self, shape: &[usize]) -> $crate::Result<()> {
-            self.dims = $crate::narrow::shape::checked_shape(shape, self.len)?;
+            self.dims = $crate::shape::checked_shape(shape, self.len)?;
             Ok(())
         }
     };
@@ -83,7 +83,7 @@ macro_rules! shape_accessors {
     (@layout $name:ident $(#[$doc:meta])*) => {
         $(#[$doc])*
         #[inline]
-        pub fn $name(&self) -> $crate::view::shape_accessors!(@returns $name) {
+        pub fn $name(&self) -> $crate::shape::shape_accessors!(@returns $name) {
             self.layout.$name()
         }
     };
@@ -94,7 +94,7 @@ macro_rules! shape_accessors {
     (@returns len) => { usize };
     (@returns is_empty) => { bool };
     ($kind:ident: $($(#[$doc:meta])* $name:ident;)*) => {
-        $($crate::view::shape_accessors!(@$kind $name $(#[$doc])*);)*
+        $($crate::shape::shape_accessors!(@$kind $name $(#[$doc])*);)*
     };
 }
 
