@@ -22,7 +22,8 @@
 //   ast.rs                 -> attr.rs ctxt.rs repr.rs
 //   check.rs               -> ast.rs attr.rs ctxt.rs repr.rs
 //   fallback.rs            -> ast.rs
-//   file_graph.rs          -> (none)
+//   file_graph.rs          -> source_text.rs
+//   source_text.rs         -> (none)
 //   expand/common.rs       -> attr.rs
 //   expand/bit_element.rs  -> ast.rs attr.rs check.rs ctxt.rs expand/common.rs fallback.rs
 //   expand/device_copy.rs  -> ast.rs attr.rs check.rs ctxt.rs expand/common.rs fallback.rs
@@ -56,3 +57,5 @@ pub fn derive_device_copy(input: TokenStream) -> TokenStream {
 
 #[cfg(test)]
 mod file_graph;
+#[cfg(test)]
+mod source_text;

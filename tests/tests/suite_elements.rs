@@ -9,6 +9,7 @@ mod derived_containers;
 mod device_copy;
 mod device_ptr;
 mod elements;
+mod layers;
 mod narray;
 mod narrow_widths;
 mod seed_examples;
