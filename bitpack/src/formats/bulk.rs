@@ -15,7 +15,7 @@ use alloc::vec;
 #[cfg(feature = "alloc")]
 use alloc::vec::Vec;
 
-use super::spec::{MiniFloat, Mode, Tables};
+use crate::float::{MiniFloat, Mode, Tables};
 #[cfg(feature = "alloc")]
 use crate::NarrowArray;
 use crate::{Error, Result};

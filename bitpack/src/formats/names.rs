@@ -3,7 +3,7 @@
 
 use core::fmt;
 
-use super::spec::FloatFormat;
+use crate::float::FloatFormat;
 use crate::{Error, Result};
 
 /// What a shipped format is called elsewhere.

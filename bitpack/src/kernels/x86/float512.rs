@@ -8,14 +8,14 @@
 //! two-uop `vpblendvb`; and the table decode gives every 32-bit lane its
 //! code with one `vpmultishiftqb` (VBMI) and looks all 16 table entries up
 //! with one `vpermd`, where AVX2 needs two permutes and a blend for 4-bit
-//! codes. The portable element functions of `float_elem.rs` do the tails.
+//! codes. The portable element functions (`float/elem.rs`) do the tails.
 
 use core::arch::x86_64::*;
 
 use super::avx512::{load64, narrow_u32x64, store64, v512, v512_u32};
 use super::{count, head8, load32, read8, steps_within, store32};
-use crate::formats::MiniFloat;
-use crate::kernels::float_elem as mf;
+use crate::float::MiniFloat;
+use crate::float::elem as mf;
 use crate::kernels::scalar;
 
 /// `vpmultishiftqb` control for [`decode_perm_avx512`]: byte 0 of 32-bit
@@ -79,14 +79,14 @@ pub(crate) unsafe fn decode_perm_avx512<const W: u32>(
 /// `out[i] = float_elem::decode_fast::<F>(codes[i])` through `binary16`,
 /// 32 codes per step: the steps of `x86::decode_f16c` on 32 16-bit lanes
 /// (NaN fixes as mask blends), two 16-lane `vcvtph2ps` and the rescale. The
-/// format must satisfy `float_elem::f16_ok`.
+/// format must satisfy `elem::f16_ok`.
 ///
 /// # Safety
 ///
 /// The CPU must support AVX-512 F and BW.
 #[target_feature(enable = "avx512f,avx512bw")]
 pub(crate) unsafe fn decode_f16c_avx512<F: MiniFloat>(codes: &[u8], out: &mut [f32]) {
-    use crate::formats::Specials;
+    use crate::float::Specials;
     let (e, m) = const { (F::FORMAT.exponent_bits, F::FORMAT.mantissa_bits) };
     let (bias, specials) = const { (F::FORMAT.bias, F::FORMAT.specials) };
     let n = codes.len().min(out.len());
@@ -166,17 +166,10 @@ pub(crate) unsafe fn decode_f16c_avx512<F: MiniFloat>(codes: &[u8], out: &mut [f
 #[target_feature(enable = "avx512f")]
 #[inline]
 fn encode16<F: MiniFloat, const SAT: bool>(x: __m512i) -> __m512i {
-    let m = const { F::FORMAT.mantissa_bits };
-    let bias = const { F::FORMAT.bias };
-    let sign_shift = const { F::FORMAT.exponent_bits + F::FORMAT.mantissa_bits };
-    let max = const { F::FORMAT.max_code() };
-    let over_mag = const { mf::overflow_magnitude(&F::FORMAT, SAT) };
-    let nan_pos = const { mf::nan_result(&F::FORMAT, false, SAT) };
-    let nan_neg = const { mf::nan_result(&F::FORMAT, true, SAT) };
-    let clamp = over_mag == max || over_mag == max + 1;
-    let shift = 23 - m;
-    let emin = 1 - bias;
-    let magic = f32::from_bits(((127 + emin - m as i32 + 23) as u32) << 23);
+    let k = const { mf::EncodeConsts::of(&F::FORMAT, SAT) };
+    let (shift, sign_shift, max, over_mag) = (k.shift, k.sign_shift, k.max, k.over_mag);
+    let (nan_pos, nan_neg, clamp) = (k.nan_pos, k.nan_neg, k.clamp);
+    let magic = f32::from_bits(k.magic);
     let c_sign = _mm512_set1_epi32(1 << sign_shift);
     let a = _mm512_and_si512(x, _mm512_set1_epi32(0x7fff_ffff));
     // The sign bit, not yet masked: `x >> (31 - sign_shift)`.
@@ -189,14 +182,14 @@ fn encode16<F: MiniFloat, const SAT: bool>(x: __m512i) -> __m512i {
     );
     let normal = _mm512_sub_epi32(
         _mm512_srl_epi32(r, count(shift)),
-        _mm512_set1_epi32((127 - bias) << m),
+        _mm512_set1_epi32(k.rebias),
     );
     let lifted = _mm512_castsi512_ps(_mm512_max_epi32(a, _mm512_set1_epi32(0x0080_0000)));
     let sub = _mm512_sub_epi32(
         _mm512_castps_si512(_mm512_add_ps(lifted, _mm512_set1_ps(magic))),
         _mm512_set1_epi32(magic.to_bits() as i32),
     );
-    let small = _mm512_cmpgt_epi32_mask(_mm512_set1_epi32((127 + emin) << 23), a);
+    let small = _mm512_cmpgt_epi32_mask(_mm512_set1_epi32(k.min_normal), a);
     let mag = _mm512_mask_blend_epi32(small, normal, sub);
     let mag = if clamp {
         _mm512_min_epi32(mag, _mm512_set1_epi32(over_mag as i32))
@@ -206,7 +199,7 @@ fn encode16<F: MiniFloat, const SAT: bool>(x: __m512i) -> __m512i {
     };
     let c_nan_pos = _mm512_set1_epi32(nan_pos as i32);
     let nan = || _mm512_cmpgt_epi32_mask(a, _mm512_set1_epi32(0x7f80_0000));
-    if nan_neg == nan_pos | 1 << sign_shift {
+    if k.nan == mf::NanCodes::Signed {
         // The NaN code is the positive one with the sign or-ed in.
         if clamp && nan_pos == over_mag {
             // NaNs were clamped to it above.
@@ -214,7 +207,7 @@ fn encode16<F: MiniFloat, const SAT: bool>(x: __m512i) -> __m512i {
         } else {
             with_sign(_mm512_mask_blend_epi32(nan(), mag, c_nan_pos))
         }
-    } else if nan_neg == nan_pos {
+    } else if k.nan == mf::NanCodes::Same {
         // One NaN code for both signs.
         _mm512_mask_blend_epi32(nan(), with_sign(mag), c_nan_pos)
     } else {
@@ -248,7 +241,7 @@ unsafe fn encode64<F: MiniFloat, const SAT: bool>(sb: &[u8], at: usize) -> __m51
 }
 
 /// `codes[i] = float_elem::encode_fast::<F, SAT>(src[i])`, 64 values per
-/// step. The format must satisfy `float_elem::encode_fast_ok`.
+/// step. The format must satisfy `elem::encode_fast_ok`.
 ///
 /// # Safety
 ///

@@ -18,8 +18,10 @@ mod pack;
 use pack::{pack_u8_avx512, pack_u32_avx512, pack_u32_wide_avx2, pack_u32_wide_avx512};
 
 use super::aligned;
+use super::dispatch::Table;
 use super::bits::{head8, per_word, steps_within, write_le};
 use super::scalar::{self, ld, mask64, rep_mask};
+use crate::float::elem::NanCodes;
 use crate::Unsigned;
 
 mod avx512;
@@ -115,59 +117,6 @@ pub fn limit_features(mask: u32) {
 pub(crate) fn detected() -> u32 {
     let f = FEATURES.load(Ordering::Relaxed);
     if f & DETECTED != 0 { f } else { detect() }
-}
-
-/// A variant: the features it needs, its name, the function.
-pub(crate) type Variant<F> = (u32, &'static str, F);
-
-/// A per-width table of variants: entry `w - 1` lists the functions for
-/// width `w` in order of preference (measured), each with the features it
-/// needs; an empty entry means the portable kernel serves that width.
-pub(crate) struct XTable<F: Copy, const N: usize>(pub(crate) [[Option<Variant<F>>; 3]; N]);
-
-impl<F: Copy, const N: usize> XTable<F, N> {
-    /// The preferred variant for width `w` whose features the CPU has.
-    #[inline]
-    pub(crate) fn get(&self, w: usize) -> Option<F> {
-        let have = features();
-        self.0
-            .get(w.wrapping_sub(1))?
-            .iter()
-            .flatten()
-            .find(|(need, _, _)| have & need == *need)
-            .map(|&(_, _, f)| f)
-    }
-}
-
-/// Builds an [`XTable`]: `N; [FEATURE function, ...] for widths...; ...`.
-macro_rules! xtable {
-    ($n:literal; $( [$($need:ident $f:ident),+] for $($w:literal)+ );* $(;)?) => {{
-        let mut t = [[None; 3]; $n];
-        $( xtable!(@set t [$($need $f),+] $($w)+); )*
-        XTable(t)
-    }};
-    (@set $t:ident [$($need:ident $f:ident),+] $w:literal $($rest:literal)*) => {
-        $t[$w - 1] = xtable!(@cands $w [$($need $f),+]);
-        xtable!(@set $t [$($need $f),+] $($rest)*);
-    };
-    (@set $t:ident [$($need:ident $f:ident),+]) => {};
-    (@cands $w:literal [$n1:ident $f1:ident]) => {
-        [Some(($n1, stringify!($f1), $f1::<$w> as _)), None, None]
-    };
-    (@cands $w:literal [$n1:ident $f1:ident, $n2:ident $f2:ident]) => {
-        [
-            Some(($n1, stringify!($f1), $f1::<$w> as _)),
-            Some(($n2, stringify!($f2), $f2::<$w> as _)),
-            None,
-        ]
-    };
-    (@cands $w:literal [$n1:ident $f1:ident, $n2:ident $f2:ident, $n3:ident $f3:ident]) => {
-        [
-            Some(($n1, stringify!($f1), $f1::<$w> as _)),
-            Some(($n2, stringify!($f2), $f2::<$w> as _)),
-            Some(($n3, stringify!($f3), $f3::<$w> as _)),
-        ]
-    };
 }
 
 // ---------------------------------------------------------------------------
@@ -1141,14 +1090,14 @@ pub(crate) unsafe fn decode_perm_avx2<const W: u32>(
 /// of an all-ones-NaN format become the `binary16` quiet NaN and IEEE NaNs
 /// are made canonical, `vcvtph2ps` converts 8 at a time, and a multiply by
 /// `2^(15 - bias)` rescales (exact: a power of two, on normal `f32`s). The
-/// format must satisfy `float_elem::f16_ok`.
+/// format must satisfy `elem::f16_ok`.
 ///
 /// # Safety
 ///
 /// The CPU must support AVX2 and F16C.
 #[target_feature(enable = "avx2,f16c")]
-pub(crate) unsafe fn decode_f16c<F: crate::formats::MiniFloat>(codes: &[u8], out: &mut [f32]) {
-    use crate::formats::Specials;
+pub(crate) unsafe fn decode_f16c<F: crate::float::MiniFloat>(codes: &[u8], out: &mut [f32]) {
+    use crate::float::Specials;
     let (e, m) = const { (F::FORMAT.exponent_bits, F::FORMAT.mantissa_bits) };
     let (bias, specials) = const { (F::FORMAT.bias, F::FORMAT.specials) };
     let n = codes.len().min(out.len());
@@ -1210,31 +1159,24 @@ pub(crate) unsafe fn decode_f16c<F: crate::formats::MiniFloat>(codes: &[u8], out
         unsafe { store32(out_bytes, 64 * s + 32, hi) };
     }
     let done = 16 * steps;
-    let tail = |c: u8| super::float_elem::decode_fast::<F>(c);
+    let tail = |c: u8| crate::float::elem::decode_fast::<F>(c);
     scalar::map_values(&tail, &codes[done..n], &mut out[done..n]);
 }
 
 /// The codes of 8 `f32` lanes (bits in `x`) under the format's
 /// round-to-nearest-even encode, exact: the integer rounding, subnormal add
-/// and selects of `float_elem::encode_fast`, written with signed 32-bit
+/// and selects of `elem::encode_fast`, written with signed 32-bit
 /// compares (the compiler turns the element function's compares into
 /// unsigned ones, two instructions each in AVX2), and with the overflow as
 /// a `vpminsd` clamp where the format's constants allow (see
 /// `float512::encode16`).
 #[target_feature(enable = "avx2")]
 #[inline]
-fn encode8<F: crate::formats::MiniFloat, const SAT: bool>(x: __m256i) -> __m256i {
-    use super::float_elem as mf;
-    let m = const { F::FORMAT.mantissa_bits };
-    let bias = const { F::FORMAT.bias };
-    let sign_shift = const { F::FORMAT.exponent_bits + F::FORMAT.mantissa_bits };
-    let max = const { F::FORMAT.max_code() };
-    let over_mag = const { mf::overflow_magnitude(&F::FORMAT, SAT) };
-    let nan_pos = const { mf::nan_result(&F::FORMAT, false, SAT) };
-    let nan_neg = const { mf::nan_result(&F::FORMAT, true, SAT) };
-    let shift = 23 - m;
-    let emin = 1 - bias;
-    let magic = f32::from_bits(((127 + emin - m as i32 + 23) as u32) << 23);
+fn encode8<F: crate::float::MiniFloat, const SAT: bool>(x: __m256i) -> __m256i {
+    let k = const { crate::float::elem::EncodeConsts::of(&F::FORMAT, SAT) };
+    let (shift, sign_shift, max, over_mag) = (k.shift, k.sign_shift, k.max, k.over_mag);
+    let (nan_pos, nan_neg) = (k.nan_pos, k.nan_neg);
+    let magic = f32::from_bits(k.magic);
     let c_sign = _mm256_set1_epi32(1 << sign_shift);
     let a = _mm256_and_si256(x, _mm256_set1_epi32(0x7fff_ffff));
     let sign = _mm256_and_si256(_mm256_srl_epi32(x, count(31 - sign_shift)), c_sign);
@@ -1245,19 +1187,19 @@ fn encode8<F: crate::formats::MiniFloat, const SAT: bool>(x: __m256i) -> __m256i
     );
     let normal = _mm256_sub_epi32(
         _mm256_srl_epi32(r, count(shift)),
-        _mm256_set1_epi32((127 - bias) << m),
+        _mm256_set1_epi32(k.rebias),
     );
     let lifted = _mm256_castsi256_ps(_mm256_max_epi32(a, _mm256_set1_epi32(0x0080_0000)));
     let sub = _mm256_sub_epi32(
         _mm256_castps_si256(_mm256_add_ps(lifted, _mm256_set1_ps(magic))),
         _mm256_set1_epi32(magic.to_bits() as i32),
     );
-    let small = _mm256_cmpgt_epi32(_mm256_set1_epi32((127 + emin) << 23), a);
+    let small = _mm256_cmpgt_epi32(_mm256_set1_epi32(k.min_normal), a);
     let mag = _mm256_blendv_epi8(normal, sub, small);
     // An overflow magnitude one above the largest finite one or equal to it
     // is a clamp; NaN and infinity inputs reach it too (their exponent field
     // is all ones), so a NaN code with that magnitude needs no select.
-    let clamp = over_mag == max || over_mag == max + 1;
+    let clamp = k.clamp;
     let mag = if clamp {
         _mm256_min_epi32(mag, _mm256_set1_epi32(over_mag as i32))
     } else {
@@ -1266,14 +1208,14 @@ fn encode8<F: crate::formats::MiniFloat, const SAT: bool>(x: __m256i) -> __m256i
     };
     let nan = _mm256_cmpgt_epi32(a, _mm256_set1_epi32(0x7f80_0000));
     let c_nan_pos = _mm256_set1_epi32(nan_pos as i32);
-    if nan_neg == nan_pos | 1 << sign_shift {
+    if k.nan == NanCodes::Signed {
         // The NaN code is the positive one with the sign or-ed in.
         if clamp && nan_pos == over_mag {
             _mm256_or_si256(mag, sign)
         } else {
             _mm256_or_si256(_mm256_blendv_epi8(mag, c_nan_pos, nan), sign)
         }
-    } else if nan_neg == nan_pos {
+    } else if k.nan == NanCodes::Same {
         // One NaN code for both signs.
         _mm256_blendv_epi8(_mm256_or_si256(mag, sign), c_nan_pos, nan)
     } else {
@@ -1292,7 +1234,7 @@ fn encode8<F: crate::formats::MiniFloat, const SAT: bool>(x: __m256i) -> __m256i
 /// `at + 128 <= sb.len()`.
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn encode32<F: crate::formats::MiniFloat, const SAT: bool>(sb: &[u8], at: usize) -> __m256i {
+unsafe fn encode32<F: crate::float::MiniFloat, const SAT: bool>(sb: &[u8], at: usize) -> __m256i {
     // SAFETY: the caller guarantees the 128 bytes; each load reads 32 of
     // them.
     let c0 = encode8::<F, SAT>(unsafe { load32(sb, at) });
@@ -1310,13 +1252,13 @@ unsafe fn encode32<F: crate::formats::MiniFloat, const SAT: bool>(sb: &[u8], at:
 
 /// `codes[i] = float_elem::encode_fast::<F, SAT>(src[i])` (the format's
 /// round-to-nearest-even encode, exact), 32 values per step. The format must
-/// satisfy `float_elem::encode_fast_ok`.
+/// satisfy `elem::encode_fast_ok`.
 ///
 /// # Safety
 ///
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
-pub(crate) unsafe fn encode_f32_avx2<F: crate::formats::MiniFloat, const SAT: bool>(
+pub(crate) unsafe fn encode_f32_avx2<F: crate::float::MiniFloat, const SAT: bool>(
     src: &[f32],
     codes: &mut [u8],
 ) {
@@ -1331,7 +1273,7 @@ pub(crate) unsafe fn encode_f32_avx2<F: crate::formats::MiniFloat, const SAT: bo
         unsafe { store32(codes, 32 * s, r) };
     }
     let done = 32 * steps;
-    let tail = |x: f32| super::float_elem::encode_fast::<F, SAT>(x);
+    let tail = |x: f32| crate::float::elem::encode_fast::<F, SAT>(x);
     scalar::map_codes(&tail, &src[done..n], &mut codes[done..n]);
 }
 
@@ -1345,7 +1287,7 @@ pub(crate) unsafe fn encode_f32_avx2<F: crate::formats::MiniFloat, const SAT: bo
 ///
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
-pub(crate) unsafe fn encode4_f32_avx2<F: crate::formats::MiniFloat, const SAT: bool>(
+pub(crate) unsafe fn encode4_f32_avx2<F: crate::float::MiniFloat, const SAT: bool>(
     src: &[f32],
     out: &mut [u8],
 ) {
@@ -1364,10 +1306,10 @@ pub(crate) unsafe fn encode4_f32_avx2<F: crate::formats::MiniFloat, const SAT: b
         unsafe { store16(out, 16 * s, b) };
     }
     for (i, pair) in src[32 * steps..].chunks(2).enumerate() {
-        let lo = super::float_elem::encode_fast::<F, SAT>(pair[0]) & 0xf;
+        let lo = crate::float::elem::encode_fast::<F, SAT>(pair[0]) & 0xf;
         let hi = pair
             .get(1)
-            .map_or(0, |&x| super::float_elem::encode_fast::<F, SAT>(x) & 0xf);
+            .map_or(0, |&x| crate::float::elem::encode_fast::<F, SAT>(x) & 0xf);
         out[16 * steps + i] = lo | hi << 4;
     }
 }
@@ -1381,22 +1323,22 @@ type PackX<U> = unsafe fn(&[U], &mut [u64], usize);
 type SumX = unsafe fn(&[u64], usize, usize) -> u128;
 type DecodeX = unsafe fn(&[u64], usize, &[u32], &mut [u32]);
 
-pub(crate) static UNPACK_U8: XTable<UnpackX<u8>, 8> = xtable!(8;
+pub(crate) static UNPACK_U8: Table<UnpackX<u8>, 8> = variants!(8;
     [AVX512_VBMI unpack_u8_avx512, AVX2 unpack_u8_avx2, BMI2 unpack_u8_bmi2] for 1 2 3 4 5 6 7;
 );
-pub(crate) static UNPACK_U16: XTable<UnpackX<u16>, 16> = XTable([[None; 3]; 16]);
-pub(crate) static UNPACK_U32: XTable<UnpackX<u32>, 32> = xtable!(32;
+pub(crate) static UNPACK_U16: Table<UnpackX<u16>, 16> = Table::EMPTY;
+pub(crate) static UNPACK_U32: Table<UnpackX<u32>, 32> = variants!(32;
     [AVX512_VBMI unpack_u32_avx512, AVX2 unpack_u32_avx2] for 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15
         16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31;
 );
-pub(crate) static UNPACK_U64: XTable<UnpackX<u64>, 64> = XTable([[None; 3]; 64]);
-pub(crate) static UNPACK_U128: XTable<UnpackX<u128>, 128> = XTable([[None; 3]; 128]);
+pub(crate) static UNPACK_U64: Table<UnpackX<u64>, 64> = Table::EMPTY;
+pub(crate) static UNPACK_U128: Table<UnpackX<u128>, 128> = Table::EMPTY;
 
-pub(crate) static PACK_U8: XTable<PackX<u8>, 8> = xtable!(8;
+pub(crate) static PACK_U8: Table<PackX<u8>, 8> = variants!(8;
     [AVX512_VBMI pack_u8_avx512, AVX2_BMI2 pack_u8_avx2, BMI2 pack_u8_bmi2] for 1 2 3 4 5 6 7;
 );
-pub(crate) static PACK_U16: XTable<PackX<u16>, 16> = XTable([[None; 3]; 16]);
-pub(crate) static PACK_U32: XTable<PackX<u32>, 32> = xtable!(32;
+pub(crate) static PACK_U16: Table<PackX<u16>, 16> = Table::EMPTY;
+pub(crate) static PACK_U32: Table<PackX<u32>, 32> = variants!(32;
     [AVX512_VBMI pack_u32_avx512, AVX2_BMI2 pack_u32_avx2] for 1;
     // Measured: at 2..=8 bits the AVX-512 narrow-and-pack is not faster than
     // the AVX2 one (1.04-1.29x its time in two noisy runs).
@@ -1404,18 +1346,66 @@ pub(crate) static PACK_U32: XTable<PackX<u32>, 32> = xtable!(32;
     [AVX512_VBMI pack_u32_wide_avx512, AVX2 pack_u32_wide_avx2] for 9 10 11 12 13 14 15 16 17 18
         19 20 21 22 23 24 25 26 27 28 29 30 31;
 );
-pub(crate) static PACK_U64: XTable<PackX<u64>, 64> = XTable([[None; 3]; 64]);
-pub(crate) static PACK_U128: XTable<PackX<u128>, 128> = XTable([[None; 3]; 128]);
+pub(crate) static PACK_U64: Table<PackX<u64>, 64> = Table::EMPTY;
+pub(crate) static PACK_U128: Table<PackX<u128>, 128> = Table::EMPTY;
 
-pub(crate) static SUM: XTable<SumX, 64> = xtable!(64;
+pub(crate) static SUM: Table<SumX, 64> = variants!(64;
     [AVX512_POPCNT sum_popcnt_avx512, AVX2 sum_bytes_avx2, POPCNT sum_popcnt] for 1;
     [AVX512_BW sum_bytes_avx512, AVX2 sum_bytes_avx2] for 2 4 8;
     [AVX512_VBMI sum_fold_avx512, AVX2 sum_fold_avx2] for 3 5 6 7;
 );
 
-pub(crate) static DECODE_X32: XTable<DecodeX, 16> = xtable!(16;
+pub(crate) static DECODE_X32: Table<DecodeX, 16> = variants!(16;
     [AVX512_VBMI decode_perm_avx512, AVX2 decode_perm_avx2] for 1 2 3 4;
 );
+
+/// The float conversions of one format, each a list of variants in order of
+/// preference (chosen by `dispatch::first`, as the width tables are); an
+/// entry is `None` where the format's rules rule the variant out.
+pub(crate) mod float_variants {
+    use super::*;
+    use crate::float::MiniFloat;
+    use crate::float::elem::{encode_fast_ok, f16_ok};
+    use crate::kernels::dispatch::Variant;
+
+    /// Codes from `f32`, one per byte.
+    pub(crate) type EncodeF = unsafe fn(&[f32], &mut [u8]);
+    /// `f32` from codes, one per byte.
+    pub(crate) type DecodeF = unsafe fn(&[u8], &mut [f32]);
+
+    /// `encode_fast::<F, SAT>` on a slice, one code per byte.
+    pub(crate) fn encode<F: MiniFloat, const SAT: bool>() -> [Option<Variant<EncodeF>>; 2] {
+        if !const { encode_fast_ok(&F::FORMAT) } {
+            return [None; 2];
+        }
+        [
+            Some((AVX512_BW, "encode_f32_avx512", encode_f32_avx512::<F, SAT>)),
+            Some((AVX2, "encode_f32_avx2", encode_f32_avx2::<F, SAT>)),
+        ]
+    }
+
+    /// As [`encode`], two 4-bit codes per byte.
+    pub(crate) fn encode4<F: MiniFloat, const SAT: bool>() -> [Option<Variant<EncodeF>>; 2] {
+        if !const { encode_fast_ok(&F::FORMAT) && F::FORMAT.bits() == 4 } {
+            return [None; 2];
+        }
+        [
+            Some((AVX512_BW, "encode4_f32_avx512", encode4_f32_avx512::<F, SAT>)),
+            Some((AVX2, "encode4_f32_avx2", encode4_f32_avx2::<F, SAT>)),
+        ]
+    }
+
+    /// `vcvtph2ps` on the codes shifted into `binary16`.
+    pub(crate) fn decode<F: MiniFloat>() -> [Option<Variant<DecodeF>>; 2] {
+        if !const { f16_ok(&F::FORMAT) } {
+            return [None; 2];
+        }
+        [
+            Some((AVX512_BW, "decode_f16c_avx512", decode_f16c_avx512::<F>)),
+            Some((AVX2_F16C, "decode_f16c", decode_f16c::<F>)),
+        ]
+    }
+}
 
 #[cfg(all(test, not(miri)))]
 mod mulhi_tests {
@@ -1503,12 +1493,17 @@ unsafe fn run_avx2<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
-/// `f()`, by its AVX2 build where [`features`] reports AVX2 (the reductions'
-/// portable loops use this).
+/// `f()`, by its AVX2 build where the features `have` include AVX2 (the
+/// reductions' portable loops use this).
+///
+/// # Safety
+///
+/// `have` holds no feature bit that [`features`] lacks.
 #[inline(always)]
-pub(crate) fn with_avx2<R>(f: impl FnOnce() -> R) -> R {
-    if features() & AVX2 != 0 {
-        // SAFETY: `run_avx2` needs only `avx2`, which `features` detected.
+pub(crate) unsafe fn with_avx2_in<R>(have: u32, f: impl FnOnce() -> R) -> R {
+    if have & AVX2 != 0 {
+        // SAFETY: `run_avx2` needs only `avx2`, which `have` includes and
+        // so (the caller's guarantee) `features` detected.
         return unsafe { run_avx2(f) };
     }
     f()
