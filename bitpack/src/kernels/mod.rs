@@ -460,11 +460,93 @@ pub fn pack<U: Unsigned>(width: u32, src: &[U], words: &mut [u64], offset: usize
 /// # Ok::<(), bitpack::Error>(())
 /// ```
 pub fn sum(width: u32, words: &[u64], offset: usize, len: usize) -> Result<u128> {
-    check_width(width, 64)?;
-    check_words(width, offset, len, words.len())?;
-    Ok(select!(SUM[width](w: &[u64], o: usize, n: usize) -> u128)(
-        words, offset, len,
-    ))
+    Sum::for_width(width)?.run(words, offset, len)
+}
+
+/// The [`sum`] kernel chosen once for one width ([`Sum::for_width`], or
+/// [`Sum::of`] for a width known at compile time): the portable
+/// instantiation and the SIMD variant the CPU allows, if any, so that a
+/// caller summing many runs of one width chooses once, not per run.
+#[derive(Clone, Copy)]
+pub(crate) struct Sum {
+    width: u32,
+    portable: tables::SumFn,
+    #[cfg(any(
+        all(feature = "std", target_arch = "x86_64"),
+        all(
+            feature = "std",
+            target_arch = "aarch64",
+            target_feature = "neon",
+            target_endian = "little"
+        )
+    ))]
+    simd: Option<unsafe fn(&[u64], usize, usize) -> u128>,
+}
+
+impl Sum {
+    /// The kernel for a run-time `width`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Width`] when `width` is not in `1..=64`.
+    pub(crate) fn for_width(width: u32) -> Result<Sum> {
+        check_width(width, 64)?;
+        Ok(Sum::with(width, tables::SUM[width as usize - 1]))
+    }
+
+    /// The kernel for the width `W` (`1..=64`), without a width table.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+    #[inline]
+    pub(crate) fn of<const W: u32>() -> Sum {
+        const { assert!(W >= 1 && W <= 64, "sum widths are 1..=64") };
+        Sum::with(W, scalar::sum::<W>)
+    }
+
+    #[inline]
+    fn with(width: u32, portable: tables::SumFn) -> Sum {
+        Sum {
+            width,
+            portable,
+            #[cfg(any(
+                all(feature = "std", target_arch = "x86_64"),
+                all(
+                    feature = "std",
+                    target_arch = "aarch64",
+                    target_feature = "neon",
+                    target_endian = "little"
+                )
+            ))]
+            simd: dispatch::simd::SUM.get(width as usize),
+        }
+    }
+
+    /// The sum of `len` values from value `offset` of the stream (see
+    /// [`sum`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::TooFewWords`] when the stream ends before value
+    /// `offset + len`.
+    #[inline]
+    pub(crate) fn run(self, words: &[u64], offset: usize, len: usize) -> Result<u128> {
+        check_words(self.width, offset, len, words.len())?;
+        #[cfg(any(
+            all(feature = "std", target_arch = "x86_64"),
+            all(
+                feature = "std",
+                target_arch = "aarch64",
+                target_feature = "neon",
+                target_endian = "little"
+            )
+        ))]
+        if let Some(f) = self.simd {
+            // SAFETY: `Table::get` returned it, so every CPU feature its
+            // `#[target_feature]` enables is in `dispatch::features()`
+            // (detected at run time, or baseline for NEON).
+            return Ok(unsafe { f(words, offset, len) });
+        }
+        Ok((self.portable)(words, offset, len))
+    }
 }
 
 /// Decodes `dst.len()` codes of `width` bits (`1..=16`), from value `offset`
