@@ -221,6 +221,7 @@ mod device;
 pub mod dlpack;
 mod element;
 mod error;
+mod float;
 pub mod formats;
 #[cfg(feature = "alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]

@@ -10,7 +10,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::bulk::decode_stream;
-use super::spec::MiniFloat;
+use crate::float::MiniFloat;
 use crate::error::LengthOf;
 use crate::{BitElement, Error, NarrowArray, Result};
 

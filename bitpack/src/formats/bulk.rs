@@ -15,7 +15,7 @@ use alloc::vec;
 #[cfg(feature = "alloc")]
 use alloc::vec::Vec;
 
-use super::spec::{MiniFloat, Mode, Tables};
+use crate::float::{MiniFloat, Mode, Tables};
 #[cfg(feature = "alloc")]
 use crate::NarrowArray;
 use crate::{Error, Result};
@@ -30,21 +30,25 @@ const BYTE_CHUNK: usize = 512;
 /// Encodes `src` into `dst` (the same length) with `mode`.
 #[inline]
 pub(crate) fn encode_chunk<F: MiniFloat>(src: &[f32], mode: Mode, dst: &mut [F]) {
+    match mode {
+        Mode::Nearest => encode_chunk_as::<F, false>(src, dst),
+        Mode::SatFinite => encode_chunk_as::<F, true>(src, dst),
+    }
+}
+
+/// [`encode_chunk`] with the mode a constant (`SAT`: saturating).
+#[inline]
+fn encode_chunk_as<F: MiniFloat, const SAT: bool>(src: &[f32], dst: &mut [F]) {
     debug_assert_eq!(src.len(), dst.len());
-    let format = F::FORMAT;
-    let sat = matches!(mode, Mode::SatFinite);
     if const { minifloat::encode_fast_ok(&F::FORMAT) } {
         for (d, &x) in dst.iter_mut().zip(src) {
-            *d = F::from_raw_bits(if sat {
-                minifloat::encode_fast::<F, true>(x)
-            } else {
-                minifloat::encode_fast::<F, false>(x)
-            });
+            *d = F::from_raw_bits(minifloat::encode_fast::<F, SAT>(x));
         }
         return;
     }
+    let mode = Mode::from_satfinite(SAT);
     for (d, &x) in dst.iter_mut().zip(src) {
-        *d = F::from_raw_bits(format.encode_f32(x, mode) as u8);
+        *d = F::from_raw_bits(F::FORMAT.encode_f32(x, mode) as u8);
     }
 }
 
@@ -184,7 +188,7 @@ pub(super) fn check_packed<F: MiniFloat>(what: &'static str, n: usize, bytes: us
 #[cfg(feature = "alloc")]
 pub fn encode<F: MiniFloat>(src: &[f32], mode: Mode) -> NarrowArray<F> {
     let mut out = NarrowArray::zeroed(src.len());
-    minifloat::encode_words::<F>(src, matches!(mode, Mode::SatFinite), out.words_mut(), 0);
+    minifloat::encode_mode::<F>(src, mode, out.words_mut(), 0);
     out
 }
 
@@ -212,7 +216,7 @@ pub fn encode_into<F: MiniFloat>(src: &[f32], mode: Mode, dst: &mut NarrowArray<
     LengthOf::EncodeInput.check(dst.len(), src.len())?;
     // Every value is rewritten in place: the length, the shape and the zero
     // padding past the last value stay as they are.
-    minifloat::encode_words::<F>(src, matches!(mode, Mode::SatFinite), dst.words_mut(), 0);
+    minifloat::encode_mode::<F>(src, mode, dst.words_mut(), 0);
     Ok(())
 }
 

@@ -142,7 +142,6 @@ mod mx;
 mod names;
 #[cfg(feature = "alloc")]
 mod nvfp4;
-mod spec;
 mod types;
 mod wide;
 
@@ -166,7 +165,8 @@ pub use names::FormatNames;
 pub(crate) use nvfp4::NO_FINITE_VALUE;
 #[cfg(feature = "alloc")]
 pub use nvfp4::{Nvfp4Array, Nvfp4Blocks, Nvfp4Options};
-pub use spec::{FloatFormat, MiniFloat, Mode, NanFallback, Overflow, Specials, Ties};
+#[doc(inline)]
+pub use crate::float::{FloatFormat, MiniFloat, Mode, NanFallback, Overflow, Specials, Ties};
 pub use types::{
     E2M1, E2M3, E3M2, E3M4, E4M3, E4M3B11Fnuz, E4M3Fnuz, E4M3Ieee, E5M2, E5M2Fnuz, E8M0,
 };

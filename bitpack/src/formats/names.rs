@@ -1,7 +1,7 @@
 //! Names of the shipped formats in the libraries and standards that use
 //! them, and the lookup from a name to a [`FloatFormat`].
 
-use super::spec::FloatFormat;
+use crate::float::FloatFormat;
 use crate::{Error, Result};
 
 /// What a shipped format is called elsewhere.

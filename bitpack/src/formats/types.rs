@@ -1,7 +1,7 @@
 //! The shipped formats: `E2M1`, `E2M3`, `E3M2`, `E4M3`, `E5M2`, `E8M0`,
 //! `E4M3Ieee`, `E3M4`, `E4M3Fnuz`, `E5M2Fnuz`, `E4M3B11Fnuz`.
 
-use super::spec::{FloatFormat, MiniFloat, Mode};
+use crate::float::{FloatFormat, MiniFloat, Mode};
 use crate::{BitElement, DeviceCopy};
 use core::cmp::Ordering;
 use core::fmt;

@@ -9,7 +9,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::bulk::check_packed;
-use super::spec::{MiniFloat, Mode, Parts, Tables};
+use crate::float::{MiniFloat, Mode, Parts, Tables};
 #[cfg(feature = "alloc")]
 use crate::NarrowArray;
 use crate::kernels::minifloat;

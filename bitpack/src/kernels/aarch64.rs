@@ -18,57 +18,34 @@
 //! measured on the machines that build this crate.
 
 use core::arch::aarch64::*;
-use core::sync::atomic::{AtomicU8, Ordering};
+use core::sync::atomic::{AtomicU32, Ordering};
 
 use super::bits::{head8, steps_within, write_le};
-use super::float_elem::{nan_result, overflow_magnitude, sign_bit_of};
+use super::dispatch::Table;
+use crate::float::elem::{EncodeConsts, NanCodes};
 use super::scalar;
-use crate::formats::{MiniFloat, Specials};
+use crate::float::{MiniFloat, Specials};
 
 // ---------------------------------------------------------------------------
 // features and tables
 // ---------------------------------------------------------------------------
 
 /// NEON allowed (always present on this target).
-pub(crate) const NEON: u8 = 1;
+pub(crate) const NEON: u32 = 1;
 
-static LIMIT: AtomicU8 = AtomicU8::new(0xff);
+static LIMIT: AtomicU32 = AtomicU32::new(u32::MAX);
 
 /// The features the kernels may use: [`NEON`] unless [`limit_features`]
 /// masked it.
 #[inline]
-pub(crate) fn features() -> u8 {
+pub(crate) fn features() -> u32 {
     NEON & LIMIT.load(Ordering::Relaxed)
 }
 
 /// Masks the features the kernels may use (`0` forces the portable kernels,
-/// `0xff` restores NEON). Not public API: for benchmarks and tests.
-pub fn limit_features(mask: u8) {
+/// `u32::MAX` restores NEON). Not public API: for benchmarks and tests.
+pub fn limit_features(mask: u32) {
     LIMIT.store(mask, Ordering::Relaxed);
-}
-
-/// A per-width table of NEON variants: entry `w - 1` names the function for
-/// width `w`, or is `None` where the portable kernel serves that width.
-pub(crate) struct NTable<F: Copy, const N: usize>(pub(crate) [Option<(&'static str, F)>; N]);
-
-impl<F: Copy, const N: usize> NTable<F, N> {
-    /// The variant for width `w`, unless there is none or NEON is masked off.
-    #[inline]
-    pub(crate) fn get(&self, w: usize) -> Option<F> {
-        if features() & NEON == 0 {
-            return None;
-        }
-        self.0.get(w.wrapping_sub(1))?.map(|(_, f)| f)
-    }
-}
-
-/// Builds an [`NTable`]: `N; function for widths...; ...`.
-macro_rules! ntable {
-    ($n:literal; $( $f:ident for $($w:literal)+ );* $(;)?) => {{
-        let mut t = [None; $n];
-        $( $( t[$w - 1] = Some((stringify!($f), $f::<$w> as _)); )+ )*
-        NTable(t)
-    }};
 }
 
 // The variants enable `neon` (`#[target_feature]`), so their pointers are
@@ -78,33 +55,71 @@ type PackN<U> = unsafe fn(&[U], &mut [u64], usize);
 type SumN = unsafe fn(&[u64], usize, usize) -> u128;
 type DecodeN = unsafe fn(&[u64], usize, &[u32], &mut [u32]);
 
-pub(crate) static UNPACK_U8: NTable<UnpackN<u8>, 8> = ntable!(8;
-    unpack_u8_neon for 1 2 3 4 5 6 7 8;
+pub(crate) static UNPACK_U8: Table<UnpackN<u8>, 8> = variants!(8;
+    [NEON unpack_u8_neon] for 1 2 3 4 5 6 7 8;
 );
-pub(crate) static UNPACK_U16: NTable<UnpackN<u16>, 16> = NTable([None; 16]);
-pub(crate) static UNPACK_U32: NTable<UnpackN<u32>, 32> = ntable!(32;
-    unpack_u32_neon for 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25;
+pub(crate) static UNPACK_U16: Table<UnpackN<u16>, 16> = Table::EMPTY;
+pub(crate) static UNPACK_U32: Table<UnpackN<u32>, 32> = variants!(32;
+    [NEON unpack_u32_neon] for 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25;
 );
-pub(crate) static UNPACK_U64: NTable<UnpackN<u64>, 64> = NTable([None; 64]);
-pub(crate) static UNPACK_U128: NTable<UnpackN<u128>, 128> = NTable([None; 128]);
+pub(crate) static UNPACK_U64: Table<UnpackN<u64>, 64> = Table::EMPTY;
+pub(crate) static UNPACK_U128: Table<UnpackN<u128>, 128> = Table::EMPTY;
 
-pub(crate) static PACK_U8: NTable<PackN<u8>, 8> = ntable!(8;
-    pack_u8_neon for 1 2 3 4 5 6 7 8;
+pub(crate) static PACK_U8: Table<PackN<u8>, 8> = variants!(8;
+    [NEON pack_u8_neon] for 1 2 3 4 5 6 7 8;
 );
-pub(crate) static PACK_U16: NTable<PackN<u16>, 16> = NTable([None; 16]);
-pub(crate) static PACK_U32: NTable<PackN<u32>, 32> = ntable!(32;
-    pack_u32_neon for 1 2 3 4 5 6 7 8;
+pub(crate) static PACK_U16: Table<PackN<u16>, 16> = Table::EMPTY;
+pub(crate) static PACK_U32: Table<PackN<u32>, 32> = variants!(32;
+    [NEON pack_u32_neon] for 1 2 3 4 5 6 7 8;
 );
-pub(crate) static PACK_U64: NTable<PackN<u64>, 64> = NTable([None; 64]);
-pub(crate) static PACK_U128: NTable<PackN<u128>, 128> = NTable([None; 128]);
+pub(crate) static PACK_U64: Table<PackN<u64>, 64> = Table::EMPTY;
+pub(crate) static PACK_U128: Table<PackN<u128>, 128> = Table::EMPTY;
 
-pub(crate) static SUM: NTable<SumN, 64> = ntable!(64;
-    sum_neon for 1 2 3 4 5 6 7 8;
+pub(crate) static SUM: Table<SumN, 64> = variants!(64;
+    [NEON sum_neon] for 1 2 3 4 5 6 7 8;
 );
 
-pub(crate) static DECODE_X32: NTable<DecodeN, 16> = ntable!(16;
-    decode_tbl_neon for 1 2 3 4;
+pub(crate) static DECODE_X32: Table<DecodeN, 16> = variants!(16;
+    [NEON decode_tbl_neon] for 1 2 3 4;
 );
+
+/// The float conversions of one format, each a list of variants (chosen by
+/// `dispatch::first`, as the width tables are); an entry is `None` where the
+/// format's rules rule the variant out.
+pub(crate) mod float_variants {
+    use super::*;
+    use crate::float::elem::{decode_fast_ok, e8m0_ok, encode_fast_ok};
+    use crate::kernels::dispatch::Variant;
+
+    /// Codes from `f32`, one per byte.
+    pub(crate) type EncodeF = unsafe fn(&[f32], &mut [u8]);
+    /// `f32` from codes, one per byte.
+    pub(crate) type DecodeF = unsafe fn(&[u8], &mut [f32]);
+
+    /// `encode_fast::<F, SAT>` on a slice, one code per byte.
+    pub(crate) fn encode<F: MiniFloat, const SAT: bool>() -> [Option<Variant<EncodeF>>; 1] {
+        if !const { encode_fast_ok(&F::FORMAT) } {
+            return [None];
+        }
+        [Some((NEON, "encode_f32_neon", encode_f32_neon::<F, SAT>))]
+    }
+
+    /// As [`encode`], two 4-bit codes per byte.
+    pub(crate) fn encode4<F: MiniFloat, const SAT: bool>() -> [Option<Variant<EncodeF>>; 1] {
+        if !const { encode_fast_ok(&F::FORMAT) && F::FORMAT.bits() == 4 } {
+            return [None];
+        }
+        [Some((NEON, "encode4_f32_neon", encode4_f32_neon::<F, SAT>))]
+    }
+
+    /// `decode_fast::<F>` on four lanes.
+    pub(crate) fn decode<F: MiniFloat>() -> [Option<Variant<DecodeF>>; 1] {
+        if !const { decode_fast_ok(&F::FORMAT) && !e8m0_ok(&F::FORMAT) } {
+            return [None];
+        }
+        [Some((NEON, "decode_f32_neon", decode_f32_neon::<F>))]
+    }
+}
 
 // ---------------------------------------------------------------------------
 // helpers
@@ -594,45 +609,35 @@ pub(crate) fn decode_tbl_neon<const W: u32>(
 // float formats
 // ---------------------------------------------------------------------------
 
-/// [`encode_fast`](super::float_elem::encode_fast) on four lanes: the same
+/// [`encode_fast`](crate::float::elem::encode_fast) on four lanes: the same
 /// integer rounding, FPU add for subnormal results, and selects, lane by
 /// lane.
 #[target_feature(enable = "neon")]
 #[inline]
 fn encode4<F: MiniFloat, const SAT: bool>(x: float32x4_t) -> uint32x4_t {
-    let m = const { F::FORMAT.mantissa_bits };
-    let bias = const { F::FORMAT.bias };
-    let sign_shift = const { F::FORMAT.exponent_bits + F::FORMAT.mantissa_bits };
-    let max = const { F::FORMAT.max_code() } as i32;
-    let over_mag = const { overflow_magnitude(&F::FORMAT, SAT) } as i32;
-    let nan_pos = const { nan_result(&F::FORMAT, false, SAT) };
-    let nan_neg = const { nan_result(&F::FORMAT, true, SAT) };
-    let signed_nan = const {
-        nan_result(&F::FORMAT, true, SAT)
-            == nan_result(&F::FORMAT, false, SAT) | sign_bit_of(&F::FORMAT)
-    };
+    let k = const { EncodeConsts::of(&F::FORMAT, SAT) };
+    let (sign_shift, max, over_mag) = (k.sign_shift, k.max as i32, k.over_mag as i32);
+    let (nan_pos, nan_neg) = (k.nan_pos, k.nan_neg);
     let bits = vreinterpretq_u32_f32(x);
     let sign = vshlq_u32(vshrq_n_u32::<31>(bits), vdupq_n_s32(sign_shift as i32));
     let a = vreinterpretq_s32_u32(vandq_u32(bits, vdupq_n_u32(0x7fff_ffff)));
-    let shift = 23 - m as i32;
+    let shift = k.shift as i32;
     let odd = vandq_s32(vshlq_s32(a, vdupq_n_s32(-shift)), vdupq_n_s32(1));
     let r = vaddq_s32(vaddq_s32(a, vdupq_n_s32((1 << (shift - 1)) - 1)), odd);
     let normal = vsubq_s32(
         vshlq_s32(r, vdupq_n_s32(-shift)),
-        vdupq_n_s32((127 - bias) << m),
+        vdupq_n_s32(k.rebias),
     );
-    let emin = 1 - bias;
-    let magic = f32::from_bits(((127 + emin - m as i32 + 23) as u32) << 23);
+    let magic = f32::from_bits(k.magic);
     let raised = vreinterpretq_f32_s32(vmaxq_s32(a, vdupq_n_s32(0x0080_0000)));
     let sub = vsubq_s32(
         vreinterpretq_s32_f32(vaddq_f32(raised, vdupq_n_f32(magic))),
         vdupq_n_s32(magic.to_bits() as i32),
     );
-    let min_normal = (127 + emin) << 23;
-    let mag = vbslq_s32(vcltq_s32(a, vdupq_n_s32(min_normal)), sub, normal);
+    let mag = vbslq_s32(vcltq_s32(a, vdupq_n_s32(k.min_normal)), sub, normal);
     let mag = vbslq_s32(vcgtq_s32(mag, vdupq_n_s32(max)), vdupq_n_s32(over_mag), mag);
     let is_nan = vcgtq_s32(a, vdupq_n_s32(0x7f80_0000));
-    if signed_nan {
+    if k.nan == NanCodes::Signed {
         let mag = vbslq_s32(is_nan, vdupq_n_s32(nan_pos as i32), mag);
         vorrq_u32(sign, vreinterpretq_u32_s32(mag))
     } else {
@@ -676,7 +681,7 @@ pub(crate) fn encode_f32_neon<F: MiniFloat, const SAT: bool>(src: &[f32], codes:
         // SAFETY: as above.
         unsafe { store16(codes, 16 * k, v) };
     }
-    let f = super::float_elem::encode_fast::<F, SAT>;
+    let f = crate::float::elem::encode_fast::<F, SAT>;
     scalar::map_codes(&f, &src[16 * steps..n], &mut codes[16 * steps..n]);
 }
 
@@ -699,7 +704,7 @@ pub(crate) fn encode4_f32_neon<F: MiniFloat, const SAT: bool>(src: &[f32], out: 
         let b = vget_lane_u64::<0>(vreinterpret_u64_u8(vmovn_u16(p)));
         out[8 * k..8 * k + 8].copy_from_slice(&b.to_le_bytes());
     }
-    let f = super::float_elem::encode_fast::<F, SAT>;
+    let f = crate::float::elem::encode_fast::<F, SAT>;
     for (i, pair) in src[16 * steps..n].chunks(2).enumerate() {
         let lo = f(pair[0]) & 0x0f;
         let hi = pair.get(1).map_or(0, |&x| (f(x) & 0x0f) << 4);
@@ -707,7 +712,7 @@ pub(crate) fn encode4_f32_neon<F: MiniFloat, const SAT: bool>(src: &[f32], out: 
     }
 }
 
-/// [`decode_fast`](super::float_elem::decode_fast) on four lanes of codes.
+/// [`decode_fast`](crate::float::elem::decode_fast) on four lanes of codes.
 #[target_feature(enable = "neon")]
 #[inline]
 fn decode4<F: MiniFloat>(c: uint32x4_t) -> uint32x4_t {
@@ -771,6 +776,6 @@ pub(crate) fn decode_f32_neon<F: MiniFloat>(codes: &[u8], out: &mut [f32]) {
             unsafe { store_u32(o, 16 * k + 4 * j, d) };
         }
     }
-    let f = super::float_elem::decode_fast::<F>;
+    let f = crate::float::elem::decode_fast::<F>;
     scalar::map_values(&f, &codes[16 * steps..n], &mut out[16 * steps..n]);
 }

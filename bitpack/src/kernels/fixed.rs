@@ -31,20 +31,20 @@
 //! - the float formats: [`E2M1`](crate::E2M1) .. [`E8M0`](crate::E8M0) and
 //!   [`MiniFloat`] (`from_f32`,
 //!   `from_f32_satfinite`, `to_f32`), the slice functions
-//!   [`encode_slice`](crate::formats::encode_slice),
-//!   [`decode_slice`](crate::formats::decode_slice),
-//!   [`encode_packed`](crate::formats::encode_packed),
-//!   [`decode_packed`](crate::formats::decode_packed) (they use stack
+//!   `encode_slice`,
+//!   `decode_slice`,
+//!   `encode_packed`,
+//!   `decode_packed` (they use stack
 //!   chunks, which on a GPU live in local memory: prefer this module's
 //!   functions in hot kernels);
-//! - the block-scaled core: [`BlockGrid`](crate::formats::BlockGrid),
-//!   [`block_amax`](crate::formats::block_amax),
-//!   [`mx_scale`](crate::formats::mx_scale),
-//!   [`mx_codes`](crate::formats::mx_codes),
-//!   [`mx_value`](crate::formats::mx_value),
-//!   [`nvfp4_scale`](crate::formats::nvfp4_scale),
-//!   [`nvfp4_codes`](crate::formats::nvfp4_codes),
-//!   [`nvfp4_value`](crate::formats::nvfp4_value): one MX or NVFP4 block at a
+//! - the block-scaled core: `BlockGrid`,
+//!   `block_amax`,
+//!   `mx_scale`,
+//!   `mx_codes`,
+//!   `mx_value`,
+//!   `nvfp4_scale`,
+//!   `nvfp4_codes`,
+//!   `nvfp4_value`: one MX or NVFP4 block at a
 //!   time, the bytes of the host's `MxArray`/`Nvfp4Array`;
 //! - this module, and the run-time-width slice kernels of
 //!   [`kernels`](super) ([`unpack`](super::unpack), [`pack`](super::pack),
@@ -82,9 +82,9 @@
 //! assert_eq!(fixed::decode_pair::<E2M1>(0xc2), [1.0, -2.0]);
 //! ```
 
-use super::float_elem;
+use crate::float::elem;
 use super::scalar;
-use crate::formats::{MiniFloat, Mode};
+use crate::float::{MiniFloat, Mode};
 
 pub use super::scalar::Lane;
 
@@ -225,10 +225,10 @@ fn bits_at(words: &[u64], bit: usize, w: u32) -> u64 {
 /// branch-free encode where it covers the format, else the rounding routine.
 #[inline(always)]
 fn encode_code<F: MiniFloat>(x: f32, mode: Mode) -> u8 {
-    if const { float_elem::encode_fast_ok(&F::FORMAT) } {
+    if const { elem::encode_fast_ok(&F::FORMAT) } {
         match mode {
-            Mode::Nearest => float_elem::encode_fast::<F, false>(x),
-            Mode::SatFinite => float_elem::encode_fast::<F, true>(x),
+            Mode::Nearest => elem::encode_fast::<F, false>(x),
+            Mode::SatFinite => elem::encode_fast::<F, true>(x),
         }
     } else {
         F::FORMAT.encode_f32(x, mode) as u8
@@ -239,8 +239,8 @@ fn encode_code<F: MiniFloat>(x: f32, mode: Mode) -> u8 {
 /// covers the format, else the decoding routine.
 #[inline(always)]
 fn decode_code<F: MiniFloat>(c: u8) -> f32 {
-    if const { float_elem::decode_fast_ok(&F::FORMAT) } {
-        float_elem::decode_fast::<F>(c)
+    if const { elem::decode_fast_ok(&F::FORMAT) } {
+        elem::decode_fast::<F>(c)
     } else {
         F::FORMAT.decode_f32(c as u32)
     }
@@ -484,7 +484,7 @@ mod device {
         unused_imports,
         reason = "used by the targets that have a packed `cvt`"
     )]
-    use crate::formats::FloatFormat;
+    use crate::float::FloatFormat;
     #[allow(
         unused_imports,
         reason = "used by the targets that have a packed `cvt`"

@@ -1,128 +1,104 @@
 //! The bulk float paths over slices and packed streams: codes from `f32`,
-//! `f32` from codes, through the element functions of `float_elem.rs` (as
-//! portable loops or, where `x86::features()` reports them, the SIMD builds
-//! of `x86/`: AVX-512 F/BW first, then AVX2), else the rounding routine or
-//! the decode table.
+//! `f32` from codes, through the element functions of `float/elem.rs` (as
+//! portable loops or, where `dispatch::features()` reports them, the SIMD
+//! builds of the target: on x86 AVX-512 F/BW first, then AVX2; NEON on
+//! aarch64), else the rounding routine or the decode table.
+//!
+//! Each entry reads the CPU features once and passes them down; the SIMD
+//! variants come from the per-target `float_variants` lists and are chosen
+//! by `dispatch::first`, as the width tables' are.
 
-pub(crate) use super::float_elem::*;
-use crate::formats::MiniFloat;
+pub(crate) use crate::float::elem::*;
+use super::dispatch;
+use crate::float::{MiniFloat, Mode};
+
+use super::dispatch::simd::float_variants as simd;
+
+/// Calls `$f::<F, false>` or `$f::<F, true>` for a [`Mode`].
+macro_rules! by_mode {
+    ($mode:expr, $f:ident::<$F:ident>($($a:expr),*)) => {
+        match $mode {
+            Mode::Nearest => $f::<$F, false>($($a),*),
+            Mode::SatFinite => $f::<$F, true>($($a),*),
+        }
+    };
+}
+
+/// The first SIMD variant of list `$list::<...>()` that `$have` allows, or
+/// `None` (always on a target without variants).
+macro_rules! simd_variant {
+    ($have:expr, $list:ident::<$($g:tt),*>) => {
+        dispatch::first($have, &simd::$list::<$($g),*>())
+    };
+}
 
 /// `codes[i]` = the code of `src[i]` in `F`, rounded to nearest with the
 /// format's rules (`satfinite`: the saturating ones), unpacked one per
-/// byte: [`encode_fast`] or [`e8m0_encode`] where they cover the format
-/// (AVX-512 or AVX2 code where detected), else the rounding routine.
+/// byte (see [`encode_codes`]).
 pub(crate) fn encode_codes_f32<F: MiniFloat>(src: &[f32], satfinite: bool, codes: &mut [u8]) {
-    use crate::formats::Mode;
-    #[cfg(all(feature = "std", target_arch = "x86_64"))]
-    if super::x86::features() & super::x86::AVX2 != 0 {
-        if const { encode_fast_ok(&F::FORMAT) } {
-            if satfinite {
-                encode_x86::<F, true>(src, codes)
-            } else {
-                encode_x86::<F, false>(src, codes)
-            }
+    let have = dispatch::features();
+    by_mode!(Mode::from_satfinite(satfinite), encode_codes::<F>(have, src, codes))
+}
+
+/// `codes[i]` = the code of `src[i]` in `F` (`SAT`: the saturating mode),
+/// one per byte, with the CPU features `have` (`dispatch::features()`, the
+/// callers' one read): [`encode_fast`] or
+/// [`e8m0_encode`] where they cover the format (a SIMD variant where `have`
+/// allows one), else the rounding routine.
+fn encode_codes<F: MiniFloat, const SAT: bool>(have: u32, src: &[f32], codes: &mut [u8]) {
+    use super::scalar::map_codes;
+    if const { encode_fast_ok(&F::FORMAT) } {
+        if let Some(f) = simd_variant!(have, encode::<F, SAT>) {
+            // SAFETY: `dispatch::first` returns a variant only when every
+            // CPU feature its `#[target_feature]` enables is in `have`, the
+            // features the kernels may use.
+            unsafe {
+                f(src, codes)
+            };
             return;
         }
-        if const { e8m0_ok(&F::FORMAT) } {
-            if satfinite {
-                super::with_avx2(|| super::scalar::map_codes(&e8m0_encode::<true>, src, codes))
-            } else {
-                super::with_avx2(|| super::scalar::map_codes(&e8m0_encode::<false>, src, codes))
-            }
-            return;
-        }
-    }
-    #[cfg(all(
-        feature = "std",
-        target_arch = "aarch64",
-        target_feature = "neon",
-        target_endian = "little"
-    ))]
-    if const { encode_fast_ok(&F::FORMAT) } && super::aarch64::features() != 0 {
-        if satfinite {
-            // SAFETY: `encode_f32_neon` enables only `neon`, which this
-            // target has (it is in its cfg).
-            unsafe { super::aarch64::encode_f32_neon::<F, true>(src, codes) }
-        } else {
-            // SAFETY: as above.
-            unsafe { super::aarch64::encode_f32_neon::<F, false>(src, codes) }
-        }
-        return;
-    }
-    use super::scalar::map_codes as scalar;
-    match (
-        const { encode_fast_ok(&F::FORMAT) },
-        const { e8m0_ok(&F::FORMAT) },
-        satfinite,
-    ) {
-        (true, _, false) => scalar(&encode_fast::<F, false>, src, codes),
-        (true, _, true) => scalar(&encode_fast::<F, true>, src, codes),
-        (false, true, false) => scalar(&e8m0_encode::<false>, src, codes),
-        (false, true, true) => scalar(&e8m0_encode::<true>, src, codes),
-        (false, false, sat) => {
-            let mode = if sat { Mode::SatFinite } else { Mode::Nearest };
-            scalar(&|x: f32| F::FORMAT.encode_f32(x, mode) as u8, src, codes)
-        }
+        map_codes(&encode_fast::<F, SAT>, src, codes)
+    } else if const { e8m0_ok(&F::FORMAT) } {
+        // SAFETY: `have` is the callers' `dispatch::features()`.
+        unsafe { super::with_avx2_in(have, || map_codes(&e8m0_encode::<SAT>, src, codes)) }
+    } else {
+        let mode = Mode::from_satfinite(SAT);
+        map_codes(&|x: f32| F::FORMAT.encode_f32(x, mode) as u8, src, codes)
     }
 }
 
 /// `out[i] = F::FORMAT.decode_f32(codes[i])` for unpacked codes (one per
-/// byte, bits above the format's ignored), bit for bit: `vcvtph2ps`
-/// (AVX-512, else F16C) where the CPU has it and the format allows
-/// ([`f16_ok`]), else [`decode_fast`] (a loop
-/// compiled for AVX2 where detected), else `fallback` (the table).
+/// byte, bits above the format's ignored), bit for bit: a SIMD variant
+/// where the CPU has one and the format allows it (x86: `vcvtph2ps`,
+/// AVX-512 else F16C, for [`f16_ok`] formats; aarch64: [`decode_fast`] on
+/// four lanes), else [`e8m0_decode`] or [`decode_fast`] (a loop compiled for
+/// AVX2 where detected), else `fallback` (the table).
 pub(crate) fn decode_codes<F: MiniFloat>(
     codes: &[u8],
     out: &mut [f32],
     fallback: impl Fn(u8) -> f32,
 ) {
-    #[cfg(all(feature = "std", target_arch = "x86_64"))]
-    {
-        use super::x86;
-        let have = x86::features();
-        if const { f16_ok(&F::FORMAT) } && have & x86::AVX512_BW == x86::AVX512_BW {
-            // SAFETY: `decode_f16c_avx512` enables `avx512f` and `avx512bw`,
-            // both detected at run time by `x86::features` just above.
-            unsafe { x86::decode_f16c_avx512::<F>(codes, out) };
-            return;
-        }
-        if const { f16_ok(&F::FORMAT) } && have & x86::AVX2_F16C == x86::AVX2_F16C {
-            // SAFETY: `decode_f16c` enables `avx2` and `f16c`, both detected
-            // at run time by `x86::features` just above.
-            unsafe { x86::decode_f16c::<F>(codes, out) };
-            return;
-        }
-        if have & x86::AVX2 != 0 {
-            if const { e8m0_ok(&F::FORMAT) } {
-                super::with_avx2(|| super::scalar::map_values(&e8m0_decode, codes, out));
-            } else if const { decode_fast_ok(&F::FORMAT) } {
-                super::with_avx2(|| super::scalar::map_values(&decode_fast::<F>, codes, out));
-            } else {
-                super::with_avx2(|| super::scalar::map_values(&fallback, codes, out));
-            }
-            return;
-        }
-    }
-    #[cfg(all(
-        feature = "std",
-        target_arch = "aarch64",
-        target_feature = "neon",
-        target_endian = "little"
-    ))]
-    if const { decode_fast_ok(&F::FORMAT) && !e8m0_ok(&F::FORMAT) }
-        && super::aarch64::features() != 0
-    {
-        // SAFETY: `decode_f32_neon` enables only `neon`, which this target
-        // has (it is in its cfg).
-        unsafe { super::aarch64::decode_f32_neon::<F>(codes, out) };
+    let have = dispatch::features();
+    if let Some(f) = simd_variant!(have, decode::<F>) {
+        // SAFETY: `dispatch::first` returns a variant only when every CPU
+        // feature its `#[target_feature]` enables is in `have`.
+        unsafe {
+            f(codes, out)
+        };
         return;
     }
-    if const { e8m0_ok(&F::FORMAT) } {
-        super::scalar::map_values(&e8m0_decode, codes, out);
-    } else if const { decode_fast_ok(&F::FORMAT) } {
-        super::scalar::map_values(&decode_fast::<F>, codes, out);
-    } else {
-        super::scalar::map_values(&fallback, codes, out);
+    use super::scalar::map_values;
+    // SAFETY: `have` is `dispatch::features()`.
+    unsafe {
+        super::with_avx2_in(have, || {
+            if const { e8m0_ok(&F::FORMAT) } {
+                map_values(&e8m0_decode, codes, out);
+            } else if const { decode_fast_ok(&F::FORMAT) } {
+                map_values(&decode_fast::<F>, codes, out);
+            } else {
+                map_values(&fallback, codes, out);
+            }
+        })
     }
 }
 
@@ -156,165 +132,80 @@ pub(crate) fn decode_words<F: MiniFloat>(
     super::scalar::decode_map_chunks(unpack, convert, words, offset, out);
 }
 
-/// `codes[i] = encode_fast::<F, SAT>(src[i])` through the widest x86 build
-/// the CPU has: AVX-512 F and BW (`x86::encode_f32_avx512`), else AVX2,
-/// else the portable loop.
-#[cfg(all(feature = "std", target_arch = "x86_64"))]
-fn encode_x86<F: MiniFloat, const SAT: bool>(src: &[f32], codes: &mut [u8]) {
-    use super::x86;
-    let have = x86::features();
-    if have & x86::AVX512_BW == x86::AVX512_BW {
-        // SAFETY: `encode_f32_avx512` enables `avx512f` and `avx512bw`, both
-        // detected by `x86::features` just above.
-        unsafe { x86::encode_f32_avx512::<F, SAT>(src, codes) }
-    } else if have & x86::AVX2 != 0 {
-        // SAFETY: `encode_f32_avx2` enables only `avx2`, detected above.
-        unsafe { x86::encode_f32_avx2::<F, SAT>(src, codes) }
-    } else {
-        super::scalar::map_codes(&encode_fast::<F, SAT>, src, codes)
-    }
-}
-
-/// [`encode_x86`] for 4-bit formats, the codes packed two per byte (element
-/// `2i` in the low nibble of `out[i]`; `out.len() == ceil(src.len() / 2)`).
-#[cfg(all(feature = "std", target_arch = "x86_64"))]
-fn encode4_x86<F: MiniFloat, const SAT: bool>(src: &[f32], out: &mut [u8]) {
-    use super::x86;
-    let have = x86::features();
-    if have & x86::AVX512_BW == x86::AVX512_BW {
-        // SAFETY: `encode4_f32_avx512` enables `avx512f` and `avx512bw`,
-        // both detected by `x86::features` just above.
-        unsafe { x86::encode4_f32_avx512::<F, SAT>(src, out) }
-    } else if have & x86::AVX2 != 0 {
-        // SAFETY: `encode4_f32_avx2` enables only `avx2`, detected above.
-        unsafe { x86::encode4_f32_avx2::<F, SAT>(src, out) }
-    } else {
-        for (pair, o) in src.chunks(2).zip(out) {
-            let hi = pair.get(1).map_or(0, |&x| encode_fast::<F, SAT>(x) & 0xf);
-            *o = encode_fast::<F, SAT>(pair[0]) & 0xf | hi << 4;
-        }
-    }
-}
-
 /// Encodes `src` as codes of `F` from value `offset` of the word stream,
-/// `satfinite` selecting the saturating mode: [`encode_fast`] where it
-/// covers the format (as AVX-512 or AVX2 code where detected:
-/// [`encode_x86`]),
-/// else the rounding routine, monomorphized into the encode kernel
-/// ([`encode`](super::encode)).
+/// `satfinite` selecting the saturating mode (see [`encode_mode`]).
 pub(crate) fn encode_words<F: MiniFloat>(
     src: &[f32],
     satfinite: bool,
     words: &mut [u64],
     offset: usize,
 ) {
-    use crate::formats::Mode;
+    encode_mode::<F>(src, Mode::from_satfinite(satfinite), words, offset)
+}
+
+/// Encodes `src` as codes of `F` with `mode` from value `offset` of the word
+/// stream: the CPU features are read once, the mode becomes a constant of
+/// [`encode_stream`].
+pub(crate) fn encode_mode<F: MiniFloat>(src: &[f32], mode: Mode, words: &mut [u64], offset: usize) {
+    let have = dispatch::features();
+    by_mode!(mode, encode_stream::<F>(have, src, words, offset))
+}
+
+/// Encodes `src` as codes of `F` (`SAT`: the saturating mode) from value
+/// `offset` of the word stream, with the CPU features `have`:
+/// [`encode_fast`] where it covers the format (a SIMD variant where `have`
+/// allows one, writing 8-bit codes and even-aligned nibble pairs straight
+/// into the stream's bytes), else the rounding routine, monomorphized into
+/// the encode kernel ([`encode`](super::encode)).
+fn encode_stream<F: MiniFloat, const SAT: bool>(
+    have: u32,
+    src: &[f32],
+    words: &mut [u64],
+    offset: usize,
+) {
     let w = F::BITS;
     debug_assert!(super::check_words(w, offset, src.len(), words.len()).is_ok());
     if const { e8m0_ok(&F::FORMAT) } {
         // Whole-byte codes: write them straight into the words' bytes.
         let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);
-        encode_codes_f32::<F>(src, satfinite, &mut bytes[offset..offset + src.len()]);
+        encode_codes::<F, SAT>(have, src, &mut bytes[offset..offset + src.len()]);
         return;
     }
-    #[cfg(all(feature = "std", target_arch = "x86_64"))]
-    if const { encode_fast_ok(&F::FORMAT) } && super::x86::features() & super::x86::AVX2 != 0 {
-        let map = |s: &[f32], c: &mut [u8]| {
-            if satfinite {
-                encode_x86::<F, true>(s, c)
-            } else {
-                encode_x86::<F, false>(s, c)
-            }
-        };
+    if let Some(enc) = simd_variant!(have, encode::<F, SAT>) {
+        // SAFETY (both calls below): `dispatch::first` returns a variant only
+        // when every CPU feature its `#[target_feature]` enables is in
+        // `have`, the features the kernels may use.
+        let map = |s: &[f32], c: &mut [u8]| unsafe { enc(s, c) };
+        let pack = select!(PACK_U8[w](s: &[u8], ws: &mut [u64], o: usize));
         if w == 8 {
             // Whole-byte codes: write them straight into the words' bytes.
             let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);
             map(src, &mut bytes[offset..offset + src.len()]);
-        } else if w == 4 && offset.is_multiple_of(2) {
+        } else if w == 4
+            && offset.is_multiple_of(2)
+            && let Some(enc4) = simd_variant!(have, encode4::<F, SAT>)
+        {
             // Nibble pairs: packed straight into the words' bytes; an odd
             // last value goes through the general path (its byte's other
             // nibble may belong to a neighbour).
             let even = src.len() & !1;
             let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);
             let out = &mut bytes[offset / 2..(offset + even) / 2];
-            if satfinite {
-                encode4_x86::<F, true>(&src[..even], out)
-            } else {
-                encode4_x86::<F, false>(&src[..even], out)
-            }
+            // SAFETY: as above.
+            unsafe { enc4(&src[..even], out) };
             if even < src.len() {
-                let pack = select!(PACK_U8[w](s: &[u8], ws: &mut [u64], o: usize));
                 super::scalar::encode_chunks(map, pack, &src[even..], words, offset + even);
             }
         } else {
-            let pack = select!(PACK_U8[w](s: &[u8], ws: &mut [u64], o: usize));
             super::scalar::encode_chunks(map, pack, src, words, offset);
         }
         return;
     }
-    #[cfg(all(
-        feature = "std",
-        target_arch = "aarch64",
-        target_feature = "neon",
-        target_endian = "little"
-    ))]
-    if const { encode_fast_ok(&F::FORMAT) } && super::aarch64::features() != 0 {
-        use super::aarch64::{encode_f32_neon, encode4_f32_neon};
-        let map = |s: &[f32], c: &mut [u8]| {
-            if satfinite {
-                // SAFETY: `encode_f32_neon` enables only `neon`, which this
-                // target has (it is in its cfg).
-                unsafe { encode_f32_neon::<F, true>(s, c) }
-            } else {
-                // SAFETY: as above.
-                unsafe { encode_f32_neon::<F, false>(s, c) }
-            }
-        };
-        let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);
-        if w == 8 {
-            // Whole-byte codes: write them straight into the words' bytes.
-            map(src, &mut bytes[offset..offset + src.len()]);
-        } else if w == 4 && offset.is_multiple_of(2) {
-            // Nibble pairs straight into the words' bytes; an odd last value
-            // goes through the general path (its byte's other nibble may
-            // belong to a neighbour).
-            let even = src.len() & !1;
-            let out = &mut bytes[offset / 2..(offset + even) / 2];
-            if satfinite {
-                // SAFETY: `encode4_f32_neon` enables only `neon`, which this
-                // target has.
-                unsafe { encode4_f32_neon::<F, true>(&src[..even], out) }
-            } else {
-                // SAFETY: as above.
-                unsafe { encode4_f32_neon::<F, false>(&src[..even], out) }
-            }
-            if even < src.len() {
-                let pack = select!(PACK_U8[w](s: &[u8], ws: &mut [u64], o: usize));
-                super::scalar::encode_chunks(map, pack, &src[even..], words, offset + even);
-            }
-        } else {
-            let pack = select!(PACK_U8[w](s: &[u8], ws: &mut [u64], o: usize));
-            super::scalar::encode_chunks(map, pack, src, words, offset);
-        }
-        return;
-    }
-    let r = match (const { encode_fast_ok(&F::FORMAT) }, satfinite) {
-        (true, false) => super::encode(w, src, encode_fast::<F, false>, words, offset),
-        (true, true) => super::encode(w, src, encode_fast::<F, true>, words, offset),
-        (false, false) => super::encode(
-            w,
-            src,
-            |x| F::FORMAT.encode_f32(x, Mode::Nearest) as u8,
-            words,
-            offset,
-        ),
-        (false, true) => super::encode(
-            w,
-            src,
-            |x| F::FORMAT.encode_f32(x, Mode::SatFinite) as u8,
-            words,
-            offset,
-        ),
+    let r = if const { encode_fast_ok(&F::FORMAT) } {
+        super::encode(w, src, encode_fast::<F, SAT>, words, offset)
+    } else {
+        let mode = Mode::from_satfinite(SAT);
+        super::encode(w, src, |x| F::FORMAT.encode_f32(x, mode) as u8, words, offset)
     };
     if r.is_err() {
         unreachable!("the caller sized the stream");

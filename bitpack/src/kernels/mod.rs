@@ -5,7 +5,7 @@
 //! `to_vec`, `pack_from` and `unpack_into` ([`pack`] and [`unpack`] on the
 //! values' raw bits), [`NarrowArray::sum`](crate::NarrowArray::sum)
 //! ([`sum`]), and the float formats' bulk encode and decode
-//! ([`formats::encode`](crate::formats::encode) and its siblings, through
+//! (the float formats' `encode` and its siblings, through
 //! [`encode`], [`decode`] and [`decode_with`]). They are public too, on plain
 //! slices, for code that keeps its own buffers.
 //!
@@ -106,7 +106,7 @@
 //! # Float formats
 //!
 //! `minifloat.rs` holds the element functions for the small float formats,
-//! generic over [`MiniFloat`](crate::formats::MiniFloat): a branch-free
+//! generic over `MiniFloat`: a branch-free
 //! round-to-nearest-even encode (integer rounding of the `f32` bits for
 //! normal results, one FPU add that rounds to the subnormal quantum, selects
 //! for overflow and NaN) and a branch-free decode (rebiased bits, subnormals
@@ -170,6 +170,9 @@
 //! a per-chunk dispatch of the float decode map (256-value chunks: 13.2 µs;
 //! 1024: 10.0 µs).
 
+#[macro_use]
+mod dispatch;
+
 /// Expands `$body` 64 times with `$j` bound to `0usize..64` (a literal in
 /// each copy), so indices and shifts computed from `$j` fold to constants.
 macro_rules! unroll64 {
@@ -184,49 +187,8 @@ macro_rules! unroll64 {
     };
 }
 
-/// The one width-table macro: a table of one kernel instantiated at every
-/// width `1..=N` (`N` = 8, 16, 32, 64 or 128), entry `w - 1` being
-/// `path::<w>`, or `path::<w, X, Y>` for `width_table!(path, X, Y; N)`
-/// (each extra argument one token: a type name or a `const` value); `path`
-/// is `f` or `module::f`.
-macro_rules! width_table {
-    ($($f:ident)::+ $(, $x:tt)*; 8) => {
-        width_table!(@ ($($f)::+) $(, $x)*; 1 2 3 4 5 6 7 8)
-    };
-    ($($f:ident)::+ $(, $x:tt)*; 16) => {
-        width_table!(@ ($($f)::+) $(, $x)*; 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
-    };
-    ($($f:ident)::+ $(, $x:tt)*; 32) => {
-        width_table!(@ ($($f)::+) $(, $x)*;
-            1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30
-            31 32)
-    };
-    ($($f:ident)::+ $(, $x:tt)*; 64) => {
-        width_table!(@ ($($f)::+) $(, $x)*;
-            1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30
-            31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58
-            59 60 61 62 63 64)
-    };
-    ($($f:ident)::+ $(, $x:tt)*; 128) => {
-        width_table!(@ ($($f)::+) $(, $x)*;
-            1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30
-            31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58
-            59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86
-            87 88 89 90 91 92 93 94 95 96 97 98 99 100 101 102 103 104 105 106 107 108 109 110
-            111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127 128)
-    };
-    (@ ($($f:ident)::+) $(, $x:tt)*; $($w:literal)*) => {
-        width_table!(@list ($($f)::+) ($(, $x)*); $($w)*)
-    };
-    (@list $f:tt $x:tt; $($w:literal)*) => {
-        [$( width_table!(@one $f $w $x) ),*]
-    };
-    (@one ($($f:ident)::+) $w:literal ($($x:tt)*)) => {
-        $($f)::+::<$w $($x)*> as _
-    };
-}
 #[cfg(feature = "alloc")]
-pub(crate) use width_table;
+pub(crate) use dispatch::width_table;
 
 #[cfg(all(
     feature = "std",
@@ -234,61 +196,22 @@ pub(crate) use width_table;
     target_feature = "neon",
     target_endian = "little"
 ))]
-mod aarch64;
+pub(crate) mod aarch64;
 #[cfg(feature = "alloc")]
 pub(crate) mod aligned;
 pub(crate) mod bits;
 pub mod fixed;
-pub(crate) mod float_elem;
 #[cfg(target_arch = "nvptx64")]
 mod ptx;
 mod scalar;
 #[cfg(test)]
 pub(crate) mod tests;
 #[cfg(all(feature = "std", target_arch = "x86_64"))]
-mod x86;
+pub(crate) mod x86;
 
 use crate::error::LengthOf;
 use crate::error::{Error, Result};
 use crate::unsigned::Unsigned;
-
-/// The one dispatch macro: picks the variant of kernel `$table` for a
-/// run-time width, once, and evaluates to a closure that calls it.
-///
-/// The portable instantiation is `tables::$table[width - 1]`. Under `std` on
-/// `x86_64`, `x86::$table.get(width)` returns an AVX2/BMI2 instantiation when
-/// one exists for that width and the CPU features it needs were detected.
-/// On little-endian `aarch64` (NEON is baseline), `aarch64::$table.get(width)`
-/// returns the NEON instantiation unless `__limit_features` masked it.
-macro_rules! select {
-    ($table:ident[$width:expr] ($($a:ident: $t:ty),*) $(-> $r:ty)?) => {{
-        let w = $width as usize;
-        let portable = $crate::kernels::tables::$table[w - 1];
-        #[cfg(all(feature = "std", target_arch = "x86_64"))]
-        let simd = $crate::kernels::x86::$table.get(w);
-        #[cfg(all(feature = "std", target_arch = "aarch64", target_feature = "neon", target_endian = "little"))]
-        let neon = $crate::kernels::aarch64::$table.get(w);
-        move |$($a: $t),*| $(-> $r)? {
-            #[cfg(all(feature = "std", target_arch = "x86_64"))]
-            if let Some(f) = simd {
-                // SAFETY: `XTable::get` returns a function only when every CPU
-                // feature named in its table entry (the features that
-                // function's `#[target_feature]` enables) was detected at run
-                // time by `x86::features`, which is the only precondition of
-                // calling it; its arguments are ordinary checked slices.
-                return unsafe { f($($a),*) };
-            }
-            #[cfg(all(feature = "std", target_arch = "aarch64", target_feature = "neon", target_endian = "little"))]
-            if let Some(f) = neon {
-                // SAFETY: the NEON variants' one precondition is the `neon`
-                // feature their `#[target_feature]` enables, which this
-                // target has (`target_feature = "neon"` is in its cfg).
-                return unsafe { f($($a),*) };
-            }
-            portable($($a),*)
-        }
-    }};
-}
 
 pub(crate) mod minifloat;
 #[cfg(feature = "alloc")]
@@ -315,46 +238,37 @@ mod tables {
     pub(super) static SUM: [SumFn; 64] = width_table!(scalar::sum; 64);
 }
 
-#[cfg(all(feature = "std", target_arch = "x86_64"))]
-#[doc(hidden)]
-pub use x86::limit_features as __limit_features;
-
-#[cfg(all(
-    feature = "std",
-    target_arch = "aarch64",
-    target_feature = "neon",
-    target_endian = "little"
-))]
-#[doc(hidden)]
-pub use aarch64::limit_features as __limit_features;
-
 /// Limits the run-time CPU features the kernels may use (a mask of the
 /// internal feature bits; `0` forces the portable kernels). Not public API:
 /// benchmarks use it to measure each variant through the public functions.
-#[cfg(not(any(
-    all(feature = "std", target_arch = "x86_64"),
-    all(
-        feature = "std",
-        target_arch = "aarch64",
-        target_feature = "neon",
-        target_endian = "little"
-    )
-)))]
 #[doc(hidden)]
-pub fn __limit_features(_mask: u32) {}
+pub use dispatch::limit_features as __limit_features;
 
-/// `f()`, compiled with AVX2 where `x86::features()` reports it (so
+/// `f()`, compiled with AVX2 where `dispatch::features()` reports it (so
 /// `__limit_features` holds), else as it is: how the portable loops of the
 /// reductions and the mapped encode/decode paths get their AVX2 builds
 /// without a `#[target_feature]` of their own.
 #[inline(always)]
 pub(crate) fn with_avx2<R>(f: impl FnOnce() -> R) -> R {
+    // SAFETY: `have` is `dispatch::features()` itself.
+    unsafe { with_avx2_in(dispatch::features(), f) }
+}
+
+/// [`with_avx2`] with the features already read (`have`).
+///
+/// # Safety
+///
+/// `have` holds no feature bit that `dispatch::features()` lacks.
+#[inline(always)]
+pub(crate) unsafe fn with_avx2_in<R>(have: u32, f: impl FnOnce() -> R) -> R {
     #[cfg(all(feature = "std", target_arch = "x86_64"))]
     {
-        x86::with_avx2(f)
+        // SAFETY: the caller's guarantee.
+        unsafe { x86::with_avx2_in(have, f) }
     }
     #[cfg(not(all(feature = "std", target_arch = "x86_64")))]
     {
+        let _ = have;
         f()
     }
 }
@@ -546,11 +460,93 @@ pub fn pack<U: Unsigned>(width: u32, src: &[U], words: &mut [u64], offset: usize
 /// # Ok::<(), bitpack::Error>(())
 /// ```
 pub fn sum(width: u32, words: &[u64], offset: usize, len: usize) -> Result<u128> {
-    check_width(width, 64)?;
-    check_words(width, offset, len, words.len())?;
-    Ok(select!(SUM[width](w: &[u64], o: usize, n: usize) -> u128)(
-        words, offset, len,
-    ))
+    Sum::for_width(width)?.run(words, offset, len)
+}
+
+/// The [`sum`] kernel chosen once for one width ([`Sum::for_width`], or
+/// [`Sum::of`] for a width known at compile time): the portable
+/// instantiation and the SIMD variant the CPU allows, if any, so that a
+/// caller summing many runs of one width chooses once, not per run.
+#[derive(Clone, Copy)]
+pub(crate) struct Sum {
+    width: u32,
+    portable: tables::SumFn,
+    #[cfg(any(
+        all(feature = "std", target_arch = "x86_64"),
+        all(
+            feature = "std",
+            target_arch = "aarch64",
+            target_feature = "neon",
+            target_endian = "little"
+        )
+    ))]
+    simd: Option<unsafe fn(&[u64], usize, usize) -> u128>,
+}
+
+impl Sum {
+    /// The kernel for a run-time `width`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Width`] when `width` is not in `1..=64`.
+    pub(crate) fn for_width(width: u32) -> Result<Sum> {
+        check_width(width, 64)?;
+        Ok(Sum::with(width, tables::SUM[width as usize - 1]))
+    }
+
+    /// The kernel for the width `W` (`1..=64`), without a width table.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+    #[inline]
+    pub(crate) fn of<const W: u32>() -> Sum {
+        const { assert!(W >= 1 && W <= 64, "sum widths are 1..=64") };
+        Sum::with(W, scalar::sum::<W>)
+    }
+
+    #[inline]
+    fn with(width: u32, portable: tables::SumFn) -> Sum {
+        Sum {
+            width,
+            portable,
+            #[cfg(any(
+                all(feature = "std", target_arch = "x86_64"),
+                all(
+                    feature = "std",
+                    target_arch = "aarch64",
+                    target_feature = "neon",
+                    target_endian = "little"
+                )
+            ))]
+            simd: dispatch::simd::SUM.get(width as usize),
+        }
+    }
+
+    /// The sum of `len` values from value `offset` of the stream (see
+    /// [`sum`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::TooFewWords`] when the stream ends before value
+    /// `offset + len`.
+    #[inline]
+    pub(crate) fn run(self, words: &[u64], offset: usize, len: usize) -> Result<u128> {
+        check_words(self.width, offset, len, words.len())?;
+        #[cfg(any(
+            all(feature = "std", target_arch = "x86_64"),
+            all(
+                feature = "std",
+                target_arch = "aarch64",
+                target_feature = "neon",
+                target_endian = "little"
+            )
+        ))]
+        if let Some(f) = self.simd {
+            // SAFETY: `Table::get` returned it, so every CPU feature its
+            // `#[target_feature]` enables is in `dispatch::features()`
+            // (detected at run time, or baseline for NEON).
+            return Ok(unsafe { f(words, offset, len) });
+        }
+        Ok((self.portable)(words, offset, len))
+    }
 }
 
 /// Decodes `dst.len()` codes of `width` bits (`1..=16`), from value `offset`
@@ -599,33 +595,25 @@ pub fn decode<O: bytemuck::Pod>(
     }
     check_words(width, offset, dst.len(), words.len())?;
     let table = &table[..entries];
-    #[cfg(all(feature = "std", target_arch = "x86_64"))]
-    if core::mem::size_of::<O>() == 4
-        && core::mem::align_of::<O>() == 4
-        && let Some(f) = x86::DECODE_X32.get(width as usize)
-    {
-        let t32: &[u32] = bytemuck::cast_slice(table);
-        let d32: &mut [u32] = bytemuck::cast_slice_mut(dst);
-        // SAFETY: `XTable::get` returns a function only when every CPU
-        // feature its `#[target_feature]` enables was detected at run time by
-        // `x86::features`, the only precondition of calling it.
-        unsafe { f(words, offset, t32, d32) };
-        return Ok(());
-    }
-    #[cfg(all(
-        feature = "std",
-        target_arch = "aarch64",
-        target_feature = "neon",
-        target_endian = "little"
+    #[cfg(any(
+        all(feature = "std", target_arch = "x86_64"),
+        all(
+            feature = "std",
+            target_arch = "aarch64",
+            target_feature = "neon",
+            target_endian = "little"
+        )
     ))]
     if core::mem::size_of::<O>() == 4
         && core::mem::align_of::<O>() == 4
-        && let Some(f) = aarch64::DECODE_X32.get(width as usize)
+        && let Some(f) = dispatch::simd::DECODE_X32.get(width as usize)
     {
         let t32: &[u32] = bytemuck::cast_slice(table);
         let d32: &mut [u32] = bytemuck::cast_slice_mut(dst);
-        // SAFETY: the NEON variants need only `neon`, which this target has
-        // (it is in its cfg).
+        // SAFETY: `Table::get` returns a function only when every CPU
+        // feature its `#[target_feature]` enables is in `dispatch::features`
+        // (detected at run time, or baseline for NEON), the only
+        // precondition of calling it.
         unsafe { f(words, offset, t32, d32) };
         return Ok(());
     }

@@ -102,7 +102,7 @@ fn data(rng: &mut Rng, n: usize, case: usize) -> Vec<u64> {
 /// `runnable` is false when this CPU lacks a feature the variant needs.
 #[cfg(all(feature = "std", target_arch = "x86_64"))]
 fn x86_list<F: Copy, const N: usize>(
-    t: &super::x86::XTable<F, N>,
+    t: &super::dispatch::Table<F, N>,
     w: u32,
 ) -> Vec<(&'static str, bool, F)> {
     let have = super::x86::detected();
@@ -122,10 +122,10 @@ fn x86_list<F: Copy, const N: usize>(
     target_endian = "little"
 ))]
 fn neon_list<F: Copy, const N: usize>(
-    t: &super::aarch64::NTable<F, N>,
+    t: &super::dispatch::Table<F, N>,
     w: u32,
 ) -> Option<(&'static str, F)> {
-    t.0[w as usize - 1]
+    t.0[w as usize - 1][0].map(|(_, name, f)| (name, f))
 }
 
 // ---------------------------------------------------------------------------
@@ -682,8 +682,9 @@ test_widths!(encode, check_encode; 8);
 #[cfg(all(feature = "std", target_arch = "x86_64"))]
 #[test]
 fn x86_variants_report() {
-    use super::x86::{self, XTable};
-    fn line<F: Copy, const N: usize>(name: &str, t: &XTable<F, N>) -> String {
+    use super::dispatch::Table;
+    use super::x86;
+    fn line<F: Copy, const N: usize>(name: &str, t: &Table<F, N>) -> String {
         let mut ran = Vec::new();
         let mut skipped = Vec::new();
         for w in 1..=N as u32 {
@@ -740,7 +741,7 @@ fn x86_variants_report() {
     }
     // Every table entry must need at least one feature (a variant without
     // one would belong in the portable kernels).
-    fn all_need_features<F: Copy, const N: usize>(t: &XTable<F, N>) {
+    fn all_need_features<F: Copy, const N: usize>(t: &Table<F, N>) {
         for (w, entry) in t.0.iter().enumerate() {
             for &(need, name, _) in entry.iter().flatten() {
                 assert_ne!(need, 0, "{name} at width {} needs no feature", w + 1);
@@ -766,8 +767,9 @@ fn x86_variants_report() {
 ))]
 #[test]
 fn neon_variants_report() {
-    use super::aarch64::{self, NTable};
-    fn widths<F: Copy, const N: usize>(name: &str, t: &NTable<F, N>) -> Vec<u32> {
+    use super::aarch64;
+    use super::dispatch::Table;
+    fn widths<F: Copy, const N: usize>(name: &str, t: &Table<F, N>) -> Vec<u32> {
         let ws: Vec<u32> = (1..=N as u32)
             .filter(|&w| neon_list(t, w).is_some())
             .collect();
@@ -963,7 +965,8 @@ mod minifloat {
     use std::vec::Vec;
 
     use super::Rng;
-    use crate::formats::{E2M1, E2M3, E3M2, E4M3, E5M2, E8M0, MiniFloat, Mode};
+    use crate::float::{MiniFloat, Mode};
+    use crate::{E2M1, E2M3, E3M2, E4M3, E5M2, E8M0};
     use crate::kernels::minifloat::{
         decode_codes, decode_fast, decode_fast_ok, encode_fast, encode_fast_ok, f16_ok,
     };
@@ -1112,7 +1115,7 @@ mod minifloat {
     mod build {
         use std::vec::Vec;
 
-        use crate::formats::MiniFloat;
+        use crate::float::MiniFloat;
 
         /// A SIMD build of the encode: codes to bytes and, for 4-bit formats,
         /// to nibble pairs, each in both modes.

@@ -86,7 +86,9 @@ fn sum_reader(
 /// Dense contiguous run.
 pub(crate) fn contiguous_dense<const W: u32>(words: &[u64], start: usize, count: usize) -> u128 {
     if KERNEL_WORDS && count >= SHORT {
-        crate::kernels::sum(W, words, start, count).expect("stream bounds checked by the caller")
+        crate::kernels::Sum::of::<W>()
+            .run(words, start, count)
+            .expect("stream bounds checked by the caller")
     } else {
         sum_reader(false, W, words, start, 1, count)
     }
@@ -214,6 +216,7 @@ fn masked_dense<const W: u32>(words: &[u64], start: usize, stride: usize, count:
 
     let mut buf = [0u64; WORD_BUF];
     let mut total = 0u128;
+    let sum = crate::kernels::Sum::of::<W>();
     while k < end_word {
         let n = chunk.min(end_word - k);
         mask_words(&mut buf[..n], &words[k..k + n], &ext[..ext_len]);
@@ -222,7 +225,8 @@ fn masked_dense<const W: u32>(words: &[u64], start: usize, stride: usize, count:
         let lo = e0.max(start);
         let hi = e1.min(last + 1);
         if hi > lo {
-            total += crate::kernels::sum(W, &buf[..n], lo - e0, hi - lo)
+            total += sum
+                .run(&buf[..n], lo - e0, hi - lo)
                 .expect("the chunk holds the values it sums");
         }
         k += n;

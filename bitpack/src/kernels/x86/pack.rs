@@ -1,5 +1,6 @@
-//! Pack variants from `u32` at widths 9..=31 (AVX2, and AVX-512 VBMI byte
-//! permutes), and AVX-512 packs from `u8` and `u32` at widths 1..=7 / 1..=8.
+//! Pack variants: from `u8` (AVX2+BMI2, BMI2 and AVX-512 VBMI, 1..=7 bits)
+//! and from `u32` (1..=8 bits by narrowing to bytes first; 9..=31 bits, AVX2
+//! and AVX-512 VBMI byte permutes).
 //!
 //! The wide packs place every value by its bit offset inside the output:
 //! value `i` of a step starts at bit `W * i`, so shifting its dword left by
@@ -16,8 +17,233 @@
 
 use core::arch::x86_64::*;
 
-use super::avx512::{load64, narrow_u32x64};
-use super::{head8, load32, mask64, scalar, steps_within, store16, v256, write_le};
+use super::simd::*;
+
+// ---------------------------------------------------------------------------
+// pack from u8 / u32, W in 1..=8
+// ---------------------------------------------------------------------------
+
+/// `pshufb` control that moves the low `W` bytes of both qwords of each half
+/// to the front of the half.
+const fn pack_compact(w: u32) -> [u8; 32] {
+    let mut c = [0x80u8; 32];
+    let mut h = 0;
+    while h < 2 {
+        let mut t = 0;
+        while t < w as usize {
+            c[16 * h + t] = t as u8;
+            c[16 * h + w as usize + t] = 8 + t as u8;
+            t += 1;
+        }
+        h += 1;
+    }
+    c
+}
+
+/// Packs 32 bytes (each `< 2^W`, `W` in `1..=7`) into four `W`-byte groups,
+/// one at the bottom of each qword: `vpmaddubsw` merges byte pairs, `vpmaddwd`
+/// merges those pairs, and a shift merges the dword pairs. Then `pshufb`
+/// moves the groups of each half together; the result's two halves each hold
+/// `2W` packed bytes at their start.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn pack_32_bytes<const W: u32>(v: __m256i) -> __m256i {
+    let m8 = _mm256_set1_epi16((1 | (1 << (8 + W))) as i16);
+    let m16 = _mm256_set1_epi32(1 | (1 << (16 + 2 * W)));
+    let p16 = _mm256_maddubs_epi16(m8, v);
+    let p32 = _mm256_madd_epi16(p16, m16);
+    let lo = _mm256_blend_epi32::<0b1010_1010>(p32, _mm256_setzero_si256());
+    let hi = _mm256_and_si256(
+        _mm256_srl_epi64(p32, count(32 - 4 * W)),
+        splat64(!mask64(4 * W)),
+    );
+    _mm256_shuffle_epi8(_mm256_or_si256(lo, hi), v256(pack_compact(W)))
+}
+
+/// Packs 32 bytes whose low bit (`W == 1`) or low two bits (`W == 2`) are
+/// the elements: `vpmovmskb` takes one bit plane of 32 elements at a time
+/// and, for two bits, `pdep` interleaves the planes.
+#[target_feature(enable = "avx2,bmi2")]
+#[inline]
+fn pack_32_planes<const W: u32>(v: __m256i) -> u64 {
+    let p0 = _mm256_movemask_epi8(_mm256_slli_epi16::<7>(v)) as u32 as u64;
+    if W == 1 {
+        return p0;
+    }
+    let p1 = _mm256_movemask_epi8(_mm256_slli_epi16::<6>(v)) as u32 as u64;
+    _pdep_u64(p0, 0x5555_5555_5555_5555) | _pdep_u64(p1, 0xAAAA_AAAA_AAAA_AAAA)
+}
+
+/// Packs 32 `u32` values (each masked to 8 bits) into 32 bytes in element
+/// order: `vpackusdw`, `vpackuswb`, and a dword permute to undo their lane
+/// interleave.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn narrow_32(a0: __m256i, a1: __m256i, a2: __m256i, a3: __m256i) -> __m256i {
+    let p01 = _mm256_packus_epi32(a0, a1);
+    let p23 = _mm256_packus_epi32(a2, a3);
+    let order = v256_u32([0, 4, 1, 5, 2, 6, 3, 7]);
+    _mm256_permutevar8x32_epi32(_mm256_packus_epi16(p01, p23), order)
+}
+
+/// Bytes a 32-element step of a pack writes past its start: `4W` packed
+/// bytes, stored as two 16-byte halves at `0` and `2W` (or 4 and 8 bytes
+/// for the bit-plane packs).
+const fn pack_span(w: u32) -> usize {
+    match w {
+        1 => 4,
+        2 => 8,
+        8 => 32,
+        _ => 2 * w as usize + 16,
+    }
+}
+
+/// Steps of 32 elements of a pack from element `start` (a multiple of 8)
+/// whose stores stay inside the bytes that values `start..offset + n` own
+/// entirely (the garbage a 16-byte store leaves past `4W` is rewritten by the
+/// next step or by the tail).
+#[inline(always)]
+fn pack_steps(w: u32, start: usize, offset: usize, n: usize, bytes_len: usize) -> usize {
+    let wu = w as usize;
+    let first = start * wu / 8;
+    let end_byte = ((offset + n) * wu / 8).min(bytes_len);
+    let by_len = (n - (start - offset)) / 32;
+    steps_within(first, 4 * wu, pack_span(w), end_byte, by_len)
+}
+
+/// Packs 32 elements from `v` (bytes, already masked to `W` bits) at byte
+/// `at` of `bytes`.
+///
+/// # Safety
+///
+/// `at + pack_span(W) <= bytes.len()`.
+#[target_feature(enable = "avx2,bmi2")]
+#[inline]
+unsafe fn pack_step<const W: u32>(bytes: &mut [u8], at: usize, v: __m256i) {
+    match W {
+        1 => {
+            let p = pack_32_planes::<1>(v) as u32;
+            // SAFETY: the caller guarantees `at + pack_span(W) <= bytes.len()`.
+            unsafe { write_le(bytes, at, p) }
+        }
+        2 => {
+            let p = pack_32_planes::<2>(v);
+            // SAFETY: as above.
+            unsafe { write_le(bytes, at, p) }
+        }
+        // SAFETY: as above.
+        8 => unsafe { store32(bytes, at, v) },
+        _ => {
+            let p = pack_32_bytes::<W>(v);
+            let (lo, hi) = (_mm256_castsi256_si128(p), _mm256_extracti128_si256::<1>(p));
+            // SAFETY: as above (`pack_span` is `2W + 16`).
+            unsafe { store16(bytes, at, lo) };
+            // SAFETY: as above.
+            unsafe { store16(bytes, at + 2 * W as usize, hi) };
+        }
+    }
+}
+
+/// Packs bytes into `W`-bit elements (`W` in `1..=7`), 32 per step: bit
+/// planes by `vpmovmskb` for `W <= 2`, else multiply-add merges (see
+/// [`pack_32_bytes`]).
+///
+/// # Safety
+///
+/// The CPU must support AVX2 and BMI2.
+#[target_feature(enable = "avx2,bmi2")]
+pub(crate) unsafe fn pack_u8_avx2<const W: u32>(src: &[u8], words: &mut [u64], offset: usize) {
+    let n = src.len();
+    let head = head8(offset, n);
+    scalar::pack::<W, u8>(&src[..head], words, offset);
+    let start = offset + head;
+    let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);
+    let steps = pack_steps(W, start, offset, n, bytes.len());
+    let w = W as usize;
+    let first = start / 8 * w;
+    assert!(steps == 0 || first + (steps - 1) * 4 * w + pack_span(W) <= bytes.len());
+    assert!(head + 32 * steps <= n);
+    let keep = _mm256_set1_epi8(mask64(W) as i8);
+    for s in 0..steps {
+        // SAFETY: `head + 32 * steps <= src.len()` (asserted).
+        let v = _mm256_and_si256(unsafe { load32(src, head + 32 * s) }, keep);
+        // SAFETY: the step's stores end inside `bytes` (asserted above).
+        unsafe { pack_step::<W>(bytes, first + 4 * w * s, v) };
+    }
+    let i = head + 32 * steps;
+    scalar::pack::<W, u8>(&src[i..], words, offset + i);
+}
+
+/// Packs bytes into `W`-bit elements (`W` in `1..=7`) with BMI2: one `pext`
+/// gathers 8 elements into `W` bytes.
+///
+/// # Safety
+///
+/// The CPU must support BMI2.
+#[target_feature(enable = "bmi2")]
+pub(crate) unsafe fn pack_u8_bmi2<const W: u32>(src: &[u8], words: &mut [u64], offset: usize) {
+    let n = src.len();
+    let head = head8(offset, n);
+    scalar::pack::<W, u8>(&src[..head], words, offset);
+    let start = offset + head;
+    let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);
+    let w = W as usize;
+    let ext = rep_mask(W, 8);
+    let first = start / 8 * w;
+    let end_byte = ((offset + n) * w / 8).min(bytes.len());
+    let steps = steps_within(first, w, 8, end_byte, (n - head) / 8);
+    assert!(steps == 0 || first + (steps - 1) * w + 8 <= bytes.len());
+    assert!(head + 8 * steps <= n);
+    for s in 0..steps {
+        // SAFETY: `head + 8 * steps <= src.len()` (asserted).
+        let x = unsafe { read8(src, head + 8 * s) };
+        let v = _pext_u64(x, ext);
+        // SAFETY: the 8 bytes written end inside `bytes` (asserted).
+        unsafe { write_le(bytes, first + w * s, v) };
+    }
+    let i = head + 8 * steps;
+    scalar::pack::<W, u8>(&src[i..], words, offset + i);
+}
+
+/// Packs `u32` elements into `W`-bit elements (`W` in `1..=8`): each 32
+/// values are masked, narrowed to bytes ([`narrow_32`]) and packed as bytes.
+///
+/// # Safety
+///
+/// The CPU must support AVX2 and BMI2.
+#[target_feature(enable = "avx2,bmi2")]
+pub(crate) unsafe fn pack_u32_avx2<const W: u32>(src: &[u32], words: &mut [u64], offset: usize) {
+    let n = src.len();
+    let head = head8(offset, n);
+    scalar::pack::<W, u32>(&src[..head], words, offset);
+    let start = offset + head;
+    let sb: &[u8] = bytemuck::cast_slice(src);
+    let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);
+    let steps = pack_steps(W, start, offset, n, bytes.len());
+    let w = W as usize;
+    let first = start / 8 * w;
+    assert!(steps == 0 || first + (steps - 1) * 4 * w + pack_span(W) <= bytes.len());
+    assert!(4 * (head + 32 * steps) <= sb.len());
+    let keep = _mm256_set1_epi32(mask64(W) as i32);
+    for s in 0..steps {
+        let b = 4 * (head + 32 * s);
+        // SAFETY: `4 * (head + 32 * steps) <= sb.len()` (asserted), so the
+        // four loads of this step are inside `sb`.
+        let a0 = _mm256_and_si256(unsafe { load32(sb, b) }, keep);
+        // SAFETY: as above.
+        let a1 = _mm256_and_si256(unsafe { load32(sb, b + 32) }, keep);
+        // SAFETY: as above.
+        let a2 = _mm256_and_si256(unsafe { load32(sb, b + 64) }, keep);
+        // SAFETY: as above.
+        let a3 = _mm256_and_si256(unsafe { load32(sb, b + 96) }, keep);
+        let v = narrow_32(a0, a1, a2, a3);
+        // SAFETY: the step's stores end inside `bytes` (asserted above).
+        unsafe { pack_step::<W>(bytes, first + 4 * w * s, v) };
+    }
+    let i = head + 32 * steps;
+    scalar::pack::<W, u32>(&src[i..], words, offset + i);
+}
+
 
 // ---------------------------------------------------------------------------
 // memory helpers
@@ -407,3 +633,4 @@ pub(crate) unsafe fn pack_u32_avx512<const W: u32>(src: &[u32], words: &mut [u64
     let i = head + 64 * steps;
     scalar::pack::<W, u32>(&src[i..], words, offset + i);
 }
+

@@ -1,8 +1,8 @@
 //! Table-free conversions between `f32` and the small float formats, generic
 //! over [`MiniFloat`]: the element functions (and the format constants they
-//! are built from) that the portable, SIMD and device kernels monomorphize
-//! into their loops. The bulk paths over slices and streams are in
-//! `minifloat.rs`.
+//! are built from, [`EncodeConsts`]) that the portable, SIMD and device
+//! kernels monomorphize into their loops. The bulk paths over slices and
+//! streams are built on them elsewhere.
 //!
 //! [`FloatFormat::encode_f32`] is the crate's one rounding routine: exact
 //! for every format, but built from branches on the input's class. The
@@ -14,7 +14,7 @@
 //! encode through the routine. The tests compare both directions against the
 //! routine on every code and on millions of inputs, in both modes.
 
-use crate::formats::{FloatFormat, MiniFloat, NanFallback, Overflow, Specials, Ties};
+use super::{FloatFormat, MiniFloat, Mode, Overflow, Specials, Ties};
 
 /// Whether [`encode_fast`] covers `f`: a signed format of at most 8 bits with
 /// subnormals, ties to even, no `NegativeZeroNan`, at most 22 mantissa bits,
@@ -31,44 +31,91 @@ pub(crate) const fn encode_fast_ok(f: &FloatFormat) -> bool {
         && f.max_exponent() <= 100
 }
 
-/// The code the routine gives for a NaN input of sign `negative`.
-pub(crate) const fn nan_result(f: &FloatFormat, negative: bool, satfinite: bool) -> u32 {
-    match f.nan_code(negative) {
-        Some(c) => c,
-        None if satfinite => f.max_code(),
-        None => match f.nan_fallback {
-            NanFallback::ZeroOppositeSign if !negative => 1 << (f.exponent_bits + f.mantissa_bits),
-            NanFallback::ZeroOppositeSign | NanFallback::Zero => 0,
-            NanFallback::MaxPositive => f.max_code(),
-        },
+/// How a format's NaN codes depend on the input's sign.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NanCodes {
+    /// The negative NaN code is the positive one with the sign bit or-ed in
+    /// (every format with a NaN): only the magnitude is chosen.
+    Signed,
+    /// One NaN code for both signs.
+    Same,
+    /// Two unrelated codes.
+    Split,
+}
+
+/// The constants of [`encode_fast`] and of its SIMD builds: everything that
+/// depends on the format and the mode only, computed once at compile time
+/// (`const { EncodeConsts::of(&F::FORMAT, SAT) }`) from the rounding
+/// routine's own rules ([`FloatFormat::nan_result`] and
+/// [`FloatFormat::overflowed`]), so the branch-free paths restate none of
+/// them.
+#[derive(Clone, Copy)]
+pub(crate) struct EncodeConsts {
+    /// The bit the sign is moved to.
+    pub(crate) sign_shift: u32,
+    /// `23 - m`: the mantissa bits of `f32` rounded away.
+    pub(crate) shift: u32,
+    /// The largest finite magnitude code.
+    pub(crate) max: u32,
+    /// The magnitude bits of the code an overflow (or an infinite input)
+    /// gives; the sign is or-ed in by the caller.
+    pub(crate) over_mag: u32,
+    /// The codes a NaN input gives, by sign.
+    pub(crate) nan_pos: u32,
+    /// See [`nan_pos`](Self::nan_pos).
+    pub(crate) nan_neg: u32,
+    /// How [`nan_neg`](Self::nan_neg) relates to [`nan_pos`](Self::nan_pos).
+    pub(crate) nan: NanCodes,
+    /// Whether the overflow is a clamp (`min`) rather than a compare and a
+    /// select: its magnitude is the largest finite one or one above it.
+    #[cfg_attr(not(all(feature = "std", target_arch = "x86_64")), allow(dead_code))]
+    pub(crate) clamp: bool,
+    /// `(127 - bias) << m`: subtracted from the rounded `f32` bits to
+    /// rebias a normal result.
+    pub(crate) rebias: i32,
+    /// The `f32` bits of the add that rounds to the subnormal quantum.
+    pub(crate) magic: u32,
+    /// The `f32` bits of the smallest normal value of the format.
+    pub(crate) min_normal: i32,
+}
+
+impl EncodeConsts {
+    /// The constants of `f` in the saturating mode (`sat`) or not.
+    pub(crate) const fn of(f: &FloatFormat, sat: bool) -> EncodeConsts {
+        let mode = Mode::from_satfinite(sat);
+        let m = f.mantissa_bits;
+        let sign_shift = f.exponent_bits + f.mantissa_bits;
+        let mag_mask = (1 << sign_shift) - 1;
+        let max = f.max_code();
+        let over_mag = f.overflowed(false, mode) & mag_mask;
+        let nan_pos = f.nan_result(false, mode);
+        let nan_neg = f.nan_result(true, mode);
+        let nan = if nan_neg == nan_pos | 1 << sign_shift {
+            NanCodes::Signed
+        } else if nan_neg == nan_pos {
+            NanCodes::Same
+        } else {
+            NanCodes::Split
+        };
+        let emin = 1 - f.bias;
+        EncodeConsts {
+            sign_shift,
+            shift: 23 - m,
+            max,
+            over_mag,
+            nan_pos,
+            nan_neg,
+            nan,
+            clamp: over_mag == max || over_mag == max + 1,
+            rebias: (127 - f.bias) << m,
+            magic: ((127 + emin - m as i32 + 23) as u32) << 23,
+            min_normal: (127 + emin) << 23,
+        }
     }
 }
 
-/// The magnitude bits of the code an overflow (or an infinite input) gives
-/// (the sign is or-ed in by the caller).
-pub(crate) const fn overflow_magnitude(f: &FloatFormat, satfinite: bool) -> u32 {
-    let rule = if satfinite {
-        Overflow::Saturate
-    } else {
-        f.overflow
-    };
-    let mag_mask = (1 << (f.exponent_bits + f.mantissa_bits)) - 1;
-    let code = match rule {
-        Overflow::Saturate => f.max_code(),
-        Overflow::Infinity => match f.infinity_code(false) {
-            Some(c) => c,
-            None => f.max_code(),
-        },
-        Overflow::Nan => match f.nan_code(false) {
-            Some(c) => c,
-            None => f.max_code(),
-        },
-    };
-    code & mag_mask
-}
-
 /// `F::FORMAT.encode_f32(x, mode)` without branches, `SAT` selecting
-/// [`Mode::SatFinite`](crate::formats::Mode::SatFinite). Only for formats
+/// [`Mode::SatFinite`]. Only for formats
 /// with [`encode_fast_ok`].
 ///
 /// Normal results round the `f32` bits to `M` mantissa bits with the
@@ -80,58 +127,41 @@ pub(crate) const fn overflow_magnitude(f: &FloatFormat, satfinite: bool) -> u32 
 pub(crate) fn encode_fast<F: MiniFloat, const SAT: bool>(x: f32) -> u8 {
     // Everything that depends on the format only is a compile-time constant
     // (`const` blocks: the format's methods are not inlined across crates).
-    let m = const { F::FORMAT.mantissa_bits };
-    let bias = const { F::FORMAT.bias };
-    let sign_shift = const { F::FORMAT.exponent_bits + F::FORMAT.mantissa_bits };
-    let max = const { F::FORMAT.max_code() };
-    let over_mag = const { overflow_magnitude(&F::FORMAT, SAT) };
-    let nan_pos = const { nan_result(&F::FORMAT, false, SAT) };
-    let nan_neg = const { nan_result(&F::FORMAT, true, SAT) };
+    let k = const { EncodeConsts::of(&F::FORMAT, SAT) };
     let bits = x.to_bits();
-    let sign = (bits >> 31) << sign_shift;
+    let sign = (bits >> 31) << k.sign_shift;
     // Every quantity below is under 2^31, so the compares are signed (one
     // instruction each where unsigned ones are two).
     let a = (bits & 0x7fff_ffff) as i32;
     // Normal range: round the mantissa on the integer bits, then rebias.
     // Infinity lands above every finite code, so it overflows like one.
-    let shift = 23 - m;
+    let shift = k.shift;
     // (Wraps only for NaN inputs, whose result is replaced below.)
     let r = a.wrapping_add((1 << (shift - 1)) - 1 + ((a >> shift) & 1));
-    let normal = (r >> shift).wrapping_sub((127 - bias) << m);
+    let normal = (r >> shift).wrapping_sub(k.rebias);
     // Subnormal range: the FPU rounds to the quantum 2^(emin - m). Inputs
     // below the smallest normal f32 are raised to it first (they all round
     // to zero), so the add never sees a subnormal operand, which x86 handles
     // slowly.
-    let emin = 1 - bias;
-    let magic = f32::from_bits(((127 + emin - m as i32 + 23) as u32) << 23);
+    let magic = f32::from_bits(k.magic);
     let sub = (f32::from_bits(a.max(0x0080_0000) as u32) + magic).to_bits() as i32
         - magic.to_bits() as i32;
-    let min_normal = (127 + emin) << 23;
-    let mag = if a < min_normal { sub } else { normal };
-    let mag = if mag > max as i32 {
-        over_mag as i32
+    let mag = if a < k.min_normal { sub } else { normal };
+    let mag = if mag > k.max as i32 {
+        k.over_mag as i32
     } else {
         mag
     };
-    let signed_nan = const {
-        nan_result(&F::FORMAT, true, SAT)
-            == nan_result(&F::FORMAT, false, SAT) | sign_bit_of(&F::FORMAT)
-    };
-    if signed_nan {
+    if k.nan == NanCodes::Signed {
         // NaN codes are the positive one with the sign or-ed in (every
         // format with a NaN): only the magnitude is chosen.
-        let mag = if a > 0x7f80_0000 { nan_pos as i32 } else { mag };
+        let mag = if a > 0x7f80_0000 { k.nan_pos as i32 } else { mag };
         (sign | mag as u32) as u8
     } else {
         let code = sign | mag as u32;
-        let nan = if sign != 0 { nan_neg } else { nan_pos };
+        let nan = if sign != 0 { k.nan_neg } else { k.nan_pos };
         (if a > 0x7f80_0000 { nan } else { code }) as u8
     }
-}
-
-/// The sign bit's mask of a signed format.
-pub(crate) const fn sign_bit_of(f: &FloatFormat) -> u32 {
-    1 << (f.exponent_bits + f.mantissa_bits)
 }
 
 /// Whether [`decode_fast`] covers `f`: at most 8 bits, with subnormals, and

@@ -1,0 +1,257 @@
+//! The one chooser of kernel variants: the per-width table type of both
+//! SIMD targets, the macros that build tables ([`variants!`],
+//! [`width_table!`]) and pick from them ([`select!`]), and the CPU feature
+//! mask they read ([`features`], [`limit_features`]).
+//!
+//! A variant is a `#[target_feature]` instantiation of a kernel with the
+//! feature bits it needs and its name. On `x86_64` with `std` the bits are
+//! detected once (`x86/mod.rs`); on little-endian `aarch64` with `std` the
+//! one bit is NEON, baseline there (`aarch64.rs`). Either way a variant is
+//! chosen in one way: the first one of its list whose bits are all in
+//! [`features`] ([`first`]), for a width ([`Table::get`], [`select!`]) or
+//! for a float format's conversion (the lists in the target files, chosen
+//! by [`first`] too). Elsewhere only the portable kernels exist and
+//! [`features`] is 0.
+
+/// Whether this build has SIMD variants (and a `simd` module below).
+macro_rules! simd_cfg {
+    ($($item:item)*) => {$(
+        #[cfg(any(
+            all(feature = "std", target_arch = "x86_64"),
+            all(feature = "std", target_arch = "aarch64", target_feature = "neon", target_endian = "little")
+        ))]
+        $item
+    )*};
+}
+
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+pub(crate) use super::x86 as simd;
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+pub use super::x86::limit_features;
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+pub(crate) use super::x86::features;
+
+#[cfg(all(
+    feature = "std",
+    target_arch = "aarch64",
+    target_feature = "neon",
+    target_endian = "little"
+))]
+pub(crate) use super::aarch64 as simd;
+#[cfg(all(
+    feature = "std",
+    target_arch = "aarch64",
+    target_feature = "neon",
+    target_endian = "little"
+))]
+pub use super::aarch64::limit_features;
+#[cfg(all(
+    feature = "std",
+    target_arch = "aarch64",
+    target_feature = "neon",
+    target_endian = "little"
+))]
+pub(crate) use super::aarch64::features;
+
+/// The features the kernels may use: none on a target without variants.
+#[cfg(not(any(
+    all(feature = "std", target_arch = "x86_64"),
+    all(
+        feature = "std",
+        target_arch = "aarch64",
+        target_feature = "neon",
+        target_endian = "little"
+    )
+)))]
+#[inline(always)]
+#[allow(dead_code)]
+pub(crate) fn features() -> u32 {
+    0
+}
+
+/// Limits the run-time CPU features the kernels may use (a mask of the
+/// internal feature bits; `0` forces the portable kernels): nothing to limit
+/// on a target without variants.
+#[cfg(not(any(
+    all(feature = "std", target_arch = "x86_64"),
+    all(
+        feature = "std",
+        target_arch = "aarch64",
+        target_feature = "neon",
+        target_endian = "little"
+    )
+)))]
+pub fn limit_features(_mask: u32) {}
+
+/// A variant: the feature bits it needs, its name, the function.
+pub(crate) type Variant<F> = (u32, &'static str, F);
+
+/// The first variant of `list` whose features are all in `have`.
+#[inline]
+pub(crate) fn first<F: Copy>(have: u32, list: &[Option<Variant<F>>]) -> Option<F> {
+    list.iter()
+        .flatten()
+        .find(|(need, _, _)| have & need == *need)
+        .map(|&(_, _, f)| f)
+}
+
+/// The float variant lists of a target without variants: all empty.
+#[cfg(not(any(
+    all(feature = "std", target_arch = "x86_64"),
+    all(
+        feature = "std",
+        target_arch = "aarch64",
+        target_feature = "neon",
+        target_endian = "little"
+    )
+)))]
+pub(crate) mod simd {
+    pub(crate) mod float_variants {
+        use crate::float::MiniFloat;
+        use crate::kernels::dispatch::Variant;
+
+        /// Codes from `f32`, one per byte.
+        pub(crate) type EncodeF = unsafe fn(&[f32], &mut [u8]);
+        /// `f32` from codes, one per byte.
+        pub(crate) type DecodeF = unsafe fn(&[u8], &mut [f32]);
+
+        /// No SIMD encode.
+        pub(crate) fn encode<F: MiniFloat, const SAT: bool>() -> [Option<Variant<EncodeF>>; 0] {
+            []
+        }
+
+        /// No SIMD nibble-pair encode.
+        pub(crate) fn encode4<F: MiniFloat, const SAT: bool>() -> [Option<Variant<EncodeF>>; 0] {
+            []
+        }
+
+        /// No SIMD decode.
+        pub(crate) fn decode<F: MiniFloat>() -> [Option<Variant<DecodeF>>; 0] {
+            []
+        }
+    }
+}
+
+simd_cfg! {
+    /// A per-width table of variants: entry `w - 1` lists the functions for
+    /// width `w` in order of preference (measured), each with the features
+    /// it needs; an empty entry means the portable kernel serves that width.
+    pub(crate) struct Table<F: Copy, const N: usize>(pub(crate) [[Option<Variant<F>>; 3]; N]);
+
+    impl<F: Copy, const N: usize> Table<F, N> {
+        /// A table without variants.
+        pub(crate) const EMPTY: Self = Table([[None; 3]; N]);
+
+        /// The preferred variant for width `w` whose features [`features`]
+        /// reports.
+        #[inline]
+        pub(crate) fn get(&self, w: usize) -> Option<F> {
+            first(features(), self.0.get(w.wrapping_sub(1))?)
+        }
+    }
+}
+
+/// Builds a [`Table`]: `N; [FEATURE function, ...] for widths...; ...`, the
+/// variants of an entry in order of preference.
+macro_rules! variants {
+    ($n:literal; $( [$($need:ident $f:ident),+] for $($w:literal)+ );* $(;)?) => {{
+        let mut t = [[None; 3]; $n];
+        $( variants!(@set t [$($need $f),+] $($w)+); )*
+        $crate::kernels::dispatch::Table(t)
+    }};
+    (@set $t:ident [$($need:ident $f:ident),+] $w:literal $($rest:literal)*) => {
+        $t[$w - 1] = variants!(@cands $w [$($need $f),+] [] [None None None]);
+        variants!(@set $t [$($need $f),+] $($rest)*);
+    };
+    (@set $t:ident [$($need:ident $f:ident),+]) => {};
+    // Fills the three slots: one `Some` per variant, `None` for the rest.
+    (@cands $w:literal [$n1:ident $f1:ident $(, $n:ident $f:ident)*] [$($done:expr),*] [None $($pad:ident)*]) => {
+        variants!(@cands $w [$($n $f),*]
+            [$($done,)* Some(($n1, stringify!($f1), $f1::<$w> as _))] [$($pad)*])
+    };
+    (@cands $w:literal [] [$($done:expr),*] [$($pad:ident)*]) => {
+        [$($done,)* $($pad),*]
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use variants;
+
+/// The one width-table macro: a table of one kernel instantiated at every
+/// width `1..=N` (`N` = 8, 16, 32, 64 or 128), entry `w - 1` being
+/// `path::<w>`, or `path::<w, X, Y>` for `width_table!(path, X, Y; N)`
+/// (each extra argument one token: a type name or a `const` value); `path`
+/// is `f` or `module::f`.
+macro_rules! width_table {
+    ($($f:ident)::+ $(, $x:tt)*; 8) => {
+        width_table!(@ ($($f)::+) $(, $x)*; 1 2 3 4 5 6 7 8)
+    };
+    ($($f:ident)::+ $(, $x:tt)*; 16) => {
+        width_table!(@ ($($f)::+) $(, $x)*; 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
+    };
+    ($($f:ident)::+ $(, $x:tt)*; 32) => {
+        width_table!(@ ($($f)::+) $(, $x)*;
+            1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30
+            31 32)
+    };
+    ($($f:ident)::+ $(, $x:tt)*; 64) => {
+        width_table!(@ ($($f)::+) $(, $x)*;
+            1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30
+            31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58
+            59 60 61 62 63 64)
+    };
+    ($($f:ident)::+ $(, $x:tt)*; 128) => {
+        width_table!(@ ($($f)::+) $(, $x)*;
+            1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30
+            31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58
+            59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86
+            87 88 89 90 91 92 93 94 95 96 97 98 99 100 101 102 103 104 105 106 107 108 109 110
+            111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127 128)
+    };
+    (@ ($($f:ident)::+) $(, $x:tt)*; $($w:literal)*) => {
+        width_table!(@list ($($f)::+) ($(, $x)*); $($w)*)
+    };
+    (@list $f:tt $x:tt; $($w:literal)*) => {
+        [$( width_table!(@one $f $w $x) ),*]
+    };
+    (@one ($($f:ident)::+) $w:literal ($($x:tt)*)) => {
+        $($f)::+::<$w $($x)*> as _
+    };
+}
+#[cfg(feature = "alloc")]
+pub(crate) use width_table;
+
+/// The one dispatch macro: picks the variant of kernel `$table` for a
+/// run-time width, once, and evaluates to a closure that calls it.
+///
+/// The portable instantiation is `tables::$table[width - 1]`; where the
+/// target has variants, `simd::$table.get(width)` returns the preferred one
+/// whose features [`features`] reports (none once `limit_features(0)` ran).
+macro_rules! select {
+    ($table:ident[$width:expr] ($($a:ident: $t:ty),*) $(-> $r:ty)?) => {{
+        let w = $width as usize;
+        let portable = $crate::kernels::tables::$table[w - 1];
+        #[cfg(any(
+            all(feature = "std", target_arch = "x86_64"),
+            all(feature = "std", target_arch = "aarch64", target_feature = "neon", target_endian = "little")
+        ))]
+        let simd = $crate::kernels::dispatch::simd::$table.get(w);
+        move |$($a: $t),*| $(-> $r)? {
+            #[cfg(any(
+                all(feature = "std", target_arch = "x86_64"),
+                all(feature = "std", target_arch = "aarch64", target_feature = "neon", target_endian = "little")
+            ))]
+            if let Some(f) = simd {
+                // SAFETY: `Table::get` returns a function only when every CPU
+                // feature named in its table entry (the features that
+                // function's `#[target_feature]` enables) is in `features()`:
+                // detected at run time on x86, baseline on aarch64 (NEON is
+                // in that target's cfg). That is the only precondition of
+                // calling it; its arguments are ordinary checked slices.
+                return unsafe { f($($a),*) };
+            }
+            portable($($a),*)
+        }
+    }};
+}
+#[allow(unused_imports)]
+pub(crate) use select;

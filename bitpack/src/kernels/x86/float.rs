@@ -1,0 +1,596 @@
+//! The float and table-decode variants, AVX2 and AVX-512 side by side: the
+//! table decode of 1- to 4-bit codes, the `binary16` decode of unpacked
+//! codes (F16C, AVX-512 BW), and the round-to-nearest-even encode (one code
+//! per byte, or nibble pairs).
+//!
+//! Each AVX-512 variant is the 512-bit form of its AVX2 sibling (same
+//! arithmetic, twice the lanes), with two changes that only AVX-512 allows:
+//! compares write mask registers, so a select is one `vpblendm` instead of a
+//! two-uop `vpblendvb`; and the table decode gives every 32-bit lane its
+//! code with one `vpmultishiftqb` (VBMI) and looks all 16 table entries up
+//! with one `vpermd`, where AVX2 needs two permutes and a blend for 4-bit
+//! codes. The portable element functions (`float/elem.rs`) do the tails.
+
+
+use core::arch::x86_64::*;
+
+use super::simd::*;
+use crate::float::MiniFloat;
+use crate::float::elem as mf;
+use crate::float::elem::NanCodes;
+
+// ---------------------------------------------------------------------------
+// table decode to 4-byte outputs
+// ---------------------------------------------------------------------------
+
+/// Decodes `W`-bit codes (`W` in `1..=4`) through a table of 4-byte values
+/// held in registers: the 8 codes of a group (`W <= 4` bytes) are broadcast
+/// to all dwords and shifted into place with `vpsrlvd`, then `vpermd` looks
+/// them up (it reads only the low 3 index bits, so the table is repeated to
+/// 8 entries for `W < 3`; for `W == 4` two lookups are blended on bit 3).
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn decode_perm_avx2<const W: u32>(
+    words: &[u64],
+    offset: usize,
+    table: &[u32],
+    dst: &mut [u32],
+) {
+    let n = dst.len();
+    let head = head8(offset, n);
+    let tmask = (1usize << W) - 1;
+    let unpack = |w: &[u64], o: usize, d: &mut [u8]| scalar::unpack::<W, u8>(w, o, d);
+    scalar::decode_chunks(unpack, words, offset, table, &mut dst[..head]);
+    let bytes: &[u8] = bytemuck::cast_slice(words);
+    let out: &mut [u8] = bytemuck::cast_slice_mut(dst);
+    let lo = v256_u32(core::array::from_fn(|k| table[k & tmask]));
+    let hi = v256_u32(core::array::from_fn(|k| table[(8 + k) & tmask]));
+    let w = W as usize;
+    let shifts = v256_u32(core::array::from_fn(|j| j as u32 * W));
+    let first = (offset + head) / 8 * w;
+    let steps = steps_within(first, w, 4, bytes.len(), (n - head) / 8);
+    assert!(steps == 0 || first + (steps - 1) * w + 4 <= bytes.len());
+    assert!(4 * (head + 8 * steps) <= out.len());
+    for s in 0..steps {
+        // SAFETY: `s < steps`, so the 4 bytes read are inside `bytes`.
+        let g = unsafe { read4(bytes, first + w * s) };
+        let idx = _mm256_srlv_epi32(_mm256_set1_epi32(g as i32), shifts);
+        let mut r = _mm256_permutevar8x32_epi32(lo, idx);
+        if W == 4 {
+            let r1 = _mm256_permutevar8x32_epi32(hi, idx);
+            let sel = _mm256_castsi256_ps(_mm256_slli_epi32::<28>(idx));
+            r = _mm256_castps_si256(_mm256_blendv_ps(
+                _mm256_castsi256_ps(r),
+                _mm256_castsi256_ps(r1),
+                sel,
+            ));
+        }
+        // SAFETY: the 32 bytes written end inside `out` (asserted above).
+        unsafe { store32(out, 4 * (head + 8 * s), r) };
+    }
+    let i = head + 8 * steps;
+    scalar::decode_chunks(unpack, words, offset + i, table, &mut dst[i..]);
+}
+
+/// Decodes unpacked codes of a small float format (one per byte) to `f32`
+/// through `binary16`, 16 per step: the code's magnitude bits are shifted
+/// into a `binary16` code and its sign into bit 15 (16-bit lanes), NaN codes
+/// of an all-ones-NaN format become the `binary16` quiet NaN and IEEE NaNs
+/// are made canonical, `vcvtph2ps` converts 8 at a time, and a multiply by
+/// `2^(15 - bias)` rescales (exact: a power of two, on normal `f32`s). The
+/// format must satisfy `elem::f16_ok`.
+///
+/// # Safety
+///
+/// The CPU must support AVX2 and F16C.
+#[target_feature(enable = "avx2,f16c")]
+pub(crate) unsafe fn decode_f16c<F: crate::float::MiniFloat>(codes: &[u8], out: &mut [f32]) {
+    use crate::float::Specials;
+    let (e, m) = const { (F::FORMAT.exponent_bits, F::FORMAT.mantissa_bits) };
+    let (bias, specials) = const { (F::FORMAT.bias, F::FORMAT.specials) };
+    let n = codes.len().min(out.len());
+    let steps = n / 16;
+    let mag_mask = _mm256_set1_epi16(((1u32 << (e + m)) - 1) as i16);
+    let sign_bit = _mm256_set1_epi16((1u32 << (e + m)) as i16);
+    let shift = count(10 - m);
+    let sign_shift = count(15 - (e + m));
+    let bit14 = _mm256_set1_epi16(0x4000);
+    // The binary16 codes (sign clear) of the format's NaN magnitude and of
+    // an IEEE format's infinity, the canonical quiet NaN, and the xor that
+    // turns the first into the last.
+    let nan_h_bits = ((1u32 << (e + m)) - 1) << (10 - m);
+    let no_sign = _mm256_set1_epi16(0x7fff);
+    let nan_h = _mm256_set1_epi16(nan_h_bits as i16);
+    let nan_fix = _mm256_set1_epi16((nan_h_bits ^ 0x7e00) as i16);
+    let inf_h = _mm256_set1_epi16(((((1u32 << e) - 1) << m) << (10 - m)) as i16);
+    let qnan = _mm256_set1_epi16(0x7e00);
+    let scale = _mm256_set1_ps(f32::from_bits(((127 + 15 - bias) as u32) << 23));
+    let out_bytes: &mut [u8] = bytemuck::cast_slice_mut(out);
+    assert!(16 * steps <= codes.len() && 64 * steps <= out_bytes.len());
+    for s in 0..steps {
+        // SAFETY: `16 * (s + 1) <= codes.len()` (asserted above).
+        let x = _mm256_cvtepu8_epi16(unsafe { load16(codes, 16 * s) });
+        let mut h = if e + 10 == 14 {
+            // The sign lands on bit 14, one below binary16's: adding bit 14
+            // to itself carries it to bit 15 and clears it.
+            let y = _mm256_sll_epi16(x, shift);
+            _mm256_add_epi16(y, _mm256_and_si256(y, bit14))
+        } else {
+            let mag = _mm256_and_si256(x, mag_mask);
+            let sign = _mm256_sll_epi16(_mm256_and_si256(x, sign_bit), sign_shift);
+            _mm256_or_si256(_mm256_sll_epi16(mag, shift), sign)
+        };
+        match specials {
+            Specials::AllOnesNan => {
+                // The NaN magnitude's binary16 code becomes the quiet NaN.
+                let nan = _mm256_cmpeq_epi16(_mm256_and_si256(h, no_sign), nan_h);
+                h = _mm256_xor_si256(h, _mm256_and_si256(nan, nan_fix));
+            }
+            Specials::Ieee => {
+                let nan = _mm256_cmpgt_epi16(_mm256_and_si256(h, no_sign), inf_h);
+                let sign = _mm256_andnot_si256(no_sign, h);
+                h = _mm256_blendv_epi8(h, _mm256_or_si256(sign, qnan), nan);
+            }
+            _ => {}
+        }
+        let lo = _mm256_cvtph_ps(_mm256_castsi256_si128(h));
+        let hi = _mm256_cvtph_ps(_mm256_extracti128_si256::<1>(h));
+        let (lo, hi) = if bias == 15 {
+            (lo, hi)
+        } else {
+            (_mm256_mul_ps(lo, scale), _mm256_mul_ps(hi, scale))
+        };
+        let (lo, hi) = (_mm256_castps_si256(lo), _mm256_castps_si256(hi));
+        // SAFETY: `64 * (s + 1) <= out_bytes.len()` (asserted above).
+        unsafe { store32(out_bytes, 64 * s, lo) };
+        // SAFETY: as above.
+        unsafe { store32(out_bytes, 64 * s + 32, hi) };
+    }
+    let done = 16 * steps;
+    let tail = |c: u8| crate::float::elem::decode_fast::<F>(c);
+    scalar::map_values(&tail, &codes[done..n], &mut out[done..n]);
+}
+
+/// The codes of 8 `f32` lanes (bits in `x`) under the format's
+/// round-to-nearest-even encode, exact: the integer rounding, subnormal add
+/// and selects of `elem::encode_fast`, written with signed 32-bit
+/// compares (the compiler turns the element function's compares into
+/// unsigned ones, two instructions each in AVX2), and with the overflow as
+/// a `vpminsd` clamp where the format's constants allow (see
+/// `float512::encode16`).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn encode8<F: crate::float::MiniFloat, const SAT: bool>(x: __m256i) -> __m256i {
+    let k = const { crate::float::elem::EncodeConsts::of(&F::FORMAT, SAT) };
+    let (shift, sign_shift, max, over_mag) = (k.shift, k.sign_shift, k.max, k.over_mag);
+    let (nan_pos, nan_neg) = (k.nan_pos, k.nan_neg);
+    let magic = f32::from_bits(k.magic);
+    let c_sign = _mm256_set1_epi32(1 << sign_shift);
+    let a = _mm256_and_si256(x, _mm256_set1_epi32(0x7fff_ffff));
+    let sign = _mm256_and_si256(_mm256_srl_epi32(x, count(31 - sign_shift)), c_sign);
+    let lsb = _mm256_and_si256(_mm256_srl_epi32(a, count(shift)), _mm256_set1_epi32(1));
+    let r = _mm256_add_epi32(
+        a,
+        _mm256_add_epi32(_mm256_set1_epi32((1 << (shift - 1)) - 1), lsb),
+    );
+    let normal = _mm256_sub_epi32(
+        _mm256_srl_epi32(r, count(shift)),
+        _mm256_set1_epi32(k.rebias),
+    );
+    let lifted = _mm256_castsi256_ps(_mm256_max_epi32(a, _mm256_set1_epi32(0x0080_0000)));
+    let sub = _mm256_sub_epi32(
+        _mm256_castps_si256(_mm256_add_ps(lifted, _mm256_set1_ps(magic))),
+        _mm256_set1_epi32(magic.to_bits() as i32),
+    );
+    let small = _mm256_cmpgt_epi32(_mm256_set1_epi32(k.min_normal), a);
+    let mag = _mm256_blendv_epi8(normal, sub, small);
+    // An overflow magnitude one above the largest finite one or equal to it
+    // is a clamp; NaN and infinity inputs reach it too (their exponent field
+    // is all ones), so a NaN code with that magnitude needs no select.
+    let clamp = k.clamp;
+    let mag = if clamp {
+        _mm256_min_epi32(mag, _mm256_set1_epi32(over_mag as i32))
+    } else {
+        let over = _mm256_cmpgt_epi32(mag, _mm256_set1_epi32(max as i32));
+        _mm256_blendv_epi8(mag, _mm256_set1_epi32(over_mag as i32), over)
+    };
+    let nan = _mm256_cmpgt_epi32(a, _mm256_set1_epi32(0x7f80_0000));
+    let c_nan_pos = _mm256_set1_epi32(nan_pos as i32);
+    if k.nan == NanCodes::Signed {
+        // The NaN code is the positive one with the sign or-ed in.
+        if clamp && nan_pos == over_mag {
+            _mm256_or_si256(mag, sign)
+        } else {
+            _mm256_or_si256(_mm256_blendv_epi8(mag, c_nan_pos, nan), sign)
+        }
+    } else if k.nan == NanCodes::Same {
+        // One NaN code for both signs.
+        _mm256_blendv_epi8(_mm256_or_si256(mag, sign), c_nan_pos, nan)
+    } else {
+        let code = _mm256_or_si256(mag, sign);
+        let neg = _mm256_cmpeq_epi32(sign, c_sign);
+        let nan_code = _mm256_blendv_epi8(c_nan_pos, _mm256_set1_epi32(nan_neg as i32), neg);
+        _mm256_blendv_epi8(code, nan_code, nan)
+    }
+}
+
+/// Encodes 32 `f32` (bytes `at..at + 128` of `sb`) to 32 code bytes in
+/// element order: four [`encode8`] and one narrowing.
+///
+/// # Safety
+///
+/// `at + 128 <= sb.len()`.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn encode32<F: crate::float::MiniFloat, const SAT: bool>(sb: &[u8], at: usize) -> __m256i {
+    // SAFETY: the caller guarantees the 128 bytes; each load reads 32 of
+    // them.
+    let c0 = encode8::<F, SAT>(unsafe { load32(sb, at) });
+    // SAFETY: as above.
+    let c1 = encode8::<F, SAT>(unsafe { load32(sb, at + 32) });
+    // SAFETY: as above.
+    let c2 = encode8::<F, SAT>(unsafe { load32(sb, at + 64) });
+    // SAFETY: as above.
+    let c3 = encode8::<F, SAT>(unsafe { load32(sb, at + 96) });
+    let p01 = _mm256_packus_epi32(c0, c1);
+    let p23 = _mm256_packus_epi32(c2, c3);
+    let order = v256_u32([0, 4, 1, 5, 2, 6, 3, 7]);
+    _mm256_permutevar8x32_epi32(_mm256_packus_epi16(p01, p23), order)
+}
+
+/// `codes[i] = float_elem::encode_fast::<F, SAT>(src[i])` (the format's
+/// round-to-nearest-even encode, exact), 32 values per step. The format must
+/// satisfy `elem::encode_fast_ok`.
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn encode_f32_avx2<F: crate::float::MiniFloat, const SAT: bool>(
+    src: &[f32],
+    codes: &mut [u8],
+) {
+    let n = src.len().min(codes.len());
+    let steps = n / 32;
+    let sb: &[u8] = bytemuck::cast_slice(src);
+    assert!(128 * steps <= sb.len() && 32 * steps <= codes.len());
+    for s in 0..steps {
+        // SAFETY: `128 * steps <= sb.len()` (asserted).
+        let r = unsafe { encode32::<F, SAT>(sb, 128 * s) };
+        // SAFETY: `32 * steps <= codes.len()` (asserted).
+        unsafe { store32(codes, 32 * s, r) };
+    }
+    let done = 32 * steps;
+    let tail = |x: f32| crate::float::elem::encode_fast::<F, SAT>(x);
+    scalar::map_codes(&tail, &src[done..n], &mut codes[done..n]);
+}
+
+/// Encodes `src` to 4-bit codes of `F` packed two per byte (element `2i` in
+/// the low nibble of `out[i]`, an odd tail's last nibble alone in a byte
+/// whose high nibble is cleared): [`encode32`] and a `vpmaddubsw` merge of
+/// nibble pairs, 32 values (16 bytes) per step. `out.len()` must be
+/// `ceil(src.len() / 2)`.
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn encode4_f32_avx2<F: crate::float::MiniFloat, const SAT: bool>(
+    src: &[f32],
+    out: &mut [u8],
+) {
+    let n = src.len();
+    let steps = n / 32;
+    let sb: &[u8] = bytemuck::cast_slice(src);
+    assert!(128 * steps <= sb.len() && 16 * steps <= out.len());
+    let pairs = _mm256_set1_epi16(0x1001);
+    for s in 0..steps {
+        // SAFETY: `128 * steps <= sb.len()` (asserted).
+        let c = unsafe { encode32::<F, SAT>(sb, 128 * s) };
+        let p = _mm256_maddubs_epi16(c, pairs);
+        let b = _mm256_permute4x64_epi64::<0b00_00_10_00>(_mm256_packus_epi16(p, p));
+        let b = _mm256_castsi256_si128(b);
+        // SAFETY: `16 * steps <= out.len()` (asserted).
+        unsafe { store16(out, 16 * s, b) };
+    }
+    for (i, pair) in src[32 * steps..].chunks(2).enumerate() {
+        let lo = crate::float::elem::encode_fast::<F, SAT>(pair[0]) & 0xf;
+        let hi = pair
+            .get(1)
+            .map_or(0, |&x| crate::float::elem::encode_fast::<F, SAT>(x) & 0xf);
+        out[16 * steps + i] = lo | hi << 4;
+    }
+}
+
+
+// ---------------------------------------------------------------------------
+// AVX-512
+// ---------------------------------------------------------------------------
+
+
+/// `vpmultishiftqb` control for [`decode_perm_avx512`]: byte 0 of 32-bit
+/// lane `i` takes the 8 bits from bit `iW` of the step's 64 bits (code `i`
+/// in its low `W` bits; `vpermd` reads only the low 4 bits of an index, so
+/// the other bytes may hold anything).
+const fn decode_shifts(w: u32) -> [u8; 64] {
+    let mut c = [0u8; 64];
+    let mut i = 0;
+    while i < 16 {
+        c[4 * i] = (i as u32 * w) as u8;
+        i += 1;
+    }
+    c
+}
+
+/// `dst[i] = table[code i]` for `W`-bit codes (`W` in `1..=4`) from value
+/// `offset` of the stream, 16 per step: one 8-byte load broadcast to every
+/// lane, one `vpmultishiftqb` that moves code `i` to lane `i`, one `vpermd`
+/// over the 16-entry table (repeated for `W < 4`) and one 64-byte store.
+///
+/// # Safety
+///
+/// The CPU must support AVX-512 F, BW and VBMI.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+pub(crate) unsafe fn decode_perm_avx512<const W: u32>(
+    words: &[u64],
+    offset: usize,
+    table: &[u32],
+    dst: &mut [u32],
+) {
+    let n = dst.len();
+    let head = head8(offset, n);
+    let tmask = (1usize << W) - 1;
+    let unpack = |w: &[u64], o: usize, d: &mut [u8]| scalar::unpack::<W, u8>(w, o, d);
+    scalar::decode_chunks(unpack, words, offset, table, &mut dst[..head]);
+    let bytes: &[u8] = bytemuck::cast_slice(words);
+    let out: &mut [u8] = bytemuck::cast_slice_mut(dst);
+    let lut = v512_u32(core::array::from_fn(|k| table[k & tmask]));
+    let shifts = v512(decode_shifts(W));
+    let w = W as usize;
+    // After the head the value index is a multiple of 8, so every step of
+    // 16 values starts on a byte: `2W` bytes per step.
+    let first = (offset + head) / 8 * w;
+    let steps = steps_within(first, 2 * w, 8, bytes.len(), (n - head) / 16);
+    assert!(steps == 0 || first + (steps - 1) * 2 * w + 8 <= bytes.len());
+    assert!(4 * (head + 16 * steps) <= out.len());
+    for s in 0..steps {
+        // SAFETY: `s < steps`, so the 8 bytes read are inside `bytes`
+        // (asserted above).
+        let g = unsafe { read8(bytes, first + 2 * w * s) };
+        let idx = _mm512_multishift_epi64_epi8(shifts, _mm512_set1_epi64(g as i64));
+        let r = _mm512_permutexvar_epi32(idx, lut);
+        // SAFETY: the 64 bytes written end inside `out` (asserted above).
+        unsafe { store64(out, 4 * (head + 16 * s), r) };
+    }
+    let i = head + 16 * steps;
+    scalar::decode_chunks(unpack, words, offset + i, table, &mut dst[i..]);
+}
+
+/// `out[i] = float_elem::decode_fast::<F>(codes[i])` through `binary16`,
+/// 32 codes per step: the steps of `x86::decode_f16c` on 32 16-bit lanes
+/// (NaN fixes as mask blends), two 16-lane `vcvtph2ps` and the rescale. The
+/// format must satisfy `elem::f16_ok`.
+///
+/// # Safety
+///
+/// The CPU must support AVX-512 F and BW.
+#[target_feature(enable = "avx512f,avx512bw")]
+pub(crate) unsafe fn decode_f16c_avx512<F: MiniFloat>(codes: &[u8], out: &mut [f32]) {
+    use crate::float::Specials;
+    let (e, m) = const { (F::FORMAT.exponent_bits, F::FORMAT.mantissa_bits) };
+    let (bias, specials) = const { (F::FORMAT.bias, F::FORMAT.specials) };
+    let n = codes.len().min(out.len());
+    let steps = n / 32;
+    let mag_mask = _mm512_set1_epi16(((1u32 << (e + m)) - 1) as i16);
+    let sign_bit = _mm512_set1_epi16((1u32 << (e + m)) as i16);
+    let shift = count(10 - m);
+    let sign_shift = count(15 - (e + m));
+    let bit14 = _mm512_set1_epi16(0x4000);
+    // As in `decode_f16c`: the binary16 codes (sign clear) of the format's
+    // NaN magnitude and of an IEEE format's infinity, the canonical quiet
+    // NaN, and the xor that turns the first into the last.
+    let nan_h_bits = ((1u32 << (e + m)) - 1) << (10 - m);
+    let no_sign = _mm512_set1_epi16(0x7fff);
+    let nan_h = _mm512_set1_epi16(nan_h_bits as i16);
+    let nan_fix = _mm512_set1_epi16((nan_h_bits ^ 0x7e00) as i16);
+    let inf_h = _mm512_set1_epi16(((((1u32 << e) - 1) << m) << (10 - m)) as i16);
+    let qnan = _mm512_set1_epi16(0x7e00);
+    let scale = _mm512_set1_ps(f32::from_bits(((127 + 15 - bias) as u32) << 23));
+    let out_bytes: &mut [u8] = bytemuck::cast_slice_mut(out);
+    assert!(32 * steps <= codes.len() && 128 * steps <= out_bytes.len());
+    for s in 0..steps {
+        // SAFETY: `32 * (s + 1) <= codes.len()` (asserted above).
+        let x = _mm512_cvtepu8_epi16(unsafe { load32(codes, 32 * s) });
+        let mut h = if e + 10 == 14 {
+            // The sign lands on bit 14, one below binary16's: adding bit 14
+            // to itself carries it to bit 15 and clears it.
+            let y = _mm512_sll_epi16(x, shift);
+            _mm512_add_epi16(y, _mm512_and_si512(y, bit14))
+        } else {
+            let mag = _mm512_and_si512(x, mag_mask);
+            let sign = _mm512_sll_epi16(_mm512_and_si512(x, sign_bit), sign_shift);
+            _mm512_or_si512(_mm512_sll_epi16(mag, shift), sign)
+        };
+        match specials {
+            Specials::AllOnesNan => {
+                let nan = _mm512_cmpeq_epi16_mask(_mm512_and_si512(h, no_sign), nan_h);
+                h = _mm512_mask_blend_epi16(nan, h, _mm512_xor_si512(h, nan_fix));
+            }
+            Specials::Ieee => {
+                let nan = _mm512_cmpgt_epi16_mask(_mm512_and_si512(h, no_sign), inf_h);
+                let sign = _mm512_andnot_si512(no_sign, h);
+                h = _mm512_mask_blend_epi16(nan, h, _mm512_or_si512(sign, qnan));
+            }
+            _ => {}
+        }
+        let lo = _mm512_cvtph_ps(_mm512_castsi512_si256(h));
+        let hi = _mm512_cvtph_ps(_mm512_extracti64x4_epi64::<1>(h));
+        let (lo, hi) = if bias == 15 {
+            (lo, hi)
+        } else {
+            (_mm512_mul_ps(lo, scale), _mm512_mul_ps(hi, scale))
+        };
+        let (lo, hi) = (_mm512_castps_si512(lo), _mm512_castps_si512(hi));
+        // SAFETY: `128 * (s + 1) <= out_bytes.len()` (asserted above).
+        unsafe { store64(out_bytes, 128 * s, lo) };
+        // SAFETY: as above.
+        unsafe { store64(out_bytes, 128 * s + 64, hi) };
+    }
+    let done = 32 * steps;
+    let tail = |c: u8| mf::decode_fast::<F>(c);
+    scalar::map_values(&tail, &codes[done..n], &mut out[done..n]);
+}
+
+/// The codes of 16 `f32` lanes (bits in `x`): `x86::encode8` on 16 lanes,
+/// its selects as mask blends, with three savings the format's constants
+/// allow (each decided at compile time):
+///
+/// - where the overflow magnitude is the largest finite one or the next
+///   (saturating formats, and IEEE-style infinities or all-ones NaNs one
+///   above the largest value), one `vpminsd` clamps instead of a compare
+///   and a blend;
+/// - NaN and infinity inputs take the normal path to a magnitude above
+///   every finite one (their exponent field is all ones), so where the NaN
+///   code's magnitude is that same clamp, NaNs need no select of their own;
+/// - the sign is merged by one `vpternlogd` (`mag | (x >> k) & sign`).
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn encode16<F: MiniFloat, const SAT: bool>(x: __m512i) -> __m512i {
+    let k = const { mf::EncodeConsts::of(&F::FORMAT, SAT) };
+    let (shift, sign_shift, max, over_mag) = (k.shift, k.sign_shift, k.max, k.over_mag);
+    let (nan_pos, nan_neg, clamp) = (k.nan_pos, k.nan_neg, k.clamp);
+    let magic = f32::from_bits(k.magic);
+    let c_sign = _mm512_set1_epi32(1 << sign_shift);
+    let a = _mm512_and_si512(x, _mm512_set1_epi32(0x7fff_ffff));
+    // The sign bit, not yet masked: `x >> (31 - sign_shift)`.
+    let sign_hi = _mm512_srl_epi32(x, count(31 - sign_shift));
+    let with_sign = |mag: __m512i| _mm512_ternarylogic_epi32::<0xF8>(mag, sign_hi, c_sign);
+    let lsb = _mm512_and_si512(_mm512_srl_epi32(a, count(shift)), _mm512_set1_epi32(1));
+    let r = _mm512_add_epi32(
+        a,
+        _mm512_add_epi32(_mm512_set1_epi32((1 << (shift - 1)) - 1), lsb),
+    );
+    let normal = _mm512_sub_epi32(
+        _mm512_srl_epi32(r, count(shift)),
+        _mm512_set1_epi32(k.rebias),
+    );
+    let lifted = _mm512_castsi512_ps(_mm512_max_epi32(a, _mm512_set1_epi32(0x0080_0000)));
+    let sub = _mm512_sub_epi32(
+        _mm512_castps_si512(_mm512_add_ps(lifted, _mm512_set1_ps(magic))),
+        _mm512_set1_epi32(magic.to_bits() as i32),
+    );
+    let small = _mm512_cmpgt_epi32_mask(_mm512_set1_epi32(k.min_normal), a);
+    let mag = _mm512_mask_blend_epi32(small, normal, sub);
+    let mag = if clamp {
+        _mm512_min_epi32(mag, _mm512_set1_epi32(over_mag as i32))
+    } else {
+        let over = _mm512_cmpgt_epi32_mask(mag, _mm512_set1_epi32(max as i32));
+        _mm512_mask_blend_epi32(over, mag, _mm512_set1_epi32(over_mag as i32))
+    };
+    let c_nan_pos = _mm512_set1_epi32(nan_pos as i32);
+    let nan = || _mm512_cmpgt_epi32_mask(a, _mm512_set1_epi32(0x7f80_0000));
+    if k.nan == mf::NanCodes::Signed {
+        // The NaN code is the positive one with the sign or-ed in.
+        if clamp && nan_pos == over_mag {
+            // NaNs were clamped to it above.
+            with_sign(mag)
+        } else {
+            with_sign(_mm512_mask_blend_epi32(nan(), mag, c_nan_pos))
+        }
+    } else if k.nan == mf::NanCodes::Same {
+        // One NaN code for both signs.
+        _mm512_mask_blend_epi32(nan(), with_sign(mag), c_nan_pos)
+    } else {
+        let code = with_sign(mag);
+        let sign = _mm512_and_si512(sign_hi, c_sign);
+        let neg = _mm512_cmpeq_epi32_mask(sign, c_sign);
+        let nan_code = _mm512_mask_blend_epi32(neg, c_nan_pos, _mm512_set1_epi32(nan_neg as i32));
+        _mm512_mask_blend_epi32(nan(), code, nan_code)
+    }
+}
+
+/// Encodes 64 `f32` (bytes `at..at + 256` of `sb`) to 64 code bytes in
+/// element order: four [`encode16`] and one `avx512::narrow_u32x64`.
+///
+/// # Safety
+///
+/// `at + 256 <= sb.len()`, and the CPU supports AVX-512 F and BW.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+unsafe fn encode64<F: MiniFloat, const SAT: bool>(sb: &[u8], at: usize) -> __m512i {
+    // SAFETY: the caller guarantees the 256 bytes; each load reads 64 of
+    // them.
+    let c0 = encode16::<F, SAT>(unsafe { load64(sb, at) });
+    // SAFETY: as above.
+    let c1 = encode16::<F, SAT>(unsafe { load64(sb, at + 64) });
+    // SAFETY: as above.
+    let c2 = encode16::<F, SAT>(unsafe { load64(sb, at + 128) });
+    // SAFETY: as above.
+    let c3 = encode16::<F, SAT>(unsafe { load64(sb, at + 192) });
+    narrow_u32x64(c0, c1, c2, c3)
+}
+
+/// `codes[i] = float_elem::encode_fast::<F, SAT>(src[i])`, 64 values per
+/// step. The format must satisfy `elem::encode_fast_ok`.
+///
+/// # Safety
+///
+/// The CPU must support AVX-512 F and BW.
+#[target_feature(enable = "avx512f,avx512bw")]
+pub(crate) unsafe fn encode_f32_avx512<F: MiniFloat, const SAT: bool>(
+    src: &[f32],
+    codes: &mut [u8],
+) {
+    let n = src.len().min(codes.len());
+    let steps = n / 64;
+    let sb: &[u8] = bytemuck::cast_slice(src);
+    assert!(256 * steps <= sb.len() && 64 * steps <= codes.len());
+    for s in 0..steps {
+        // SAFETY: `256 * steps <= sb.len()` (asserted).
+        let r = unsafe { encode64::<F, SAT>(sb, 256 * s) };
+        // SAFETY: `64 * steps <= codes.len()` (asserted).
+        unsafe { store64(codes, 64 * s, r) };
+    }
+    let done = 64 * steps;
+    let tail = |x: f32| mf::encode_fast::<F, SAT>(x);
+    scalar::map_codes(&tail, &src[done..n], &mut codes[done..n]);
+}
+
+/// Encodes `src` to 4-bit codes of `F` packed two per byte (element `2i`
+/// in the low nibble of `out[i]`, an odd tail's last nibble alone in a byte
+/// whose high nibble is cleared): [`encode64`], a `vpmaddubsw` merge of
+/// nibble pairs and a `vpmovwb` narrowing, 64 values (32 bytes) per step.
+/// `out.len()` must be `ceil(src.len() / 2)`.
+///
+/// # Safety
+///
+/// The CPU must support AVX-512 F and BW.
+#[target_feature(enable = "avx512f,avx512bw")]
+pub(crate) unsafe fn encode4_f32_avx512<F: MiniFloat, const SAT: bool>(
+    src: &[f32],
+    out: &mut [u8],
+) {
+    let n = src.len();
+    let steps = n / 64;
+    let sb: &[u8] = bytemuck::cast_slice(src);
+    assert!(256 * steps <= sb.len() && 32 * steps <= out.len());
+    let pairs = _mm512_set1_epi16(0x1001);
+    for s in 0..steps {
+        // SAFETY: `256 * steps <= sb.len()` (asserted).
+        let c = unsafe { encode64::<F, SAT>(sb, 256 * s) };
+        let b = _mm512_cvtepi16_epi8(_mm512_maddubs_epi16(c, pairs));
+        // SAFETY: `32 * steps <= out.len()` (asserted).
+        unsafe { store32(out, 32 * s, b) };
+    }
+    for (i, pair) in src[64 * steps..].chunks(2).enumerate() {
+        let lo = mf::encode_fast::<F, SAT>(pair[0]) & 0xf;
+        let hi = pair
+            .get(1)
+            .map_or(0, |&x| mf::encode_fast::<F, SAT>(x) & 0xf);
+        out[32 * steps + i] = lo | hi << 4;
+    }
+}
+

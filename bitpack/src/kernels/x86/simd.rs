@@ -1,0 +1,249 @@
+//! Load, store and vector helpers shared by the x86 kernel families, at
+//! 256 bits (AVX2) and 512 bits (AVX-512).
+//!
+
+use core::arch::x86_64::*;
+
+// The helpers every family file takes with `use super::simd::*`.
+pub(super) use crate::Unsigned;
+#[cfg(feature = "alloc")]
+pub(super) use crate::kernels::aligned;
+pub(super) use crate::kernels::bits::{head8, per_word, steps_within, write_le};
+pub(super) use crate::kernels::scalar::{self, ld, mask64, rep_mask};
+
+// ---------------------------------------------------------------------------
+// helpers
+// ---------------------------------------------------------------------------
+//
+// The loops below compute, before they start, how many steps stay inside the
+// slices they read and write, `assert!` the last step's extent once, and then
+// load and store through raw pointers without a bounds check per access (the
+// checks cost up to a third of the loop: see `BENCHMARKS.md`). Each such
+// access is an `unsafe` call to one of the helpers here, whose precondition is
+// that extent.
+
+/// A vector from 32 bytes.
+#[inline(always)]
+pub(super) fn v256(b: [u8; 32]) -> __m256i {
+    bytemuck::cast(b)
+}
+
+/// A vector from 16 `u16` lanes.
+#[inline(always)]
+pub(super) fn v256_u16(h: [u16; 16]) -> __m256i {
+    bytemuck::cast(h)
+}
+
+/// A vector from 8 `u32` lanes.
+#[inline(always)]
+pub(super) fn v256_u32(d: [u32; 8]) -> __m256i {
+    bytemuck::cast(d)
+}
+
+/// A vector with `x` in every 64-bit lane.
+#[inline(always)]
+pub(super) fn splat64(x: u64) -> __m256i {
+    bytemuck::cast([x; 4])
+}
+
+/// A shift count for `_mm256_srl_epi64`.
+#[inline(always)]
+pub(super) fn count(n: u32) -> __m128i {
+    bytemuck::cast([n as u64, 0])
+}
+
+/// 16 bytes at `at`.
+///
+/// # Safety
+///
+/// `at + 16 <= bytes.len()`.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) unsafe fn load16(bytes: &[u8], at: usize) -> __m128i {
+    debug_assert!(at + 16 <= bytes.len());
+    // SAFETY: the caller guarantees `at + 16 <= bytes.len()`, so the 16 bytes
+    // read are inside `bytes`; `loadu` has no alignment requirement.
+    unsafe { _mm_loadu_si128(bytes.as_ptr().wrapping_add(at).cast()) }
+}
+
+/// 32 bytes at `at`.
+///
+/// # Safety
+///
+/// `at + 32 <= bytes.len()`.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) unsafe fn load32(bytes: &[u8], at: usize) -> __m256i {
+    debug_assert!(at + 32 <= bytes.len());
+    // SAFETY: the caller guarantees `at + 32 <= bytes.len()`; `loadu` has no
+    // alignment requirement.
+    unsafe { _mm256_loadu_si256(bytes.as_ptr().wrapping_add(at).cast()) }
+}
+
+/// 16 bytes at `lo` in the low 128 bits, 16 bytes at `hi` in the high.
+///
+/// # Safety
+///
+/// `lo + 16 <= bytes.len()` and `hi + 16 <= bytes.len()`.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) unsafe fn load2(bytes: &[u8], lo: usize, hi: usize) -> __m256i {
+    // SAFETY: the caller guarantees both 16-byte ranges are inside `bytes`.
+    let l = unsafe { load16(bytes, lo) };
+    // SAFETY: as above.
+    let h = unsafe { load16(bytes, hi) };
+    _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(l), h)
+}
+
+/// The 16 bytes at `at` in both 128-bit halves (`vbroadcasti128`, a load
+/// with no shuffle).
+///
+/// # Safety
+///
+/// `at + 16 <= bytes.len()`.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) unsafe fn bcast16(bytes: &[u8], at: usize) -> __m256i {
+    // SAFETY: the caller guarantees `at + 16 <= bytes.len()`.
+    _mm256_broadcastsi128_si256(unsafe { load16(bytes, at) })
+}
+
+/// 8 bytes at `at`, little-endian.
+///
+/// # Safety
+///
+/// `at + 8 <= bytes.len()`.
+#[inline(always)]
+pub(super) unsafe fn read8(bytes: &[u8], at: usize) -> u64 {
+    debug_assert!(at + 8 <= bytes.len());
+    // SAFETY: the caller guarantees `at + 8 <= bytes.len()`;
+    // `read_unaligned` has no alignment requirement.
+    u64::from_le(unsafe {
+        bytes
+            .as_ptr()
+            .wrapping_add(at)
+            .cast::<u64>()
+            .read_unaligned()
+    })
+}
+
+/// 4 bytes at `at`, little-endian.
+///
+/// # Safety
+///
+/// `at + 4 <= bytes.len()`.
+#[inline(always)]
+pub(super) unsafe fn read4(bytes: &[u8], at: usize) -> u32 {
+    debug_assert!(at + 4 <= bytes.len());
+    // SAFETY: the caller guarantees `at + 4 <= bytes.len()`.
+    u32::from_le(unsafe {
+        bytes
+            .as_ptr()
+            .wrapping_add(at)
+            .cast::<u32>()
+            .read_unaligned()
+    })
+}
+
+/// Writes 32 bytes at `at`.
+///
+/// # Safety
+///
+/// `at + 32 <= bytes.len()`.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) unsafe fn store32(bytes: &mut [u8], at: usize, v: __m256i) {
+    debug_assert!(at + 32 <= bytes.len());
+    // SAFETY: the caller guarantees `at + 32 <= bytes.len()`; `storeu` has
+    // no alignment requirement.
+    unsafe { _mm256_storeu_si256(bytes.as_mut_ptr().wrapping_add(at).cast(), v) }
+}
+
+/// Writes 16 bytes at `at`.
+///
+/// # Safety
+///
+/// `at + 16 <= bytes.len()`.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) unsafe fn store16(bytes: &mut [u8], at: usize, v: __m128i) {
+    debug_assert!(at + 16 <= bytes.len());
+    // SAFETY: the caller guarantees `at + 16 <= bytes.len()`.
+    unsafe { _mm_storeu_si128(bytes.as_mut_ptr().wrapping_add(at).cast(), v) }
+}
+
+
+// ---------------------------------------------------------------------------
+// AVX-512
+// ---------------------------------------------------------------------------
+
+/// 64 bytes at `at`.
+///
+/// # Safety
+///
+/// `at + 64 <= bytes.len()`, and the CPU supports AVX-512 F.
+#[target_feature(enable = "avx512f")]
+#[inline]
+pub(super) unsafe fn load64(bytes: &[u8], at: usize) -> __m512i {
+    debug_assert!(at + 64 <= bytes.len());
+    // SAFETY: the caller guarantees `at + 64 <= bytes.len()`, so the 64
+    // bytes read are inside `bytes`; `loadu` has no alignment requirement.
+    unsafe { _mm512_loadu_si512(bytes.as_ptr().wrapping_add(at).cast()) }
+}
+
+/// Stores 64 bytes at `at`.
+///
+/// # Safety
+///
+/// `at + 64 <= bytes.len()`, and the CPU supports AVX-512 F.
+#[target_feature(enable = "avx512f")]
+#[inline]
+pub(super) unsafe fn store64(bytes: &mut [u8], at: usize, v: __m512i) {
+    debug_assert!(at + 64 <= bytes.len());
+    // SAFETY: the caller guarantees `at + 64 <= bytes.len()`; `storeu` has
+    // no alignment requirement.
+    unsafe { _mm512_storeu_si512(bytes.as_mut_ptr().wrapping_add(at).cast(), v) }
+}
+
+/// A vector from eight 64-bit lanes, lane 0 first.
+#[target_feature(enable = "avx512f")]
+#[inline]
+pub(super) fn v512_u64(q: [u64; 8]) -> __m512i {
+    let q = q.map(|x| x as i64);
+    _mm512_set_epi64(q[7], q[6], q[5], q[4], q[3], q[2], q[1], q[0])
+}
+
+/// A vector from 64 bytes.
+#[target_feature(enable = "avx512f")]
+#[inline]
+pub(super) fn v512(b: [u8; 64]) -> __m512i {
+    v512_u64(bytemuck::cast(b))
+}
+
+/// A vector from 16 `u32` lanes.
+#[target_feature(enable = "avx512f")]
+#[inline]
+pub(super) fn v512_u32(d: [u32; 16]) -> __m512i {
+    v512_u64(bytemuck::cast(d))
+}
+
+/// The low bytes of four vectors of 16 `u32` lanes (each lane at most
+/// 255), 64 bytes in element order: two `vpackusdw`, one `vpackuswb`, and
+/// one `vpermd` that undoes the packs' 128-bit interleave (after them,
+/// 32-bit lane `4L + j` holds elements `4L..4L + 4` of input `j`).
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+pub(super) fn narrow_u32x64(a0: __m512i, a1: __m512i, a2: __m512i, a3: __m512i) -> __m512i {
+    let order = v512_u32([0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15]);
+    let p01 = _mm512_packus_epi32(a0, a1);
+    let p23 = _mm512_packus_epi32(a2, a3);
+    _mm512_permutexvar_epi32(order, _mm512_packus_epi16(p01, p23))
+}
+
+/// A vector with `x` in every 64-bit lane.
+#[target_feature(enable = "avx512f")]
+#[inline]
+pub(super) fn splat64x8(x: u64) -> __m512i {
+    _mm512_set1_epi64(x as i64)
+}
+

@@ -1,0 +1,530 @@
+//! Unpack variants: to `u8` (AVX2, BMI2 and AVX-512 VBMI, 1..=7 bits), to
+//! `u32` (AVX2 and AVX-512 VBMI, 1..=31 bits), and the word-aligned layout's
+//! AVX2 and BMI2 builds.
+//!
+//! The AVX-512 variants use `vpermb` (`_mm512_permutexvar_epi8`), which
+//! moves any byte of a 64-byte load to any byte of the result, so a step
+//! needs no alignment trick to give each lane its group (the AVX2 variants
+//! place their loads so that `pshufb`, confined to 128-bit halves, reaches
+//! the bytes), and `vpmultishiftqb` (`_mm512_multishift_epi64_epi8`), which
+//! cuts eight 8-bit fields at any bit offsets out of each 64-bit lane.
+
+use core::arch::x86_64::*;
+
+use super::simd::*;
+
+// ---------------------------------------------------------------------------
+// unpack to u8, W in 1..=7
+// ---------------------------------------------------------------------------
+
+/// Where two groups `2W` bytes apart land in one 32-byte load: loading at
+/// `at + 2W - 16` puts the group at `at` at byte `16 - 2W` of the low half
+/// and the group at `at + 2W` at byte 0 of the high half, so no lane-crossing
+/// shuffle (`vinserti128`, or a `vbroadcasti128`, which is one on this core)
+/// is needed to give each half its own group.
+pub(super) const fn low_base(two_groups: usize) -> usize {
+    16 - two_groups
+}
+
+/// Steps to leave to the portable head so that the first 32-byte load,
+/// `back` bytes before the first group, starts inside the buffer.
+#[inline(always)]
+pub(super) fn skip_steps(first: usize, stride: usize, back: usize) -> usize {
+    if first >= back {
+        0
+    } else {
+        (back - first).div_ceil(stride)
+    }
+}
+
+/// `pshufb` control for [`unpack_u8_avx2`]: 16-bit lane `j` of a half
+/// gathers the two bytes holding element `j` of the half's 8-element group
+/// (at byte `16 - 2W` of the low half, byte 0 of the high half). An element
+/// that starts on a byte boundary takes that byte as the high byte (low byte
+/// zero) so that every lane shifts right by 1..=8.
+const fn unpack_u8_shuffle(w: u32) -> [u8; 32] {
+    let mut c = [0u8; 32];
+    let mut h = 0;
+    while h < 2 {
+        let base = if h == 0 { low_base(2 * w as usize) } else { 0 };
+        let mut j = 0;
+        while j < 8 {
+            let bit = j * w as usize;
+            let (b, s) = (base + bit / 8, bit % 8);
+            let (lo, hi) = if s == 0 {
+                (0x80, b as u8)
+            } else {
+                (b as u8, b as u8 + 1)
+            };
+            c[16 * h + 2 * j] = lo;
+            c[16 * h + 2 * j + 1] = hi;
+            j += 1;
+        }
+        h += 1;
+    }
+    c
+}
+
+/// Multipliers for `_mm256_mulhi_epu16`: `2^(16 - s)` shifts a lane right by
+/// `s` (1..=8).
+const fn unpack_u8_mul(w: u32) -> [u16; 16] {
+    let mut m = [0u16; 16];
+    let mut j = 0;
+    while j < 8 {
+        let s = (j * w as usize) % 8;
+        let s = if s == 0 { 8 } else { s };
+        m[j] = 1 << (16 - s);
+        m[8 + j] = 1 << (16 - s);
+        j += 1;
+    }
+    m
+}
+
+/// `vpmulhuw` as written: through the intrinsic, LLVM turns the multiply
+/// (followed by the mask and `vpackuswb` of [`unpack_u8_avx2`]) into
+/// zero-extended 32-bit halves, two multiplies, `vpackusdw` and `vpermq`,
+/// which measured twice as slow.
+///
+/// Miri cannot run `asm!`; under Miri the intrinsic stands in for it (the
+/// same instruction, the same result), so that Miri checks every memory
+/// access of the kernels around it.
+#[cfg(not(miri))]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn mulhi_epu16(a: __m256i, b: __m256i) -> __m256i {
+    let r: __m256i;
+    // SAFETY: the instruction reads the two named vector registers and
+    // writes the third, touches no memory, stack or flags, and needs only
+    // AVX2, which this function enables.
+    unsafe {
+        core::arch::asm!(
+            "vpmulhuw {r}, {a}, {b}",
+            r = lateout(ymm_reg) r,
+            a = in(ymm_reg) a,
+            b = in(ymm_reg) b,
+            options(pure, nomem, nostack, preserves_flags),
+        );
+    }
+    r
+}
+
+/// `vpmulhuw` through the intrinsic, for Miri (see the other
+/// `mulhi_epu16`).
+#[cfg(miri)]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn mulhi_epu16(a: __m256i, b: __m256i) -> __m256i {
+    _mm256_mulhi_epu16(a, b)
+}
+
+/// Unpacks `W`-bit elements (`W` in `1..=7`) to bytes, 32 per step.
+///
+/// A step's four 8-element groups (`W` bytes each, from byte `at`) come from
+/// two 32-byte loads, at `at + 2W - 16` (groups 0 and 2 in the low and high
+/// halves) and `at + 3W - 16` (groups 1 and 3); `pshufb` puts each element's
+/// two bytes in a 16-bit lane, `vpmulhuw` shifts each lane right by its own
+/// amount, a mask keeps `W` bits and `vpackuswb` interleaves the two vectors
+/// back into element order: two loads, two `pshufb`, two multiplies, two
+/// masks, one pack and one store per 32 elements.
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn unpack_u8_avx2<const W: u32>(words: &[u64], offset: usize, dst: &mut [u8]) {
+    let n = dst.len();
+    let bytes: &[u8] = bytemuck::cast_slice(words);
+    let w = W as usize;
+    let back = low_base(2 * w);
+    let aligned = head8(offset, n);
+    let g0 = (offset + aligned) / 8 * w;
+    let skip = skip_steps(g0, 4 * w, back).min((n - aligned) / 32);
+    let head = aligned + 32 * skip;
+    scalar::unpack::<W, u8>(words, offset, &mut dst[..head]);
+    // A step loads bytes `first + 4ws .. first + 4ws + w + 32`; with too few
+    // values to reach a load start inside the buffer, there is no step.
+    let (first, steps) = match (g0 + 4 * w * skip).checked_sub(back) {
+        Some(f) => (
+            f,
+            steps_within(f, 4 * w, w + 32, bytes.len(), (n - head) / 32),
+        ),
+        None => (0, 0),
+    };
+    assert!(steps == 0 || first + (steps - 1) * 4 * w + w + 32 <= bytes.len());
+    assert!(head + 32 * steps <= n);
+    let shuf = v256(unpack_u8_shuffle(W));
+    let mul = v256_u16(unpack_u8_mul(W));
+    let mask = _mm256_set1_epi16(mask64(W) as i16);
+    for s in 0..steps {
+        let at = first + 4 * w * s;
+        // SAFETY: `s < steps`, so `at + w + 32 <= bytes.len()` by the
+        // assertion above.
+        let a = unsafe { load32(bytes, at) };
+        // SAFETY: as above.
+        let b = unsafe { load32(bytes, at + w) };
+        let a = _mm256_and_si256(mulhi_epu16(_mm256_shuffle_epi8(a, shuf), mul), mask);
+        let b = _mm256_and_si256(mulhi_epu16(_mm256_shuffle_epi8(b, shuf), mul), mask);
+        let r = _mm256_packus_epi16(a, b);
+        // SAFETY: `head + 32 * steps <= dst.len()` was asserted above.
+        unsafe { store32(dst, head + 32 * s, r) };
+    }
+    let i = head + 32 * steps;
+    scalar::unpack::<W, u8>(words, offset + i, &mut dst[i..]);
+}
+
+/// Unpacks `W`-bit elements (`W` in `1..=7`) to bytes with BMI2: one `pdep`
+/// spreads an 8-element group (`W` bytes) over 8 bytes.
+///
+/// # Safety
+///
+/// The CPU must support BMI2.
+#[target_feature(enable = "bmi2")]
+pub(crate) unsafe fn unpack_u8_bmi2<const W: u32>(words: &[u64], offset: usize, dst: &mut [u8]) {
+    let n = dst.len();
+    let head = head8(offset, n);
+    scalar::unpack::<W, u8>(words, offset, &mut dst[..head]);
+    let bytes: &[u8] = bytemuck::cast_slice(words);
+    let w = W as usize;
+    let dep = rep_mask(W, 8);
+    let first = (offset + head) / 8 * w;
+    let steps = steps_within(first, w, 8, bytes.len(), (n - head) / 8);
+    assert!(steps == 0 || first + (steps - 1) * w + 8 <= bytes.len());
+    assert!(head + 8 * steps <= n);
+    for s in 0..steps {
+        // SAFETY: `s < steps`: the read is inside `bytes` and the write
+        // inside `dst` by the assertions above.
+        let x = unsafe { read8(bytes, first + w * s) };
+        let v = _pdep_u64(x, dep);
+        // SAFETY: as above.
+        unsafe { write_le(dst, head + 8 * s, v) };
+    }
+    let i = head + 8 * steps;
+    scalar::unpack::<W, u8>(words, offset + i, &mut dst[i..]);
+}
+
+// ---------------------------------------------------------------------------
+// unpack to u32, W in 1..=31
+// ---------------------------------------------------------------------------
+
+/// Whether [`unpack_u32_avx2`] reads a whole 8-element group from one
+/// 16-byte window broadcast to both halves: element 7's 4 bytes must lie in
+/// the window.
+const fn unpack_u32_bcast(w: u32) -> bool {
+    w <= 14
+}
+
+/// Byte where half `h`'s window starts (4 elements per half) and the bit of
+/// that byte where its first element starts.
+const fn u32_window(w: u32, h: usize) -> (usize, usize) {
+    if unpack_u32_bcast(w) {
+        (0, 0)
+    } else {
+        let bit = 4 * h * w as usize;
+        (bit / 8, bit % 8)
+    }
+}
+
+/// `pshufb` controls and shifts for [`unpack_u32_avx2`]: dword `j` of half
+/// `h` gathers bytes `k..k + 4` of its window (`k + 4..k + 8` for the second
+/// control, used when `W > 25`), `k` the byte of the element's first bit;
+/// it then shifts right by the bit's position in that byte.
+const fn unpack_u32_consts(w: u32) -> ([u8; 32], [u8; 32], [u32; 8]) {
+    let mut c0 = [0x80u8; 32];
+    let mut c1 = [0x80u8; 32];
+    let mut sh = [0u32; 8];
+    let mut h = 0;
+    while h < 2 {
+        let (_, phase) = u32_window(w, h);
+        let first = if unpack_u32_bcast(w) { 4 * h } else { 0 };
+        let mut j = 0;
+        while j < 4 {
+            let bit = phase + (first + j) * w as usize;
+            let (b, s) = (bit / 8, bit % 8);
+            let mut t = 0;
+            while t < 4 {
+                if b + t < 16 {
+                    c0[16 * h + 4 * j + t] = (b + t) as u8;
+                }
+                if b + 4 + t < 16 {
+                    c1[16 * h + 4 * j + t] = (b + 4 + t) as u8;
+                }
+                t += 1;
+            }
+            sh[4 * h + j] = s as u32;
+            j += 1;
+        }
+        h += 1;
+    }
+    (c0, c1, sh)
+}
+
+/// Unpacks `W`-bit elements (`W` in `1..=31`) to `u32`, 8 per step: an
+/// 8-element group (`W` bytes) is loaded into both 128-bit halves (one
+/// broadcast window for `W <= 14`, else each half's own window), `pshufb`
+/// gathers each element's bytes into its dword, `vpsrlvd` shifts each dword
+/// by its own amount and a mask keeps `W` bits (for `W > 25` an element can
+/// span 5 bytes, so a second gather is shifted left and or-ed in).
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn unpack_u32_avx2<const W: u32>(words: &[u64], offset: usize, dst: &mut [u32]) {
+    let n = dst.len();
+    let head = head8(offset, n);
+    scalar::unpack::<W, u32>(words, offset, &mut dst[..head]);
+    let bytes: &[u8] = bytemuck::cast_slice(words);
+    let out: &mut [u8] = bytemuck::cast_slice_mut(dst);
+    let w = W as usize;
+    let (c0, c1, sh) = unpack_u32_consts(W);
+    let (c0, c1, sh) = (v256(c0), v256(c1), v256_u32(sh));
+    let sh_hi = _mm256_sub_epi32(_mm256_set1_epi32(32), sh);
+    let mask = _mm256_set1_epi32(mask64(W) as i32);
+    let (hi_off, _) = u32_window(W, 1);
+    let first = (offset + head) / 8 * w;
+    let steps = steps_within(first, w, hi_off + 16, bytes.len(), (n - head) / 8);
+    assert!(steps == 0 || first + (steps - 1) * w + hi_off + 16 <= bytes.len());
+    assert!(4 * (head + 8 * steps) <= out.len());
+    for s in 0..steps {
+        let at = first + w * s;
+        let v = if unpack_u32_bcast(W) {
+            // SAFETY: `s < steps`, so `at + 16 <= bytes.len()` (asserted).
+            unsafe { bcast16(bytes, at) }
+        } else {
+            // SAFETY: `s < steps`, so `at + hi_off + 16 <= bytes.len()`.
+            unsafe { load2(bytes, at, at + hi_off) }
+        };
+        let mut r = _mm256_srlv_epi32(_mm256_shuffle_epi8(v, c0), sh);
+        if W > 25 {
+            r = _mm256_or_si256(r, _mm256_sllv_epi32(_mm256_shuffle_epi8(v, c1), sh_hi));
+        }
+        let r = _mm256_and_si256(r, mask);
+        // SAFETY: the output bytes of step `s` end at most at
+        // `4 * (head + 8 * steps) <= out.len()` (asserted).
+        unsafe { store32(out, 4 * (head + 8 * s), r) };
+    }
+    let i = head + 8 * steps;
+    scalar::unpack::<W, u32>(words, offset + i, &mut dst[i..]);
+}
+
+// ---------------------------------------------------------------------------
+// unpack to u8, W in 1..=7
+// ---------------------------------------------------------------------------
+
+/// `vpermb` control for [`unpack_u8_avx512`]: qword `g` receives the 8 bytes
+/// from byte `gW` of the load (its 8-element group at bit 0, the rest
+/// ignored).
+const fn unpack_u8_perm(w: u32) -> [u8; 64] {
+    let mut c = [0u8; 64];
+    let mut g = 0;
+    while g < 8 {
+        let mut t = 0;
+        while t < 8 {
+            c[8 * g + t] = (g * w as usize + t) as u8;
+            t += 1;
+        }
+        g += 1;
+    }
+    c
+}
+
+/// `vpmultishiftqb` control: byte `j` of each qword takes the 8 bits from
+/// bit `jW`, element `j` of the group in its low `W` bits.
+const fn unpack_u8_shifts(w: u32) -> [u8; 64] {
+    let mut c = [0u8; 64];
+    let mut i = 0;
+    while i < 64 {
+        c[i] = ((i % 8) * w as usize) as u8;
+        i += 1;
+    }
+    c
+}
+
+/// Unpacks `W`-bit elements (`W` in `1..=7`) to bytes, 64 per step: one
+/// 64-byte load holds the step's eight 8-element groups (`8W` bytes),
+/// `vpermb` gives each 64-bit lane its group, `vpmultishiftqb` moves each
+/// element to its own byte, a mask keeps `W` bits: one load, two shuffles,
+/// one `and` and one store per 64 elements.
+///
+/// # Safety
+///
+/// The CPU must support AVX-512 F, BW and VBMI.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+pub(crate) unsafe fn unpack_u8_avx512<const W: u32>(words: &[u64], offset: usize, dst: &mut [u8]) {
+    let n = dst.len();
+    let head = head8(offset, n);
+    scalar::unpack::<W, u8>(words, offset, &mut dst[..head]);
+    let bytes: &[u8] = bytemuck::cast_slice(words);
+    let w = W as usize;
+    let first = (offset + head) / 8 * w;
+    let steps = steps_within(first, 8 * w, 64, bytes.len(), (n - head) / 64);
+    assert!(steps == 0 || first + (steps - 1) * 8 * w + 64 <= bytes.len());
+    assert!(head + 64 * steps <= n);
+    let perm = v512(unpack_u8_perm(W));
+    let shifts = v512(unpack_u8_shifts(W));
+    let mask = _mm512_set1_epi8(mask64(W) as i8);
+    for s in 0..steps {
+        // SAFETY: `s < steps`, so `first + 8ws + 64 <= bytes.len()` by the
+        // assertion above.
+        let v = unsafe { load64(bytes, first + 8 * w * s) };
+        let v = _mm512_permutexvar_epi8(perm, v);
+        let v = _mm512_and_si512(_mm512_multishift_epi64_epi8(shifts, v), mask);
+        // SAFETY: `head + 64 * steps <= dst.len()` was asserted above.
+        unsafe { store64(dst, head + 64 * s, v) };
+    }
+    let i = head + 64 * steps;
+    scalar::unpack::<W, u8>(words, offset + i, &mut dst[i..]);
+}
+
+// ---------------------------------------------------------------------------
+// unpack to u32, W in 1..=31
+// ---------------------------------------------------------------------------
+
+/// `vpermb` controls and shifts for [`unpack_u32_avx512`]: dword `j` (of 16,
+/// two 8-element groups, `2W` bytes from the load's start) gathers bytes
+/// `k..k + 4` of the load, `k` the byte of element `j`'s first bit, and then
+/// shifts right by the bit's place in that byte; for `W > 25` an element can
+/// reach byte `k + 4`, which the second control brings to the dword's low
+/// byte (its other bytes land above the element and are masked off).
+const fn unpack_u32_consts512(w: u32) -> ([u8; 64], [u8; 64], [u32; 16]) {
+    let mut c0 = [0u8; 64];
+    let mut c1 = [0u8; 64];
+    let mut sh = [0u32; 16];
+    let mut j = 0;
+    while j < 16 {
+        let bit = j * w as usize;
+        let (b, s) = (bit / 8, bit % 8);
+        let mut t = 0;
+        while t < 4 {
+            // `b + 4 + t <= 15 * 31 / 8 + 7 = 65`: wrap (bytes above the
+            // element's are masked off).
+            c0[4 * j + t] = ((b + t) % 64) as u8;
+            c1[4 * j + t] = ((b + 4 + t) % 64) as u8;
+            t += 1;
+        }
+        sh[j] = s as u32;
+        j += 1;
+    }
+    (c0, c1, sh)
+}
+
+/// Unpacks `W`-bit elements (`W` in `1..=31`) to `u32`, 16 per step: one
+/// 64-byte load holds the step's two groups (`2W` bytes), `vpermb` gathers
+/// each element's 4 bytes into its dword, `vpsrlvd` shifts each dword by its
+/// own amount and a mask keeps `W` bits (for `W > 25` a second `vpermb` and
+/// `vpsllvd` bring in the fifth byte).
+///
+/// # Safety
+///
+/// The CPU must support AVX-512 F, BW and VBMI.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+pub(crate) unsafe fn unpack_u32_avx512<const W: u32>(
+    words: &[u64],
+    offset: usize,
+    dst: &mut [u32],
+) {
+    let n = dst.len();
+    let head = head8(offset, n);
+    scalar::unpack::<W, u32>(words, offset, &mut dst[..head]);
+    let bytes: &[u8] = bytemuck::cast_slice(words);
+    let out: &mut [u8] = bytemuck::cast_slice_mut(dst);
+    let w = W as usize;
+    let (c0, c1, sh) = unpack_u32_consts512(W);
+    let (c0, c1, sh) = (v512(c0), v512(c1), v512_u32(sh));
+    let sh_hi = _mm512_sub_epi32(_mm512_set1_epi32(32), sh);
+    let mask = _mm512_set1_epi32(mask64(W) as i32);
+    let first = (offset + head) / 8 * w;
+    let steps = steps_within(first, 2 * w, 64, bytes.len(), (n - head) / 16);
+    assert!(steps == 0 || first + (steps - 1) * 2 * w + 64 <= bytes.len());
+    assert!(4 * (head + 16 * steps) <= out.len());
+    for s in 0..steps {
+        // SAFETY: `s < steps`, so `first + 2ws + 64 <= bytes.len()`
+        // (asserted above).
+        let v = unsafe { load64(bytes, first + 2 * w * s) };
+        let mut r = _mm512_srlv_epi32(_mm512_permutexvar_epi8(c0, v), sh);
+        if W > 25 {
+            let hi = _mm512_sllv_epi32(_mm512_permutexvar_epi8(c1, v), sh_hi);
+            r = _mm512_or_si512(r, hi);
+        }
+        let r = _mm512_and_si512(r, mask);
+        // SAFETY: step `s`'s output bytes end at most at
+        // `4 * (head + 16 * steps) <= out.len()` (asserted).
+        unsafe { store64(out, 4 * (head + 16 * s), r) };
+    }
+    let i = head + 16 * steps;
+    scalar::unpack::<W, u32>(words, offset + i, &mut dst[i..]);
+}
+
+// ---------------------------------------------------------------------------
+// the word-aligned layout
+// ---------------------------------------------------------------------------
+
+/// The word-aligned `unpack_raw_body` compiled for AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) fn unpack_aligned_raw_avx2<const W: u32, U: Unsigned>(
+    words: &[u64],
+    first: usize,
+    dst: &mut [U],
+) {
+    aligned::unpack_raw_body::<W, U>(words, first, dst);
+}
+
+/// Word-aligned unpacking to bytes (`W <= 8`) with BMI2: each whole word
+/// deposits its values eight at a time into the bytes of a `u64` (`pdep`
+/// with `2^W - 1` in every byte), whose low bytes are copied out; the values
+/// before the first whole word and after the last one go one at a time.
+#[target_feature(enable = "bmi2")]
+pub(crate) fn unpack_aligned_u8_bmi2<const W: u32>(words: &[u64], first: usize, dst: &mut [u8]) {
+    let per = per_word(W);
+    let bytes = 0x0101_0101_0101_0101u64 * mask64(W);
+    let n = dst.len();
+    let head = aligned::head_len(per, first, n);
+    let body = (n - head) / per * per;
+    let k0 = (first + head) / per;
+    aligned::unpack_core(W, words, first, &mut dst[..head], |v| v as u8);
+    for (&w, ds) in words[k0..k0 + body / per]
+        .iter()
+        .zip(dst[head..head + body].chunks_exact_mut(per))
+    {
+        let x = ld(w);
+        for (g, out) in ds.chunks_mut(8).enumerate() {
+            let v = _pdep_u64(x >> (8 * W as usize * g), bytes).to_le_bytes();
+            out.copy_from_slice(&v[..out.len()]);
+        }
+    }
+    let done = head + body;
+    aligned::unpack_core(W, words, first + done, &mut dst[done..], |v| v as u8);
+}
+#[cfg(all(test, not(miri)))]
+mod mulhi_tests {
+    use super::*;
+
+    /// The `asm!` form that the kernels run and the intrinsic that stands
+    /// in for it under Miri agree lane by lane.
+    #[test]
+    fn asm_and_intrinsic_mulhi_agree() {
+        if !std::is_x86_feature_detected!("avx2") {
+            std::eprintln!("skipped: no AVX2");
+            return;
+        }
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..1000 {
+            let mut lanes = [0u16; 32];
+            for l in &mut lanes {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                *l = x as u16;
+            }
+            let a: __m256i = bytemuck::cast(<[u16; 16]>::try_from(&lanes[..16]).unwrap());
+            let b: __m256i = bytemuck::cast(<[u16; 16]>::try_from(&lanes[16..]).unwrap());
+            // SAFETY: AVX2, all that `mulhi_epu16` needs, was detected above.
+            let asm = unsafe { mulhi_epu16(a, b) };
+            // SAFETY: as above.
+            let intrinsic = unsafe { _mm256_mulhi_epu16(a, b) };
+            let (asm, intrinsic): ([u16; 16], [u16; 16]) =
+                (bytemuck::cast(asm), bytemuck::cast(intrinsic));
+            assert_eq!(asm, intrinsic, "{lanes:?}");
+        }
+    }
+}
