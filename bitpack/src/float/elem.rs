@@ -155,7 +155,11 @@ pub(crate) fn encode_fast<F: MiniFloat, const SAT: bool>(x: f32) -> u8 {
     if k.nan == NanCodes::Signed {
         // NaN codes are the positive one with the sign or-ed in (every
         // format with a NaN): only the magnitude is chosen.
-        let mag = if a > 0x7f80_0000 { k.nan_pos as i32 } else { mag };
+        let mag = if a > 0x7f80_0000 {
+            k.nan_pos as i32
+        } else {
+            mag
+        };
         (sign | mag as u32) as u8
     } else {
         let code = sign | mag as u32;

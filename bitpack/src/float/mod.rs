@@ -24,7 +24,7 @@ mod minifloat;
 mod round;
 
 pub use format::{FloatFormat, NanFallback, Overflow, Specials, Ties};
-pub(crate) use minifloat::Tables;
 pub use minifloat::MiniFloat;
-pub(crate) use round::Parts;
+pub(crate) use minifloat::Tables;
 pub use round::Mode;
+pub(crate) use round::Parts;

@@ -391,4 +391,3 @@ impl FloatFormat {
         sign | code as u32
     }
 }
-

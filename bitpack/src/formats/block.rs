@@ -8,9 +8,9 @@
 //! [`nvfp4_scale`], then [`mx_codes`] or [`nvfp4_codes`], and the result is
 //! bit for bit what the host arrays hold.
 
-use crate::float::{FloatFormat, MiniFloat, Mode, Parts, Tables};
 use super::types::{E2M1, E2M3, E3M2, E4M3, E5M2, E8M0};
 use super::wide::{Real, Rounding, random_bits};
+use crate::float::{FloatFormat, MiniFloat, Mode, Parts, Tables};
 use crate::kernels::minifloat;
 
 mod sealed {

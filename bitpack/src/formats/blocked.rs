@@ -10,8 +10,8 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::bulk::decode_stream;
-use crate::float::MiniFloat;
 use crate::error::LengthOf;
+use crate::float::MiniFloat;
 use crate::{BitElement, Error, NarrowArray, Result};
 
 /// `(rows, cols)` of a row-major shape holding `len` values: `cols` is the

@@ -15,9 +15,9 @@ use alloc::vec;
 #[cfg(feature = "alloc")]
 use alloc::vec::Vec;
 
-use crate::float::{MiniFloat, Mode, Tables};
 #[cfg(feature = "alloc")]
 use crate::NarrowArray;
+use crate::float::{MiniFloat, Mode, Tables};
 use crate::{Error, Result};
 
 use crate::kernels::minifloat;

@@ -145,6 +145,8 @@ mod nvfp4;
 mod types;
 mod wide;
 
+#[doc(inline)]
+pub use crate::float::{FloatFormat, MiniFloat, Mode, NanFallback, Overflow, Specials, Ties};
 #[cfg(feature = "cuda")]
 pub(crate) use block::FP4_TIMES_FP8_MAX;
 pub use block::{
@@ -165,8 +167,6 @@ pub use names::FormatNames;
 pub(crate) use nvfp4::NO_FINITE_VALUE;
 #[cfg(feature = "alloc")]
 pub use nvfp4::{Nvfp4Array, Nvfp4Blocks, Nvfp4Options};
-#[doc(inline)]
-pub use crate::float::{FloatFormat, MiniFloat, Mode, NanFallback, Overflow, Specials, Ties};
 pub use types::{
     E2M1, E2M3, E3M2, E3M4, E4M3, E4M3B11Fnuz, E4M3Fnuz, E4M3Ieee, E5M2, E5M2Fnuz, E8M0,
 };

@@ -7,9 +7,9 @@ use alloc::vec::Vec;
 pub use super::block::{MxElement, ScaleRule};
 use super::block::{inv_pow2_f32, scale_code, shared_exponent};
 use super::blocked::{Blocked, split_axis, split_shape};
-use crate::float::Mode;
 use super::types::E8M0;
 use super::wide::{Real, Rounding, random_bits};
+use crate::float::Mode;
 use crate::kernels::minifloat;
 use crate::{Error, NarrowArray, Result};
 

@@ -7,9 +7,9 @@ use alloc::vec::Vec;
 pub use super::block::TinyScale;
 use super::block::{FP4_TIMES_FP8_MAX, block_scale, value_codes};
 use super::blocked::{Blocked, split_shape};
-use crate::float::Tables;
 use super::types::{E2M1, E4M3};
 use super::wide::{Real, Rounding};
+use crate::float::Tables;
 use crate::{Error, NarrowArray, Result};
 
 /// Which values share an NVFP4 block scale.

@@ -9,9 +9,9 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::bulk::check_packed;
-use crate::float::{MiniFloat, Mode, Parts, Tables};
 #[cfg(feature = "alloc")]
 use crate::NarrowArray;
+use crate::float::{MiniFloat, Mode, Parts, Tables};
 use crate::kernels::minifloat;
 // For the docs' links.
 #[cfg(doc)]

@@ -22,8 +22,8 @@ use core::sync::atomic::{AtomicU32, Ordering};
 
 use super::bits::{head8, steps_within, write_le};
 use super::dispatch::Table;
-use crate::float::elem::{EncodeConsts, NanCodes};
 use super::scalar;
+use crate::float::elem::{EncodeConsts, NanCodes};
 use crate::float::{MiniFloat, Specials};
 
 // ---------------------------------------------------------------------------
@@ -624,10 +624,7 @@ fn encode4<F: MiniFloat, const SAT: bool>(x: float32x4_t) -> uint32x4_t {
     let shift = k.shift as i32;
     let odd = vandq_s32(vshlq_s32(a, vdupq_n_s32(-shift)), vdupq_n_s32(1));
     let r = vaddq_s32(vaddq_s32(a, vdupq_n_s32((1 << (shift - 1)) - 1)), odd);
-    let normal = vsubq_s32(
-        vshlq_s32(r, vdupq_n_s32(-shift)),
-        vdupq_n_s32(k.rebias),
-    );
+    let normal = vsubq_s32(vshlq_s32(r, vdupq_n_s32(-shift)), vdupq_n_s32(k.rebias));
     let magic = f32::from_bits(k.magic);
     let raised = vreinterpretq_f32_s32(vmaxq_s32(a, vdupq_n_s32(0x0080_0000)));
     let sub = vsubq_s32(

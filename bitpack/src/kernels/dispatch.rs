@@ -27,9 +27,9 @@ macro_rules! simd_cfg {
 #[cfg(all(feature = "std", target_arch = "x86_64"))]
 pub(crate) use super::x86 as simd;
 #[cfg(all(feature = "std", target_arch = "x86_64"))]
-pub use super::x86::limit_features;
-#[cfg(all(feature = "std", target_arch = "x86_64"))]
 pub(crate) use super::x86::features;
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+pub use super::x86::limit_features;
 
 #[cfg(all(
     feature = "std",
@@ -44,14 +44,14 @@ pub(crate) use super::aarch64 as simd;
     target_feature = "neon",
     target_endian = "little"
 ))]
-pub use super::aarch64::limit_features;
+pub(crate) use super::aarch64::features;
 #[cfg(all(
     feature = "std",
     target_arch = "aarch64",
     target_feature = "neon",
     target_endian = "little"
 ))]
-pub(crate) use super::aarch64::features;
+pub use super::aarch64::limit_features;
 
 /// The features the kernels may use: none on a target without variants.
 #[cfg(not(any(
@@ -153,6 +153,10 @@ simd_cfg! {
 
 /// Builds a [`Table`]: `N; [FEATURE function, ...] for widths...; ...`, the
 /// variants of an entry in order of preference.
+#[cfg_attr(
+    not(feature = "std"),
+    allow(unused_macros, reason = "only the SIMD targets build tables")
+)]
 macro_rules! variants {
     ($n:literal; $( [$($need:ident $f:ident),+] for $($w:literal)+ );* $(;)?) => {{
         let mut t = [[None; 3]; $n];

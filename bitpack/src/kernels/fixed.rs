@@ -82,8 +82,8 @@
 //! assert_eq!(fixed::decode_pair::<E2M1>(0xc2), [1.0, -2.0]);
 //! ```
 
-use crate::float::elem;
 use super::scalar;
+use crate::float::elem;
 use crate::float::{MiniFloat, Mode};
 
 pub use super::scalar::Lane;

@@ -8,8 +8,8 @@
 //! variants come from the per-target `float_variants` lists and are chosen
 //! by `dispatch::first`, as the width tables' are.
 
-pub(crate) use crate::float::elem::*;
 use super::dispatch;
+pub(crate) use crate::float::elem::*;
 use crate::float::{MiniFloat, Mode};
 
 use super::dispatch::simd::float_variants as simd;
@@ -37,7 +37,10 @@ macro_rules! simd_variant {
 /// byte (see [`encode_codes`]).
 pub(crate) fn encode_codes_f32<F: MiniFloat>(src: &[f32], satfinite: bool, codes: &mut [u8]) {
     let have = dispatch::features();
-    by_mode!(Mode::from_satfinite(satfinite), encode_codes::<F>(have, src, codes))
+    by_mode!(
+        Mode::from_satfinite(satfinite),
+        encode_codes::<F>(have, src, codes)
+    )
 }
 
 /// `codes[i]` = the code of `src[i]` in `F` (`SAT`: the saturating mode),
@@ -52,9 +55,7 @@ fn encode_codes<F: MiniFloat, const SAT: bool>(have: u32, src: &[f32], codes: &m
             // SAFETY: `dispatch::first` returns a variant only when every
             // CPU feature its `#[target_feature]` enables is in `have`, the
             // features the kernels may use.
-            unsafe {
-                f(src, codes)
-            };
+            unsafe { f(src, codes) };
             return;
         }
         map_codes(&encode_fast::<F, SAT>, src, codes)
@@ -82,9 +83,7 @@ pub(crate) fn decode_codes<F: MiniFloat>(
     if let Some(f) = simd_variant!(have, decode::<F>) {
         // SAFETY: `dispatch::first` returns a variant only when every CPU
         // feature its `#[target_feature]` enables is in `have`.
-        unsafe {
-            f(codes, out)
-        };
+        unsafe { f(codes, out) };
         return;
     }
     use super::scalar::map_values;
@@ -172,10 +171,12 @@ fn encode_stream<F: MiniFloat, const SAT: bool>(
         return;
     }
     if let Some(enc) = simd_variant!(have, encode::<F, SAT>) {
-        // SAFETY (both calls below): `dispatch::first` returns a variant only
-        // when every CPU feature its `#[target_feature]` enables is in
-        // `have`, the features the kernels may use.
-        let map = |s: &[f32], c: &mut [u8]| unsafe { enc(s, c) };
+        let map = |s: &[f32], c: &mut [u8]| {
+            // SAFETY: `dispatch::first` returns a variant only when every CPU
+            // feature its `#[target_feature]` enables is in `have`, the
+            // features the kernels may use.
+            unsafe { enc(s, c) }
+        };
         let pack = select!(PACK_U8[w](s: &[u8], ws: &mut [u64], o: usize));
         if w == 8 {
             // Whole-byte codes: write them straight into the words' bytes.
@@ -205,7 +206,13 @@ fn encode_stream<F: MiniFloat, const SAT: bool>(
         super::encode(w, src, encode_fast::<F, SAT>, words, offset)
     } else {
         let mode = Mode::from_satfinite(SAT);
-        super::encode(w, src, |x| F::FORMAT.encode_f32(x, mode) as u8, words, offset)
+        super::encode(
+            w,
+            src,
+            |x| F::FORMAT.encode_f32(x, mode) as u8,
+            words,
+            offset,
+        )
     };
     if r.is_err() {
         unreachable!("the caller sized the stream");

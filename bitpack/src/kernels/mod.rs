@@ -463,6 +463,10 @@ pub fn sum(width: u32, words: &[u64], offset: usize, len: usize) -> Result<u128>
     Sum::for_width(width)?.run(words, offset, len)
 }
 
+/// A SIMD sum variant: `(words, first value, count) -> sum`.
+#[allow(dead_code, reason = "only the builds with a SIMD target use it")]
+type SimdSum = unsafe fn(&[u64], usize, usize) -> u128;
+
 /// The [`sum`] kernel chosen once for one width ([`Sum::for_width`], or
 /// [`Sum::of`] for a width known at compile time): the portable
 /// instantiation and the SIMD variant the CPU allows, if any, so that a
@@ -480,7 +484,7 @@ pub(crate) struct Sum {
             target_endian = "little"
         )
     ))]
-    simd: Option<unsafe fn(&[u64], usize, usize) -> u128>,
+    simd: Option<SimdSum>,
 }
 
 impl Sum {

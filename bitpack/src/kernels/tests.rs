@@ -966,10 +966,10 @@ mod minifloat {
 
     use super::Rng;
     use crate::float::{MiniFloat, Mode};
-    use crate::{E2M1, E2M3, E3M2, E4M3, E5M2, E8M0};
     use crate::kernels::minifloat::{
         decode_codes, decode_fast, decode_fast_ok, encode_fast, encode_fast_ok, f16_ok,
     };
+    use crate::{E2M1, E2M3, E3M2, E4M3, E5M2, E8M0};
 
     /// The bits of `x` to compare, with every NaN the same: Rust does not
     /// promise the sign or payload of a NaN that float operations produce

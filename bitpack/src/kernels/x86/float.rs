@@ -11,7 +11,6 @@
 //! with one `vpermd`, where AVX2 needs two permutes and a blend for 4-bit
 //! codes. The portable element functions (`float/elem.rs`) do the tails.
 
-
 use core::arch::x86_64::*;
 
 use super::simd::*;
@@ -305,11 +304,9 @@ pub(crate) unsafe fn encode4_f32_avx2<F: crate::float::MiniFloat, const SAT: boo
     }
 }
 
-
 // ---------------------------------------------------------------------------
 // AVX-512
 // ---------------------------------------------------------------------------
-
 
 /// `vpmultishiftqb` control for [`decode_perm_avx512`]: byte 0 of 32-bit
 /// lane `i` takes the 8 bits from bit `iW` of the step's 64 bits (code `i`
@@ -593,4 +590,3 @@ pub(crate) unsafe fn encode4_f32_avx512<F: MiniFloat, const SAT: bool>(
         out[32 * steps + i] = lo | hi << 4;
     }
 }
-

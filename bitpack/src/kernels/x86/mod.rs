@@ -35,15 +35,16 @@ pub(crate) use float::{
     encode4_f32_avx512,
 };
 use pack::{
-    pack_u8_avx2, pack_u8_avx512, pack_u8_bmi2, pack_u32_avx2, pack_u32_avx512,
-    pack_u32_wide_avx2, pack_u32_wide_avx512,
+    pack_u8_avx2, pack_u8_avx512, pack_u8_bmi2, pack_u32_avx2, pack_u32_avx512, pack_u32_wide_avx2,
+    pack_u32_wide_avx512,
 };
 use sum::{
-    sum_bytes_avx2, sum_bytes_avx512, sum_fold_avx2, sum_fold_avx512, sum_popcnt,
-    sum_popcnt_avx512,
+    sum_bytes_avx2, sum_bytes_avx512, sum_fold_avx2, sum_fold_avx512, sum_popcnt, sum_popcnt_avx512,
 };
 pub(crate) use unpack::{unpack_aligned_raw_avx2, unpack_aligned_u8_bmi2};
-use unpack::{unpack_u8_avx2, unpack_u8_avx512, unpack_u8_bmi2, unpack_u32_avx2, unpack_u32_avx512};
+use unpack::{
+    unpack_u8_avx2, unpack_u8_avx512, unpack_u8_bmi2, unpack_u32_avx2, unpack_u32_avx512,
+};
 
 // ---------------------------------------------------------------------------
 // feature detection
@@ -208,7 +209,11 @@ pub(crate) mod float_variants {
             return [None; 2];
         }
         [
-            Some((AVX512_BW, "encode4_f32_avx512", encode4_f32_avx512::<F, SAT>)),
+            Some((
+                AVX512_BW,
+                "encode4_f32_avx512",
+                encode4_f32_avx512::<F, SAT>,
+            )),
             Some((AVX2, "encode4_f32_avx2", encode4_f32_avx2::<F, SAT>)),
         ]
     }
@@ -224,7 +229,6 @@ pub(crate) mod float_variants {
         ]
     }
 }
-
 
 /// `f()` compiled with AVX2 (a closure of portable code, inlined into this
 /// `#[target_feature]` function, vectorizes with AVX2 instructions).
@@ -253,4 +257,3 @@ pub(crate) unsafe fn with_avx2_in<R>(have: u32, f: impl FnOnce() -> R) -> R {
     }
     f()
 }
-

@@ -244,7 +244,6 @@ pub(crate) unsafe fn pack_u32_avx2<const W: u32>(src: &[u32], words: &mut [u64],
     scalar::pack::<W, u32>(&src[i..], words, offset + i);
 }
 
-
 // ---------------------------------------------------------------------------
 // memory helpers
 // ---------------------------------------------------------------------------
@@ -633,4 +632,3 @@ pub(crate) unsafe fn pack_u32_avx512<const W: u32>(src: &[u32], words: &mut [u64
     let i = head + 64 * steps;
     scalar::pack::<W, u32>(&src[i..], words, offset + i);
 }
-

@@ -172,7 +172,6 @@ pub(super) unsafe fn store16(bytes: &mut [u8], at: usize, v: __m128i) {
     unsafe { _mm_storeu_si128(bytes.as_mut_ptr().wrapping_add(at).cast(), v) }
 }
 
-
 // ---------------------------------------------------------------------------
 // AVX-512
 // ---------------------------------------------------------------------------
@@ -246,4 +245,3 @@ pub(super) fn narrow_u32x64(a0: __m512i, a1: __m512i, a2: __m512i, a3: __m512i) 
 pub(super) fn splat64x8(x: u64) -> __m512i {
     _mm512_set1_epi64(x as i64)
 }
-

@@ -470,4 +470,3 @@ pub(crate) unsafe fn sum_bytes_avx512<const W: u32>(
         lanes_sum(acc)
     })
 }
-
