@@ -6,7 +6,7 @@
 //! on compute capability 10.0, else `sm_90` from 9.0, else `sm_80` from
 //! 8.0), and runs the `bitpack-ptx` kernels on [`DeviceNarrowArray`]s,
 //! which hold the same dense LSB-first byte stream as a
-//! [`NarrowArray`].
+//! [`NarrowArray`](crate::NarrowArray).
 //!
 //! MX and NVFP4 quantize and dequantize on the device too
 //! ([`Gpu::mx_quantize`], [`Gpu::nvfp4_quantize`], with the host's options):

@@ -35,7 +35,7 @@ pub enum Specials {
 ///
 /// A value overflows when rounding it to nearest (with the format's tie
 /// rule, as if the exponent range were unbounded) gives a magnitude above
-/// the largest finite one. [`Mode::SatFinite`] ignores this rule and always
+/// the largest finite one. [`Mode::SatFinite`](super::Mode::SatFinite) ignores this rule and always
 /// clamps.
 ///
 /// # Examples
@@ -82,7 +82,7 @@ pub enum Ties {
 
 /// What round-to-nearest gives for a NaN input in a format that has no NaN.
 ///
-/// [`Mode::SatFinite`] ignores this and gives the positive maximum, as PTX
+/// [`Mode::SatFinite`](super::Mode::SatFinite) ignores this and gives the positive maximum, as PTX
 /// does.
 ///
 /// # Examples

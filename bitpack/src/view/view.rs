@@ -16,10 +16,10 @@ use crate::{BitElement, Error, Result, Unsigned};
 /// A read-only strided N-d view of a packed array: a validated [`Layout`]
 /// (shape, strides and offset in elements) over the array's values.
 ///
-/// Made by [`NarrowArray::view`] (the array's own shape),
-/// [`NarrowArray::view_strided`] and [`NarrowArray::view_with`] (any
+/// Made by [`NarrowArray::view`](crate::NarrowArray::view) (the array's own shape),
+/// [`NarrowArray::view_strided`](crate::NarrowArray::view_strided) and [`NarrowArray::view_with`](crate::NarrowArray::view_with) (any
 /// descriptor, validated against the array before anything is read), and the
-/// same on [`DynNarrowArray`] (where `T` is `u64` and the width is the
+/// same on [`DynNarrowArray`](crate::DynNarrowArray) (where `T` is `u64` and the width is the
 /// array's). Strides may be negative (a reversed axis), zero (a broadcast
 /// axis) or repeat elements; a view may be 0-d (a scalar) or empty, and has
 /// at most [`MAX_DIMS`](crate::MAX_DIMS) dimensions.
