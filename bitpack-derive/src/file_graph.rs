@@ -7,19 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use crate::source_text::code_only;
-
-type Graph = BTreeMap<String, BTreeSet<String>>;
-
-/// The module path of a file: `lib.rs` is the crate root, `a/mod.rs` is `a`.
-fn module_of(file: &str) -> Vec<String> {
-    let file = file.strip_suffix(".rs").expect("a Rust file");
-    let mut parts: Vec<String> = file.split('/').map(str::to_string).collect();
-    if matches!(parts.last().map(String::as_str), Some("lib" | "mod")) {
-        parts.pop();
-    }
-    parts
-}
+use crate::source_text::{Graph, code_only, cycle, module_of, rust_files};
 
 /// The file holding the module at the longest prefix of `path` that is a
 /// file of the crate.
@@ -121,24 +109,6 @@ fn uses(file: &str, src: &str, modules: &BTreeMap<Vec<String>, String>) -> BTree
     out
 }
 
-/// Every `.rs` file under `dir`, as a path relative to `root` with `/`.
-fn rust_files(root: &Path, dir: &Path, out: &mut Vec<String>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .expect("the source folder")
-        .map(|e| e.expect("a folder entry").path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            rust_files(root, &path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            let rel = path.strip_prefix(root).expect("under the root");
-            let parts: Vec<_> = rel.iter().map(|p| p.to_string_lossy()).collect();
-            out.push(parts.join("/"));
-        }
-    }
-}
-
 /// The graph the sources define.
 fn from_sources() -> Graph {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
@@ -171,37 +141,6 @@ fn from_comment() -> Graph {
             (file.trim().to_string(), used)
         })
         .collect()
-}
-
-/// A cycle of `graph`, if it has one, as the files along it.
-fn cycle(graph: &Graph) -> Option<Vec<String>> {
-    fn visit<'a>(
-        graph: &'a Graph,
-        node: &'a str,
-        stack: &mut Vec<&'a str>,
-        done: &mut BTreeSet<&'a str>,
-    ) -> Option<Vec<String>> {
-        if let Some(at) = stack.iter().position(|n| *n == node) {
-            let mut cycle: Vec<String> = stack[at..].iter().map(|n| n.to_string()).collect();
-            cycle.push(node.to_string());
-            return Some(cycle);
-        }
-        if !done.insert(node) {
-            return None;
-        }
-        stack.push(node);
-        for next in graph.get(node).into_iter().flatten() {
-            if let Some(cycle) = visit(graph, next, stack, done) {
-                return Some(cycle);
-            }
-        }
-        stack.pop();
-        None
-    }
-    let mut done = BTreeSet::new();
-    graph
-        .keys()
-        .find_map(|node| visit(graph, node, &mut Vec::new(), &mut done))
 }
 
 #[test]

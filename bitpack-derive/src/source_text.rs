@@ -1,7 +1,16 @@
-//! Source text with everything but code blanked out: comments, string
-//! literals and character literals, so that a search for paths finds only
-//! paths. Used by the file graph test here and, through `#[path]`, by the
-//! folder layer test of the runtime crate (`tests/tests/layers.rs`).
+//! Reading a crate's sources as text, for the tests that check its
+//! structure: the `.rs` files under a folder and their module paths, the
+//! source with everything but code blanked out (comments, string and
+//! character literals, so that a search for paths finds only paths), and a
+//! cycle finder over the graph built from them. Used by the file graph test
+//! here and, through `#[path]`, by the folder layer test of the runtime
+//! crate (`tests/tests/layers.rs`).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// A graph: each node and the nodes it uses.
+pub(crate) type Graph = BTreeMap<String, BTreeSet<String>>;
 
 /// The source with comments, string literals and character literals blanked
 /// out, so that only code is searched for paths.
@@ -86,4 +95,63 @@ pub(crate) fn code_only(src: &str) -> String {
 
 fn ident_char_before(chars: &[char], i: usize) -> bool {
     i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_')
+}
+
+/// The module path of a file: `lib.rs` is the crate root, `a/mod.rs` is `a`.
+pub(crate) fn module_of(file: &str) -> Vec<String> {
+    let file = file.strip_suffix(".rs").expect("a Rust file");
+    let mut parts: Vec<String> = file.split('/').map(str::to_string).collect();
+    if matches!(parts.last().map(String::as_str), Some("lib" | "mod")) {
+        parts.pop();
+    }
+    parts
+}
+
+/// Every `.rs` file under `dir`, as a path relative to `root` with `/`.
+pub(crate) fn rust_files(root: &Path, dir: &Path, out: &mut Vec<String>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .expect("the source folder")
+        .map(|e| e.expect("a folder entry").path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            rust_files(root, &path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let rel = path.strip_prefix(root).expect("under the root");
+            let parts: Vec<_> = rel.iter().map(|p| p.to_string_lossy()).collect();
+            out.push(parts.join("/"));
+        }
+    }
+}
+
+/// A cycle of `graph`, if it has one, as the files along it.
+pub(crate) fn cycle(graph: &Graph) -> Option<Vec<String>> {
+    fn visit<'a>(
+        graph: &'a Graph,
+        node: &'a str,
+        stack: &mut Vec<&'a str>,
+        done: &mut BTreeSet<&'a str>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = stack.iter().position(|n| *n == node) {
+            let mut cycle: Vec<String> = stack[at..].iter().map(|n| n.to_string()).collect();
+            cycle.push(node.to_string());
+            return Some(cycle);
+        }
+        if !done.insert(node) {
+            return None;
+        }
+        stack.push(node);
+        for next in graph.get(node).into_iter().flatten() {
+            if let Some(cycle) = visit(graph, next, stack, done) {
+                return Some(cycle);
+            }
+        }
+        stack.pop();
+        None
+    }
+    let mut done = BTreeSet::new();
+    graph
+        .keys()
+        .find_map(|node| visit(graph, node, &mut Vec::new(), &mut done))
 }

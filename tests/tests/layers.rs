@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 #[path = "../../bitpack-derive/src/source_text.rs"]
 mod source_text;
 
-use source_text::code_only;
+use source_text::{Graph, code_only, cycle, module_of, rust_files};
 
 /// The top-level modules of each layer, top (used by all) first.
 type Layers = Vec<BTreeSet<String>>;
@@ -71,34 +71,6 @@ fn expand(path: &str) -> Vec<String> {
         "a layer names top-level modules only, not `bitpack/src/{path}`"
     );
     vec![path.to_string()]
-}
-
-/// Every `.rs` file under `dir`, relative to `root`, with `/`.
-fn rust_files(root: &Path, dir: &Path, out: &mut Vec<String>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .expect("the source folder")
-        .map(|e| e.expect("a folder entry").path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            rust_files(root, &path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            let rel = path.strip_prefix(root).expect("under the root");
-            let parts: Vec<_> = rel.iter().map(|p| p.to_string_lossy()).collect();
-            out.push(parts.join("/"));
-        }
-    }
-}
-
-/// The module path of a file: `lib.rs` is the root, `a/mod.rs` is `a`.
-fn module_of(file: &str) -> Vec<String> {
-    let file = file.strip_suffix(".rs").expect("a Rust file");
-    let mut parts: Vec<String> = file.split('/').map(str::to_string).collect();
-    if matches!(parts.last().map(String::as_str), Some("lib" | "mod")) {
-        parts.pop();
-    }
-    parts
 }
 
 fn ident(s: &str) -> &str {
@@ -227,23 +199,22 @@ fn uses(
                 continue;
             }
             let rest = &code[at..];
-            let (mut path, after): (Vec<String>, &str) =
-                if let Some(r) = rest.strip_prefix("crate::") {
-                    (Vec::new(), r)
-                } else if rest.starts_with("super::") {
-                    let mut here = own.clone();
-                    if let Some(m) = &inline {
-                        here.push(m.clone());
-                    }
-                    let mut r = rest;
-                    while let Some(t) = r.strip_prefix("super::") {
-                        here.pop();
-                        r = t;
-                    }
-                    (here, r)
-                } else {
-                    continue;
-                };
+            let (path, after): (Vec<String>, &str) = if let Some(r) = rest.strip_prefix("crate::") {
+                (Vec::new(), r)
+            } else if rest.starts_with("super::") {
+                let mut here = own.clone();
+                if let Some(m) = &inline {
+                    here.push(m.clone());
+                }
+                let mut r = rest;
+                while let Some(t) = r.strip_prefix("super::") {
+                    here.pop();
+                    r = t;
+                }
+                (here, r)
+            } else {
+                continue;
+            };
             let heads = if after.starts_with('{') {
                 group_heads(group(after))
             } else {
@@ -273,7 +244,6 @@ fn uses(
                     });
                 }
             }
-            path.clear();
         }
     }
     out
@@ -344,44 +314,23 @@ fn every_folder_uses_only_the_layers_above_it() {
     );
     // Within one layer, the modules' uses of each other have no circle.
     for layer in &layers {
-        let mut done = BTreeSet::new();
-        for m in layer {
-            let mut stack = Vec::new();
-            if let Some(cycle) = circle(&edges, layer, m, &mut stack, &mut done) {
-                panic!("a circle within one layer: {}", cycle.join(" -> "));
-            }
+        let within: Graph = layer
+            .iter()
+            .map(|m| {
+                let used = edges.get(m).into_iter().flat_map(|t| t.keys());
+                (
+                    m.clone(),
+                    used.filter(|u| layer.contains(*u)).cloned().collect(),
+                )
+            })
+            .collect();
+        if let Some(circle) = cycle(&within) {
+            panic!("a circle within one layer: {}", circle.join(" -> "));
         }
     }
     // The graph is read, not empty by accident.
     assert!(edges["narrow"].contains_key("kernels"));
     assert!(edges["formats"].contains_key("narrow"));
-}
-
-fn circle(
-    edges: &Edges,
-    layer: &BTreeSet<String>,
-    node: &str,
-    stack: &mut Vec<String>,
-    done: &mut BTreeSet<String>,
-) -> Option<Vec<String>> {
-    if let Some(at) = stack.iter().position(|n| n == node) {
-        let mut c = stack[at..].to_vec();
-        c.push(node.to_string());
-        return Some(c);
-    }
-    if !done.insert(node.to_string()) {
-        return None;
-    }
-    stack.push(node.to_string());
-    for next in edges.get(node).into_iter().flat_map(|t| t.keys()) {
-        if layer.contains(next)
-            && let Some(c) = circle(edges, layer, next, stack, done)
-        {
-            return Some(c);
-        }
-    }
-    stack.pop();
-    None
 }
 
 #[test]
