@@ -140,11 +140,43 @@ pub(super) fn inv_pow2_f32(e: i32) -> f32 {
 
 /// The E8M0 code of a shared exponent (`None`: NaN).
 #[inline(always)]
-pub(super) fn scale_code(e: Option<i32>) -> u8 {
+fn scale_code(e: Option<i32>) -> u8 {
     match e {
         Some(e) => (e + 127) as u8,
         None => 0xff,
     }
+}
+
+/// The shared exponent an [`E8M0`] scale stands for (`None`: the NaN
+/// scale), the inverse of [`scale_code`].
+#[inline(always)]
+pub(super) fn scale_exponent(scale: E8M0) -> Option<i32> {
+    match scale.to_bits() {
+        0xff => None,
+        code => Some(i32::from(code) - 127),
+    }
+}
+
+/// The code of one value `x` of an MX block of exponent `e`: `x / 2^e`
+/// rounded once into `F`, saturating, with `rounding` (`index`, the
+/// value's row-major index, seeds the stochastic rounding). The rule every
+/// path that does not run the `f32` kernels uses.
+#[inline(always)]
+pub(super) fn mx_code<F: MxElement, S: Real>(x: S, e: i32, rounding: Rounding, index: u64) -> u8 {
+    let random = match rounding {
+        Rounding::Nearest => None,
+        Rounding::Stochastic { seed } => Some(random_bits(seed, index)),
+    };
+    F::FORMAT.round(x.split().0.scaled(e), Mode::SatFinite, random) as u8
+}
+
+/// The `f32` the round-to-nearest kernels encode for a value `x` of a
+/// block whose factor is `f` ([`inv_pow2_f32`] of its exponent): `x * 2^-e`,
+/// exact for `f32`-widening `S` except below `f32`'s smallest normal,
+/// where it encodes to zero either way.
+#[inline(always)]
+pub(super) fn mx_operand<S: Real>(x: S, f: f32) -> f32 {
+    x.to_f32_odd() * f
 }
 
 /// `6 * 448`: the largest E2M1 value times the largest E4M3 value.
@@ -394,12 +426,10 @@ pub fn mx_codes<F: MxElement, S: Real>(
     first: u64,
     codes: &mut [u8],
 ) {
-    let code = scale.to_bits();
-    if code == 0xff {
+    let Some(e) = scale_exponent(scale) else {
         codes.iter_mut().for_each(|c| *c = 0);
         return;
-    }
-    let e = i32::from(code) - 127;
+    };
     match rounding {
         Rounding::Nearest if S::WIDENS => {
             // Pairs of lanes: one packed `cvt` on GPUs that have it for `F`.
@@ -408,23 +438,19 @@ pub fn mx_codes<F: MxElement, S: Real>(
             let mut out = codes.chunks_exact_mut(2);
             let mut src = xs.chunks_exact(2);
             for (c, x) in (&mut out).zip(&mut src) {
-                let (a, b) = (x[0].to_f32_odd() * f, x[1].to_f32_odd() * f);
+                let (a, b) = (mx_operand(x[0], f), mx_operand(x[1], f));
                 let pair = crate::kernels::fixed::encode_pair::<F>(a, b, Mode::SatFinite);
                 c[0] = (pair & mask) as u8;
                 c[1] = (pair >> F::BITS) as u8;
             }
             if let ([c], [x, ..]) = (out.into_remainder(), src.remainder()) {
-                *c = crate::kernels::fixed::encode::<F>(x.to_f32_odd() * f, Mode::SatFinite)
+                *c = crate::kernels::fixed::encode::<F>(mx_operand(*x, f), Mode::SatFinite)
                     .raw_bits();
             }
         }
         _ => {
             for (k, (c, &x)) in codes.iter_mut().zip(xs).enumerate() {
-                let random = match rounding {
-                    Rounding::Nearest => None,
-                    Rounding::Stochastic { seed } => Some(random_bits(seed, first + k as u64)),
-                };
-                *c = F::FORMAT.round(x.split().0.scaled(e), Mode::SatFinite, random) as u8;
+                *c = mx_code::<F, S>(x, e, rounding, first + k as u64);
             }
         }
     }

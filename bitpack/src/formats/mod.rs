@@ -137,6 +137,7 @@ mod block;
 #[cfg(feature = "alloc")]
 mod blocked;
 mod bulk;
+mod define;
 #[cfg(feature = "alloc")]
 mod mx;
 mod names;

@@ -5,11 +5,10 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 pub use super::block::{MxElement, ScaleRule};
-use super::block::{inv_pow2_f32, scale_code, shared_exponent};
+use super::block::{block_amax, inv_pow2_f32, mx_code, mx_operand, mx_scale, scale_exponent};
 use super::blocked::{Blocked, split_axis, split_shape};
 use super::types::E8M0;
-use super::wide::{Real, Rounding, random_bits};
-use crate::float::Mode;
+use super::wide::{Real, Rounding};
 use crate::kernels::minifloat;
 use crate::{Error, NarrowArray, Result};
 
@@ -32,7 +31,7 @@ pub struct MxOptions {
     /// (innermost) one.
     pub axis: Option<usize>,
     /// Round to nearest (ties to even), or stochastically: element `i` of
-    /// the row-major data uses [`random_bits(seed, i)`](random_bits).
+    /// the row-major data uses [`random_bits(seed, i)`](super::random_bits).
     pub rounding: Rounding,
 }
 
@@ -68,7 +67,7 @@ fn scaled_codes<F: MxElement, S: Real>(
                         }
                     };
                     for (o, &x) in o.iter_mut().zip(x) {
-                        *o = x.to_f32_odd() * f;
+                        *o = mx_operand(x, f);
                     }
                 }
                 minifloat::encode_codes_f32::<F>(b, true, c);
@@ -85,15 +84,7 @@ fn scaled_codes<F: MxElement, S: Real>(
         _ => {
             for (i, (c, &x)) in codes.iter_mut().zip(src).enumerate() {
                 *c = match exps(i) {
-                    Some(e) => {
-                        let random = match rounding {
-                            Rounding::Nearest => None,
-                            Rounding::Stochastic { seed } => {
-                                Some(random_bits(seed, first + i as u64))
-                            }
-                        };
-                        F::FORMAT.round(x.split().0.scaled(e), Mode::SatFinite, random) as u8
-                    }
+                    Some(e) => mx_code::<F, S>(x, e, rounding, first + i as u64),
                     None => 0,
                 };
             }
@@ -136,14 +127,9 @@ fn quantize_into<F: MxElement, S: Real>(
             for (k, chunk) in row.chunks(CHUNK).enumerate() {
                 let mut exps = [None; CHUNK / B];
                 for (b, block) in chunk.chunks(B).enumerate() {
-                    let (amax, finite) = S::amax(block);
-                    let e = if finite {
-                        shared_exponent::<F>(amax, opts.scale)
-                    } else {
-                        None
-                    };
-                    exps[b] = e;
-                    scales[r * nb + k * (CHUNK / B) + b] = scale_code(e);
+                    let scale = mx_scale::<F>(block_amax(block), opts.scale);
+                    exps[b] = scale_exponent(scale);
+                    scales[r * nb + k * (CHUNK / B) + b] = scale.to_bits();
                 }
                 let at = r * d + k * CHUNK;
                 let plain = matches!(opts.rounding, Rounding::Nearest)
@@ -156,7 +142,7 @@ fn quantize_into<F: MxElement, S: Real>(
                     for (b, (o, x)) in buf.chunks_mut(B).zip(chunk.chunks(B)).enumerate() {
                         let f = inv_pow2_f32(exps[b].unwrap_or(0));
                         for (o, &x) in o.iter_mut().zip(x) {
-                            *o = x.to_f32_odd() * f;
+                            *o = mx_operand(x, f);
                         }
                     }
                     minifloat::encode_words::<F>(buf, true, words, at);
@@ -191,13 +177,9 @@ fn quantize_into<F: MxElement, S: Real>(
             }
             let srow = &mut scales[(o * nb + b) * inner..][..inner];
             for j in 0..inner {
-                let e = if finite[j] {
-                    shared_exponent::<F>(amax[j], opts.scale)
-                } else {
-                    None
-                };
-                exps[j] = e;
-                srow[j] = scale_code(e);
+                let scale = mx_scale::<F>(finite[j].then_some(amax[j]), opts.scale);
+                exps[j] = scale_exponent(scale);
+                srow[j] = scale.to_bits();
             }
             for a in rows {
                 let base = (o * d + a) * inner;

@@ -5,11 +5,10 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 pub use super::block::TinyScale;
-use super::block::{FP4_TIMES_FP8_MAX, block_scale, value_codes};
+use super::block::{FP4_TIMES_FP8_MAX, block_amax, nvfp4_codes, nvfp4_scale};
 use super::blocked::{Blocked, split_shape};
 use super::types::{E2M1, E4M3};
 use super::wide::{Real, Rounding};
-use crate::float::Tables;
 use crate::{Error, NarrowArray, Result};
 
 /// Which values share an NVFP4 block scale.
@@ -302,7 +301,6 @@ impl Nvfp4Array {
         }
         let (rows, cols) = split_shape(shape, data.len())?;
         let nb = cols.div_ceil(Self::BLOCK_SIZE);
-        let st = tensor_scale as f64;
         let mut scale_codes = vec![0u8; rows * nb];
         let mut codes = vec![0u8; data.len()];
         let tile_rows = match opts.blocks {
@@ -325,33 +323,19 @@ impl Nvfp4Array {
             for b in 0..nb {
                 let c0 = b * Self::BLOCK_SIZE;
                 let c1 = cols.min(c0 + Self::BLOCK_SIZE);
-                let mut amax = 0f64;
-                let mut finite = true;
+                // The tile's amax (a NaN or infinity anywhere: the NaN
+                // scale), then the block core's scale and codes.
+                let mut amax = Some(0f64);
                 for r in r0..r0 + height {
-                    let (a, f) = S::amax(&data[r * cols + c0..r * cols + c1]);
-                    finite &= f;
-                    amax = amax.max(a);
+                    let a = block_amax(&data[r * cols + c0..r * cols + c1]);
+                    amax = amax.zip(a).map(|(m, a)| m.max(a));
                 }
-                let scale = if finite {
-                    block_scale::<S>(amax, st, opts.tiny)
-                } else {
-                    E4M3::NAN
-                };
-                // Exact: a 4-bit significand times a 24-bit one.
-                let d = Tables::<E4M3>::DECODE_F32[scale.to_bits() as usize] as f64 * st;
+                let scale = nvfp4_scale::<S>(amax, tensor_scale, opts.tiny);
                 for r in r0..r0 + height {
                     scale_codes[r * nb + b] = scale.to_bits();
                     let at = r * cols + c0;
-                    let out = &mut codes[at..r * cols + c1];
-                    if finite {
-                        value_codes::<S>(
-                            &data[at..r * cols + c1],
-                            d,
-                            opts.rounding,
-                            at as u64,
-                            out,
-                        );
-                    }
+                    let (xs, out) = (&data[at..r * cols + c1], &mut codes[at..r * cols + c1]);
+                    nvfp4_codes::<S>(xs, scale, tensor_scale, opts.rounding, at as u64, out);
                 }
             }
             r0 += height;
