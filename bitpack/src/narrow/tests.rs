@@ -7,6 +7,7 @@ use proptest::prelude::*;
 
 use super::bulk;
 use crate::BitElement;
+use crate::kernels::bits;
 
 /// The stream bit `k` of `words`, one bit at a time.
 fn bit(words: &[u64], k: usize) -> bool {
@@ -59,19 +60,19 @@ fn check_width<T: BitElement + PartialEq + core::fmt::Debug>(
     assert_eq!(back, values);
 
     for (j, &r) in raws.iter().enumerate() {
-        assert_eq!(bulk::read(&packed, (first + j) * bits, T::BITS), r);
+        assert_eq!(bits::read(&packed, (first + j) * bits, T::BITS), r);
     }
     // `write` ignores the bits of the value above the width.
     let junk = if bits < 128 { u128::MAX << bits } else { 0 };
     let mut written = words.clone();
     for (j, &r) in raws.iter().enumerate() {
-        bulk::write(&mut written, (first + j) * bits, T::BITS, r | junk);
+        bits::write(&mut written, (first + j) * bits, T::BITS, r | junk);
     }
     assert_eq!(written, packed);
 
     let cut = first * bits + 3;
     let mut cleared = packed.clone();
-    bulk::clear_from(&mut cleared, cut);
+    bits::clear_from(&mut cleared, cut);
     for k in 0..64 * cleared.len() {
         assert_eq!(bit(&cleared, k), k < cut && bit(&packed, k), "bit {k}");
     }
@@ -102,7 +103,7 @@ proptest! {
     #[test]
     fn bytes_to_words_is_the_byte_stream(bytes in proptest::collection::vec(any::<u8>(), 0..40)) {
         let mut words = vec![u64::MAX; bytes.len().div_ceil(8) + 1];
-        bulk::bytes_to_words(&bytes, &mut words);
+        bits::bytes_to_words(&bytes, &mut words);
         let image = bulk::word_bytes(&words);
         prop_assert_eq!(&image[..bytes.len()], &bytes[..]);
         prop_assert!(image[bytes.len()..].iter().all(|&b| b == 0));
