@@ -11,6 +11,8 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::marker::PhantomData;
 
+#[cfg(doc)]
+use crate::Error;
 use crate::shape::check_len;
 use crate::shape::{packing, shape_accessors};
 use crate::{BitElement, Result, Unsigned};
