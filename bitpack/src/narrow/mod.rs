@@ -264,7 +264,7 @@ impl<T: BitElement> NarrowArray<T> {
 
 impl<T: BitElement, L: Packing> NarrowArray<T, L> {
     /// The raw stream core of the array's words (sizing, growth, one value).
-    pub(crate) const RAW: Raw = Raw {
+    const RAW: Raw = Raw {
         aligned: L::WORD_ALIGNED,
         bits: T::BITS,
         name: "NarrowArray",

@@ -228,7 +228,7 @@ impl<L: Packing> DynNarrowArray<L> {
 
     /// The raw stream core of the array's words.
     #[inline]
-    pub(crate) const fn raw(&self) -> Raw {
+    const fn raw(&self) -> Raw {
         Self::raw_of(self.width)
     }
 
