@@ -93,7 +93,7 @@ impl From<BooleanBuffer> for NarrowArray<bool> {
             match buffer.into_vec::<u64>() {
                 Ok(mut words) if words.len() >= bulk::words_for_bits(len) => {
                     words.truncate(bulk::words_for_bits(len));
-                    bulk::clear_from(&mut words, len);
+                    crate::kernels::bits::clear_from(&mut words, len);
                     return NarrowArray::from_parts(words, len, None);
                 }
                 _ => return copy,

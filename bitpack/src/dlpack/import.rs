@@ -324,7 +324,7 @@ impl<'a> DlpackTensor<'a> {
             // (checked by `from_raw` over every reachable element).
             *b = unsafe { self.base().wrapping_offset(byte + k as isize).read() };
         }
-        crate::narrow::borrowed::read_bits(&buf, shift as usize, bits)
+        crate::narrow::bytes::read_bits(&buf, shift as usize, bits)
     }
 
     /// Whether the data is one value per byte for a `T` target (the padded

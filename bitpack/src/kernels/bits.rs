@@ -40,12 +40,6 @@ pub(crate) const fn mask64(w: u32) -> u64 {
     if w >= 64 { u64::MAX } else { (1 << w) - 1 }
 }
 
-/// The low `w` bits set (`w` in `0..=128`).
-#[inline(always)]
-pub(crate) const fn mask128(w: u32) -> u128 {
-    if w >= 128 { u128::MAX } else { (1 << w) - 1 }
-}
-
 /// `field` low bits set in every `period`-bit slot of a word, slot 0 at bit 0.
 pub(crate) const fn rep_mask(field: u32, period: u32) -> u64 {
     let mut m = 0u64;

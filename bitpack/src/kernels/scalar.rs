@@ -16,7 +16,7 @@
 //! than reading out of bounds).
 
 pub(crate) use super::bits::{
-    hsum, load as ld, mask64, mask128, read_dense_at as get64, rep_mask, store as st,
+    hsum, load as ld, mask64, read_dense_at as get64, rep_mask, store as st,
     write_dense_at as set64,
 };
 
@@ -83,42 +83,6 @@ pub(crate) const fn block_elems(w: u32) -> usize {
 #[inline(always)]
 pub(crate) const fn block_words(w: u32) -> usize {
     (w / gcd64(w)) as usize
-}
-
-/// Reads the `w`-bit element (`w` in `1..=128`) at stream bit `bit`.
-#[inline(always)]
-pub(crate) fn get128(words: &[u64], bit: usize, w: u32) -> u128 {
-    let i = bit / 64;
-    let s = (bit % 64) as u32;
-    let mut v = (ld(words[i]) >> s) as u128;
-    let mut have = 64 - s;
-    if have < w {
-        v |= (ld(words[i + 1]) as u128) << have;
-        have += 64;
-        if have < w {
-            v |= (ld(words[i + 2]) as u128) << have;
-        }
-    }
-    v & mask128(w)
-}
-
-/// Writes the low `w` bits of `v` (`w` in `1..=128`) at stream bit `bit`,
-/// leaving every other bit unchanged.
-#[inline(always)]
-pub(crate) fn set128(words: &mut [u64], bit: usize, w: u32, v: u128) {
-    let mut i = bit / 64;
-    let mut s = (bit % 64) as u32;
-    let mut v = v & mask128(w);
-    let mut left = w;
-    while left > 0 {
-        let take = if 64 - s < left { 64 - s } else { left };
-        let m = mask64(take) << s;
-        words[i] = st((ld(words[i]) & !m) | (((v as u64) << s) & m));
-        v >>= take;
-        left -= take;
-        s = 0;
-        i += 1;
-    }
 }
 
 /// How a run of `n` elements from element `offset` meets the blocks of
@@ -200,7 +164,7 @@ pub(crate) fn unpack<const W: u32, U: Lane>(words: &[u64], offset: usize, dst: &
 /// Unpacks into `u128` elements, `W` in `1..=128`, one element at a time.
 pub(crate) fn unpack_wide<const W: u32>(words: &[u64], offset: usize, dst: &mut [u128]) {
     for (i, d) in dst.iter_mut().enumerate() {
-        *d = get128(words, (offset + i) * W as usize, W);
+        *d = super::bits::read(words, (offset + i) * W as usize, W);
     }
 }
 
@@ -275,7 +239,7 @@ pub(crate) fn pack<const W: u32, U: Lane>(src: &[U], words: &mut [u64], offset: 
 /// Packs `u128` elements, `W` in `1..=128`, one element at a time.
 pub(crate) fn pack_wide<const W: u32>(src: &[u128], words: &mut [u64], offset: usize) {
     for (i, &v) in src.iter().enumerate() {
-        set128(words, (offset + i) * W as usize, W, v);
+        super::bits::write(words, (offset + i) * W as usize, W, v);
     }
 }
 

@@ -1,6 +1,7 @@
-//! [`NarrowRef`] and [`NarrowMut`]: packed arrays borrowed over bytes that
+//! [`NarrowRef`]: a read-only packed array borrowed over bytes that
 //! something else owns (a DLPack tensor, a memory-mapped file, a buffer read
-//! back from a GPU).
+//! back from a GPU). Its mutable twin, [`NarrowMut`](super::NarrowMut), is
+//! in `borrowed_mut.rs`; both read and write the bytes through `bytes.rs`.
 
 use alloc::boxed::Box;
 use alloc::vec;
@@ -9,123 +10,15 @@ use core::cell::OnceCell;
 use core::fmt;
 use core::marker::PhantomData;
 
+use super::bytes::{check_stream, for_each_chunk, read_bits, stream_to_words};
+use super::raw::Raw;
 use super::{NarrowArray, bulk};
 use crate::error::LengthOf;
 use crate::reduce::{self, UnsignedElement};
 use crate::shape::shape_accessors;
 use crate::shape::{check_len, checked_shape, reinterpreted};
-use crate::unsigned::mask_u128;
-use crate::view::{View, ViewMut};
+use crate::view::View;
 use crate::{BitElement, Error, Layout, Result, Unsigned};
-
-/// Words in the stack buffer of the chunked bulk paths (2 KiB).
-const CHUNK_WORDS: usize = 256;
-
-/// Checks that `bytes` holds the dense stream of `len` values of `bits` bits
-/// with zero padding (bits past the last value, and every byte past the
-/// stream), and returns the stream's length in bytes.
-/// `what` names the caller, for the message.
-pub(crate) fn check_stream(
-    what: &'static str,
-    bytes: &[u8],
-    len: usize,
-    bits: u32,
-) -> Result<usize> {
-    let needed = len.checked_mul(bits as usize).map(|b| b.div_ceil(8));
-    let Some(needed) = needed.filter(|&n| n <= bytes.len()) else {
-        return Err(Error::TooFewBytes {
-            what,
-            values: len,
-            bits,
-            needed: needed.unwrap_or(usize::MAX),
-            actual: bytes.len(),
-        });
-    };
-    let stream_bits = len * bits as usize;
-    if !stream_bits.is_multiple_of(8) && bytes[stream_bits / 8] >> (stream_bits % 8) != 0 {
-        return Err(Error::NonZeroPadding {
-            byte: stream_bits / 8,
-        });
-    }
-    if let Some(k) = bytes[needed..].iter().position(|&b| b != 0) {
-        return Err(Error::NonZeroPadding { byte: needed + k });
-    }
-    Ok(needed)
-}
-
-/// The dense stream `bytes` (exactly its bytes, `ceil(bits / 8)` for a
-/// stream of `bits` bits) copied into words: `ceil(bits / 64)` of them, the
-/// bits past the stream zero.
-pub(crate) fn stream_to_words(bytes: &[u8]) -> Vec<u64> {
-    let mut words = vec![0; bytes.len().div_ceil(8)];
-    bulk::bytes_to_words(bytes, &mut words);
-    words
-}
-
-/// Reads `width` (1..=128) bits at stream bit `bit` of a byte stream.
-#[inline]
-pub(crate) fn read_bits(bytes: &[u8], bit: usize, width: u32) -> u128 {
-    let first = bit / 8;
-    let shift = (bit % 8) as u32;
-    let nbytes = (shift + width).div_ceil(8) as usize;
-    let take = nbytes.min(16);
-    let mut buf = [0u8; 16];
-    buf[..take].copy_from_slice(&bytes[first..first + take]);
-    let mut v = u128::from_le_bytes(buf) >> shift;
-    if nbytes > 16 {
-        v |= u128::from(bytes[first + 16]) << (128 - shift);
-    }
-    v & mask_u128(width)
-}
-
-/// Writes the low `width` bits of `value` at stream bit `bit`, leaving every
-/// other bit as it was.
-#[inline]
-pub(crate) fn write_bits(bytes: &mut [u8], bit: usize, width: u32, value: u128) {
-    let (mut at, mut left, mut v) = (bit, width, value);
-    while left > 0 {
-        let off = (at % 8) as u32;
-        let n = (8 - off).min(left);
-        let m = (((1u16 << n) - 1) as u8) << off;
-        let b = &mut bytes[at / 8];
-        *b = (*b & !m) | (((v as u8) << off) & m);
-        v >>= n;
-        left -= n;
-        at += n as usize;
-    }
-}
-
-/// The values and the bytes of a piece of the chunked bulk paths: whole
-/// chunks of [`NarrowArray`] (so every piece starts at a value and a byte
-/// boundary) that fill at most `CHUNK_WORDS` words.
-fn stack_chunk<T: BitElement>() -> (usize, usize) {
-    let chunk_bytes = NarrowArray::<T>::CHUNK_BYTES;
-    let per = (CHUNK_WORDS * 8) / chunk_bytes;
-    (per * NarrowArray::<T>::CHUNK_LEN, per * chunk_bytes)
-}
-
-/// Calls `f(words, first, count)` for consecutive pieces of the stream of
-/// `len` values in `bytes`, each copied into a 2 KiB stack buffer of words
-/// (starting at a value and a byte boundary), so the word kernels can run
-/// over bytes of any alignment.
-fn for_each_chunk<T: BitElement>(
-    bytes: &[u8],
-    len: usize,
-    mut f: impl FnMut(&[u64], usize, usize),
-) {
-    let (values, span) = stack_chunk::<T>();
-    let mut buf = [0u64; CHUNK_WORDS];
-    let mut first = 0;
-    while first < len {
-        let count = (len - first).min(values);
-        let start = first / values * span;
-        let end = (start + (count * T::BITS as usize).div_ceil(8)).min(bytes.len());
-        let words = (end - start).div_ceil(8);
-        bulk::bytes_to_words(&bytes[start..end], &mut buf[..words]);
-        f(&buf[..words], first, count);
-        first += count;
-    }
-}
 
 /// A read-only packed array borrowed over bytes: the dense LSB-first stream
 /// of [`NarrowArray`], validated once (length and zero padding) and then
@@ -347,7 +240,7 @@ impl<'a, T: BitElement> NarrowRef<'a, T> {
     /// ```
     #[inline]
     pub fn as_bytes(&self) -> &'a [u8] {
-        &self.bytes[..(self.len * T::BITS as usize).div_ceil(8)]
+        &self.bytes[..dense::<T>().stream_bytes(self.len)]
     }
 
     /// The value at flat index `i`, or `None` when `i >= len`; reads only
@@ -586,10 +479,21 @@ impl<T: UnsignedElement> NarrowRef<'_, T> {
     }
 }
 
+/// The dense stream of `T` values over borrowed bytes: the core of
+/// [`NarrowRef`] and [`NarrowMut`](super::NarrowMut).
+pub(super) const fn dense<T: BitElement>() -> Raw {
+    Raw {
+        aligned: false,
+        bits: T::BITS,
+        name: "NarrowRef",
+        words: "the words of a NarrowRef",
+    }
+}
+
 /// The value at `i` of a byte stream long enough to hold it.
 #[inline(always)]
-fn value_at<T: BitElement>(bytes: &[u8], i: usize) -> T {
-    let raw = read_bits(bytes, i * T::BITS as usize, T::BITS);
+pub(super) fn value_at<T: BitElement>(bytes: &[u8], i: usize) -> T {
+    let raw = read_bits(bytes, dense::<T>().bit_of(i), T::BITS);
     T::from_raw_bits(T::Raw::from_u128_truncate(raw))
 }
 
@@ -655,295 +559,6 @@ impl<'a, T: BitElement> IntoIterator for &NarrowRef<'a, T> {
 
     fn into_iter(self) -> RefIter<'a, T> {
         self.iter()
-    }
-}
-
-/// A mutable packed array borrowed over bytes (see [`NarrowRef`] for the
-/// layout and the reads, through [`as_ref`](Self::as_ref)).
-///
-/// Writes ([`set`](Self::set), [`pack_from`](Self::pack_from),
-/// [`fill`](Self::fill)) keep the padding zero and validate before they
-/// write. A strided [`view_mut`](Self::view_mut) writes 64-bit words in
-/// place, so it needs the buffer 8-byte aligned and covering whole words.
-///
-/// # Examples
-///
-/// ```
-/// use arbitrary_int::u4;
-/// use bitpack::NarrowMut;
-///
-/// let mut bytes = [0u8; 2];
-/// let mut a = NarrowMut::<u4>::from_bytes(&mut bytes, 3)?;
-/// a.set(2, u4::new(9))?;
-/// a.set(0, u4::new(1))?;
-/// assert!(a.set(3, u4::new(1)).is_err());
-/// assert_eq!(a.as_ref().sum(), 10);
-/// assert_eq!(bytes, [0x01, 0x09]);
-/// # Ok::<(), bitpack::Error>(())
-/// ```
-pub struct NarrowMut<'a, T: BitElement> {
-    bytes: &'a mut [u8],
-    len: usize,
-    dims: Option<Box<[usize]>>,
-    _values: PhantomData<T>,
-}
-
-impl<T: BitElement> fmt::Debug for NarrowMut<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("NarrowMut")
-            .field("shape", &self.shape())
-            .field("bytes", &self.as_bytes())
-            .finish()
-    }
-}
-
-impl<'a, T: BitElement> NarrowMut<'a, T> {
-    /// Borrows `bytes` mutably as the dense stream of `len` values (1-d),
-    /// after the checks of [`NarrowRef::from_bytes`].
-    ///
-    /// # Errors
-    ///
-    /// As [`NarrowRef::from_bytes`].
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let mut bytes = [0u8; 1];
-    /// let mut a = bitpack::NarrowMut::<bool>::from_bytes(&mut bytes, 3)?;
-    /// a.pack_from(&[true, true, false])?;
-    /// assert_eq!(bytes, [0b011]);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    pub fn from_bytes(bytes: &'a mut [u8], len: usize) -> Result<Self> {
-        check_stream("NarrowMut::from_bytes", bytes, len, T::BITS)?;
-        Ok(Self {
-            bytes,
-            len,
-            dims: None,
-            _values: PhantomData,
-        })
-    }
-
-    shape_accessors! { fields:
-        /// The number of values.
-        ///
-        /// # Examples
-        ///
-        /// ```
-        /// assert_eq!(bitpack::NarrowMut::<u8>::from_bytes(&mut [0; 3], 3)?.len(), 3);
-        /// # Ok::<(), bitpack::Error>(())
-        /// ```
-        len;
-        /// Whether there are no values.
-        ///
-        /// # Examples
-        ///
-        /// ```
-        /// assert!(bitpack::NarrowMut::<u8>::from_bytes(&mut [], 0)?.is_empty());
-        /// # Ok::<(), bitpack::Error>(())
-        /// ```
-        is_empty;
-        /// The shape, row-major.
-        ///
-        /// # Examples
-        ///
-        /// ```
-        /// assert_eq!(bitpack::NarrowMut::<u8>::from_bytes(&mut [0; 3], 3)?.shape(), [3]);
-        /// # Ok::<(), bitpack::Error>(())
-        /// ```
-        shape;
-        /// Gives the array a new shape with the same number of values.
-        ///
-        /// # Errors
-        ///
-        /// As [`NarrowRef::reshape`].
-        ///
-        /// # Examples
-        ///
-        /// ```
-        /// let mut bytes = [0u8; 4];
-        /// let mut a = bitpack::NarrowMut::<u8>::from_bytes(&mut bytes, 4)?;
-        /// a.reshape(&[2, 2])?;
-        /// assert_eq!(a.as_ref().view().get(&[1, 1]), Some(0));
-        /// # Ok::<(), bitpack::Error>(())
-        /// ```
-        reshape;
-        /// The contiguous layout of the array's shape.
-        own_layout;
-    }
-
-    /// The dense byte stream (exactly `ceil(len * T::BITS / 8)` bytes).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let mut bytes = [7u8, 0];
-    /// assert_eq!(bitpack::NarrowMut::<u8>::from_bytes(&mut bytes, 1)?.as_bytes(), [7]);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    #[inline]
-    pub fn as_bytes(&self) -> &[u8] {
-        &self.bytes[..(self.len * T::BITS as usize).div_ceil(8)]
-    }
-
-    /// A read-only [`NarrowRef`] over the same bytes, for every read.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let mut bytes = [1u8, 2];
-    /// let a = bitpack::NarrowMut::<u8>::from_bytes(&mut bytes, 2)?;
-    /// assert_eq!(a.as_ref().to_vec(), [1, 2]);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    pub fn as_ref(&self) -> NarrowRef<'_, T> {
-        NarrowRef::from_parts(self.bytes, self.len, self.dims.clone())
-    }
-
-    /// The value at flat index `i`, or `None` when `i >= len`.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let mut bytes = [0b10u8];
-    /// let a = bitpack::NarrowMut::<bool>::from_bytes(&mut bytes, 2)?;
-    /// assert_eq!(a.get(1), Some(true));
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    #[inline]
-    pub fn get(&self, i: usize) -> Option<T> {
-        (i < self.len).then(|| value_at::<T>(self.bytes, i))
-    }
-
-    /// Sets the value at flat index `i`, writing only its bits.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Index`] when `i >= len`; nothing changes.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let mut bytes = [0u8];
-    /// let mut a = bitpack::NarrowMut::<bool>::from_bytes(&mut bytes, 2)?;
-    /// a.set(1, true)?;
-    /// assert_eq!(a.set(2, true).unwrap_err().to_string(), "index 2 is out of bounds for length 2");
-    /// assert_eq!(bytes, [0b10]);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    pub fn set(&mut self, i: usize, value: T) -> Result<()> {
-        if i >= self.len {
-            return Err(Error::Index {
-                index: i,
-                len: self.len,
-            });
-        }
-        write_bits(
-            self.bytes,
-            i * T::BITS as usize,
-            T::BITS,
-            value.raw_bits().to_u128(),
-        );
-        Ok(())
-    }
-
-    /// Packs `src` over every value (a word at a time, through a stack
-    /// buffer).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Length`] when `src.len() != len`; nothing changes.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let mut bytes = [0u8; 2];
-    /// let mut a = bitpack::NarrowMut::<arbitrary_int::u4>::from_bytes(&mut bytes, 3)?;
-    /// a.pack_from(&[1, 2, 3].map(arbitrary_int::u4::new))?;
-    /// assert_eq!(bytes, [0x21, 0x03]);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    pub fn pack_from(&mut self, src: &[T]) -> Result<()> {
-        check_len(LengthOf::PackSource, self.len, src.len())?;
-        let (values, span) = stack_chunk::<T>();
-        let mut buf = [0u64; CHUNK_WORDS];
-        let mut first = 0;
-        while first < self.len {
-            let count = (self.len - first).min(values);
-            let start = first / values * span;
-            let nbytes = (count * T::BITS as usize).div_ceil(8);
-            let words = nbytes.div_ceil(8);
-            buf[..words].fill(0);
-            bulk::pack(&src[first..first + count], &mut buf[..words], 0);
-            self.bytes[start..start + nbytes]
-                .copy_from_slice(&bulk::word_bytes(&buf[..words])[..nbytes]);
-            first += count;
-        }
-        Ok(())
-    }
-
-    /// Sets every value to `value`.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let mut bytes = [0u8; 2];
-    /// bitpack::NarrowMut::<bool>::from_bytes(&mut bytes, 10)?.fill(true);
-    /// assert_eq!(bytes, [0xff, 0b11]);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    pub fn fill(&mut self, value: T) {
-        let chunk = [value; 256];
-        let mut i = 0;
-        while i < self.len {
-            let n = (self.len - i).min(chunk.len());
-            for (k, v) in chunk[..n].iter().enumerate() {
-                write_bits(
-                    self.bytes,
-                    (i + k) * T::BITS as usize,
-                    T::BITS,
-                    v.raw_bits().to_u128(),
-                );
-            }
-            i += n;
-        }
-    }
-
-    /// A mutable strided view of the whole array with its shape, writing the
-    /// bytes in place.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::BorrowedWords`] when the buffer does not start on an 8-byte
-    /// boundary or does not cover whole 64-bit words (use the reads of
-    /// [`as_ref`](Self::as_ref), or [`set`](Self::set), there).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let mut words = [0u64; 1];
-    /// let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut words);
-    /// let mut a = bitpack::NarrowMut::<u8>::from_bytes(bytes, 4)?;
-    /// a.reshape(&[2, 2])?;
-    /// a.view_mut()?.select(1, 0)?.fill(7)?;
-    /// assert_eq!(a.as_bytes(), [7, 0, 7, 0]);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    pub fn view_mut(&mut self) -> Result<ViewMut<'_, T>> {
-        let layout = self.own_layout();
-        let n = bulk::words_for_bits(self.len * T::BITS as usize);
-        let addr = self.bytes.as_ptr() as usize;
-        let len = self.bytes.len();
-        let words = self
-            .bytes
-            .get_mut(..n * 8)
-            .and_then(|b| bytemuck::try_cast_slice_mut::<u8, u64>(b).ok())
-            .ok_or(Error::BorrowedWords {
-                misalignment: addr % 8,
-                len,
-                needed: n * 8,
-            })?;
-        Ok(ViewMut::from_parts(words, T::BITS, layout))
     }
 }
 

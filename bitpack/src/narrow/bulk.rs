@@ -16,9 +16,7 @@ use crate::{BitElement, Unsigned};
 
 #[cfg(target_endian = "little")]
 pub(crate) use crate::kernels::bits::word_bytes_mut;
-pub(crate) use crate::kernels::bits::{
-    bytes_to_words, clear_from, read, word_bytes, words_for_bits, write,
-};
+pub(crate) use crate::kernels::bits::{word_bytes, words_for_bits};
 
 /// Packs `src` into the stream, element `src[j]` at index `first + j`. Only
 /// the bits of those elements change.

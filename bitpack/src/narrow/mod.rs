@@ -11,15 +11,22 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::marker::PhantomData;
 
+#[cfg(doc)]
+use crate::Error;
 use crate::shape::check_len;
 use crate::shape::{packing, shape_accessors};
-use crate::{BitElement, Error, Result, Unsigned};
+use crate::{BitElement, Result, Unsigned};
+use raw::{Raw, Words};
 
-pub(crate) mod borrowed;
+mod borrowed;
+mod borrowed_mut;
 pub(crate) mod bulk;
+pub(crate) mod bytes;
+mod dense;
 mod dynamic;
 mod iter;
 mod ops;
+mod raw;
 mod reduce;
 mod traits;
 mod views;
@@ -29,7 +36,8 @@ mod tests;
 
 pub use crate::element::UnsignedElement;
 pub use crate::shape::{Dense, Packing, WordAligned};
-pub use borrowed::{NarrowMut, NarrowRef, RefIter};
+pub use borrowed::{NarrowRef, RefIter};
+pub use borrowed_mut::NarrowMut;
 pub use dynamic::DynNarrowArray;
 pub use iter::{IntoIter, Iter};
 pub use ops::ReinterpretError;
@@ -145,55 +153,7 @@ pub struct NarrowArray<T: BitElement, L: Packing = Dense> {
     _values: PhantomData<(T, L)>,
 }
 
-/// `gcd(a, 8)` for `a >= 1`.
-const fn gcd8(a: u32) -> u32 {
-    let (mut x, mut y) = (a, 8);
-    while y != 0 {
-        let t = x % y;
-        x = y;
-        y = t;
-    }
-    x
-}
-
 impl<T: BitElement> NarrowArray<T> {
-    /// Values per chunk: the fewest values that fill whole bytes, `8 /
-    /// gcd(T::BITS, 8)` (8 for `bool`, 2 for 4- and 12-bit values, 4 for
-    /// 6-bit values, 1 for types that fill their bytes).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bitpack::NarrowArray;
-    ///
-    /// assert_eq!(NarrowArray::<bool>::CHUNK_LEN, 8);
-    /// assert_eq!(NarrowArray::<arbitrary_int::u6>::CHUNK_LEN, 4);
-    /// assert_eq!(NarrowArray::<arbitrary_int::u12>::CHUNK_LEN, 2);
-    /// assert_eq!(NarrowArray::<u16>::CHUNK_LEN, 1);
-    /// ```
-    pub const CHUNK_LEN: usize = (8 / gcd8(T::BITS)) as usize;
-
-    /// Bytes per chunk: `lcm(T::BITS, 8) / 8`.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bitpack::NarrowArray;
-    ///
-    /// assert_eq!(NarrowArray::<bool>::CHUNK_BYTES, 1);
-    /// assert_eq!(NarrowArray::<arbitrary_int::u6>::CHUNK_BYTES, 3);
-    /// assert_eq!(NarrowArray::<arbitrary_int::u12>::CHUNK_BYTES, 3);
-    /// assert_eq!(NarrowArray::<u16>::CHUNK_BYTES, 2);
-    /// ```
-    pub const CHUNK_BYTES: usize = (T::BITS / gcd8(T::BITS)) as usize;
-
-    /// The stream bits of `len` values, panicking like `Vec` on overflow.
-    #[inline]
-    fn bits_for(len: usize) -> usize {
-        len.checked_mul(T::BITS as usize)
-            .expect("NarrowArray capacity overflow")
-    }
-
     /// An empty array; allocates nothing.
     ///
     /// # Examples
@@ -300,123 +260,16 @@ impl<T: BitElement> NarrowArray<T> {
     pub fn from_slice(values: &[T]) -> Self {
         Self::from_slice_in(values)
     }
-
-    /// Packs plain bytes: the dense stream of `len` values (the reverse of
-    /// [`as_bytes`](Self::as_bytes)).
-    ///
-    /// `bytes` must hold at least `ceil(len * T::BITS / 8)` bytes. Bits past
-    /// the last value are padding and must be zero, including any bytes past
-    /// that length (so a zero-padded buffer, such as Arrow's 64-byte padded
-    /// bitmaps, is accepted as is).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::TooFewBytes`] when `bytes` is too short (with `needed`
-    /// saturated at `usize::MAX` when `len * T::BITS` overflows), and
-    /// [`Error::NonZeroPadding`] (naming the first byte with a set padding
-    /// bit) when a padding bit is set.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use arbitrary_int::u4;
-    /// use bitpack::{Error, NarrowArray};
-    ///
-    /// let a = NarrowArray::<u4>::from_bytes(&[0x21, 0x03], 3)?;
-    /// assert_eq!(a.to_vec(), [u4::new(1), u4::new(2), u4::new(3)]);
-    ///
-    /// let e = NarrowArray::<u4>::from_bytes(&[0x21], 3).unwrap_err();
-    /// assert_eq!(
-    ///     e,
-    ///     Error::TooFewBytes { what: "NarrowArray::from_bytes", values: 3, bits: 4, needed: 2, actual: 1 },
-    /// );
-    /// assert_eq!(e.to_string(), "NarrowArray::from_bytes: 3 values of 4 bits need 2 bytes, got 1");
-    /// assert_eq!(
-    ///     NarrowArray::<u4>::from_bytes(&[0x21, 0x43], 3).unwrap_err(),
-    ///     Error::NonZeroPadding { byte: 1 },
-    /// );
-    /// # Ok::<(), Error>(())
-    /// ```
-    pub fn from_bytes(bytes: &[u8], len: usize) -> Result<Self> {
-        let needed = borrowed::check_stream("NarrowArray::from_bytes", bytes, len, T::BITS)?;
-        let words = borrowed::stream_to_words(&bytes[..needed]);
-        Ok(Self::from_parts(words, len, None))
-    }
-
-    /// The dense byte stream: exactly `ceil(len * T::BITS / 8)` bytes, padding
-    /// bits zero. No copy.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use arbitrary_int::u6;
-    /// use bitpack::NarrowArray;
-    ///
-    /// // Four 6-bit values fill three bytes.
-    /// let a: NarrowArray<u6> = [1, 2, 3, 4].into_iter().map(u6::new).collect();
-    /// assert_eq!(a.as_bytes(), [0x81, 0x30, 0x10]);
-    /// ```
-    #[inline]
-    pub fn as_bytes(&self) -> &[u8] {
-        let n = Self::bits_for(self.len).div_ceil(8);
-        &bulk::word_bytes(&self.words)[..n]
-    }
-
-    /// The dense byte stream, copied into a `Vec<u8>` (the same bytes as
-    /// [`as_bytes`](Self::as_bytes)).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let a = bitpack::NarrowArray::from_slice(&[true, true, false, true]);
-    /// assert_eq!(a.into_bytes(), [0b1011]);
-    /// ```
-    pub fn into_bytes(self) -> Vec<u8> {
-        self.as_bytes().to_vec()
-    }
-
-    /// A dense array of `len` values from the first bytes of a packed
-    /// stream, with any bits past the last value cleared (a foreign
-    /// producer need not zero them), or [`Error::Alloc`]. `bytes` holds at
-    /// least the stream's `ceil(len * BITS / 8)` bytes.
-    #[cfg(feature = "dlpack")]
-    pub(crate) fn try_from_stream_masked(bytes: &[u8], len: usize) -> Result<Self> {
-        let mut a = Self::try_zeroed_in(len)?;
-        let bits = len * T::BITS as usize;
-        bulk::bytes_to_words(&bytes[..bits.div_ceil(8)], &mut a.words);
-        bulk::clear_from(&mut a.words, bits);
-        Ok(a)
-    }
 }
 
 impl<T: BitElement, L: Packing> NarrowArray<T, L> {
-    /// The words holding `len` values, panicking like `Vec` on overflow.
-    #[inline]
-    fn words_for(len: usize) -> usize {
-        packing::words_for(L::WORD_ALIGNED, T::BITS, len).expect("NarrowArray capacity overflow")
-    }
-
-    /// The words holding `len` values, or [`Error::Alloc`] on overflow.
-    #[inline]
-    fn try_words_for(len: usize) -> Result<usize> {
-        packing::words_for(L::WORD_ALIGNED, T::BITS, len).ok_or_else(|| Self::alloc_error(None))
-    }
-
-    /// The [`Error::Alloc`] of an array's words (`None`: the count
-    /// overflows).
-    fn alloc_error(words: Option<usize>) -> Error {
-        Error::Alloc {
-            what: "the words of a NarrowArray",
-            count: words,
-            value_bytes: 8,
-        }
-    }
-
-    /// The stream bit where value `i` starts.
-    #[inline(always)]
-    fn bit_of(i: usize) -> usize {
-        packing::bit_of(L::WORD_ALIGNED, T::BITS, i)
-    }
+    /// The raw stream core of the array's words (sizing, growth, one value).
+    const RAW: Raw = Raw {
+        aligned: L::WORD_ALIGNED,
+        bits: T::BITS,
+        name: "NarrowArray",
+        words: "the words of a NarrowArray",
+    };
 
     /// Packs `values` into `words` at index `first`.
     #[inline]
@@ -447,7 +300,7 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
     /// An array over `words`, which must hold `len` values with zero padding.
     #[inline]
     pub(crate) fn from_parts(words: Vec<u64>, len: usize, dims: Option<Box<[usize]>>) -> Self {
-        debug_assert_eq!(words.len(), Self::words_for(len));
+        debug_assert_eq!(words.len(), Self::RAW.words_for(len));
         Self {
             words,
             len,
@@ -525,12 +378,7 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn try_zeroed_in(len: usize) -> Result<Self> {
-        let words = Self::try_words_for(len)?;
-        let mut v = Vec::new();
-        v.try_reserve_exact(words)
-            .map_err(|_| Self::alloc_error(Some(words)))?;
-        v.resize(words, 0);
-        Ok(Self::from_parts(v, len, None))
+        Ok(Self::from_parts(Self::RAW.try_zeroed(len)?, len, None))
     }
 
     /// An empty array in layout `L` with room for at least `capacity` values.
@@ -569,7 +417,7 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
     /// assert_eq!(a.as_words(), [u64::MAX >> 1, 0b111]); // 21 values, then one
     /// ```
     pub fn from_slice_in(values: &[T]) -> Self {
-        let mut words = vec![0; Self::words_for(values.len())];
+        let mut words = vec![0; Self::RAW.words_for(values.len())];
         Self::pack_at(values, &mut words, 0);
         Self::from_parts(words, values.len(), None)
     }
@@ -603,7 +451,7 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
     /// ```
     #[inline]
     pub fn capacity(&self) -> usize {
-        packing::capacity_of(L::WORD_ALIGNED, T::BITS, self.words.capacity())
+        Self::RAW.capacity(self.words.capacity())
     }
 
     /// Reserves room for at least `additional` more values.
@@ -621,12 +469,7 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
     /// assert!(a.capacity() >= 64);
     /// ```
     pub fn reserve(&mut self, additional: usize) {
-        let len = self
-            .len
-            .checked_add(additional)
-            .expect("NarrowArray capacity overflow");
-        let need = Self::words_for(len);
-        self.words.reserve(need.saturating_sub(self.words.len()));
+        Self::RAW.reserve(&mut self.words, self.len, additional);
     }
 
     /// Reserves room for at least `additional` more values, or returns an
@@ -649,14 +492,7 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn try_reserve(&mut self, additional: usize) -> Result<()> {
-        let len = self
-            .len
-            .checked_add(additional)
-            .ok_or_else(|| Self::alloc_error(None))?;
-        let need = Self::try_words_for(len)?;
-        self.words
-            .try_reserve(need.saturating_sub(self.words.len()))
-            .map_err(|_| Self::alloc_error(Some(need)))
+        Self::RAW.try_reserve(&mut self.words, self.len, additional)
     }
 
     /// The value at flat index `i`, or `None` when `i >= len`. O(1): it reads
@@ -673,13 +509,18 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
     /// ```
     #[inline]
     pub fn get(&self, i: usize) -> Option<T> {
-        (i < self.len).then(|| self.value(i))
+        Self::RAW.get(&self.words, self.len, i).map(Self::from_raw)
     }
 
     /// The value at `i`, which must be in bounds.
     #[inline(always)]
     fn value(&self, i: usize) -> T {
-        let raw = bulk::read(&self.words, Self::bit_of(i), T::BITS);
+        Self::from_raw(Self::RAW.read(&self.words, i))
+    }
+
+    /// The value of raw bits read from the stream.
+    #[inline(always)]
+    fn from_raw(raw: u128) -> T {
         T::from_raw_bits(T::Raw::from_u128_truncate(raw))
     }
 
@@ -708,19 +549,8 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
     /// ```
     #[inline]
     pub fn set(&mut self, i: usize, value: T) -> Result<()> {
-        if i >= self.len {
-            return Err(Error::Index {
-                index: i,
-                len: self.len,
-            });
-        }
-        bulk::write(
-            &mut self.words,
-            Self::bit_of(i),
-            T::BITS,
-            value.raw_bits().to_u128(),
-        );
-        Ok(())
+        let raw = value.raw_bits().to_u128();
+        Self::RAW.set(&mut self.words, self.len, i, raw)
     }
 
     /// Appends a value (the array becomes 1-d).
@@ -739,14 +569,7 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
     /// assert_eq!(a.as_bytes(), [0b11]);
     /// ```
     pub fn push(&mut self, value: T) {
-        let len = self.len + 1;
-        self.words.resize(Self::words_for(len), 0);
-        bulk::write(
-            &mut self.words,
-            Self::bit_of(self.len),
-            T::BITS,
-            value.raw_bits().to_u128(),
-        );
+        let len = Self::RAW.push(&mut self.words, self.len, value.raw_bits().to_u128());
         self.set_flat_len(len);
     }
 
@@ -762,10 +585,9 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
     /// assert_eq!(a.pop(), None);
     /// ```
     pub fn pop(&mut self) -> Option<T> {
-        let last = self.len.checked_sub(1)?;
-        let value = self.value(last);
-        self.truncate(last);
-        Some(value)
+        let raw = Self::RAW.pop(&mut self.words, self.len)?;
+        self.set_flat_len(self.len - 1);
+        Some(Self::from_raw(raw))
     }
 
     /// Keeps the first `len` values and drops the rest (the array becomes
@@ -779,12 +601,9 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
     /// assert_eq!(a.as_bytes(), [0b111]);
     /// ```
     pub fn truncate(&mut self, len: usize) {
-        if len >= self.len {
-            return;
+        if Self::RAW.truncate(&mut self.words, self.len, len) {
+            self.set_flat_len(len);
         }
-        self.words.truncate(Self::words_for(len));
-        bulk::clear_from(&mut self.words, Self::bit_of(len));
-        self.set_flat_len(len);
     }
 
     /// Removes every value (the array becomes 1-d); keeps the allocation.
@@ -816,11 +635,7 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
     /// assert_eq!(a.as_bytes(), [0b101]);
     /// ```
     pub fn extend_from_slice(&mut self, values: &[T]) {
-        let len = self
-            .len
-            .checked_add(values.len())
-            .expect("NarrowArray capacity overflow");
-        self.words.resize(Self::words_for(len), 0);
+        let len = Self::RAW.grow(&mut self.words, self.len, values.len());
         Self::pack_at(values, &mut self.words, self.len);
         self.set_flat_len(len);
     }
@@ -1031,24 +846,10 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
 
     /// Repacks into a fresh array of layout `L2`, a chunk at a time.
     fn repacked<L2: Packing>(&self) -> NarrowArray<T, L2> {
-        const BUF: usize = 256;
-        // A multiple of the values per word, so chunks after the first start
-        // on a word of the word-aligned side.
-        let chunk = if T::BITS <= 64 {
-            let per = packing::per_word(T::BITS);
-            BUF / per * per
-        } else {
-            BUF
-        };
         let mut out = NarrowArray::<T, L2>::zeroed_in(self.len);
-        let mut buf = [Self::zero_value(); BUF];
-        let mut i = 0;
-        while i < self.len {
-            let n = (self.len - i).min(chunk);
-            Self::unpack_at(&self.words, i, &mut buf[..n]);
-            NarrowArray::<T, L2>::pack_at(&buf[..n], &mut out.words, i);
-            i += n;
-        }
+        let to = NarrowArray::<T, L2>::RAW;
+        let words = Words::Copy(&self.words, &mut out.words);
+        Self::RAW.repack(to, words, self.len);
         out.dims = self.dims.clone();
         out
     }

@@ -7,6 +7,7 @@ use proptest::prelude::*;
 
 use super::bulk;
 use crate::BitElement;
+use crate::kernels::bits;
 
 /// The stream bit `k` of `words`, one bit at a time.
 fn bit(words: &[u64], k: usize) -> bool {
@@ -59,19 +60,19 @@ fn check_width<T: BitElement + PartialEq + core::fmt::Debug>(
     assert_eq!(back, values);
 
     for (j, &r) in raws.iter().enumerate() {
-        assert_eq!(bulk::read(&packed, (first + j) * bits, T::BITS), r);
+        assert_eq!(bits::read(&packed, (first + j) * bits, T::BITS), r);
     }
     // `write` ignores the bits of the value above the width.
     let junk = if bits < 128 { u128::MAX << bits } else { 0 };
     let mut written = words.clone();
     for (j, &r) in raws.iter().enumerate() {
-        bulk::write(&mut written, (first + j) * bits, T::BITS, r | junk);
+        bits::write(&mut written, (first + j) * bits, T::BITS, r | junk);
     }
     assert_eq!(written, packed);
 
     let cut = first * bits + 3;
     let mut cleared = packed.clone();
-    bulk::clear_from(&mut cleared, cut);
+    bits::clear_from(&mut cleared, cut);
     for k in 0..64 * cleared.len() {
         assert_eq!(bit(&cleared, k), k < cut && bit(&packed, k), "bit {k}");
     }
@@ -102,9 +103,90 @@ proptest! {
     #[test]
     fn bytes_to_words_is_the_byte_stream(bytes in proptest::collection::vec(any::<u8>(), 0..40)) {
         let mut words = vec![u64::MAX; bytes.len().div_ceil(8) + 1];
-        bulk::bytes_to_words(&bytes, &mut words);
+        bits::bytes_to_words(&bytes, &mut words);
         let image = bulk::word_bytes(&words);
         prop_assert_eq!(&image[..bytes.len()], &bytes[..]);
         prop_assert!(image[bytes.len()..].iter().all(|&b| b == 0));
+    }
+}
+
+/// One step of a growth sequence.
+#[derive(Clone, Debug)]
+enum Step {
+    Push(u64),
+    Extend(Vec<u64>),
+    Truncate(usize),
+    Pop,
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        any::<u64>().prop_map(Step::Push),
+        proptest::collection::vec(any::<u64>(), 0..40).prop_map(Step::Extend),
+        (0usize..80).prop_map(Step::Truncate),
+        Just(Step::Pop),
+    ]
+}
+
+/// Runs `steps` (values cut to `T::BITS` bits) on a `NarrowArray<T, L>` and
+/// on a `DynNarrowArray<L>` of the same width, and checks that they hold the
+/// same words and length after every step.
+fn same_growth<T: BitElement, L: super::Packing>(steps: &[Step]) {
+    let w = T::BITS;
+    let cut = |v: u64| v & crate::kernels::bits::mask64(w);
+    let typed_of = |v: u64| T::from_raw_bits(crate::Unsigned::from_u128_truncate(cut(v).into()));
+    let raw_of = |t: T| crate::Unsigned::to_u128(t.raw_bits()) as u64;
+    let mut typed = super::NarrowArray::<T, L>::new_in();
+    let mut dynamic = super::DynNarrowArray::<L>::new_in(w).unwrap();
+    for (k, s) in steps.iter().enumerate() {
+        match s {
+            Step::Push(v) => {
+                typed.push(typed_of(*v));
+                dynamic.push(cut(*v));
+            }
+            Step::Extend(vs) => {
+                let values: Vec<T> = vs.iter().map(|&v| typed_of(v)).collect();
+                typed.extend_from_slice(&values);
+                let raws: Vec<u64> = vs.iter().map(|&v| cut(v)).collect();
+                dynamic.extend_from_slice(&raws);
+            }
+            Step::Truncate(n) => {
+                typed.truncate(*n);
+                dynamic.truncate(*n);
+            }
+            Step::Pop => assert_eq!(typed.pop().map(raw_of), dynamic.pop(), "width {w} step {k}"),
+        }
+        assert_eq!(dynamic.width(), w, "width {w} step {k}: no widening");
+        assert_eq!(typed.len(), dynamic.len(), "width {w} step {k}");
+        assert_eq!(
+            typed.as_words(),
+            dynamic.as_words(),
+            "width {w} step {k}: {s:?}"
+        );
+    }
+}
+
+/// `same_growth` for every listed type, in both layouts.
+macro_rules! each_width {
+    ($steps:expr; $($t:ty),* $(,)?) => {$(
+        same_growth::<$t, super::Dense>($steps);
+        same_growth::<$t, super::WordAligned>($steps);
+    )*};
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    #[test]
+    fn typed_and_dyn_growth_give_the_same_words(
+        steps in proptest::collection::vec(step(), 0..24),
+    ) {
+        use arbitrary_int::*;
+        each_width!(&steps;
+            u1, u2, u3, u4, u5, u6, u7, u8, u9, u10, u11, u12, u13, u14, u15, u16,
+            u17, u18, u19, u20, u21, u22, u23, u24, u25, u26, u27, u28, u29, u30, u31, u32,
+            u33, u34, u35, u36, u37, u38, u39, u40, u41, u42, u43, u44, u45, u46, u47, u48,
+            u49, u50, u51, u52, u53, u54, u55, u56, u57, u58, u59, u60, u61, u62, u63, u64,
+        );
     }
 }

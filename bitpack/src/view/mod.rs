@@ -17,7 +17,7 @@ mod view_mut;
 #[cfg(feature = "alloc")]
 pub use iter::ViewIter;
 #[cfg(feature = "alloc")]
-pub(crate) use strided::{assign_within, layout_for, try_zeroed_vec};
+pub(crate) use strided::{assign_within, layout_for};
 #[cfg(feature = "alloc")]
 pub use view::View;
 #[cfg(feature = "alloc")]

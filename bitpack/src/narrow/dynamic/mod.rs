@@ -1,25 +1,26 @@
 //! [`DynNarrowArray`]: packed unsigned integers whose width is chosen at run
-//! time.
+//! time. This file holds the type, its constructors, one-value access,
+//! growth and views; `repack.rs` its width and layout changes, `traits.rs`
+//! its trait implementations. Its words follow the rules of
+//! [`Raw`], built from the width at run time.
 
 use crate::error::LengthOf;
 use alloc::boxed::Box;
 use alloc::vec;
 use alloc::vec::Vec;
-use core::fmt;
-use core::hash::{Hash, Hasher};
 use core::marker::PhantomData;
 
-use super::{Dense, NarrowArray, Packing, bulk};
+use super::raw::{Raw, check_index};
+use super::{Dense, Packing, bulk, bytes};
 use crate::kernels::stream;
-use crate::reduce::{RunSum, UnsignedElement};
+use crate::reduce::RunSum;
 use crate::shape::check_len;
-use crate::shape::packing::{self, per_word, same_as_dense};
 use crate::shape::shape_accessors;
 use crate::view::{View, ViewIter, ViewMut};
 use crate::{Error, Layout, Result};
 
-/// Values per stack chunk when repacking (1 KiB of `u64`s).
-const CHUNK: usize = 128;
+mod repack;
+mod traits;
 
 /// The bits needed to hold `v` (at least 1).
 #[inline]
@@ -42,7 +43,7 @@ fn check_width(width: u32) -> Result<()> {
 ///
 /// The values are `u64`s; each is stored in `width` bits, LSB-first, in
 /// layout `L` ([`Dense`], the default, or [`WordAligned`](super::WordAligned))
-/// exactly as a [`NarrowArray`] of a `width`-bit type would store it, so
+/// exactly as a [`NarrowArray`](super::NarrowArray) of a `width`-bit type would store it, so
 /// `as_words` is that array's buffer. Every bulk operation
 /// ([`from_slice`](Self::from_slice), [`to_vec`](Self::to_vec),
 /// [`sum`](Self::sum), the views' reads, writes and sums, repacking) looks
@@ -166,7 +167,7 @@ impl DynNarrowArray<Dense> {
 
     /// Packs plain bytes: the dense stream of `len` values of `width` bits
     /// (the reverse of [`as_bytes`](Self::as_bytes)), with the checks of
-    /// [`NarrowArray::from_bytes`]: at least `ceil(len * width / 8)` bytes,
+    /// [`NarrowArray::from_bytes`](super::NarrowArray::from_bytes): at least `ceil(len * width / 8)` bytes,
     /// every bit past the last value zero.
     ///
     /// # Errors
@@ -186,10 +187,8 @@ impl DynNarrowArray<Dense> {
     /// ```
     pub fn from_bytes(width: u32, bytes: &[u8], len: usize) -> Result<Self> {
         check_width(width)?;
-        let needed =
-            super::borrowed::check_stream("DynNarrowArray::from_bytes", bytes, len, width)?;
         Ok(Self {
-            words: super::borrowed::stream_to_words(&bytes[..needed]),
+            words: bytes::words_from_stream("DynNarrowArray::from_bytes", bytes, len, width)?,
             len,
             width,
             dims: None,
@@ -208,8 +207,7 @@ impl DynNarrowArray<Dense> {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn as_bytes(&self) -> &[u8] {
-        let n = (self.len * self.width as usize).div_ceil(8);
-        &bulk::word_bytes(&self.words)[..n]
+        &bulk::word_bytes(&self.words)[..self.raw().stream_bytes(self.len)]
     }
 }
 
@@ -217,19 +215,21 @@ impl DynNarrowArray<Dense> {
 const WORDS: &str = "the 64-bit words of a DynNarrowArray";
 
 impl<L: Packing> DynNarrowArray<L> {
-    /// The words holding `len` values of `width` bits.
-    fn words_for(width: u32, len: usize) -> usize {
-        packing::words_for(L::WORD_ALIGNED, width, len).expect("DynNarrowArray capacity overflow")
+    /// The raw stream core of `width`-bit values in layout `L`.
+    #[inline]
+    const fn raw_of(width: u32) -> Raw {
+        Raw {
+            aligned: L::WORD_ALIGNED,
+            bits: width,
+            name: "DynNarrowArray",
+            words: WORDS,
+        }
     }
 
-    /// [`words_for`](Self::words_for), or [`Error::Alloc`] when the count
-    /// overflows.
-    fn try_words_for(width: u32, len: usize) -> Result<usize> {
-        packing::words_for(L::WORD_ALIGNED, width, len).ok_or(Error::Alloc {
-            what: WORDS,
-            count: None,
-            value_bytes: 8,
-        })
+    /// The raw stream core of the array's words.
+    #[inline]
+    const fn raw(&self) -> Raw {
+        Self::raw_of(self.width)
     }
 
     /// The words, mutably (the caller keeps padding and gap bits zero).
@@ -284,9 +284,8 @@ impl<L: Packing> DynNarrowArray<L> {
     /// ```
     pub fn zeroed_in(width: u32, len: usize) -> Result<Self> {
         check_width(width)?;
-        let words = Self::try_words_for(width, len)?;
         Ok(DynNarrowArray {
-            words: crate::view::try_zeroed_vec(words, WORDS)?,
+            words: Self::raw_of(width).try_zeroed(len)?,
             len,
             width,
             dims: None,
@@ -402,7 +401,8 @@ impl<L: Packing> DynNarrowArray<L> {
     /// ```
     #[inline]
     pub fn get(&self, i: usize) -> Option<u64> {
-        (i < self.len).then(|| stream::read(L::WORD_ALIGNED, self.width, &self.words, i) as u64)
+        let v = self.raw().get(&self.words, self.len, i)?;
+        Some(v as u64)
     }
 
     /// Sets the value at flat index `i`, widening the array first when
@@ -426,20 +426,9 @@ impl<L: Packing> DynNarrowArray<L> {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn set(&mut self, i: usize, value: u64) -> Result<()> {
-        if i >= self.len {
-            return Err(Error::Index {
-                index: i,
-                len: self.len,
-            });
-        }
+        check_index(i, self.len)?;
         self.widen(bits_needed(value))?;
-        stream::write(
-            L::WORD_ALIGNED,
-            self.width,
-            &mut self.words,
-            i,
-            value.into(),
-        );
+        self.raw().write(&mut self.words, i, value.into());
         Ok(())
     }
 
@@ -465,15 +454,7 @@ impl<L: Packing> DynNarrowArray<L> {
         // A u64 needs at most 64 bits, so only the allocation can fail.
         self.widen(bits_needed(value))
             .unwrap_or_else(|e| panic!("{e}"));
-        let len = self.len + 1;
-        self.words.resize(Self::words_for(self.width, len), 0);
-        stream::write(
-            L::WORD_ALIGNED,
-            self.width,
-            &mut self.words,
-            self.len,
-            value.into(),
-        );
+        let len = self.raw().push(&mut self.words, self.len, value.into());
         self.set_flat_len(len);
     }
 
@@ -488,10 +469,9 @@ impl<L: Packing> DynNarrowArray<L> {
     /// assert_eq!(a.to_vec(), [4]);
     /// ```
     pub fn pop(&mut self) -> Option<u64> {
-        let last = self.len.checked_sub(1)?;
-        let v = self.get(last);
-        self.truncate(last);
-        v
+        let v = self.raw().pop(&mut self.words, self.len)?;
+        self.set_flat_len(self.len - 1);
+        Some(v as u64)
     }
 
     /// Keeps the first `len` values (the array becomes 1-d); does nothing
@@ -505,15 +485,9 @@ impl<L: Packing> DynNarrowArray<L> {
     /// assert_eq!(a.to_vec(), [4]);
     /// ```
     pub fn truncate(&mut self, len: usize) {
-        if len >= self.len {
-            return;
+        if self.raw().truncate(&mut self.words, self.len, len) {
+            self.set_flat_len(len);
         }
-        self.words.truncate(Self::words_for(self.width, len));
-        bulk::clear_from(
-            &mut self.words,
-            packing::bit_of(L::WORD_ALIGNED, self.width, len),
-        );
-        self.set_flat_len(len);
     }
 
     /// Appends `values`, widening first to the width of the widest (the
@@ -536,11 +510,7 @@ impl<L: Packing> DynNarrowArray<L> {
         let need = values.iter().map(|&v| bits_needed(v)).max().unwrap_or(1);
         // A u64 needs at most 64 bits, so only the allocation can fail.
         self.widen(need).unwrap_or_else(|e| panic!("{e}"));
-        let len = self
-            .len
-            .checked_add(values.len())
-            .expect("DynNarrowArray capacity overflow");
-        self.words.resize(Self::words_for(self.width, len), 0);
+        let len = self.raw().grow(&mut self.words, self.len, values.len());
         stream::pack(
             L::WORD_ALIGNED,
             self.width,
@@ -600,160 +570,6 @@ impl<L: Packing> DynNarrowArray<L> {
     /// ```
     pub fn sum(&self) -> u128 {
         RunSum::new(L::WORD_ALIGNED, self.width).run(&self.words, 0, 1, self.len)
-    }
-
-    /// The narrowest width that holds every value (1 when empty).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let a = bitpack::DynNarrowArray::from_slice(16, &[3, 9])?;
-    /// assert_eq!(a.min_width(), 4);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    pub fn min_width(&self) -> u32 {
-        let mut or = 0u64;
-        let mut buf = [0u64; CHUNK];
-        let mut i = 0;
-        while i < self.len {
-            let n = (self.len - i).min(CHUNK);
-            stream::unpack(L::WORD_ALIGNED, self.width, &self.words, i, &mut buf[..n]);
-            or |= buf[..n].iter().fold(0, |a, &v| a | v);
-            i += n;
-        }
-        bits_needed(or)
-    }
-
-    /// Chunk length for repacking between `from` and `to` bits: a multiple of
-    /// the values per word of the word-aligned side, so that every chunk
-    /// but the last writes whole words.
-    fn chunk_for(to: u32) -> usize {
-        if L::WORD_ALIGNED && !same_as_dense(to) {
-            let per = per_word(to);
-            CHUNK / per * per
-        } else {
-            CHUNK
-        }
-    }
-
-    /// Repacks in place to at least `new_width` bits: a no-op when the width
-    /// already is that wide, otherwise every value moves to the new width,
-    /// from the last to the first, through a 1 KiB stack buffer (O(n), no
-    /// unpacked copy).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Width`] when `new_width` is not in `1..=64`, and
-    /// [`Error::Alloc`] when the new word count overflows `usize` or its
-    /// allocation fails; the array is unchanged.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let mut a = bitpack::DynNarrowArray::from_slice(3, &[7, 1, 4])?;
-    /// a.widen(12)?;
-    /// assert_eq!(a.width(), 12);
-    /// assert_eq!(a.to_vec(), [7, 1, 4]);
-    /// a.widen(5)?; // already wider
-    /// assert_eq!(a.width(), 12);
-    /// assert!(a.widen(65).is_err());
-    /// assert_eq!(a.width(), 12);
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    pub fn widen(&mut self, new_width: u32) -> Result<()> {
-        check_width(new_width)?;
-        if new_width <= self.width {
-            return Ok(());
-        }
-        let old = self.width;
-        let new_words = Self::try_words_for(new_width, self.len)?;
-        let more = new_words.saturating_sub(self.words.len());
-        self.words
-            .try_reserve_exact(more)
-            .map_err(|_| Error::Alloc {
-                what: WORDS,
-                count: Some(new_words),
-                value_bytes: 8,
-            })?;
-        self.words.resize(new_words, 0);
-        // Value `i` moves from its old position to a new one at least as far
-        // along, and past the old positions of every value before it; so
-        // moving the values from the last down never overwrites one not yet
-        // moved. Chunks start on whole new words (word-aligned), so every
-        // word but the last is rewritten whole, gap bits included; the
-        // stream's end only moves up, so the bits past it stay zero.
-        let aligned = L::WORD_ALIGNED;
-        let chunk = Self::chunk_for(new_width);
-        let mut buf = [0u64; CHUNK];
-        let mut end = self.len;
-        while end > 0 {
-            let start = (end - 1) / chunk * chunk;
-            let n = end - start;
-            stream::unpack(aligned, old, &self.words, start, &mut buf[..n]);
-            stream::pack(aligned, new_width, &buf[..n], &mut self.words, start);
-            end = start;
-        }
-        self.width = new_width;
-        Ok(())
-    }
-
-    /// Repacks in place to `new_width` bits, narrower or wider, after
-    /// checking that every value fits.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Width`] when `new_width` is not in `1..=64`,
-    /// [`Error::ValueTooWide`] naming the first value that needs more bits;
-    /// the array is unchanged.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bitpack::{DynNarrowArray, Error};
-    ///
-    /// let mut a = DynNarrowArray::from_slice(32, &[5, 9, 2])?;
-    /// a.narrow_to(a.min_width())?;
-    /// assert_eq!(a.width(), 4);
-    /// assert_eq!(a.to_vec(), [5, 9, 2]);
-    /// assert_eq!(a.narrow_to(3).unwrap_err(), Error::ValueTooWide { value: 9, bits: 3 });
-    /// # Ok::<(), Error>(())
-    /// ```
-    pub fn narrow_to(&mut self, new_width: u32) -> Result<()> {
-        check_width(new_width)?;
-        if new_width >= self.width {
-            return self.widen(new_width);
-        }
-        let aligned = L::WORD_ALIGNED;
-        let mut buf = [0u64; CHUNK];
-        let mut i = 0;
-        while i < self.len {
-            let n = (self.len - i).min(CHUNK);
-            stream::unpack(aligned, self.width, &self.words, i, &mut buf[..n]);
-            if let Some(&v) = buf[..n].iter().find(|&&v| bits_needed(v) > new_width) {
-                return Err(Error::ValueTooWide {
-                    value: v.into(),
-                    bits: new_width,
-                });
-            }
-            i += n;
-        }
-        // The mirror of `widen`: values move down, from the first to the last.
-        let old = self.width;
-        let chunk = Self::chunk_for(new_width);
-        let mut start = 0;
-        while start < self.len {
-            let n = (self.len - start).min(chunk);
-            stream::unpack(aligned, old, &self.words, start, &mut buf[..n]);
-            stream::pack(aligned, new_width, &buf[..n], &mut self.words, start);
-            start += n;
-        }
-        self.words.truncate(Self::words_for(new_width, self.len));
-        bulk::clear_from(
-            &mut self.words,
-            packing::bit_of(aligned, new_width, self.len),
-        );
-        self.width = new_width;
-        Ok(())
     }
 
     shape_accessors! { fields:
@@ -912,131 +728,5 @@ impl<L: Packing> DynNarrowArray<L> {
     /// ```
     pub fn assign_within(&mut self, dst: &Layout, src: &Layout) -> Result<()> {
         crate::view::assign_within::<L>(self.width, &mut self.words, self.len, dst, src)
-    }
-
-    /// The same values, width and shape in layout `L2`.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bitpack::{DynNarrowArray, WordAligned};
-    ///
-    /// let a = DynNarrowArray::from_slice(7, &[100; 10])?;
-    /// let b = a.to_layout::<WordAligned>();
-    /// assert_eq!(b.as_words().len(), 2); // 9 values per word
-    /// assert_eq!(b.to_vec(), a.to_vec());
-    /// # Ok::<(), bitpack::Error>(())
-    /// ```
-    pub fn to_layout<L2: Packing>(&self) -> DynNarrowArray<L2> {
-        let mut out = DynNarrowArray::<L2> {
-            words: self.words.clone(),
-            len: self.len,
-            width: self.width,
-            dims: self.dims.clone(),
-            _layout: PhantomData,
-        };
-        if L::WORD_ALIGNED != L2::WORD_ALIGNED && !same_as_dense(self.width) {
-            out.words = vec![0; DynNarrowArray::<L2>::words_for(self.width, self.len)];
-            let chunk = if same_as_dense(self.width) {
-                CHUNK
-            } else {
-                let per = per_word(self.width);
-                CHUNK / per * per
-            };
-            let mut buf = [0u64; CHUNK];
-            let mut i = 0;
-            while i < self.len {
-                let n = (self.len - i).min(chunk);
-                stream::unpack(L::WORD_ALIGNED, self.width, &self.words, i, &mut buf[..n]);
-                stream::pack(L2::WORD_ALIGNED, self.width, &buf[..n], &mut out.words, i);
-                i += n;
-            }
-        }
-        out
-    }
-}
-
-/// Moves the words of a typed array of unsigned elements into a run-time
-/// width array of the same width (no copy: the layouts are the same bits).
-///
-/// ```
-/// use arbitrary_int::u5;
-/// use bitpack::{DynNarrowArray, NarrowArray};
-///
-/// let a = NarrowArray::from_slice(&[u5::new(3), u5::new(30)]);
-/// let d = DynNarrowArray::from(a);
-/// assert_eq!(d.width(), 5);
-/// assert_eq!(d.to_vec(), [3, 30]);
-/// ```
-impl<T: UnsignedElement, L: Packing> From<NarrowArray<T, L>> for DynNarrowArray<L> {
-    fn from(array: NarrowArray<T, L>) -> Self {
-        const { crate::reduce::assert_summable::<T>() };
-        let width = T::BITS;
-        let len = array.len();
-        let dims = (array.ndim() != 1).then(|| array.shape().into());
-        DynNarrowArray {
-            words: array.into_words(),
-            len,
-            width,
-            dims,
-            _layout: PhantomData,
-        }
-    }
-}
-
-impl<L: Packing> Clone for DynNarrowArray<L> {
-    fn clone(&self) -> Self {
-        DynNarrowArray {
-            words: self.words.clone(),
-            len: self.len,
-            width: self.width,
-            dims: self.dims.clone(),
-            _layout: PhantomData,
-        }
-    }
-}
-
-/// The width, the shape and the values.
-///
-/// ```
-/// let a = bitpack::DynNarrowArray::from_values(&[1, 2]);
-/// assert_eq!(format!("{a:?}"), "DynNarrowArray { width: 2, shape: [2], values: [1, 2] }");
-/// ```
-impl<L: Packing> fmt::Debug for DynNarrowArray<L> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("DynNarrowArray")
-            .field("width", &self.width)
-            .field("shape", &self.shape())
-            .field("values", &self.iter().collect::<Vec<_>>())
-            .finish()
-    }
-}
-
-/// Equal when the shapes and the values are equal, whatever the widths and
-/// layouts.
-///
-/// ```
-/// use bitpack::{DynNarrowArray, WordAligned};
-///
-/// let a = DynNarrowArray::from_slice(3, &[1, 2])?;
-/// let b = DynNarrowArray::<WordAligned>::from_slice_in(9, &[1, 2])?;
-/// assert_eq!(a, b);
-/// # Ok::<(), bitpack::Error>(())
-/// ```
-impl<L: Packing, L2: Packing> PartialEq<DynNarrowArray<L2>> for DynNarrowArray<L> {
-    fn eq(&self, other: &DynNarrowArray<L2>) -> bool {
-        self.shape() == other.shape() && self.iter().eq(other.iter())
-    }
-}
-
-impl<L: Packing> Eq for DynNarrowArray<L> {}
-
-/// Hashes the shape and the values, consistently with `Eq`.
-impl<L: Packing> Hash for DynNarrowArray<L> {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        self.shape().hash(state);
-        for v in self.iter() {
-            v.hash(state);
-        }
     }
 }

@@ -1,0 +1,179 @@
+//! The dense byte stream: the checks of bytes handed in
+//! ([`check_stream`]), their copy into words ([`stream_to_words`],
+//! [`words_from_stream`]), one value at a stream bit of bytes
+//! ([`read_bits`], [`write_bits`]) and the chunked walks that run the word
+//! kernels over bytes of any alignment ([`for_each_chunk`],
+//! [`pack_into_bytes`]).
+//!
+//! Every container's `from_bytes`, [`NarrowRef`](super::NarrowRef),
+//! [`NarrowMut`](super::NarrowMut) and DLPack's import read bytes through
+//! here. A value at a stream bit is read by the one reader of
+//! [`crate::kernels::bits`]: [`read_bits`] and [`write_bits`] only carry the
+//! few words around the value between the bytes and that reader.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use super::NarrowArray;
+use crate::kernels::bits;
+use crate::{BitElement, Error, Result};
+
+/// Words in the stack buffer of the chunked bulk paths (2 KiB).
+const CHUNK_WORDS: usize = 256;
+
+/// Words around a value of up to 128 bits at any bit of a byte (17 bytes).
+const VALUE_WORDS: usize = 3;
+
+/// Checks that `bytes` holds the dense stream of `len` values of `bits` bits
+/// with zero padding (bits past the last value, and every byte past the
+/// stream), and returns the stream's length in bytes.
+/// `what` names the caller, for the message.
+pub(crate) fn check_stream(
+    what: &'static str,
+    bytes: &[u8],
+    len: usize,
+    bits: u32,
+) -> Result<usize> {
+    let needed = len.checked_mul(bits as usize).map(|b| b.div_ceil(8));
+    let Some(needed) = needed.filter(|&n| n <= bytes.len()) else {
+        return Err(Error::TooFewBytes {
+            what,
+            values: len,
+            bits,
+            needed: needed.unwrap_or(usize::MAX),
+            actual: bytes.len(),
+        });
+    };
+    let stream_bits = len * bits as usize;
+    if !stream_bits.is_multiple_of(8) && bytes[stream_bits / 8] >> (stream_bits % 8) != 0 {
+        return Err(Error::NonZeroPadding {
+            byte: stream_bits / 8,
+        });
+    }
+    if let Some(k) = bytes[needed..].iter().position(|&b| b != 0) {
+        return Err(Error::NonZeroPadding { byte: needed + k });
+    }
+    Ok(needed)
+}
+
+/// The dense stream `bytes` (exactly its bytes, `ceil(bits / 8)` for a
+/// stream of `bits` bits) copied into words: `ceil(bits / 64)` of them, the
+/// bits past the stream zero.
+pub(crate) fn stream_to_words(bytes: &[u8]) -> Vec<u64> {
+    let mut words = vec![0; bytes.len().div_ceil(8)];
+    bits::bytes_to_words(bytes, &mut words);
+    words
+}
+
+/// The words of the dense stream of `len` values of `bits` bits in `bytes`,
+/// after the checks of [`check_stream`].
+pub(crate) fn words_from_stream(
+    what: &'static str,
+    bytes: &[u8],
+    len: usize,
+    bits: u32,
+) -> Result<Vec<u64>> {
+    let needed = check_stream(what, bytes, len, bits)?;
+    Ok(stream_to_words(&bytes[..needed]))
+}
+
+/// The bytes of `bytes` holding the `width` bits at stream bit `bit`, and
+/// the bit where the value starts in the first of them.
+#[inline(always)]
+fn span(bit: usize, width: u32) -> (core::ops::Range<usize>, usize) {
+    let first = bit / 8;
+    let shift = bit % 8;
+    (first..(bit + width as usize).div_ceil(8), shift)
+}
+
+/// Reads `width` (1..=128) bits at stream bit `bit` of a byte stream.
+///
+/// # Panics
+///
+/// When the bits run past the end of `bytes`.
+#[inline]
+pub(crate) fn read_bits(bytes: &[u8], bit: usize, width: u32) -> u128 {
+    let (range, shift) = span(bit, width);
+    let mut words = [0u64; VALUE_WORDS];
+    bits::bytes_to_words(&bytes[range], &mut words);
+    bits::read(&words, shift, width)
+}
+
+/// Writes the low `width` (1..=128) bits of `value` at stream bit `bit`,
+/// leaving every other bit as it was.
+///
+/// # Panics
+///
+/// When the bits run past the end of `bytes`.
+#[inline]
+pub(crate) fn write_bits(bytes: &mut [u8], bit: usize, width: u32, value: u128) {
+    let (range, shift) = span(bit, width);
+    let bytes = &mut bytes[range];
+    let mut words = [0u64; VALUE_WORDS];
+    bits::bytes_to_words(bytes, &mut words);
+    bits::write(&mut words, shift, width, value);
+    let n = bytes.len();
+    bytes.copy_from_slice(&bits::word_bytes(&words)[..n]);
+}
+
+/// The values and the bytes of a piece of the chunked bulk paths: whole
+/// chunks of [`NarrowArray`] (so every piece starts at a value and a byte
+/// boundary) that fill at most `CHUNK_WORDS` words.
+fn stack_chunk<T: BitElement>() -> (usize, usize) {
+    let chunk_bytes = NarrowArray::<T>::CHUNK_BYTES;
+    let per = (CHUNK_WORDS * 8) / chunk_bytes;
+    (per * NarrowArray::<T>::CHUNK_LEN, per * chunk_bytes)
+}
+
+/// Calls `f(first, count, span)` for consecutive pieces of the stream of
+/// `len` values of `T` (`count` values from value `first`, in bytes `span`
+/// of the stream), each a [`stack_chunk`].
+fn for_each_piece<T: BitElement>(
+    len: usize,
+    mut f: impl FnMut(usize, usize, core::ops::Range<usize>),
+) {
+    let (values, bytes) = stack_chunk::<T>();
+    let mut first = 0;
+    while first < len {
+        let count = (len - first).min(values);
+        let start = first / values * bytes;
+        f(
+            first,
+            count,
+            start..start + (count * T::BITS as usize).div_ceil(8),
+        );
+        first += count;
+    }
+}
+
+/// Calls `f(words, first, count)` for consecutive pieces of the stream of
+/// `len` values in `bytes`, each copied into a 2 KiB stack buffer of words
+/// (starting at a value and a byte boundary), so the word kernels can run
+/// over bytes of any alignment.
+pub(crate) fn for_each_chunk<T: BitElement>(
+    bytes: &[u8],
+    len: usize,
+    mut f: impl FnMut(&[u64], usize, usize),
+) {
+    let mut buf = [0u64; CHUNK_WORDS];
+    for_each_piece::<T>(len, |first, count, span| {
+        let span = span.start..span.end.min(bytes.len());
+        let words = span.len().div_ceil(8);
+        bits::bytes_to_words(&bytes[span], &mut buf[..words]);
+        f(&buf[..words], first, count);
+    });
+}
+
+/// Packs `src` over the dense stream of `src.len()` values in `bytes`, a
+/// piece at a time through a 2 KiB stack buffer of words; bits past the
+/// stream are unchanged.
+pub(crate) fn pack_into_bytes<T: BitElement>(src: &[T], bytes: &mut [u8]) {
+    let mut buf = [0u64; CHUNK_WORDS];
+    for_each_piece::<T>(src.len(), |first, count, span| {
+        let words = span.len().div_ceil(8);
+        buf[..words].fill(0);
+        super::bulk::pack(&src[first..first + count], &mut buf[..words], 0);
+        let n = span.len();
+        bytes[span].copy_from_slice(&bits::word_bytes(&buf[..words])[..n]);
+    });
+}
