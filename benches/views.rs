@@ -18,6 +18,10 @@
 //! - `views/dispatch_65536`, `views/dispatch_64`: the run-time-width array
 //!   (`DynNarrowArray`, one table lookup per call) against the typed array
 //!   (`NarrowArray<uN>`) and the kernel called directly.
+//! - `views/borrowed_65536`: one value at a time over bytes owned elsewhere:
+//!   `ref_get` and `ref_iter` (`NarrowRef`), `mut_set` (`NarrowMut`),
+//!   against `array_get` and `array_set` (the same calls on a `NarrowArray`
+//!   of the same values).
 //!
 //! Run: `cargo bench -p bitpack-bench --bench views`, then
 //! `python3 scripts/bench_report.py --section views` rewrites the "Views and
@@ -27,7 +31,10 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use arbitrary_int::{u1, u2, u3, u4, u5, u6, u7};
-use bitpack::{BitElement, Dense, DynNarrowArray, NarrowArray, Packing, WordAligned};
+use arbitrary_int::u12;
+use bitpack::{
+    BitElement, Dense, DynNarrowArray, NarrowArray, NarrowMut, NarrowRef, Packing, WordAligned,
+};
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, measurement::WallTime};
 
 const N: usize = 65_536;
@@ -306,11 +313,69 @@ fn dispatch(c: &mut Criterion) {
     }
 }
 
+/// One value at a time through `NarrowRef`/`NarrowMut` against the same
+/// calls on a `NarrowArray`, for one width.
+fn borrowed_width<T: bitpack::UnsignedElement>(g: &mut BenchmarkGroup<'_, WallTime>, w: u32)
+where
+    u64: From<T::Raw>,
+{
+    let values: Vec<T> = rng_fill(N, 11)
+        .into_iter()
+        .map(|x| T::from_raw_bits(bitpack::Unsigned::from_u128_truncate((x & mask(w)).into())))
+        .collect();
+    let a = NarrowArray::<T>::from_slice(&values);
+    let bytes = a.as_bytes().to_vec();
+    let r = NarrowRef::<T>::from_bytes(&bytes, N).unwrap();
+    let id = |f: &str| BenchmarkId::new(f, w);
+    g.bench_function(id("ref_get"), |b| {
+        b.iter(|| {
+            let r = black_box(&r);
+            (0..N).map(|i| u64::from(r.get(i).unwrap().raw_bits())).sum::<u64>()
+        })
+    });
+    g.bench_function(id("ref_iter"), |b| {
+        b.iter(|| black_box(&r).iter().map(|x| u64::from(x.raw_bits())).sum::<u64>())
+    });
+    g.bench_function(id("array_get"), |b| {
+        b.iter(|| {
+            let a = black_box(&a);
+            (0..N).map(|i| u64::from(a.get(i).unwrap().raw_bits())).sum::<u64>()
+        })
+    });
+    let mut out = bytes.clone();
+    g.bench_function(id("mut_set"), |b| {
+        b.iter(|| {
+            let mut m = NarrowMut::<T>::from_bytes(black_box(&mut out), N).unwrap();
+            for (i, &v) in values.iter().enumerate() {
+                m.set(i, v).unwrap();
+            }
+        })
+    });
+    let mut owned = a.clone();
+    g.bench_function(id("array_set"), |b| {
+        b.iter(|| {
+            let o = black_box(&mut owned);
+            for (i, &v) in values.iter().enumerate() {
+                o.set(i, v).unwrap();
+            }
+        })
+    });
+}
+
+fn borrowed(c: &mut Criterion) {
+    let mut g = group(c, "views/borrowed_65536");
+    borrowed_width::<u3>(&mut g, 3);
+    borrowed_width::<u5>(&mut g, 5);
+    borrowed_width::<u12>(&mut g, 12);
+    g.finish();
+}
+
 fn main() {
     let mut c = Criterion::default().configure_from_args().without_plots();
     strided_sum(&mut c);
     axis_sum(&mut c);
     sums_and_scans(&mut c);
     dispatch(&mut c);
+    borrowed(&mut c);
     c.final_summary();
 }
