@@ -30,8 +30,8 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use arbitrary_int::{u1, u2, u3, u4, u5, u6, u7};
 use arbitrary_int::u12;
+use arbitrary_int::{u1, u2, u3, u4, u5, u6, u7};
 use bitpack::{
     BitElement, Dense, DynNarrowArray, NarrowArray, NarrowMut, NarrowRef, Packing, WordAligned,
 };
@@ -330,16 +330,25 @@ where
     g.bench_function(id("ref_get"), |b| {
         b.iter(|| {
             let r = black_box(&r);
-            (0..N).map(|i| u64::from(r.get(i).unwrap().raw_bits())).sum::<u64>()
+            (0..N)
+                .map(|i| u64::from(r.get(i).unwrap().raw_bits()))
+                .sum::<u64>()
         })
     });
     g.bench_function(id("ref_iter"), |b| {
-        b.iter(|| black_box(&r).iter().map(|x| u64::from(x.raw_bits())).sum::<u64>())
+        b.iter(|| {
+            black_box(&r)
+                .iter()
+                .map(|x| u64::from(x.raw_bits()))
+                .sum::<u64>()
+        })
     });
     g.bench_function(id("array_get"), |b| {
         b.iter(|| {
             let a = black_box(&a);
-            (0..N).map(|i| u64::from(a.get(i).unwrap().raw_bits())).sum::<u64>()
+            (0..N)
+                .map(|i| u64::from(a.get(i).unwrap().raw_bits()))
+                .sum::<u64>()
         })
     });
     let mut out = bytes.clone();
