@@ -3,6 +3,7 @@
 //!
 
 use core::arch::x86_64::*;
+use core::ops::Range;
 
 // The helpers every family file takes with `use super::simd::*`.
 pub(super) use crate::Unsigned;
@@ -10,6 +11,131 @@ pub(super) use crate::Unsigned;
 pub(super) use crate::kernels::aligned;
 pub(super) use crate::kernels::bits::{head8, per_word, steps_within, write_le};
 pub(super) use crate::kernels::scalar::{self, ld, mask64, rep_mask};
+
+// ---------------------------------------------------------------------------
+// the frame: head, steps, tail
+// ---------------------------------------------------------------------------
+//
+// Every variant splits a call the same way: the values before the first one
+// whose bits start on a byte boundary (the head) go to the portable kernel,
+// then come whole vector steps, then the values after the last step (the
+// tail) go to the portable kernel again. [`Steps`] says where the steps lie,
+// [`frame`] runs the three parts; both are `#[inline(always)]`, and so are
+// the closures given to them, so the whole frame compiles into the
+// `#[target_feature]` function that calls it.
+
+/// Where the vector steps of a call over `n` values lie: values
+/// `0..head` come before them, step `s` reads or writes the stream bytes
+/// from `first + stride * s` and the values from `head + per * s`, and
+/// values `head + per * steps..n` come after.
+#[derive(Clone, Copy)]
+pub(super) struct Steps {
+    /// Values before the first step.
+    pub(super) head: usize,
+    /// Stream byte of step 0.
+    pub(super) first: usize,
+    /// How many steps.
+    pub(super) steps: usize,
+    /// Values a step.
+    pub(super) per: usize,
+    /// Stream bytes a step.
+    pub(super) stride: usize,
+    /// Values in the call.
+    pub(super) n: usize,
+}
+
+impl Steps {
+    /// The steps of `per` values (a multiple of 8) over `n` values of `W`
+    /// bits from value `offset` of a stream whose bytes the steps may touch
+    /// up to `len`: they start at the first value on a byte boundary, each
+    /// touches the `span` bytes from `back` bytes before its first value's
+    /// byte (`back` > 0: the head grows by whole steps until that is inside
+    /// the stream), and they stop where the next would reach past `len`
+    /// bytes or `n` values.
+    ///
+    /// # Panics
+    ///
+    /// Never for a consistent geometry: it asserts `first + (steps - 1) *
+    /// stride + span <= len` and `head + per * steps <= n`, which the
+    /// kernels' unchecked accesses rely on.
+    #[inline(always)]
+    pub(super) fn new<const W: u32>(
+        offset: usize,
+        n: usize,
+        per: usize,
+        span: usize,
+        back: usize,
+        len: usize,
+    ) -> Steps {
+        let stride = per * W as usize / 8;
+        let aligned = head8(offset, n);
+        let g0 = (offset + aligned) * W as usize / 8;
+        let skip = if g0 >= back {
+            0
+        } else {
+            (back - g0).div_ceil(stride).min((n - aligned) / per)
+        };
+        let head = aligned + per * skip;
+        let (first, steps) = match (g0 + stride * skip).checked_sub(back) {
+            Some(f) => (f, steps_within(f, stride, span, len, (n - head) / per)),
+            None => (0, 0),
+        };
+        assert!(steps == 0 || first + (steps - 1) * stride + span <= len);
+        assert!(head + per * steps <= n);
+        Steps {
+            head,
+            first,
+            steps,
+            per,
+            stride,
+            n,
+        }
+    }
+
+    /// Steps of `per` values over `n` values one per element (no head):
+    /// `n / per` of them.
+    #[inline(always)]
+    pub(super) fn flat(n: usize, per: usize) -> Steps {
+        Steps {
+            head: 0,
+            first: 0,
+            steps: n / per,
+            per,
+            stride: per,
+            n,
+        }
+    }
+
+    /// The first value after the steps.
+    #[inline(always)]
+    pub(super) fn done(&self) -> usize {
+        self.head + self.per * self.steps
+    }
+
+    /// `step(at, i)` for each step, `at` its first stream byte and `i` its
+    /// first value.
+    #[inline(always)]
+    pub(super) fn each(&self, mut step: impl FnMut(usize, usize)) {
+        for s in 0..self.steps {
+            step(self.first + self.stride * s, self.head + self.per * s);
+        }
+    }
+}
+
+/// The head/steps/tail frame of a call: `portable(state, values)` for the
+/// values before the steps, `middle(state, at)` for the steps, and
+/// `portable` again for the values after them.
+#[inline(always)]
+pub(super) fn frame<S: ?Sized>(
+    state: &mut S,
+    at: Steps,
+    mut portable: impl FnMut(&mut S, Range<usize>),
+    middle: impl FnOnce(&mut S, Steps),
+) {
+    portable(state, 0..at.head);
+    middle(state, at);
+    portable(state, at.done()..at.n);
+}
 
 // ---------------------------------------------------------------------------
 // helpers
