@@ -39,11 +39,12 @@ fn decode_frame<const W: u32>(
     mut step: impl FnMut(&[u8], &mut [u8], usize, usize),
 ) {
     let bytes: &[u8] = bytemuck::cast_slice(words);
-    let at = Steps::new::<W>(offset, dst.len(), per, span, 0, bytes.len());
+    let n = dst.len();
+    let at = Steps::<W>::new(offset, n, per, span, 0, bytes.len());
     let unpack = |w: &[u64], o: usize, d: &mut [u8]| scalar::unpack::<W, u8>(w, o, d);
     frame(
         dst,
-        at,
+        (at, n),
         |dst, r| scalar::decode_chunks(unpack, words, offset + r.start, table, &mut dst[r]),
         |dst, at| {
             let out: &mut [u8] = bytemuck::cast_slice_mut(dst);
@@ -270,11 +271,12 @@ fn encode_frame<F: MiniFloat, const SAT: bool>(
     mut step: impl FnMut(&[u8], &mut [u8], usize),
 ) {
     let sb: &[u8] = bytemuck::cast_slice(src);
-    let at = Steps::flat(src.len().min(codes.len()), per);
+    let n = src.len().min(codes.len());
+    let at = Steps::flat(n, per);
     let tail = |x: f32| mf::encode_fast::<F, SAT>(x);
     frame(
         codes,
-        at,
+        (at, n),
         |codes, r| scalar::map_codes(&tail, &src[r.clone()], &mut codes[r]),
         |codes, at| at.each(|_, i| step(sb, codes, i)),
     );
@@ -304,7 +306,9 @@ pub(crate) unsafe fn encode_f32_avx2<F: crate::float::MiniFloat, const SAT: bool
 fn encode4_tail<F: MiniFloat, const SAT: bool>(src: &[f32], out: &mut [u8]) {
     for (i, pair) in src.chunks(2).enumerate() {
         let lo = mf::encode_fast::<F, SAT>(pair[0]) & 0xf;
-        let hi = pair.get(1).map_or(0, |&x| mf::encode_fast::<F, SAT>(x) & 0xf);
+        let hi = pair
+            .get(1)
+            .map_or(0, |&x| mf::encode_fast::<F, SAT>(x) & 0xf);
         out[i] = lo | hi << 4;
     }
 }

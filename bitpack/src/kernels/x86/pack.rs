@@ -117,10 +117,10 @@ fn pack_frame<const W: u32, U: scalar::Lane>(
 ) {
     let n = src.len();
     let end_byte = ((offset + n) * W as usize / 8).min(8 * words.len());
-    let at = Steps::new::<W>(offset, n, per, span, 0, end_byte);
+    let at = Steps::<W>::new(offset, n, per, span, 0, end_byte);
     frame(
         words,
-        at,
+        (at, n),
         |words, r| scalar::pack::<W, U>(&src[r.clone()], words, offset + r.start),
         |words, at| {
             let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);

@@ -24,49 +24,43 @@ pub(super) use crate::kernels::scalar::{self, ld, mask64, rep_mask};
 // the closures given to them, so the whole frame compiles into the
 // `#[target_feature]` function that calls it.
 
-/// Where the vector steps of a call over `n` values lie: values
-/// `0..head` come before them, step `s` reads or writes the stream bytes
-/// from `first + stride * s` and the values from `head + per * s`, and
-/// values `head + per * steps..n` come after.
-#[derive(Clone, Copy)]
-pub(super) struct Steps {
+/// Where the vector steps of a call lie, in a stream of `W`-bit values:
+/// values `0..head` come before them, step `s` reads or writes the values
+/// from `head + per * s` and the stream bytes from `first + stride() * s`,
+/// and the values from `head + per * steps` on come after.
+pub(super) struct Steps<const W: u32> {
     /// Values before the first step.
     pub(super) head: usize,
     /// Stream byte of step 0.
     pub(super) first: usize,
     /// How many steps.
     pub(super) steps: usize,
-    /// Values a step.
+    /// Values a step (a multiple of 8).
     pub(super) per: usize,
-    /// Stream bytes a step.
-    pub(super) stride: usize,
-    /// Values in the call.
-    pub(super) n: usize,
 }
 
-impl Steps {
-    /// The steps of `per` values (a multiple of 8) over `n` values of `W`
-    /// bits from value `offset` of a stream whose bytes the steps may touch
-    /// up to `len`: they start at the first value on a byte boundary, each
-    /// touches the `span` bytes from `back` bytes before its first value's
-    /// byte (`back` > 0: the head grows by whole steps until that is inside
-    /// the stream), and they stop where the next would reach past `len`
-    /// bytes or `n` values.
+impl<const W: u32> Steps<W> {
+    /// The steps of `per` values over `n` values from value `offset` of a
+    /// stream whose bytes the steps may touch up to `len`: they start at the
+    /// first value on a byte boundary, each touches the `span` bytes from
+    /// `back` bytes before its first value's byte (`back` > 0: the head
+    /// grows by whole steps until that is inside the stream), and they stop
+    /// where the next would reach past `len` bytes or `n` values.
     ///
     /// # Panics
     ///
     /// Never for a consistent geometry: it asserts `first + (steps - 1) *
-    /// stride + span <= len` and `head + per * steps <= n`, which the
+    /// stride() + span <= len` and `head + per * steps <= n`, which the
     /// kernels' unchecked accesses rely on.
     #[inline(always)]
-    pub(super) fn new<const W: u32>(
+    pub(super) fn new(
         offset: usize,
         n: usize,
         per: usize,
         span: usize,
         back: usize,
         len: usize,
-    ) -> Steps {
+    ) -> Self {
         let stride = per * W as usize / 8;
         let aligned = head8(offset, n);
         let g0 = (offset + aligned) * W as usize / 8;
@@ -87,23 +81,13 @@ impl Steps {
             first,
             steps,
             per,
-            stride,
-            n,
         }
     }
 
-    /// Steps of `per` values over `n` values one per element (no head):
-    /// `n / per` of them.
+    /// Stream bytes a step.
     #[inline(always)]
-    pub(super) fn flat(n: usize, per: usize) -> Steps {
-        Steps {
-            head: 0,
-            first: 0,
-            steps: n / per,
-            per,
-            stride: per,
-            n,
-        }
+    pub(super) fn stride(&self) -> usize {
+        self.per * W as usize / 8
     }
 
     /// The first value after the steps.
@@ -117,24 +101,41 @@ impl Steps {
     #[inline(always)]
     pub(super) fn each(&self, mut step: impl FnMut(usize, usize)) {
         for s in 0..self.steps {
-            step(self.first + self.stride * s, self.head + self.per * s);
+            step(self.first + self.stride() * s, self.head + self.per * s);
         }
     }
 }
 
-/// The head/steps/tail frame of a call: `portable(state, values)` for the
-/// values before the steps, `middle(state, at)` for the steps, and
-/// `portable` again for the values after them.
+impl Steps<8> {
+    /// Steps of `per` values over `n` values one per byte (no head): `n /
+    /// per` of them.
+    #[inline(always)]
+    pub(super) fn flat(n: usize, per: usize) -> Self {
+        let steps = n / per;
+        Steps {
+            head: 0,
+            first: 0,
+            steps,
+            per,
+        }
+    }
+}
+
+/// The head/steps/tail frame of a call over `n` values:
+/// `portable(state, values)` for the values before the steps,
+/// `middle(state, at)` for the steps, and `portable` again for the values
+/// after them.
 #[inline(always)]
-pub(super) fn frame<S: ?Sized>(
+pub(super) fn frame<S: ?Sized, const W: u32>(
     state: &mut S,
-    at: Steps,
+    (at, n): (Steps<W>, usize),
     mut portable: impl FnMut(&mut S, Range<usize>),
-    middle: impl FnOnce(&mut S, Steps),
+    middle: impl FnOnce(&mut S, Steps<W>),
 ) {
-    portable(state, 0..at.head);
+    let (head, done) = (at.head, at.done());
+    portable(state, 0..head);
     middle(state, at);
-    portable(state, at.done()..at.n);
+    portable(state, done..n);
 }
 
 // ---------------------------------------------------------------------------

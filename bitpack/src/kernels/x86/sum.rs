@@ -22,14 +22,14 @@ fn sum_frame<const W: u32>(
     offset: usize,
     n: usize,
     (per, span, back): (usize, usize, usize),
-    middle: impl FnOnce(&[u8], Steps) -> u128,
+    middle: impl FnOnce(&[u8], Steps<W>) -> u128,
 ) -> u128 {
     let bytes: &[u8] = bytemuck::cast_slice(words);
-    let at = Steps::new::<W>(offset, n, per, span, back, bytes.len());
+    let at = Steps::<W>::new(offset, n, per, span, back, bytes.len());
     let mut total = 0;
     frame(
         &mut total,
-        at,
+        (at, n),
         |total, r| *total += scalar::sum::<W>(words, offset + r.start, r.len()),
         |total, at| *total += middle(bytes, at),
     );
@@ -122,13 +122,20 @@ pub(crate) unsafe fn sum_bytes_avx2<const W: u32>(words: &[u64], offset: usize, 
             match W {
                 // A nibble's field sum by table (Mula's popcount for one
                 // bit): two lookups per byte.
-                1 | 2 => _mm256_add_epi8(_mm256_shuffle_epi8(lut, lo), _mm256_shuffle_epi8(lut, hi)),
+                1 | 2 => {
+                    _mm256_add_epi8(_mm256_shuffle_epi8(lut, lo), _mm256_shuffle_epi8(lut, hi))
+                }
                 4 => _mm256_add_epi8(lo, hi),
                 _ => v,
             }
         };
         let zero = _mm256_setzero_si256();
-        let acc = byte_steps!(at.steps, fields, zero, [_mm256_add_epi8, _mm256_add_epi64, _mm256_sad_epu8]);
+        let acc = byte_steps!(
+            at.steps,
+            fields,
+            zero,
+            [_mm256_add_epi8, _mm256_add_epi64, _mm256_sad_epu8]
+        );
         hsum4(acc)
     })
 }
@@ -252,12 +259,22 @@ pub(crate) unsafe fn sum_fold_avx2<const W: u32>(words: &[u64], offset: usize, n
         let lanes = |s: usize| {
             // SAFETY: `s < at.steps`, so the load ends inside `bytes`
             // (`sum_frame`).
-            _mm256_shuffle_epi8(unsafe { load32(bytes, at.first + at.stride * s) }, shuf)
+            _mm256_shuffle_epi8(unsafe { load32(bytes, at.first + at.stride() * s) }, shuf)
         };
         let zero = _mm256_setzero_si256();
         hsum4(fold_steps!(
-            at.steps, lanes, odd, m4, zero,
-            [_mm256_add_epi64, _mm256_sub_epi64, _mm256_and_si256, _mm256_srl_epi64, splat64]
+            at.steps,
+            lanes,
+            odd,
+            m4,
+            zero,
+            [
+                _mm256_add_epi64,
+                _mm256_sub_epi64,
+                _mm256_and_si256,
+                _mm256_srl_epi64,
+                splat64
+            ]
         ))
     })
 }
@@ -310,13 +327,23 @@ pub(crate) unsafe fn sum_fold_avx512<const W: u32>(words: &[u64], offset: usize,
         let lanes = |s: usize| {
             // SAFETY: `s < at.steps`, so the load ends inside `bytes`
             // (`sum_frame`).
-            let v = unsafe { load64(bytes, at.first + at.stride * s) };
+            let v = unsafe { load64(bytes, at.first + at.stride() * s) };
             _mm512_maskz_permutexvar_epi8(keep, perm, v)
         };
         let zero = _mm512_setzero_si512();
         lanes_sum(fold_steps!(
-            at.steps, lanes, odd, m4, zero,
-            [_mm512_add_epi64, _mm512_sub_epi64, _mm512_and_si512, _mm512_srl_epi64, splat64x8]
+            at.steps,
+            lanes,
+            odd,
+            m4,
+            zero,
+            [
+                _mm512_add_epi64,
+                _mm512_sub_epi64,
+                _mm512_and_si512,
+                _mm512_srl_epi64,
+                splat64x8
+            ]
         ))
     })
 }
@@ -394,7 +421,12 @@ pub(crate) unsafe fn sum_bytes_avx512<const W: u32>(
             }
         };
         let zero = _mm512_setzero_si512();
-        let acc = byte_steps!(at.steps, fields, zero, [_mm512_add_epi8, _mm512_add_epi64, _mm512_sad_epu8]);
+        let acc = byte_steps!(
+            at.steps,
+            fields,
+            zero,
+            [_mm512_add_epi8, _mm512_add_epi64, _mm512_sad_epu8]
+        );
         lanes_sum(acc)
     })
 }

@@ -43,10 +43,11 @@ fn unpack_frame<const W: u32, U: scalar::Lane>(
     mut step: impl FnMut(&[u8], &mut [U], usize, usize),
 ) {
     let bytes: &[u8] = bytemuck::cast_slice(words);
-    let at = Steps::new::<W>(offset, dst.len(), per, span, back, bytes.len());
+    let n = dst.len();
+    let at = Steps::<W>::new(offset, n, per, span, back, bytes.len());
     frame(
         dst,
-        at,
+        (at, n),
         |dst, r| scalar::unpack::<W, U>(words, offset + r.start, &mut dst[r]),
         |dst, at| at.each(|b, i| step(bytes, dst, b, i)),
     );
@@ -257,23 +258,29 @@ pub(crate) unsafe fn unpack_u32_avx2<const W: u32>(words: &[u64], offset: usize,
     let sh_hi = _mm256_sub_epi32(_mm256_set1_epi32(32), sh);
     let mask = _mm256_set1_epi32(mask64(W) as i32);
     let (hi_off, _) = u32_window(W, 1);
-    unpack_frame::<W, u32>(words, offset, dst, (8, hi_off + 16, 0), |bytes, dst, at, i| {
-        let v = if unpack_u32_bcast(W) {
-            // SAFETY: `at + 16 <= bytes.len()` (`unpack_frame`).
-            unsafe { bcast16(bytes, at) }
-        } else {
-            // SAFETY: `at + hi_off + 16 <= bytes.len()` (`unpack_frame`).
-            unsafe { load2(bytes, at, at + hi_off) }
-        };
-        let mut r = _mm256_srlv_epi32(_mm256_shuffle_epi8(v, c0), sh);
-        if W > 25 {
-            r = _mm256_or_si256(r, _mm256_sllv_epi32(_mm256_shuffle_epi8(v, c1), sh_hi));
-        }
-        let r = _mm256_and_si256(r, mask);
-        // SAFETY: `i + 8 <= dst.len()` (`unpack_frame`), so the 32 bytes
-        // from byte `4i` of `dst` are inside it.
-        unsafe { store32(bytemuck::cast_slice_mut(dst), 4 * i, r) };
-    });
+    unpack_frame::<W, u32>(
+        words,
+        offset,
+        dst,
+        (8, hi_off + 16, 0),
+        |bytes, dst, at, i| {
+            let v = if unpack_u32_bcast(W) {
+                // SAFETY: `at + 16 <= bytes.len()` (`unpack_frame`).
+                unsafe { bcast16(bytes, at) }
+            } else {
+                // SAFETY: `at + hi_off + 16 <= bytes.len()` (`unpack_frame`).
+                unsafe { load2(bytes, at, at + hi_off) }
+            };
+            let mut r = _mm256_srlv_epi32(_mm256_shuffle_epi8(v, c0), sh);
+            if W > 25 {
+                r = _mm256_or_si256(r, _mm256_sllv_epi32(_mm256_shuffle_epi8(v, c1), sh_hi));
+            }
+            let r = _mm256_and_si256(r, mask);
+            // SAFETY: `i + 8 <= dst.len()` (`unpack_frame`), so the 32 bytes
+            // from byte `4i` of `dst` are inside it.
+            unsafe { store32(bytemuck::cast_slice_mut(dst), 4 * i, r) };
+        },
+    );
 }
 
 // ---------------------------------------------------------------------------
