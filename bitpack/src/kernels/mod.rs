@@ -190,12 +190,7 @@ macro_rules! unroll64 {
 #[cfg(feature = "alloc")]
 pub(crate) use dispatch::width_table;
 
-#[cfg(all(
-    feature = "std",
-    target_arch = "aarch64",
-    target_feature = "neon",
-    target_endian = "little"
-))]
+#[cfg(all(simd_variants, target_arch = "aarch64"))]
 pub(crate) mod aarch64;
 #[cfg(feature = "alloc")]
 pub(crate) mod aligned;
@@ -475,15 +470,7 @@ type SimdSum = unsafe fn(&[u64], usize, usize) -> u128;
 pub(crate) struct Sum {
     width: u32,
     portable: tables::SumFn,
-    #[cfg(any(
-        all(feature = "std", target_arch = "x86_64"),
-        all(
-            feature = "std",
-            target_arch = "aarch64",
-            target_feature = "neon",
-            target_endian = "little"
-        )
-    ))]
+    #[cfg(simd_variants)]
     simd: Option<SimdSum>,
 }
 
@@ -511,15 +498,7 @@ impl Sum {
         Sum {
             width,
             portable,
-            #[cfg(any(
-                all(feature = "std", target_arch = "x86_64"),
-                all(
-                    feature = "std",
-                    target_arch = "aarch64",
-                    target_feature = "neon",
-                    target_endian = "little"
-                )
-            ))]
+            #[cfg(simd_variants)]
             simd: dispatch::simd::SUM.get(width as usize),
         }
     }
@@ -534,15 +513,7 @@ impl Sum {
     #[inline]
     pub(crate) fn run(self, words: &[u64], offset: usize, len: usize) -> Result<u128> {
         check_words(self.width, offset, len, words.len())?;
-        #[cfg(any(
-            all(feature = "std", target_arch = "x86_64"),
-            all(
-                feature = "std",
-                target_arch = "aarch64",
-                target_feature = "neon",
-                target_endian = "little"
-            )
-        ))]
+        #[cfg(simd_variants)]
         if let Some(f) = self.simd {
             // SAFETY: `Table::get` returned it, so every CPU feature its
             // `#[target_feature]` enables is in `dispatch::features()`
@@ -599,15 +570,7 @@ pub fn decode<O: bytemuck::Pod>(
     }
     check_words(width, offset, dst.len(), words.len())?;
     let table = &table[..entries];
-    #[cfg(any(
-        all(feature = "std", target_arch = "x86_64"),
-        all(
-            feature = "std",
-            target_arch = "aarch64",
-            target_feature = "neon",
-            target_endian = "little"
-        )
-    ))]
+    #[cfg(simd_variants)]
     if core::mem::size_of::<O>() == 4
         && core::mem::align_of::<O>() == 4
         && let Some(f) = dispatch::simd::DECODE_X32.get(width as usize)

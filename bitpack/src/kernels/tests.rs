@@ -115,12 +115,7 @@ fn x86_list<F: Copy, const N: usize>(
 
 /// The NEON variant the aarch64 table lists for a width, by name (NEON is
 /// baseline there, so every listed variant runs).
-#[cfg(all(
-    feature = "std",
-    target_arch = "aarch64",
-    target_feature = "neon",
-    target_endian = "little"
-))]
+#[cfg(all(simd_variants, target_arch = "aarch64"))]
 fn neon_list<F: Copy, const N: usize>(
     t: &super::dispatch::Table<F, N>,
     w: u32,
@@ -176,12 +171,7 @@ fn unpack_variants<const W: u32, U: Lane + super::Unsigned>() -> Vec<Unpack<'sta
         add!(u32, UNPACK_U32);
         add!(u64, UNPACK_U64);
     }
-    #[cfg(all(
-        feature = "std",
-        target_arch = "aarch64",
-        target_feature = "neon",
-        target_endian = "little"
-    ))]
+    #[cfg(all(simd_variants, target_arch = "aarch64"))]
     {
         use super::aarch64;
         macro_rules! add {
@@ -298,12 +288,7 @@ fn pack_variants<const W: u32, U: Lane + super::Unsigned>() -> Vec<Pack<'static,
         add!(u32, PACK_U32);
         add!(u64, PACK_U64);
     }
-    #[cfg(all(
-        feature = "std",
-        target_arch = "aarch64",
-        target_feature = "neon",
-        target_endian = "little"
-    ))]
+    #[cfg(all(simd_variants, target_arch = "aarch64"))]
     {
         use super::aarch64;
         macro_rules! add {
@@ -415,12 +400,7 @@ fn sum_variants<const W: u32>() -> Vec<Sum<'static>> {
             ));
         }
     }
-    #[cfg(all(
-        feature = "std",
-        target_arch = "aarch64",
-        target_feature = "neon",
-        target_endian = "little"
-    ))]
+    #[cfg(all(simd_variants, target_arch = "aarch64"))]
     if let Some((name, f)) = neon_list(&super::aarch64::SUM, W) {
         v.push((
             name.into(),
@@ -511,12 +491,7 @@ fn check_decode<const W: u32>() {
             ));
         }
     }
-    #[cfg(all(
-        feature = "std",
-        target_arch = "aarch64",
-        target_feature = "neon",
-        target_endian = "little"
-    ))]
+    #[cfg(all(simd_variants, target_arch = "aarch64"))]
     if let Some((name, f)) = neon_list(&super::aarch64::DECODE_X32, W) {
         variants.push((
             name.into(),
@@ -759,12 +734,7 @@ fn x86_variants_report() {
 /// Lists the NEON variants per kernel table and checks the widths each
 /// covers; the width tests above run every one of them (NEON is baseline on
 /// this target). `limit_features(0)` hides them from the dispatch.
-#[cfg(all(
-    feature = "std",
-    target_arch = "aarch64",
-    target_feature = "neon",
-    target_endian = "little"
-))]
+#[cfg(all(simd_variants, target_arch = "aarch64"))]
 #[test]
 fn neon_variants_report() {
     use super::aarch64;
@@ -1029,12 +999,7 @@ mod minifloat {
                 }
             }
         }
-        #[cfg(all(
-            feature = "std",
-            target_arch = "aarch64",
-            target_feature = "neon",
-            target_endian = "little"
-        ))]
+        #[cfg(all(simd_variants, target_arch = "aarch64"))]
         if decode_fast_ok(&f) && !crate::kernels::minifloat::e8m0_ok(&f) {
             for n in [0usize, 1, 15, 16, 17, 100, 256] {
                 let mut out = std::vec![0f32; n];
@@ -1101,17 +1066,7 @@ mod minifloat {
     }
 
     /// The checks of the SIMD encode builds, on the targets that have some.
-    #[cfg(all(
-        feature = "std",
-        any(
-            target_arch = "x86_64",
-            all(
-                target_arch = "aarch64",
-                target_feature = "neon",
-                target_endian = "little"
-            )
-        )
-    ))]
+    #[cfg(simd_variants)]
     mod build {
         use std::vec::Vec;
 
@@ -1243,12 +1198,7 @@ mod minifloat {
                 unsafe { build::check_encode_build::<F>(name, fns, &xs, &near, &sat) };
             }
         }
-        #[cfg(all(
-            feature = "std",
-            target_arch = "aarch64",
-            target_feature = "neon",
-            target_endian = "little"
-        ))]
+        #[cfg(all(simd_variants, target_arch = "aarch64"))]
         {
             use crate::kernels::aarch64::{encode_f32_neon, encode4_f32_neon};
             let fns: [build::Enc; 4] = [

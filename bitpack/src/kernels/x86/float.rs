@@ -295,8 +295,11 @@ pub(crate) unsafe fn encode_f32_avx2<F: crate::float::MiniFloat, const SAT: bool
     codes: &mut [u8],
 ) {
     encode_frame::<F, SAT>(src, codes, 32, |sb, codes, i| {
-        // SAFETY: `i + 32 <= src.len()` and `codes.len()` (`encode_frame`).
-        unsafe { store32(codes, i, encode32::<F, SAT>(sb, 4 * i)) };
+        // SAFETY: `i + 32 <= src.len()` (`encode_frame`), so the 128 bytes
+        // from byte `4i` are inside `sb`.
+        let r = unsafe { encode32::<F, SAT>(sb, 4 * i) };
+        // SAFETY: `i + 32 <= codes.len()` (`encode_frame`).
+        unsafe { store32(codes, i, r) };
     });
 }
 
@@ -569,8 +572,11 @@ pub(crate) unsafe fn encode_f32_avx512<F: MiniFloat, const SAT: bool>(
     codes: &mut [u8],
 ) {
     encode_frame::<F, SAT>(src, codes, 64, |sb, codes, i| {
-        // SAFETY: `i + 64 <= src.len()` and `codes.len()` (`encode_frame`).
-        unsafe { store64(codes, i, encode64::<F, SAT>(sb, 4 * i)) };
+        // SAFETY: `i + 64 <= src.len()` (`encode_frame`), so the 256 bytes
+        // from byte `4i` are inside `sb`.
+        let r = unsafe { encode64::<F, SAT>(sb, 4 * i) };
+        // SAFETY: `i + 64 <= codes.len()` (`encode_frame`).
+        unsafe { store64(codes, i, r) };
     });
 }
 
