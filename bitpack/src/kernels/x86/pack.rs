@@ -40,6 +40,18 @@ const fn pack_compact(w: u32) -> [u8; 32] {
     c
 }
 
+/// The first merges of both widths' byte packs: `vpmaddubsw` merges byte
+/// pairs (each byte `< 2^W`) into 16-bit lanes and `vpmaddwd` merges those
+/// pairs, so each dword holds its 4 bytes' `4W` bits at its bottom.
+macro_rules! merge_quads {
+    ($v:expr, [$set16:ident, $set32:ident, $maddubs:ident, $madd:ident]) => {
+        $madd(
+            $maddubs($set16((1 | (1 << (8 + W))) as i16), $v),
+            $set32(1 | (1 << (16 + 2 * W))),
+        )
+    };
+}
+
 /// Packs 32 bytes (each `< 2^W`, `W` in `1..=7`) into four `W`-byte groups,
 /// one at the bottom of each qword: `vpmaddubsw` merges byte pairs, `vpmaddwd`
 /// merges those pairs, and a shift merges the dword pairs. Then `pshufb`
@@ -48,10 +60,9 @@ const fn pack_compact(w: u32) -> [u8; 32] {
 #[target_feature(enable = "avx2")]
 #[inline]
 fn pack_32_bytes<const W: u32>(v: __m256i) -> __m256i {
-    let m8 = _mm256_set1_epi16((1 | (1 << (8 + W))) as i16);
-    let m16 = _mm256_set1_epi32(1 | (1 << (16 + 2 * W)));
-    let p16 = _mm256_maddubs_epi16(m8, v);
-    let p32 = _mm256_madd_epi16(p16, m16);
+    let p32 = merge_quads! {
+        v, [_mm256_set1_epi16, _mm256_set1_epi32, _mm256_maddubs_epi16, _mm256_madd_epi16]
+    };
     let lo = _mm256_blend_epi32::<0b1010_1010>(p32, _mm256_setzero_si256());
     let hi = _mm256_and_si256(
         _mm256_srl_epi64(p32, count(32 - 4 * W)),
@@ -99,8 +110,8 @@ const fn pack_span(w: u32) -> usize {
 }
 
 /// A pack of `src` into `W`-bit values from value `offset` of `words`, in
-/// the [`frame`]: `step(bytes, at, i)` packs `per` values from `src[i]`
-/// into the stream bytes from `at`, touching at most the `span` bytes from
+/// the [`frame`]: `step(sb, bytes, at, i)` packs `per` values from `src[i]`
+/// (whose bytes are `sb`) into the stream bytes `bytes` from `at`, touching at most the `span` bytes from
 /// `at`; the steps' stores stay inside the bytes that the values written own
 /// entirely (the garbage a store leaves past a step's own bytes is
 /// rewritten by the next step or by the tail).
@@ -113,8 +124,9 @@ fn pack_frame<const W: u32, U: scalar::Lane>(
     words: &mut [u64],
     offset: usize,
     (per, span): (usize, usize),
-    mut step: impl FnMut(&mut [u8], usize, usize),
+    mut step: impl FnMut(&[u8], &mut [u8], usize, usize),
 ) {
+    let sb: &[u8] = bytemuck::cast_slice(src);
     let n = src.len();
     let end_byte = ((offset + n) * W as usize / 8).min(8 * words.len());
     let at = Steps::<W>::new(offset, n, per, span, 0, end_byte);
@@ -124,7 +136,7 @@ fn pack_frame<const W: u32, U: scalar::Lane>(
         |words, r| scalar::pack::<W, U>(&src[r.clone()], words, offset + r.start),
         |words, at| {
             let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);
-            at.each(|b, i| step(bytes, b, i));
+            at.each(|b, i| step(sb, bytes, b, i));
         },
     );
 }
@@ -172,7 +184,7 @@ unsafe fn pack_step<const W: u32>(bytes: &mut [u8], at: usize, v: __m256i) {
 #[target_feature(enable = "avx2,bmi2")]
 pub(crate) unsafe fn pack_u8_avx2<const W: u32>(src: &[u8], words: &mut [u64], offset: usize) {
     let keep = _mm256_set1_epi8(mask64(W) as i8);
-    pack_frame::<W, u8>(src, words, offset, (32, pack_span(W)), |bytes, at, i| {
+    pack_frame::<W, u8>(src, words, offset, (32, pack_span(W)), |_, bytes, at, i| {
         // SAFETY: `i + 32 <= src.len()` (`pack_frame`).
         let v = _mm256_and_si256(unsafe { load32(src, i) }, keep);
         // SAFETY: `at + pack_span(W) <= bytes.len()` (`pack_frame`).
@@ -189,7 +201,7 @@ pub(crate) unsafe fn pack_u8_avx2<const W: u32>(src: &[u8], words: &mut [u64], o
 #[target_feature(enable = "bmi2")]
 pub(crate) unsafe fn pack_u8_bmi2<const W: u32>(src: &[u8], words: &mut [u64], offset: usize) {
     let ext = rep_mask(W, 8);
-    pack_frame::<W, u8>(src, words, offset, (8, 8), |bytes, at, i| {
+    pack_frame::<W, u8>(src, words, offset, (8, 8), |_, bytes, at, i| {
         // SAFETY: `i + 8 <= src.len()` (`pack_frame`).
         let v = _pext_u64(unsafe { read8(src, i) }, ext);
         // SAFETY: `at + 8 <= bytes.len()` (`pack_frame`).
@@ -205,9 +217,9 @@ pub(crate) unsafe fn pack_u8_bmi2<const W: u32>(src: &[u8], words: &mut [u64], o
 /// The CPU must support AVX2 and BMI2.
 #[target_feature(enable = "avx2,bmi2")]
 pub(crate) unsafe fn pack_u32_avx2<const W: u32>(src: &[u32], words: &mut [u64], offset: usize) {
-    let sb: &[u8] = bytemuck::cast_slice(src);
     let keep = _mm256_set1_epi32(mask64(W) as i32);
-    pack_frame::<W, u32>(src, words, offset, (32, pack_span(W)), |bytes, at, i| {
+    let geometry = (32, pack_span(W));
+    pack_frame::<W, u32>(src, words, offset, geometry, |sb, bytes, at, i| {
         let mut a = [keep; 4];
         for (j, a) in a.iter_mut().enumerate() {
             // SAFETY: `i + 32 <= src.len()` (`pack_frame`), so the four
@@ -383,7 +395,6 @@ pub(crate) unsafe fn pack_u32_wide_avx2<const W: u32>(
     words: &mut [u64],
     offset: usize,
 ) {
-    let sb: &[u8] = bytemuck::cast_slice(src);
     // The second store writes 16 bytes from `k`; what it leaves past `W`
     // is rewritten by the next step or by the tail.
     let k = 4 * W as usize / 8;
@@ -393,7 +404,7 @@ pub(crate) unsafe fn pack_u32_wide_avx2<const W: u32>(
     let (l, r): (__m256i, __m256i) = (bytemuck::cast(l), bytemuck::cast(r));
     let down: __m128i = bytemuck::cast(shift_down(k));
     let keep = _mm256_set1_epi32(mask64(W) as i32);
-    pack_frame::<W, u32>(src, words, offset, (8, k + 16), |bytes, at, i| {
+    pack_frame::<W, u32>(src, words, offset, (8, k + 16), |sb, bytes, at, i| {
         // SAFETY: `i + 8 <= src.len()` (`pack_frame`).
         let v = _mm256_and_si256(unsafe { load32(sb, 4 * i) }, keep);
         let x = _mm256_sllv_epi32(v, l);
@@ -430,14 +441,13 @@ pub(crate) unsafe fn pack_u32_wide_avx512<const W: u32>(
     words: &mut [u64],
     offset: usize,
 ) {
-    let sb: &[u8] = bytemuck::cast_slice(src);
     let w = W as usize;
     let ([ie, io], [me, mo]) = const { wide_perm_avx512(W) };
     let (ie, io) = (v512(ie), v512(io));
     let (l, r) = const { wide_shifts::<16>(W) };
     let (l, r) = (v512(l), v512(r));
     let keep = _mm512_set1_epi32(mask64(W) as i32);
-    pack_frame::<W, u32>(src, words, offset, (16, 2 * w), |bytes, at, i| {
+    pack_frame::<W, u32>(src, words, offset, (16, 2 * w), |sb, bytes, at, i| {
         // SAFETY: `i + 16 <= src.len()` (`pack_frame`).
         let v = _mm512_and_si512(unsafe { load64(sb, 4 * i) }, keep);
         let x = _mm512_sllv_epi32(v, l);
@@ -470,10 +480,9 @@ pub(crate) unsafe fn pack_u32_wide_avx512<const W: u32>(
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 #[inline]
 fn pack_64_bytes<const W: u32>(v: __m512i) -> __m512i {
-    let m8 = _mm512_set1_epi16((1 | (1 << (8 + W))) as i16);
-    let m16 = _mm512_set1_epi32(1 | (1 << (16 + 2 * W)));
-    let p16 = _mm512_maddubs_epi16(m8, v);
-    let p32 = _mm512_madd_epi16(p16, m16);
+    let p32 = merge_quads! {
+        v, [_mm512_set1_epi16, _mm512_set1_epi32, _mm512_maddubs_epi16, _mm512_madd_epi16]
+    };
     let lo = _mm512_maskz_mov_epi32(0x5555, p32);
     let hi = _mm512_and_si512(
         _mm512_srl_epi64(p32, bytemuck::cast([u64::from(32 - 4 * W), 0])),
@@ -517,7 +526,8 @@ unsafe fn pack_step_avx512<const W: u32>(bytes: &mut [u8], at: usize, v: __m512i
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 pub(crate) unsafe fn pack_u8_avx512<const W: u32>(src: &[u8], words: &mut [u64], offset: usize) {
     let keep = _mm512_set1_epi8(mask64(W) as i8);
-    pack_frame::<W, u8>(src, words, offset, (64, 8 * W as usize), |bytes, at, i| {
+    let geometry = (64, 8 * W as usize);
+    pack_frame::<W, u8>(src, words, offset, geometry, |_, bytes, at, i| {
         // SAFETY: `i + 64 <= src.len()` (`pack_frame`).
         let v = _mm512_and_si512(unsafe { load64(src, i) }, keep);
         // SAFETY: `at + 8W <= bytes.len()` (`pack_frame`).
@@ -535,9 +545,9 @@ pub(crate) unsafe fn pack_u8_avx512<const W: u32>(src: &[u8], words: &mut [u64],
 /// The CPU must support AVX-512 F, BW and VBMI.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 pub(crate) unsafe fn pack_u32_avx512<const W: u32>(src: &[u32], words: &mut [u64], offset: usize) {
-    let sb: &[u8] = bytemuck::cast_slice(src);
     let keep = _mm512_set1_epi32(mask64(W) as i32);
-    pack_frame::<W, u32>(src, words, offset, (64, 8 * W as usize), |bytes, at, i| {
+    let geometry = (64, 8 * W as usize);
+    pack_frame::<W, u32>(src, words, offset, geometry, |sb, bytes, at, i| {
         let mut a = [keep; 4];
         for (j, a) in a.iter_mut().enumerate() {
             // SAFETY: `i + 64 <= src.len()` (`pack_frame`), so the four

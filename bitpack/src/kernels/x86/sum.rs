@@ -53,15 +53,39 @@ pub(crate) unsafe fn sum_popcnt<const W: u32>(words: &[u64], offset: usize, n: u
     scalar::popcount_range(words, offset, n) as u128
 }
 
-/// The step loop of the byte sums ([`sum_bytes_avx2`], [`sum_bytes_avx512`]),
-/// one body for both vector widths: `$fields(s)` is step `s`'s byte field
-/// sums; they accumulate in 8-bit lanes for as many steps as cannot
-/// overflow, and `vpsadbw` (`$sad`) adds each 8 bytes into a 64-bit lane
-/// (`$add8`, `$add64`). The value is the 64-bit lanes' sum vector.
-macro_rules! byte_steps {
-    ($steps:expr, $fields:expr, $zero:expr, [$add8:ident, $add64:ident, $sad:ident]) => {{
-        let (steps, fields, zero) = ($steps, $fields, $zero);
+/// Field sums of a nibble, repeated to `N` bytes: 4 one-bit fields
+/// (`w == 1`) or 2 two-bit fields.
+const fn nibble_sums<const N: usize>(w: u32) -> [u8; N] {
+    let mut t = [0u8; N];
+    let mut i = 0;
+    while i < N {
+        let n = (i % 16) as u8;
+        t[i] = if w == 1 {
+            n.count_ones() as u8
+        } else {
+            (n & 3) + (n >> 2)
+        };
+        i += 1;
+    }
+    t
+}
+
+/// The byte sums ([`sum_bytes_avx2`], [`sum_bytes_avx512`]) in the
+/// [`sum_frame`], one body for both vector widths: `$load(bytes, at)` loads
+/// a step; each byte's field sum is two `pshufb` lookups (`$shuffle`) of its
+/// nibbles' field sums in `$lut` (`W <= 2`; Mula's popcount for one bit) or
+/// the sum of its nibbles (`W == 4`); byte sums accumulate in 8-bit lanes
+/// for as many steps as cannot overflow, and `vpsadbw` (`$sad`) adds each
+/// 8 bytes into a 64-bit lane, whose sum `$lanes` gives.
+macro_rules! byte_sum {
+    (
+        ($words:expr, $offset:expr, $n:expr), $vbytes:literal, $load:ident,
+        $lut:expr, $lanes:ident, [$set1_8:ident, $zero:ident, $and:ident, $srli:ident,
+        $shuffle:ident, $add8:ident, $add64:ident, $sad:ident]
+    ) => {{
         let w = W as usize;
+        let geometry = (8 * $vbytes / w, $vbytes, 0);
+        let (m4, lut, zero) = ($set1_8(0x0f), $lut, $zero());
         // Largest byte sum one step adds, and how many steps a byte holds.
         let per_byte: usize = if W == 8 {
             255
@@ -69,25 +93,36 @@ macro_rules! byte_steps {
             (8 / w) * ((1 << w) - 1)
         };
         let batch = (255 / per_byte).max(1);
-        let mut acc = zero;
-        let mut s = 0;
-        while s < steps {
-            let end = (s + batch).min(steps);
-            let mut bsum = zero;
-            while s < end {
-                let v = fields(s);
-                if W == 8 {
-                    acc = $add64(acc, $sad(v, zero));
-                } else {
-                    bsum = $add8(bsum, v);
+        sum_frame::<W>($words, $offset, $n, geometry, |bytes, at| {
+            let mut acc = zero;
+            let mut s = 0;
+            while s < at.steps {
+                let end = (s + batch).min(at.steps);
+                let mut bsum = zero;
+                while s < end {
+                    // SAFETY: `s < at.steps`, so the load ends inside
+                    // `bytes` (`sum_frame`).
+                    let v = unsafe { $load(bytes, at.first + $vbytes * s) };
+                    let lo = $and(v, m4);
+                    let hi = $and($srli::<4>(v), m4);
+                    let v = match W {
+                        1 | 2 => $add8($shuffle(lut, lo), $shuffle(lut, hi)),
+                        4 => $add8(lo, hi),
+                        _ => v,
+                    };
+                    if W == 8 {
+                        acc = $add64(acc, $sad(v, zero));
+                    } else {
+                        bsum = $add8(bsum, v);
+                    }
+                    s += 1;
                 }
-                s += 1;
+                if W != 8 {
+                    acc = $add64(acc, $sad(bsum, zero));
+                }
             }
-            if W != 8 {
-                acc = $add64(acc, $sad(bsum, zero));
-            }
-        }
-        acc
+            $lanes(acc)
+        })
     }};
 }
 
@@ -102,42 +137,13 @@ macro_rules! byte_steps {
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn sum_bytes_avx2<const W: u32>(words: &[u64], offset: usize, n: usize) -> u128 {
-    let m4 = _mm256_set1_epi8(0x0f);
-    // Field sums of a nibble: 4 one-bit fields or 2 two-bit fields.
-    let lut = v256(core::array::from_fn(|i| {
-        let n = (i % 16) as u8;
-        if W == 1 {
-            n.count_ones() as u8
-        } else {
-            (n & 3) + (n >> 2)
-        }
-    }));
-    sum_frame::<W>(words, offset, n, (256 / W as usize, 32, 0), |bytes, at| {
-        let fields = |s: usize| {
-            // SAFETY: `s < at.steps`, so the load ends inside `bytes`
-            // (`sum_frame`).
-            let v = unsafe { load32(bytes, at.first + 32 * s) };
-            let lo = _mm256_and_si256(v, m4);
-            let hi = _mm256_and_si256(_mm256_srli_epi16::<4>(v), m4);
-            match W {
-                // A nibble's field sum by table (Mula's popcount for one
-                // bit): two lookups per byte.
-                1 | 2 => {
-                    _mm256_add_epi8(_mm256_shuffle_epi8(lut, lo), _mm256_shuffle_epi8(lut, hi))
-                }
-                4 => _mm256_add_epi8(lo, hi),
-                _ => v,
-            }
-        };
-        let zero = _mm256_setzero_si256();
-        let acc = byte_steps!(
-            at.steps,
-            fields,
-            zero,
-            [_mm256_add_epi8, _mm256_add_epi64, _mm256_sad_epu8]
-        );
-        hsum4(acc)
-    })
+    byte_sum! {
+        (words, offset, n), 32, load32, v256(const { nibble_sums::<32>(W) }), hsum4,
+        [
+            _mm256_set1_epi8, _mm256_setzero_si256, _mm256_and_si256, _mm256_srli_epi16,
+            _mm256_shuffle_epi8, _mm256_add_epi8, _mm256_add_epi64, _mm256_sad_epu8
+        ]
+    }
 }
 
 /// Groups of 8 elements (`W` bytes) per 64-bit lane in [`sum_fold_avx2`].
@@ -262,20 +268,11 @@ pub(crate) unsafe fn sum_fold_avx2<const W: u32>(words: &[u64], offset: usize, n
             _mm256_shuffle_epi8(unsafe { load32(bytes, at.first + at.stride() * s) }, shuf)
         };
         let zero = _mm256_setzero_si256();
-        hsum4(fold_steps!(
-            at.steps,
-            lanes,
-            odd,
-            m4,
-            zero,
-            [
-                _mm256_add_epi64,
-                _mm256_sub_epi64,
-                _mm256_and_si256,
-                _mm256_srl_epi64,
-                splat64
-            ]
-        ))
+        let v = fold_steps! {
+            at.steps, lanes, odd, m4, zero,
+            [_mm256_add_epi64, _mm256_sub_epi64, _mm256_and_si256, _mm256_srl_epi64, splat64]
+        };
+        hsum4(v)
     })
 }
 
@@ -331,20 +328,11 @@ pub(crate) unsafe fn sum_fold_avx512<const W: u32>(words: &[u64], offset: usize,
             _mm512_maskz_permutexvar_epi8(keep, perm, v)
         };
         let zero = _mm512_setzero_si512();
-        lanes_sum(fold_steps!(
-            at.steps,
-            lanes,
-            odd,
-            m4,
-            zero,
-            [
-                _mm512_add_epi64,
-                _mm512_sub_epi64,
-                _mm512_and_si512,
-                _mm512_srl_epi64,
-                splat64x8
-            ]
-        ))
+        let v = fold_steps! {
+            at.steps, lanes, odd, m4, zero,
+            [_mm512_add_epi64, _mm512_sub_epi64, _mm512_and_si512, _mm512_srl_epi64, splat64x8]
+        };
+        lanes_sum(v)
     })
 }
 
@@ -401,32 +389,11 @@ pub(crate) unsafe fn sum_bytes_avx512<const W: u32>(
     offset: usize,
     n: usize,
 ) -> u128 {
-    let m4 = _mm512_set1_epi8(0x0f);
-    // Field sums of a nibble: 2 two-bit fields.
-    let lut = v512(core::array::from_fn(|i| {
-        let n = (i % 16) as u8;
-        (n & 3) + (n >> 2)
-    }));
-    sum_frame::<W>(words, offset, n, (512 / W as usize, 64, 0), |bytes, at| {
-        let fields = |s: usize| {
-            // SAFETY: `s < at.steps`, so the load ends inside `bytes`
-            // (`sum_frame`).
-            let v = unsafe { load64(bytes, at.first + 64 * s) };
-            let lo = _mm512_and_si512(v, m4);
-            let hi = _mm512_and_si512(_mm512_srli_epi16::<4>(v), m4);
-            match W {
-                2 => _mm512_add_epi8(_mm512_shuffle_epi8(lut, lo), _mm512_shuffle_epi8(lut, hi)),
-                4 => _mm512_add_epi8(lo, hi),
-                _ => v,
-            }
-        };
-        let zero = _mm512_setzero_si512();
-        let acc = byte_steps!(
-            at.steps,
-            fields,
-            zero,
-            [_mm512_add_epi8, _mm512_add_epi64, _mm512_sad_epu8]
-        );
-        lanes_sum(acc)
-    })
+    byte_sum! {
+        (words, offset, n), 64, load64, v512(const { nibble_sums::<64>(W) }), lanes_sum,
+        [
+            _mm512_set1_epi8, _mm512_setzero_si512, _mm512_and_si512, _mm512_srli_epi16,
+            _mm512_shuffle_epi8, _mm512_add_epi8, _mm512_add_epi64, _mm512_sad_epu8
+        ]
+    }
 }
