@@ -212,9 +212,7 @@ const fn u32_window(w: u32, h: usize) -> (usize, usize) {
 /// control, used when `W > 25`), `k` the byte of the element's first bit;
 /// it then shifts right by the bit's position in that byte.
 const fn unpack_u32_consts(w: u32) -> ([u8; 32], [u8; 32], [u32; 8]) {
-    let mut c0 = [0x80u8; 32];
-    let mut c1 = [0x80u8; 32];
-    let mut sh = [0u32; 8];
+    let (mut c0, mut c1, mut sh) = ([0x80u8; 32], [0x80u8; 32], [0u32; 8]);
     let mut h = 0;
     while h < 2 {
         let (_, phase) = u32_window(w, h);
@@ -287,33 +285,20 @@ pub(crate) unsafe fn unpack_u32_avx2<const W: u32>(words: &[u64], offset: usize,
 // unpack to u8, W in 1..=7
 // ---------------------------------------------------------------------------
 
-/// `vpermb` control for [`unpack_u8_avx512`]: qword `g` receives the 8 bytes
-/// from byte `gW` of the load (its 8-element group at bit 0, the rest
-/// ignored).
-const fn unpack_u8_perm(w: u32) -> [u8; 64] {
-    let mut c = [0u8; 64];
-    let mut g = 0;
-    while g < 8 {
-        let mut t = 0;
-        while t < 8 {
-            c[8 * g + t] = (g * w as usize + t) as u8;
-            t += 1;
-        }
-        g += 1;
-    }
-    c
-}
-
-/// `vpmultishiftqb` control: byte `j` of each qword takes the 8 bits from
-/// bit `jW`, element `j` of the group in its low `W` bits.
-const fn unpack_u8_shifts(w: u32) -> [u8; 64] {
-    let mut c = [0u8; 64];
+/// The `vpermb` and `vpmultishiftqb` controls of [`unpack_u8_avx512`]:
+/// qword `g` receives the 8 bytes from byte `gW` of the load (its 8-element
+/// group at bit 0, the rest ignored), and then byte `j` of each qword takes
+/// the 8 bits from bit `jW`, element `j` of the group in its low `W` bits.
+const fn unpack_u8_ctrl(w: u32) -> ([u8; 64], [u8; 64]) {
+    let w = w as usize;
+    let (mut perm, mut shifts) = ([0u8; 64], [0u8; 64]);
     let mut i = 0;
     while i < 64 {
-        c[i] = ((i % 8) * w as usize) as u8;
+        perm[i] = (i / 8 * w + i % 8) as u8;
+        shifts[i] = (i % 8 * w) as u8;
         i += 1;
     }
-    c
+    (perm, shifts)
 }
 
 /// Unpacks `W`-bit elements (`W` in `1..=7`) to bytes, 64 per step: one
@@ -327,8 +312,8 @@ const fn unpack_u8_shifts(w: u32) -> [u8; 64] {
 /// The CPU must support AVX-512 F, BW and VBMI.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 pub(crate) unsafe fn unpack_u8_avx512<const W: u32>(words: &[u64], offset: usize, dst: &mut [u8]) {
-    let perm = v512(unpack_u8_perm(W));
-    let shifts = v512(unpack_u8_shifts(W));
+    let (perm, shifts) = const { unpack_u8_ctrl(W) };
+    let (perm, shifts) = (v512(perm), v512(shifts));
     let mask = _mm512_set1_epi8(mask64(W) as i8);
     unpack_frame::<W, u8>(words, offset, dst, (64, 64, 0), |bytes, dst, at, i| {
         // SAFETY: `at + 64 <= bytes.len()` (`unpack_frame`).
@@ -350,9 +335,7 @@ pub(crate) unsafe fn unpack_u8_avx512<const W: u32>(words: &[u64], offset: usize
 /// reach byte `k + 4`, which the second control brings to the dword's low
 /// byte (its other bytes land above the element and are masked off).
 const fn unpack_u32_consts512(w: u32) -> ([u8; 64], [u8; 64], [u32; 16]) {
-    let mut c0 = [0u8; 64];
-    let mut c1 = [0u8; 64];
-    let mut sh = [0u32; 16];
+    let (mut c0, mut c1, mut sh) = ([0u8; 64], [0u8; 64], [0u32; 16]);
     let mut j = 0;
     while j < 16 {
         let bit = j * w as usize;
