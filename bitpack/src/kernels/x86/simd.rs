@@ -179,32 +179,46 @@ pub(super) fn count(n: u32) -> __m128i {
     bytemuck::cast([n as u64, 0])
 }
 
-/// 16 bytes at `at`.
-///
-/// # Safety
-///
-/// `at + 16 <= bytes.len()`.
-#[target_feature(enable = "avx2")]
-#[inline]
-pub(super) unsafe fn load16(bytes: &[u8], at: usize) -> __m128i {
-    debug_assert!(at + 16 <= bytes.len());
-    // SAFETY: the caller guarantees `at + 16 <= bytes.len()`, so the 16 bytes
-    // read are inside `bytes`; `loadu` has no alignment requirement.
-    unsafe { _mm_loadu_si128(bytes.as_ptr().wrapping_add(at).cast()) }
+/// The unaligned load `$load` and store `$store` of `$n` bytes as a `$v`
+/// (`$loadu`, `$storeu`), on a CPU with `$feature`; one pair a width.
+macro_rules! load_store {
+    ($($n:literal $v:ty, $feature:literal: $load:ident $loadu:ident, $store:ident $storeu:ident;)*) => {$(
+        #[doc = concat!($n, " bytes at `at`.")]
+        ///
+        /// # Safety
+        ///
+        #[doc = concat!("`at + ", $n, " <= bytes.len()`, and the CPU supports ", $feature, ".")]
+        #[target_feature(enable = $feature)]
+        #[inline]
+        pub(super) unsafe fn $load(bytes: &[u8], at: usize) -> $v {
+            debug_assert!(at + $n <= bytes.len());
+            // SAFETY: the caller guarantees that the bytes read, `at` to
+            // `at + size_of::<$v>()`, are inside `bytes`; `loadu` has no
+            // alignment requirement.
+            unsafe { $loadu(bytes.as_ptr().wrapping_add(at).cast()) }
+        }
+
+        #[doc = concat!("Writes ", $n, " bytes at `at`.")]
+        ///
+        /// # Safety
+        ///
+        #[doc = concat!("`at + ", $n, " <= bytes.len()`, and the CPU supports ", $feature, ".")]
+        #[target_feature(enable = $feature)]
+        #[inline]
+        pub(super) unsafe fn $store(bytes: &mut [u8], at: usize, v: $v) {
+            debug_assert!(at + $n <= bytes.len());
+            // SAFETY: the caller guarantees that the bytes written, `at` to
+            // `at + size_of::<$v>()`, are inside `bytes`; `storeu` has no
+            // alignment requirement.
+            unsafe { $storeu(bytes.as_mut_ptr().wrapping_add(at).cast(), v) }
+        }
+    )*};
 }
 
-/// 32 bytes at `at`.
-///
-/// # Safety
-///
-/// `at + 32 <= bytes.len()`.
-#[target_feature(enable = "avx2")]
-#[inline]
-pub(super) unsafe fn load32(bytes: &[u8], at: usize) -> __m256i {
-    debug_assert!(at + 32 <= bytes.len());
-    // SAFETY: the caller guarantees `at + 32 <= bytes.len()`; `loadu` has no
-    // alignment requirement.
-    unsafe { _mm256_loadu_si256(bytes.as_ptr().wrapping_add(at).cast()) }
+load_store! {
+    16 __m128i, "avx2": load16 _mm_loadu_si128, store16 _mm_storeu_si128;
+    32 __m256i, "avx2": load32 _mm256_loadu_si256, store32 _mm256_storeu_si256;
+    64 __m512i, "avx512f": load64 _mm512_loadu_si512, store64 _mm512_storeu_si512;
 }
 
 /// 16 bytes at `lo` in the low 128 bits, 16 bytes at `hi` in the high.
@@ -235,6 +249,20 @@ pub(super) unsafe fn bcast16(bytes: &[u8], at: usize) -> __m256i {
     _mm256_broadcastsi128_si256(unsafe { load16(bytes, at) })
 }
 
+/// The `T` at byte `at`, unaligned, in memory order.
+///
+/// # Safety
+///
+/// `at + size_of::<T>() <= bytes.len()`.
+#[inline(always)]
+unsafe fn read_at<T: bytemuck::Pod>(bytes: &[u8], at: usize) -> T {
+    debug_assert!(at + size_of::<T>() <= bytes.len());
+    // SAFETY: the caller guarantees `at + size_of::<T>() <= bytes.len()`;
+    // `read_unaligned` has no alignment requirement, and any bits are a `T`
+    // (`Pod`).
+    unsafe { bytes.as_ptr().wrapping_add(at).cast::<T>().read_unaligned() }
+}
+
 /// 8 bytes at `at`, little-endian.
 ///
 /// # Safety
@@ -242,16 +270,8 @@ pub(super) unsafe fn bcast16(bytes: &[u8], at: usize) -> __m256i {
 /// `at + 8 <= bytes.len()`.
 #[inline(always)]
 pub(super) unsafe fn read8(bytes: &[u8], at: usize) -> u64 {
-    debug_assert!(at + 8 <= bytes.len());
-    // SAFETY: the caller guarantees `at + 8 <= bytes.len()`;
-    // `read_unaligned` has no alignment requirement.
-    u64::from_le(unsafe {
-        bytes
-            .as_ptr()
-            .wrapping_add(at)
-            .cast::<u64>()
-            .read_unaligned()
-    })
+    // SAFETY: the caller guarantees `at + 8 <= bytes.len()`.
+    u64::from_le(unsafe { read_at(bytes, at) })
 }
 
 /// 4 bytes at `at`, little-endian.
@@ -261,75 +281,13 @@ pub(super) unsafe fn read8(bytes: &[u8], at: usize) -> u64 {
 /// `at + 4 <= bytes.len()`.
 #[inline(always)]
 pub(super) unsafe fn read4(bytes: &[u8], at: usize) -> u32 {
-    debug_assert!(at + 4 <= bytes.len());
     // SAFETY: the caller guarantees `at + 4 <= bytes.len()`.
-    u32::from_le(unsafe {
-        bytes
-            .as_ptr()
-            .wrapping_add(at)
-            .cast::<u32>()
-            .read_unaligned()
-    })
-}
-
-/// Writes 32 bytes at `at`.
-///
-/// # Safety
-///
-/// `at + 32 <= bytes.len()`.
-#[target_feature(enable = "avx2")]
-#[inline]
-pub(super) unsafe fn store32(bytes: &mut [u8], at: usize, v: __m256i) {
-    debug_assert!(at + 32 <= bytes.len());
-    // SAFETY: the caller guarantees `at + 32 <= bytes.len()`; `storeu` has
-    // no alignment requirement.
-    unsafe { _mm256_storeu_si256(bytes.as_mut_ptr().wrapping_add(at).cast(), v) }
-}
-
-/// Writes 16 bytes at `at`.
-///
-/// # Safety
-///
-/// `at + 16 <= bytes.len()`.
-#[target_feature(enable = "avx2")]
-#[inline]
-pub(super) unsafe fn store16(bytes: &mut [u8], at: usize, v: __m128i) {
-    debug_assert!(at + 16 <= bytes.len());
-    // SAFETY: the caller guarantees `at + 16 <= bytes.len()`.
-    unsafe { _mm_storeu_si128(bytes.as_mut_ptr().wrapping_add(at).cast(), v) }
+    u32::from_le(unsafe { read_at(bytes, at) })
 }
 
 // ---------------------------------------------------------------------------
 // AVX-512
 // ---------------------------------------------------------------------------
-
-/// 64 bytes at `at`.
-///
-/// # Safety
-///
-/// `at + 64 <= bytes.len()`, and the CPU supports AVX-512 F.
-#[target_feature(enable = "avx512f")]
-#[inline]
-pub(super) unsafe fn load64(bytes: &[u8], at: usize) -> __m512i {
-    debug_assert!(at + 64 <= bytes.len());
-    // SAFETY: the caller guarantees `at + 64 <= bytes.len()`, so the 64
-    // bytes read are inside `bytes`; `loadu` has no alignment requirement.
-    unsafe { _mm512_loadu_si512(bytes.as_ptr().wrapping_add(at).cast()) }
-}
-
-/// Stores 64 bytes at `at`.
-///
-/// # Safety
-///
-/// `at + 64 <= bytes.len()`, and the CPU supports AVX-512 F.
-#[target_feature(enable = "avx512f")]
-#[inline]
-pub(super) unsafe fn store64(bytes: &mut [u8], at: usize, v: __m512i) {
-    debug_assert!(at + 64 <= bytes.len());
-    // SAFETY: the caller guarantees `at + 64 <= bytes.len()`; `storeu` has
-    // no alignment requirement.
-    unsafe { _mm512_storeu_si512(bytes.as_mut_ptr().wrapping_add(at).cast(), v) }
-}
 
 /// A vector from eight 64-bit lanes, lane 0 first.
 #[target_feature(enable = "avx512f")]
