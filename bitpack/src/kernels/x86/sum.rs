@@ -76,7 +76,8 @@ const fn nibble_sums<const N: usize>(w: u32) -> [u8; N] {
 /// nibbles' field sums in `$lut` (`W <= 2`; Mula's popcount for one bit) or
 /// the sum of its nibbles (`W == 4`); byte sums accumulate in 8-bit lanes
 /// for as many steps as cannot overflow, and `vpsadbw` (`$sad`) adds each
-/// 8 bytes into a 64-bit lane, whose sum `$lanes` gives.
+/// 8 bytes into a 64-bit lane (each step's own for `W == 8`), whose sum
+/// `$lanes` gives.
 macro_rules! byte_sum {
     (
         ($words:expr, $offset:expr, $n:expr), $vbytes:literal, $load:ident,
@@ -95,6 +96,14 @@ macro_rules! byte_sum {
         let batch = (255 / per_byte).max(1);
         sum_frame::<W>($words, $offset, $n, geometry, |bytes, at| {
             let mut acc = zero;
+            if W == 8 {
+                // Bytes are the fields: one `vpsadbw` a step.
+                at.each(|b, _| {
+                    // SAFETY: `b + $vbytes <= bytes.len()` (`sum_frame`).
+                    acc = $add64(acc, $sad(unsafe { $load(bytes, b) }, zero));
+                });
+                return $lanes(acc);
+            }
             let mut s = 0;
             while s < at.steps {
                 let end = (s + batch).min(at.steps);
@@ -107,19 +116,12 @@ macro_rules! byte_sum {
                     let hi = $and($srli::<4>(v), m4);
                     let v = match W {
                         1 | 2 => $add8($shuffle(lut, lo), $shuffle(lut, hi)),
-                        4 => $add8(lo, hi),
-                        _ => v,
+                        _ => $add8(lo, hi),
                     };
-                    if W == 8 {
-                        acc = $add64(acc, $sad(v, zero));
-                    } else {
-                        bsum = $add8(bsum, v);
-                    }
+                    bsum = $add8(bsum, v);
                     s += 1;
                 }
-                if W != 8 {
-                    acc = $add64(acc, $sad(bsum, zero));
-                }
+                acc = $add64(acc, $sad(bsum, zero));
             }
             $lanes(acc)
         })
