@@ -226,8 +226,9 @@ pub(crate) unsafe fn pack_u32_avx2<const W: u32>(src: &[u32], words: &mut [u64],
             // loads, bytes `4i..4i + 128` of `sb`, are inside `sb`.
             *a = _mm256_and_si256(unsafe { load32(sb, 4 * i + 32 * j) }, keep);
         }
+        let v = narrow_32(a[0], a[1], a[2], a[3]);
         // SAFETY: `at + pack_span(W) <= bytes.len()` (`pack_frame`).
-        unsafe { pack_step::<W>(bytes, at, narrow_32(a[0], a[1], a[2], a[3])) };
+        unsafe { pack_step::<W>(bytes, at, v) };
     });
 }
 
@@ -554,7 +555,8 @@ pub(crate) unsafe fn pack_u32_avx512<const W: u32>(src: &[u32], words: &mut [u64
             // loads, bytes `4i..4i + 256` of `sb`, are inside `sb`.
             *a = _mm512_and_si512(unsafe { load64(sb, 4 * i + 64 * j) }, keep);
         }
+        let v = narrow_u32x64(a[0], a[1], a[2], a[3]);
         // SAFETY: `at + 8W <= bytes.len()` (`pack_frame`).
-        unsafe { pack_step_avx512::<W>(bytes, at, narrow_u32x64(a[0], a[1], a[2], a[3])) };
+        unsafe { pack_step_avx512::<W>(bytes, at, v) };
     });
 }
