@@ -14,7 +14,7 @@
 //! bytes of the `u64` words are the bytes of the stream.
 //!
 //! The variants are tested value by value against the bit-level reference
-//! (`kernels/tests.rs`, under `qemu-aarch64` in CI); their speed is not
+//! (`kernels/tests/`, under `qemu-aarch64` in CI); their speed is not
 //! measured on the machines that build this crate.
 
 use core::arch::aarch64::*;

@@ -13,17 +13,6 @@
 //! by [`first`] too). Elsewhere only the portable kernels exist and
 //! [`features`] is 0.
 
-/// Whether this build has SIMD variants (and a `simd` module below).
-macro_rules! simd_cfg {
-    ($($item:item)*) => {$(
-        #[cfg(any(
-            all(feature = "std", target_arch = "x86_64"),
-            all(feature = "std", target_arch = "aarch64", target_feature = "neon", target_endian = "little")
-        ))]
-        $item
-    )*};
-}
-
 #[cfg(all(feature = "std", target_arch = "x86_64"))]
 pub(crate) use super::x86 as simd;
 #[cfg(all(feature = "std", target_arch = "x86_64"))]
@@ -31,38 +20,15 @@ pub(crate) use super::x86::features;
 #[cfg(all(feature = "std", target_arch = "x86_64"))]
 pub use super::x86::limit_features;
 
-#[cfg(all(
-    feature = "std",
-    target_arch = "aarch64",
-    target_feature = "neon",
-    target_endian = "little"
-))]
+#[cfg(all(simd_variants, target_arch = "aarch64"))]
 pub(crate) use super::aarch64 as simd;
-#[cfg(all(
-    feature = "std",
-    target_arch = "aarch64",
-    target_feature = "neon",
-    target_endian = "little"
-))]
+#[cfg(all(simd_variants, target_arch = "aarch64"))]
 pub(crate) use super::aarch64::features;
-#[cfg(all(
-    feature = "std",
-    target_arch = "aarch64",
-    target_feature = "neon",
-    target_endian = "little"
-))]
+#[cfg(all(simd_variants, target_arch = "aarch64"))]
 pub use super::aarch64::limit_features;
 
 /// The features the kernels may use: none on a target without variants.
-#[cfg(not(any(
-    all(feature = "std", target_arch = "x86_64"),
-    all(
-        feature = "std",
-        target_arch = "aarch64",
-        target_feature = "neon",
-        target_endian = "little"
-    )
-)))]
+#[cfg(not(simd_variants))]
 #[inline(always)]
 #[allow(dead_code)]
 pub(crate) fn features() -> u32 {
@@ -72,15 +38,7 @@ pub(crate) fn features() -> u32 {
 /// Limits the run-time CPU features the kernels may use (a mask of the
 /// internal feature bits; `0` forces the portable kernels): nothing to limit
 /// on a target without variants.
-#[cfg(not(any(
-    all(feature = "std", target_arch = "x86_64"),
-    all(
-        feature = "std",
-        target_arch = "aarch64",
-        target_feature = "neon",
-        target_endian = "little"
-    )
-)))]
+#[cfg(not(simd_variants))]
 pub fn limit_features(_mask: u32) {}
 
 /// A variant: the feature bits it needs, its name, the function.
@@ -96,15 +54,7 @@ pub(crate) fn first<F: Copy>(have: u32, list: &[Option<Variant<F>>]) -> Option<F
 }
 
 /// The float variant lists of a target without variants: all empty.
-#[cfg(not(any(
-    all(feature = "std", target_arch = "x86_64"),
-    all(
-        feature = "std",
-        target_arch = "aarch64",
-        target_feature = "neon",
-        target_endian = "little"
-    )
-)))]
+#[cfg(not(simd_variants))]
 pub(crate) mod simd {
     pub(crate) mod float_variants {
         use crate::float::MiniFloat;
@@ -132,22 +82,22 @@ pub(crate) mod simd {
     }
 }
 
-simd_cfg! {
-    /// A per-width table of variants: entry `w - 1` lists the functions for
-    /// width `w` in order of preference (measured), each with the features
-    /// it needs; an empty entry means the portable kernel serves that width.
-    pub(crate) struct Table<F: Copy, const N: usize>(pub(crate) [[Option<Variant<F>>; 3]; N]);
+/// A per-width table of variants: entry `w - 1` lists the functions for
+/// width `w` in order of preference (measured), each with the features
+/// it needs; an empty entry means the portable kernel serves that width.
+#[cfg(simd_variants)]
+pub(crate) struct Table<F: Copy, const N: usize>(pub(crate) [[Option<Variant<F>>; 3]; N]);
 
-    impl<F: Copy, const N: usize> Table<F, N> {
-        /// A table without variants.
-        pub(crate) const EMPTY: Self = Table([[None; 3]; N]);
+#[cfg(simd_variants)]
+impl<F: Copy, const N: usize> Table<F, N> {
+    /// A table without variants.
+    pub(crate) const EMPTY: Self = Table([[None; 3]; N]);
 
-        /// The preferred variant for width `w` whose features [`features`]
-        /// reports.
-        #[inline]
-        pub(crate) fn get(&self, w: usize) -> Option<F> {
-            first(features(), self.0.get(w.wrapping_sub(1))?)
-        }
+    /// The preferred variant for width `w` whose features [`features`]
+    /// reports.
+    #[inline]
+    pub(crate) fn get(&self, w: usize) -> Option<F> {
+        first(features(), self.0.get(w.wrapping_sub(1))?)
     }
 }
 
@@ -234,16 +184,10 @@ macro_rules! select {
     ($table:ident[$width:expr] ($($a:ident: $t:ty),*) $(-> $r:ty)?) => {{
         let w = $width as usize;
         let portable = $crate::kernels::tables::$table[w - 1];
-        #[cfg(any(
-            all(feature = "std", target_arch = "x86_64"),
-            all(feature = "std", target_arch = "aarch64", target_feature = "neon", target_endian = "little")
-        ))]
+        #[cfg(simd_variants)]
         let simd = $crate::kernels::dispatch::simd::$table.get(w);
         move |$($a: $t),*| $(-> $r)? {
-            #[cfg(any(
-                all(feature = "std", target_arch = "x86_64"),
-                all(feature = "std", target_arch = "aarch64", target_feature = "neon", target_endian = "little")
-            ))]
+            #[cfg(simd_variants)]
             if let Some(f) = simd {
                 // SAFETY: `Table::get` returns a function only when every CPU
                 // feature named in its table entry (the features that

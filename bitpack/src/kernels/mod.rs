@@ -190,12 +190,7 @@ macro_rules! unroll64 {
 #[cfg(feature = "alloc")]
 pub(crate) use dispatch::width_table;
 
-#[cfg(all(
-    feature = "std",
-    target_arch = "aarch64",
-    target_feature = "neon",
-    target_endian = "little"
-))]
+#[cfg(all(simd_variants, target_arch = "aarch64"))]
 pub(crate) mod aarch64;
 #[cfg(feature = "alloc")]
 pub(crate) mod aligned;
@@ -313,6 +308,21 @@ fn check_words(width: u32, offset: usize, len: usize, actual: usize) -> Result<(
     Ok(())
 }
 
+/// `match U::BITS` with one arm per lane type, `$run!(TABLE, type)` in
+/// each: the kernel tables of `u8`, `u16`, `u32`, `u64` and `u128`, in that
+/// order.
+macro_rules! per_lane {
+    ($run:ident; $t8:ident $t16:ident $t32:ident $t64:ident $t128:ident) => {
+        match U::BITS {
+            8 => $run!($t8, u8),
+            16 => $run!($t16, u16),
+            32 => $run!($t32, u32),
+            64 => $run!($t64, u64),
+            _ => $run!($t128, u128),
+        }
+    };
+}
+
 /// Unpacks `dst.len()` values of `width` bits, starting at value `offset` of
 /// the stream `words`, into `dst`.
 ///
@@ -345,33 +355,16 @@ fn check_words(width: u32, offset: usize, len: usize, actual: usize) -> Result<(
 pub fn unpack<U: Unsigned>(width: u32, words: &[u64], offset: usize, dst: &mut [U]) -> Result<()> {
     check_width(width, U::BITS)?;
     check_words(width, offset, dst.len(), words.len())?;
-    match U::BITS {
-        8 => select!(UNPACK_U8[width](w: &[u64], o: usize, d: &mut [u8]))(
-            words,
-            offset,
-            bytemuck::cast_slice_mut(dst),
-        ),
-        16 => select!(UNPACK_U16[width](w: &[u64], o: usize, d: &mut [u16]))(
-            words,
-            offset,
-            bytemuck::cast_slice_mut(dst),
-        ),
-        32 => select!(UNPACK_U32[width](w: &[u64], o: usize, d: &mut [u32]))(
-            words,
-            offset,
-            bytemuck::cast_slice_mut(dst),
-        ),
-        64 => select!(UNPACK_U64[width](w: &[u64], o: usize, d: &mut [u64]))(
-            words,
-            offset,
-            bytemuck::cast_slice_mut(dst),
-        ),
-        _ => select!(UNPACK_U128[width](w: &[u64], o: usize, d: &mut [u128]))(
-            words,
-            offset,
-            bytemuck::cast_slice_mut(dst),
-        ),
+    macro_rules! run {
+        ($table:ident, $t:ty) => {
+            select!($table[width](w: &[u64], o: usize, d: &mut [$t]))(
+                words,
+                offset,
+                bytemuck::cast_slice_mut(dst),
+            )
+        };
     }
+    per_lane!(run; UNPACK_U8 UNPACK_U16 UNPACK_U32 UNPACK_U64 UNPACK_U128);
     Ok(())
 }
 
@@ -405,33 +398,16 @@ pub fn unpack<U: Unsigned>(width: u32, words: &[u64], offset: usize, dst: &mut [
 pub fn pack<U: Unsigned>(width: u32, src: &[U], words: &mut [u64], offset: usize) -> Result<()> {
     check_width(width, U::BITS)?;
     check_words(width, offset, src.len(), words.len())?;
-    match U::BITS {
-        8 => select!(PACK_U8[width](s: &[u8], w: &mut [u64], o: usize))(
-            bytemuck::cast_slice(src),
-            words,
-            offset,
-        ),
-        16 => select!(PACK_U16[width](s: &[u16], w: &mut [u64], o: usize))(
-            bytemuck::cast_slice(src),
-            words,
-            offset,
-        ),
-        32 => select!(PACK_U32[width](s: &[u32], w: &mut [u64], o: usize))(
-            bytemuck::cast_slice(src),
-            words,
-            offset,
-        ),
-        64 => select!(PACK_U64[width](s: &[u64], w: &mut [u64], o: usize))(
-            bytemuck::cast_slice(src),
-            words,
-            offset,
-        ),
-        _ => select!(PACK_U128[width](s: &[u128], w: &mut [u64], o: usize))(
-            bytemuck::cast_slice(src),
-            words,
-            offset,
-        ),
+    macro_rules! run {
+        ($table:ident, $t:ty) => {
+            select!($table[width](s: &[$t], w: &mut [u64], o: usize))(
+                bytemuck::cast_slice(src),
+                words,
+                offset,
+            )
+        };
     }
+    per_lane!(run; PACK_U8 PACK_U16 PACK_U32 PACK_U64 PACK_U128);
     Ok(())
 }
 
@@ -475,15 +451,7 @@ type SimdSum = unsafe fn(&[u64], usize, usize) -> u128;
 pub(crate) struct Sum {
     width: u32,
     portable: tables::SumFn,
-    #[cfg(any(
-        all(feature = "std", target_arch = "x86_64"),
-        all(
-            feature = "std",
-            target_arch = "aarch64",
-            target_feature = "neon",
-            target_endian = "little"
-        )
-    ))]
+    #[cfg(simd_variants)]
     simd: Option<SimdSum>,
 }
 
@@ -511,15 +479,7 @@ impl Sum {
         Sum {
             width,
             portable,
-            #[cfg(any(
-                all(feature = "std", target_arch = "x86_64"),
-                all(
-                    feature = "std",
-                    target_arch = "aarch64",
-                    target_feature = "neon",
-                    target_endian = "little"
-                )
-            ))]
+            #[cfg(simd_variants)]
             simd: dispatch::simd::SUM.get(width as usize),
         }
     }
@@ -534,15 +494,7 @@ impl Sum {
     #[inline]
     pub(crate) fn run(self, words: &[u64], offset: usize, len: usize) -> Result<u128> {
         check_words(self.width, offset, len, words.len())?;
-        #[cfg(any(
-            all(feature = "std", target_arch = "x86_64"),
-            all(
-                feature = "std",
-                target_arch = "aarch64",
-                target_feature = "neon",
-                target_endian = "little"
-            )
-        ))]
+        #[cfg(simd_variants)]
         if let Some(f) = self.simd {
             // SAFETY: `Table::get` returned it, so every CPU feature its
             // `#[target_feature]` enables is in `dispatch::features()`
@@ -599,15 +551,7 @@ pub fn decode<O: bytemuck::Pod>(
     }
     check_words(width, offset, dst.len(), words.len())?;
     let table = &table[..entries];
-    #[cfg(any(
-        all(feature = "std", target_arch = "x86_64"),
-        all(
-            feature = "std",
-            target_arch = "aarch64",
-            target_feature = "neon",
-            target_endian = "little"
-        )
-    ))]
+    #[cfg(simd_variants)]
     if core::mem::size_of::<O>() == 4
         && core::mem::align_of::<O>() == 4
         && let Some(f) = dispatch::simd::DECODE_X32.get(width as usize)
@@ -713,13 +657,7 @@ pub(crate) fn pack_map<T: Copy, U: Unsigned>(
             }
         }};
     }
-    match U::BITS {
-        8 => run!(PACK_U8, u8),
-        16 => run!(PACK_U16, u16),
-        32 => run!(PACK_U32, u32),
-        64 => run!(PACK_U64, u64),
-        _ => run!(PACK_U128, u128),
-    }
+    per_lane!(run; PACK_U8 PACK_U16 PACK_U32 PACK_U64 PACK_U128);
 }
 
 /// Unpacks `dst.len()` values of `width` bits (`width <= U::BITS`) from value
@@ -751,13 +689,7 @@ pub(crate) fn unpack_map<T, U: Unsigned>(
             }
         }};
     }
-    match U::BITS {
-        8 => run!(UNPACK_U8, u8),
-        16 => run!(UNPACK_U16, u16),
-        32 => run!(UNPACK_U32, u32),
-        64 => run!(UNPACK_U64, u64),
-        _ => run!(UNPACK_U128, u128),
-    }
+    per_lane!(run; UNPACK_U8 UNPACK_U16 UNPACK_U32 UNPACK_U64 UNPACK_U128);
 }
 
 /// Encodes `src` through `f` into codes of `width` bits (`1..=8`) packed into

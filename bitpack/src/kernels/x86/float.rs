@@ -22,6 +22,37 @@ use crate::float::elem::NanCodes;
 // table decode to 4-byte outputs
 // ---------------------------------------------------------------------------
 
+/// A table decode of `W`-bit codes from value `offset` of `words` into
+/// `dst`, in the [`frame`]: `step(bytes, out, at, i)` decodes `per` values
+/// into `dst[i..]` (whose bytes are `out`) from the stream bytes `bytes`,
+/// reading at most the `span` bytes from `at`.
+///
+/// `step` may take `i + per <= dst.len()` and `at + span <= bytes.len()`
+/// (asserted by [`Steps::new`]).
+#[inline(always)]
+fn decode_frame<const W: u32>(
+    words: &[u64],
+    offset: usize,
+    table: &[u32],
+    dst: &mut [u32],
+    (per, span): (usize, usize),
+    mut step: impl FnMut(&[u8], &mut [u8], usize, usize),
+) {
+    let bytes: &[u8] = bytemuck::cast_slice(words);
+    let n = dst.len();
+    let at = Steps::<W>::new(offset, n, per, span, 0, bytes.len());
+    let unpack = |w: &[u64], o: usize, d: &mut [u8]| scalar::unpack::<W, u8>(w, o, d);
+    frame(
+        dst,
+        (at, n),
+        |dst, r| scalar::decode_chunks(unpack, words, offset + r.start, table, &mut dst[r]),
+        |dst, at| {
+            let out: &mut [u8] = bytemuck::cast_slice_mut(dst);
+            at.each(|b, i| step(bytes, out, b, i));
+        },
+    );
+}
+
 /// Decodes `W`-bit codes (`W` in `1..=4`) through a table of 4-byte values
 /// held in registers: the 8 codes of a group (`W <= 4` bytes) are broadcast
 /// to all dwords and shifted into place with `vpsrlvd`, then `vpermd` looks
@@ -38,24 +69,13 @@ pub(crate) unsafe fn decode_perm_avx2<const W: u32>(
     table: &[u32],
     dst: &mut [u32],
 ) {
-    let n = dst.len();
-    let head = head8(offset, n);
     let tmask = (1usize << W) - 1;
-    let unpack = |w: &[u64], o: usize, d: &mut [u8]| scalar::unpack::<W, u8>(w, o, d);
-    scalar::decode_chunks(unpack, words, offset, table, &mut dst[..head]);
-    let bytes: &[u8] = bytemuck::cast_slice(words);
-    let out: &mut [u8] = bytemuck::cast_slice_mut(dst);
     let lo = v256_u32(core::array::from_fn(|k| table[k & tmask]));
     let hi = v256_u32(core::array::from_fn(|k| table[(8 + k) & tmask]));
-    let w = W as usize;
     let shifts = v256_u32(core::array::from_fn(|j| j as u32 * W));
-    let first = (offset + head) / 8 * w;
-    let steps = steps_within(first, w, 4, bytes.len(), (n - head) / 8);
-    assert!(steps == 0 || first + (steps - 1) * w + 4 <= bytes.len());
-    assert!(4 * (head + 8 * steps) <= out.len());
-    for s in 0..steps {
-        // SAFETY: `s < steps`, so the 4 bytes read are inside `bytes`.
-        let g = unsafe { read4(bytes, first + w * s) };
+    decode_frame::<W>(words, offset, table, dst, (8, 4), |bytes, out, at, i| {
+        // SAFETY: `at + 4 <= bytes.len()` (`decode_frame`).
+        let g = unsafe { read4(bytes, at) };
         let idx = _mm256_srlv_epi32(_mm256_set1_epi32(g as i32), shifts);
         let mut r = _mm256_permutevar8x32_epi32(lo, idx);
         if W == 4 {
@@ -67,11 +87,10 @@ pub(crate) unsafe fn decode_perm_avx2<const W: u32>(
                 sel,
             ));
         }
-        // SAFETY: the 32 bytes written end inside `out` (asserted above).
-        unsafe { store32(out, 4 * (head + 8 * s), r) };
-    }
-    let i = head + 8 * steps;
-    scalar::decode_chunks(unpack, words, offset + i, table, &mut dst[i..]);
+        // SAFETY: `i + 8 <= dst.len()` (`decode_frame`): the 32 bytes
+        // written are inside `out`.
+        unsafe { store32(out, 4 * i, r) };
+    });
 }
 
 /// Decodes unpacked codes of a small float format (one per byte) to `f32`
@@ -240,6 +259,29 @@ unsafe fn encode32<F: crate::float::MiniFloat, const SAT: bool>(sb: &[u8], at: u
     _mm256_permutevar8x32_epi32(_mm256_packus_epi16(p01, p23), order)
 }
 
+/// An encode of `src` to one code per byte in the [`frame`] (no head):
+/// `step(sb, codes, i)` encodes the `per` values from `src[i]` (whose
+/// bytes are `sb`) into `codes[i..]`, and may take `i + per <= src.len()`
+/// and `i + per <= codes.len()`; the portable encode takes the tail.
+#[inline(always)]
+fn encode_frame<F: MiniFloat, const SAT: bool>(
+    src: &[f32],
+    codes: &mut [u8],
+    per: usize,
+    mut step: impl FnMut(&[u8], &mut [u8], usize),
+) {
+    let sb: &[u8] = bytemuck::cast_slice(src);
+    let n = src.len().min(codes.len());
+    let at = Steps::flat(n, per);
+    let tail = |x: f32| mf::encode_fast::<F, SAT>(x);
+    frame(
+        codes,
+        (at, n),
+        |codes, r| scalar::map_codes(&tail, &src[r.clone()], &mut codes[r]),
+        |codes, at| at.each(|_, i| step(sb, codes, i)),
+    );
+}
+
 /// `codes[i] = float_elem::encode_fast::<F, SAT>(src[i])` (the format's
 /// round-to-nearest-even encode, exact), 32 values per step. The format must
 /// satisfy `elem::encode_fast_ok`.
@@ -252,19 +294,26 @@ pub(crate) unsafe fn encode_f32_avx2<F: crate::float::MiniFloat, const SAT: bool
     src: &[f32],
     codes: &mut [u8],
 ) {
-    let n = src.len().min(codes.len());
-    let steps = n / 32;
-    let sb: &[u8] = bytemuck::cast_slice(src);
-    assert!(128 * steps <= sb.len() && 32 * steps <= codes.len());
-    for s in 0..steps {
-        // SAFETY: `128 * steps <= sb.len()` (asserted).
-        let r = unsafe { encode32::<F, SAT>(sb, 128 * s) };
-        // SAFETY: `32 * steps <= codes.len()` (asserted).
-        unsafe { store32(codes, 32 * s, r) };
+    encode_frame::<F, SAT>(src, codes, 32, |sb, codes, i| {
+        // SAFETY: `i + 32 <= src.len()` (`encode_frame`), so the 128 bytes
+        // from byte `4i` are inside `sb`.
+        let r = unsafe { encode32::<F, SAT>(sb, 4 * i) };
+        // SAFETY: `i + 32 <= codes.len()` (`encode_frame`).
+        unsafe { store32(codes, i, r) };
+    });
+}
+
+/// The portable tail of the 4-bit encodes: `src` to codes two per byte, an
+/// odd last code alone in the low nibble.
+#[inline(always)]
+fn encode4_tail<F: MiniFloat, const SAT: bool>(src: &[f32], out: &mut [u8]) {
+    for (i, pair) in src.chunks(2).enumerate() {
+        let lo = mf::encode_fast::<F, SAT>(pair[0]) & 0xf;
+        let hi = pair
+            .get(1)
+            .map_or(0, |&x| mf::encode_fast::<F, SAT>(x) & 0xf);
+        out[i] = lo | hi << 4;
     }
-    let done = 32 * steps;
-    let tail = |x: f32| crate::float::elem::encode_fast::<F, SAT>(x);
-    scalar::map_codes(&tail, &src[done..n], &mut codes[done..n]);
 }
 
 /// Encodes `src` to 4-bit codes of `F` packed two per byte (element `2i` in
@@ -295,13 +344,7 @@ pub(crate) unsafe fn encode4_f32_avx2<F: crate::float::MiniFloat, const SAT: boo
         // SAFETY: `16 * steps <= out.len()` (asserted).
         unsafe { store16(out, 16 * s, b) };
     }
-    for (i, pair) in src[32 * steps..].chunks(2).enumerate() {
-        let lo = crate::float::elem::encode_fast::<F, SAT>(pair[0]) & 0xf;
-        let hi = pair
-            .get(1)
-            .map_or(0, |&x| crate::float::elem::encode_fast::<F, SAT>(x) & 0xf);
-        out[16 * steps + i] = lo | hi << 4;
-    }
+    encode4_tail::<F, SAT>(&src[32 * steps..], &mut out[16 * steps..]);
 }
 
 // ---------------------------------------------------------------------------
@@ -337,33 +380,20 @@ pub(crate) unsafe fn decode_perm_avx512<const W: u32>(
     table: &[u32],
     dst: &mut [u32],
 ) {
-    let n = dst.len();
-    let head = head8(offset, n);
     let tmask = (1usize << W) - 1;
-    let unpack = |w: &[u64], o: usize, d: &mut [u8]| scalar::unpack::<W, u8>(w, o, d);
-    scalar::decode_chunks(unpack, words, offset, table, &mut dst[..head]);
-    let bytes: &[u8] = bytemuck::cast_slice(words);
-    let out: &mut [u8] = bytemuck::cast_slice_mut(dst);
     let lut = v512_u32(core::array::from_fn(|k| table[k & tmask]));
     let shifts = v512(decode_shifts(W));
-    let w = W as usize;
     // After the head the value index is a multiple of 8, so every step of
     // 16 values starts on a byte: `2W` bytes per step.
-    let first = (offset + head) / 8 * w;
-    let steps = steps_within(first, 2 * w, 8, bytes.len(), (n - head) / 16);
-    assert!(steps == 0 || first + (steps - 1) * 2 * w + 8 <= bytes.len());
-    assert!(4 * (head + 16 * steps) <= out.len());
-    for s in 0..steps {
-        // SAFETY: `s < steps`, so the 8 bytes read are inside `bytes`
-        // (asserted above).
-        let g = unsafe { read8(bytes, first + 2 * w * s) };
+    decode_frame::<W>(words, offset, table, dst, (16, 8), |bytes, out, at, i| {
+        // SAFETY: `at + 8 <= bytes.len()` (`decode_frame`).
+        let g = unsafe { read8(bytes, at) };
         let idx = _mm512_multishift_epi64_epi8(shifts, _mm512_set1_epi64(g as i64));
         let r = _mm512_permutexvar_epi32(idx, lut);
-        // SAFETY: the 64 bytes written end inside `out` (asserted above).
-        unsafe { store64(out, 4 * (head + 16 * s), r) };
-    }
-    let i = head + 16 * steps;
-    scalar::decode_chunks(unpack, words, offset + i, table, &mut dst[i..]);
+        // SAFETY: `i + 16 <= dst.len()` (`decode_frame`): the 64 bytes
+        // written are inside `out`.
+        unsafe { store64(out, 4 * i, r) };
+    });
 }
 
 /// `out[i] = float_elem::decode_fast::<F>(codes[i])` through `binary16`,
@@ -541,19 +571,13 @@ pub(crate) unsafe fn encode_f32_avx512<F: MiniFloat, const SAT: bool>(
     src: &[f32],
     codes: &mut [u8],
 ) {
-    let n = src.len().min(codes.len());
-    let steps = n / 64;
-    let sb: &[u8] = bytemuck::cast_slice(src);
-    assert!(256 * steps <= sb.len() && 64 * steps <= codes.len());
-    for s in 0..steps {
-        // SAFETY: `256 * steps <= sb.len()` (asserted).
-        let r = unsafe { encode64::<F, SAT>(sb, 256 * s) };
-        // SAFETY: `64 * steps <= codes.len()` (asserted).
-        unsafe { store64(codes, 64 * s, r) };
-    }
-    let done = 64 * steps;
-    let tail = |x: f32| mf::encode_fast::<F, SAT>(x);
-    scalar::map_codes(&tail, &src[done..n], &mut codes[done..n]);
+    encode_frame::<F, SAT>(src, codes, 64, |sb, codes, i| {
+        // SAFETY: `i + 64 <= src.len()` (`encode_frame`), so the 256 bytes
+        // from byte `4i` are inside `sb`.
+        let r = unsafe { encode64::<F, SAT>(sb, 4 * i) };
+        // SAFETY: `i + 64 <= codes.len()` (`encode_frame`).
+        unsafe { store64(codes, i, r) };
+    });
 }
 
 /// Encodes `src` to 4-bit codes of `F` packed two per byte (element `2i`
@@ -582,11 +606,5 @@ pub(crate) unsafe fn encode4_f32_avx512<F: MiniFloat, const SAT: bool>(
         // SAFETY: `32 * steps <= out.len()` (asserted).
         unsafe { store32(out, 32 * s, b) };
     }
-    for (i, pair) in src[64 * steps..].chunks(2).enumerate() {
-        let lo = mf::encode_fast::<F, SAT>(pair[0]) & 0xf;
-        let hi = pair
-            .get(1)
-            .map_or(0, |&x| mf::encode_fast::<F, SAT>(x) & 0xf);
-        out[32 * steps + i] = lo | hi << 4;
-    }
+    encode4_tail::<F, SAT>(&src[64 * steps..], &mut out[32 * steps..]);
 }

@@ -40,6 +40,18 @@ const fn pack_compact(w: u32) -> [u8; 32] {
     c
 }
 
+/// The first merges of both widths' byte packs: `vpmaddubsw` merges byte
+/// pairs (each byte `< 2^W`) into 16-bit lanes and `vpmaddwd` merges those
+/// pairs, so each dword holds its 4 bytes' `4W` bits at its bottom.
+macro_rules! merge_quads {
+    ($v:expr, [$set16:ident, $set32:ident, $maddubs:ident, $madd:ident]) => {
+        $madd(
+            $maddubs($set16((1 | (1 << (8 + W))) as i16), $v),
+            $set32(1 | (1 << (16 + 2 * W))),
+        )
+    };
+}
+
 /// Packs 32 bytes (each `< 2^W`, `W` in `1..=7`) into four `W`-byte groups,
 /// one at the bottom of each qword: `vpmaddubsw` merges byte pairs, `vpmaddwd`
 /// merges those pairs, and a shift merges the dword pairs. Then `pshufb`
@@ -48,10 +60,9 @@ const fn pack_compact(w: u32) -> [u8; 32] {
 #[target_feature(enable = "avx2")]
 #[inline]
 fn pack_32_bytes<const W: u32>(v: __m256i) -> __m256i {
-    let m8 = _mm256_set1_epi16((1 | (1 << (8 + W))) as i16);
-    let m16 = _mm256_set1_epi32(1 | (1 << (16 + 2 * W)));
-    let p16 = _mm256_maddubs_epi16(m8, v);
-    let p32 = _mm256_madd_epi16(p16, m16);
+    let p32 = merge_quads! {
+        v, [_mm256_set1_epi16, _mm256_set1_epi32, _mm256_maddubs_epi16, _mm256_madd_epi16]
+    };
     let lo = _mm256_blend_epi32::<0b1010_1010>(p32, _mm256_setzero_si256());
     let hi = _mm256_and_si256(
         _mm256_srl_epi64(p32, count(32 - 4 * W)),
@@ -98,17 +109,36 @@ const fn pack_span(w: u32) -> usize {
     }
 }
 
-/// Steps of 32 elements of a pack from element `start` (a multiple of 8)
-/// whose stores stay inside the bytes that values `start..offset + n` own
-/// entirely (the garbage a 16-byte store leaves past `4W` is rewritten by the
-/// next step or by the tail).
+/// A pack of `src` into `W`-bit values from value `offset` of `words`, in
+/// the [`frame`]: `step(sb, bytes, at, i)` packs `per` values from `src[i]`
+/// (whose bytes are `sb`) into the stream bytes `bytes` from `at`, touching at most the `span` bytes from
+/// `at`; the steps' stores stay inside the bytes that the values written own
+/// entirely (the garbage a store leaves past a step's own bytes is
+/// rewritten by the next step or by the tail).
+///
+/// `step` may take `i + per <= src.len()` and `at + span <= bytes.len()`
+/// (asserted by [`Steps::new`]).
 #[inline(always)]
-fn pack_steps(w: u32, start: usize, offset: usize, n: usize, bytes_len: usize) -> usize {
-    let wu = w as usize;
-    let first = start * wu / 8;
-    let end_byte = ((offset + n) * wu / 8).min(bytes_len);
-    let by_len = (n - (start - offset)) / 32;
-    steps_within(first, 4 * wu, pack_span(w), end_byte, by_len)
+fn pack_frame<const W: u32, U: scalar::Lane>(
+    src: &[U],
+    words: &mut [u64],
+    offset: usize,
+    (per, span): (usize, usize),
+    mut step: impl FnMut(&[u8], &mut [u8], usize, usize),
+) {
+    let sb: &[u8] = bytemuck::cast_slice(src);
+    let n = src.len();
+    let end_byte = ((offset + n) * W as usize / 8).min(8 * words.len());
+    let at = Steps::<W>::new(offset, n, per, span, 0, end_byte);
+    frame(
+        words,
+        (at, n),
+        |words, r| scalar::pack::<W, U>(&src[r.clone()], words, offset + r.start),
+        |words, at| {
+            let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);
+            at.each(|b, i| step(sb, bytes, b, i));
+        },
+    );
 }
 
 /// Packs 32 elements from `v` (bytes, already masked to `W` bits) at byte
@@ -153,25 +183,13 @@ unsafe fn pack_step<const W: u32>(bytes: &mut [u8], at: usize, v: __m256i) {
 /// The CPU must support AVX2 and BMI2.
 #[target_feature(enable = "avx2,bmi2")]
 pub(crate) unsafe fn pack_u8_avx2<const W: u32>(src: &[u8], words: &mut [u64], offset: usize) {
-    let n = src.len();
-    let head = head8(offset, n);
-    scalar::pack::<W, u8>(&src[..head], words, offset);
-    let start = offset + head;
-    let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);
-    let steps = pack_steps(W, start, offset, n, bytes.len());
-    let w = W as usize;
-    let first = start / 8 * w;
-    assert!(steps == 0 || first + (steps - 1) * 4 * w + pack_span(W) <= bytes.len());
-    assert!(head + 32 * steps <= n);
     let keep = _mm256_set1_epi8(mask64(W) as i8);
-    for s in 0..steps {
-        // SAFETY: `head + 32 * steps <= src.len()` (asserted).
-        let v = _mm256_and_si256(unsafe { load32(src, head + 32 * s) }, keep);
-        // SAFETY: the step's stores end inside `bytes` (asserted above).
-        unsafe { pack_step::<W>(bytes, first + 4 * w * s, v) };
-    }
-    let i = head + 32 * steps;
-    scalar::pack::<W, u8>(&src[i..], words, offset + i);
+    pack_frame::<W, u8>(src, words, offset, (32, pack_span(W)), |_, bytes, at, i| {
+        // SAFETY: `i + 32 <= src.len()` (`pack_frame`).
+        let v = _mm256_and_si256(unsafe { load32(src, i) }, keep);
+        // SAFETY: `at + pack_span(W) <= bytes.len()` (`pack_frame`).
+        unsafe { pack_step::<W>(bytes, at, v) };
+    });
 }
 
 /// Packs bytes into `W`-bit elements (`W` in `1..=7`) with BMI2: one `pext`
@@ -182,27 +200,13 @@ pub(crate) unsafe fn pack_u8_avx2<const W: u32>(src: &[u8], words: &mut [u64], o
 /// The CPU must support BMI2.
 #[target_feature(enable = "bmi2")]
 pub(crate) unsafe fn pack_u8_bmi2<const W: u32>(src: &[u8], words: &mut [u64], offset: usize) {
-    let n = src.len();
-    let head = head8(offset, n);
-    scalar::pack::<W, u8>(&src[..head], words, offset);
-    let start = offset + head;
-    let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);
-    let w = W as usize;
     let ext = rep_mask(W, 8);
-    let first = start / 8 * w;
-    let end_byte = ((offset + n) * w / 8).min(bytes.len());
-    let steps = steps_within(first, w, 8, end_byte, (n - head) / 8);
-    assert!(steps == 0 || first + (steps - 1) * w + 8 <= bytes.len());
-    assert!(head + 8 * steps <= n);
-    for s in 0..steps {
-        // SAFETY: `head + 8 * steps <= src.len()` (asserted).
-        let x = unsafe { read8(src, head + 8 * s) };
-        let v = _pext_u64(x, ext);
-        // SAFETY: the 8 bytes written end inside `bytes` (asserted).
-        unsafe { write_le(bytes, first + w * s, v) };
-    }
-    let i = head + 8 * steps;
-    scalar::pack::<W, u8>(&src[i..], words, offset + i);
+    pack_frame::<W, u8>(src, words, offset, (8, 8), |_, bytes, at, i| {
+        // SAFETY: `i + 8 <= src.len()` (`pack_frame`).
+        let v = _pext_u64(unsafe { read8(src, i) }, ext);
+        // SAFETY: `at + 8 <= bytes.len()` (`pack_frame`).
+        unsafe { write_le(bytes, at, v) };
+    });
 }
 
 /// Packs `u32` elements into `W`-bit elements (`W` in `1..=8`): each 32
@@ -213,35 +217,19 @@ pub(crate) unsafe fn pack_u8_bmi2<const W: u32>(src: &[u8], words: &mut [u64], o
 /// The CPU must support AVX2 and BMI2.
 #[target_feature(enable = "avx2,bmi2")]
 pub(crate) unsafe fn pack_u32_avx2<const W: u32>(src: &[u32], words: &mut [u64], offset: usize) {
-    let n = src.len();
-    let head = head8(offset, n);
-    scalar::pack::<W, u32>(&src[..head], words, offset);
-    let start = offset + head;
-    let sb: &[u8] = bytemuck::cast_slice(src);
-    let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);
-    let steps = pack_steps(W, start, offset, n, bytes.len());
-    let w = W as usize;
-    let first = start / 8 * w;
-    assert!(steps == 0 || first + (steps - 1) * 4 * w + pack_span(W) <= bytes.len());
-    assert!(4 * (head + 32 * steps) <= sb.len());
     let keep = _mm256_set1_epi32(mask64(W) as i32);
-    for s in 0..steps {
-        let b = 4 * (head + 32 * s);
-        // SAFETY: `4 * (head + 32 * steps) <= sb.len()` (asserted), so the
-        // four loads of this step are inside `sb`.
-        let a0 = _mm256_and_si256(unsafe { load32(sb, b) }, keep);
-        // SAFETY: as above.
-        let a1 = _mm256_and_si256(unsafe { load32(sb, b + 32) }, keep);
-        // SAFETY: as above.
-        let a2 = _mm256_and_si256(unsafe { load32(sb, b + 64) }, keep);
-        // SAFETY: as above.
-        let a3 = _mm256_and_si256(unsafe { load32(sb, b + 96) }, keep);
-        let v = narrow_32(a0, a1, a2, a3);
-        // SAFETY: the step's stores end inside `bytes` (asserted above).
-        unsafe { pack_step::<W>(bytes, first + 4 * w * s, v) };
-    }
-    let i = head + 32 * steps;
-    scalar::pack::<W, u32>(&src[i..], words, offset + i);
+    let geometry = (32, pack_span(W));
+    pack_frame::<W, u32>(src, words, offset, geometry, |sb, bytes, at, i| {
+        let mut a = [keep; 4];
+        for (j, a) in a.iter_mut().enumerate() {
+            // SAFETY: `i + 32 <= src.len()` (`pack_frame`), so the four
+            // loads, bytes `4i..4i + 128` of `sb`, are inside `sb`.
+            *a = _mm256_and_si256(unsafe { load32(sb, 4 * i + 32 * j) }, keep);
+        }
+        let v = narrow_32(a[0], a[1], a[2], a[3]);
+        // SAFETY: `at + pack_span(W) <= bytes.len()` (`pack_frame`).
+        unsafe { pack_step::<W>(bytes, at, v) };
+    });
 }
 
 // ---------------------------------------------------------------------------
@@ -408,31 +396,18 @@ pub(crate) unsafe fn pack_u32_wide_avx2<const W: u32>(
     words: &mut [u64],
     offset: usize,
 ) {
-    let n = src.len();
-    let head = head8(offset, n);
-    scalar::pack::<W, u32>(&src[..head], words, offset);
-    let start = offset + head;
-    let sb: &[u8] = bytemuck::cast_slice(src);
-    let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);
-    let w = W as usize;
-    let k = 4 * w / 8;
     // The second store writes 16 bytes from `k`; what it leaves past `W`
     // is rewritten by the next step or by the tail.
-    let span = k + 16;
-    let first = start / 8 * w;
-    let end_byte = ((offset + n) * w / 8).min(bytes.len());
-    let steps = steps_within(first, w, span, end_byte, (n - head) / 8);
-    assert!(steps == 0 || first + (steps - 1) * w + span <= bytes.len());
-    assert!(4 * (head + 8 * steps) <= sb.len());
+    let k = 4 * W as usize / 8;
     let [e0, o0, e1, o1] = const { wide_ctrl_avx2(W) };
     let (e0, o0, e1, o1) = (v256(e0), v256(o0), v256(e1), v256(o1));
     let (l, r) = const { wide_shifts::<8>(W) };
     let (l, r): (__m256i, __m256i) = (bytemuck::cast(l), bytemuck::cast(r));
     let down: __m128i = bytemuck::cast(shift_down(k));
     let keep = _mm256_set1_epi32(mask64(W) as i32);
-    for s in 0..steps {
-        // SAFETY: `4 * (head + 8 * steps) <= sb.len()` (asserted).
-        let v = _mm256_and_si256(unsafe { load32(sb, 4 * (head + 8 * s)) }, keep);
+    pack_frame::<W, u32>(src, words, offset, (8, k + 16), |sb, bytes, at, i| {
+        // SAFETY: `i + 8 <= src.len()` (`pack_frame`).
+        let v = _mm256_and_si256(unsafe { load32(sb, 4 * i) }, keep);
         let x = _mm256_sllv_epi32(v, l);
         let mut p = _mm256_or_si256(_mm256_shuffle_epi8(x, e0), _mm256_shuffle_epi8(x, o0));
         if W > 25 {
@@ -445,15 +420,11 @@ pub(crate) unsafe fn pack_u32_wide_avx2<const W: u32>(
         if W % 2 == 1 {
             hi = _mm_or_si128(hi, _mm_shuffle_epi8(lo, down));
         }
-        let at = first + w * s;
-        // SAFETY: `at + span <= bytes.len()` (asserted above for the last
-        // step), and `k + 16 == span`.
+        // SAFETY: `at + k + 16 <= bytes.len()` (`pack_frame`).
         unsafe { store16(bytes, at, lo) };
         // SAFETY: as above.
         unsafe { store16(bytes, at + k, hi) };
-    }
-    let i = head + 8 * steps;
-    scalar::pack::<W, u32>(&src[i..], words, offset + i);
+    });
 }
 
 /// Packs `u32` elements into `W`-bit elements (`W` in `9..=31`), 16 per
@@ -471,26 +442,15 @@ pub(crate) unsafe fn pack_u32_wide_avx512<const W: u32>(
     words: &mut [u64],
     offset: usize,
 ) {
-    let n = src.len();
-    let head = head8(offset, n);
-    scalar::pack::<W, u32>(&src[..head], words, offset);
-    let start = offset + head;
-    let sb: &[u8] = bytemuck::cast_slice(src);
-    let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);
     let w = W as usize;
-    let first = start / 8 * w;
-    let end_byte = ((offset + n) * w / 8).min(bytes.len());
-    let steps = steps_within(first, 2 * w, 2 * w, end_byte, (n - head) / 16);
-    assert!(steps == 0 || first + steps * 2 * w <= bytes.len());
-    assert!(4 * (head + 16 * steps) <= sb.len());
     let ([ie, io], [me, mo]) = const { wide_perm_avx512(W) };
     let (ie, io) = (v512(ie), v512(io));
     let (l, r) = const { wide_shifts::<16>(W) };
     let (l, r) = (v512(l), v512(r));
     let keep = _mm512_set1_epi32(mask64(W) as i32);
-    for s in 0..steps {
-        // SAFETY: `4 * (head + 16 * steps) <= sb.len()` (asserted).
-        let v = _mm512_and_si512(unsafe { load64(sb, 4 * (head + 16 * s)) }, keep);
+    pack_frame::<W, u32>(src, words, offset, (16, 2 * w), |sb, bytes, at, i| {
+        // SAFETY: `i + 16 <= src.len()` (`pack_frame`).
+        let v = _mm512_and_si512(unsafe { load64(sb, 4 * i) }, keep);
         let x = _mm512_sllv_epi32(v, l);
         let (a, b) = if W > 25 {
             let y = _mm512_srlv_epi32(v, r);
@@ -505,11 +465,9 @@ pub(crate) unsafe fn pack_u32_wide_avx512<const W: u32>(
             )
         };
         let p = _mm512_or_si512(a, b);
-        // SAFETY: the `2W` bytes written end inside `bytes` (asserted).
-        unsafe { store_first(bytes, first + 2 * w * s, 2 * w, p) };
-    }
-    let i = head + 16 * steps;
-    scalar::pack::<W, u32>(&src[i..], words, offset + i);
+        // SAFETY: `at + 2W <= bytes.len()` (`pack_frame`).
+        unsafe { store_first(bytes, at, 2 * w, p) };
+    });
 }
 
 // ---------------------------------------------------------------------------
@@ -523,10 +481,9 @@ pub(crate) unsafe fn pack_u32_wide_avx512<const W: u32>(
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 #[inline]
 fn pack_64_bytes<const W: u32>(v: __m512i) -> __m512i {
-    let m8 = _mm512_set1_epi16((1 | (1 << (8 + W))) as i16);
-    let m16 = _mm512_set1_epi32(1 | (1 << (16 + 2 * W)));
-    let p16 = _mm512_maddubs_epi16(m8, v);
-    let p32 = _mm512_madd_epi16(p16, m16);
+    let p32 = merge_quads! {
+        v, [_mm512_set1_epi16, _mm512_set1_epi32, _mm512_maddubs_epi16, _mm512_madd_epi16]
+    };
     let lo = _mm512_maskz_mov_epi32(0x5555, p32);
     let hi = _mm512_and_si512(
         _mm512_srl_epi64(p32, bytemuck::cast([u64::from(32 - 4 * W), 0])),
@@ -569,26 +526,14 @@ unsafe fn pack_step_avx512<const W: u32>(bytes: &mut [u8], at: usize, v: __m512i
 /// The CPU must support AVX-512 F, BW and VBMI.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 pub(crate) unsafe fn pack_u8_avx512<const W: u32>(src: &[u8], words: &mut [u64], offset: usize) {
-    let n = src.len();
-    let head = head8(offset, n);
-    scalar::pack::<W, u8>(&src[..head], words, offset);
-    let start = offset + head;
-    let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);
-    let w = W as usize;
-    let first = start / 8 * w;
-    let end_byte = ((offset + n) * w / 8).min(bytes.len());
-    let steps = steps_within(first, 8 * w, 8 * w, end_byte, (n - head) / 64);
-    assert!(steps == 0 || first + steps * 8 * w <= bytes.len());
-    assert!(head + 64 * steps <= n);
     let keep = _mm512_set1_epi8(mask64(W) as i8);
-    for s in 0..steps {
-        // SAFETY: `head + 64 * steps <= src.len()` (asserted).
-        let v = _mm512_and_si512(unsafe { load64(src, head + 64 * s) }, keep);
-        // SAFETY: the step's `8W` bytes end inside `bytes` (asserted).
-        unsafe { pack_step_avx512::<W>(bytes, first + 8 * w * s, v) };
-    }
-    let i = head + 64 * steps;
-    scalar::pack::<W, u8>(&src[i..], words, offset + i);
+    let geometry = (64, 8 * W as usize);
+    pack_frame::<W, u8>(src, words, offset, geometry, |_, bytes, at, i| {
+        // SAFETY: `i + 64 <= src.len()` (`pack_frame`).
+        let v = _mm512_and_si512(unsafe { load64(src, i) }, keep);
+        // SAFETY: `at + 8W <= bytes.len()` (`pack_frame`).
+        unsafe { pack_step_avx512::<W>(bytes, at, v) };
+    });
 }
 
 /// Packs `u32` elements into `W`-bit elements (`W` in `1..=8`), 64 per
@@ -601,34 +546,17 @@ pub(crate) unsafe fn pack_u8_avx512<const W: u32>(src: &[u8], words: &mut [u64],
 /// The CPU must support AVX-512 F, BW and VBMI.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 pub(crate) unsafe fn pack_u32_avx512<const W: u32>(src: &[u32], words: &mut [u64], offset: usize) {
-    let n = src.len();
-    let head = head8(offset, n);
-    scalar::pack::<W, u32>(&src[..head], words, offset);
-    let start = offset + head;
-    let sb: &[u8] = bytemuck::cast_slice(src);
-    let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);
-    let w = W as usize;
-    let first = start / 8 * w;
-    let end_byte = ((offset + n) * w / 8).min(bytes.len());
-    let steps = steps_within(first, 8 * w, 8 * w, end_byte, (n - head) / 64);
-    assert!(steps == 0 || first + steps * 8 * w <= bytes.len());
-    assert!(4 * (head + 64 * steps) <= sb.len());
     let keep = _mm512_set1_epi32(mask64(W) as i32);
-    for s in 0..steps {
-        let b = 4 * (head + 64 * s);
-        // SAFETY: `4 * (head + 64 * steps) <= sb.len()` (asserted), so the
-        // four loads of this step are inside `sb`.
-        let a0 = _mm512_and_si512(unsafe { load64(sb, b) }, keep);
-        // SAFETY: as above.
-        let a1 = _mm512_and_si512(unsafe { load64(sb, b + 64) }, keep);
-        // SAFETY: as above.
-        let a2 = _mm512_and_si512(unsafe { load64(sb, b + 128) }, keep);
-        // SAFETY: as above.
-        let a3 = _mm512_and_si512(unsafe { load64(sb, b + 192) }, keep);
-        let v = narrow_u32x64(a0, a1, a2, a3);
-        // SAFETY: the step's `8W` bytes end inside `bytes` (asserted).
-        unsafe { pack_step_avx512::<W>(bytes, first + 8 * w * s, v) };
-    }
-    let i = head + 64 * steps;
-    scalar::pack::<W, u32>(&src[i..], words, offset + i);
+    let geometry = (64, 8 * W as usize);
+    pack_frame::<W, u32>(src, words, offset, geometry, |sb, bytes, at, i| {
+        let mut a = [keep; 4];
+        for (j, a) in a.iter_mut().enumerate() {
+            // SAFETY: `i + 64 <= src.len()` (`pack_frame`), so the four
+            // loads, bytes `4i..4i + 256` of `sb`, are inside `sb`.
+            *a = _mm512_and_si512(unsafe { load64(sb, 4 * i + 64 * j) }, keep);
+        }
+        let v = narrow_u32x64(a[0], a[1], a[2], a[3]);
+        // SAFETY: `at + 8W <= bytes.len()` (`pack_frame`).
+        unsafe { pack_step_avx512::<W>(bytes, at, v) };
+    });
 }

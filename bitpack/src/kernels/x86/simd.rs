@@ -3,6 +3,7 @@
 //!
 
 use core::arch::x86_64::*;
+use core::ops::Range;
 
 // The helpers every family file takes with `use super::simd::*`.
 pub(super) use crate::Unsigned;
@@ -10,6 +11,132 @@ pub(super) use crate::Unsigned;
 pub(super) use crate::kernels::aligned;
 pub(super) use crate::kernels::bits::{head8, per_word, steps_within, write_le};
 pub(super) use crate::kernels::scalar::{self, ld, mask64, rep_mask};
+
+// ---------------------------------------------------------------------------
+// the frame: head, steps, tail
+// ---------------------------------------------------------------------------
+//
+// Every variant splits a call the same way: the values before the first one
+// whose bits start on a byte boundary (the head) go to the portable kernel,
+// then come whole vector steps, then the values after the last step (the
+// tail) go to the portable kernel again. [`Steps`] says where the steps lie,
+// [`frame`] runs the three parts; both are `#[inline(always)]`, and so are
+// the closures given to them, so the whole frame compiles into the
+// `#[target_feature]` function that calls it.
+
+/// Where the vector steps of a call lie, in a stream of `W`-bit values:
+/// values `0..head` come before them, step `s` reads or writes the values
+/// from `head + per * s` and the stream bytes from `first + stride() * s`,
+/// and the values from `head + per * steps` on come after.
+pub(super) struct Steps<const W: u32> {
+    /// Values before the first step.
+    pub(super) head: usize,
+    /// Stream byte of step 0.
+    pub(super) first: usize,
+    /// How many steps.
+    pub(super) steps: usize,
+    /// Values a step (a multiple of 8).
+    pub(super) per: usize,
+}
+
+impl<const W: u32> Steps<W> {
+    /// The steps of `per` values over `n` values from value `offset` of a
+    /// stream whose bytes the steps may touch up to `len`: they start at the
+    /// first value on a byte boundary, each touches the `span` bytes from
+    /// `back` bytes before its first value's byte (`back` > 0: the head
+    /// grows by whole steps until that is inside the stream), and they stop
+    /// where the next would reach past `len` bytes or `n` values.
+    ///
+    /// # Panics
+    ///
+    /// Never for a consistent geometry: it asserts `first + (steps - 1) *
+    /// stride() + span <= len` and `head + per * steps <= n`, which the
+    /// kernels' unchecked accesses rely on.
+    #[inline(always)]
+    pub(super) fn new(
+        offset: usize,
+        n: usize,
+        per: usize,
+        span: usize,
+        back: usize,
+        len: usize,
+    ) -> Self {
+        let stride = per * W as usize / 8;
+        let aligned = head8(offset, n);
+        let g0 = (offset + aligned) * W as usize / 8;
+        let skip = if g0 >= back {
+            0
+        } else {
+            (back - g0).div_ceil(stride).min((n - aligned) / per)
+        };
+        let head = aligned + per * skip;
+        let (first, steps) = match (g0 + stride * skip).checked_sub(back) {
+            Some(f) => (f, steps_within(f, stride, span, len, (n - head) / per)),
+            None => (0, 0),
+        };
+        assert!(steps == 0 || first + (steps - 1) * stride + span <= len);
+        assert!(head + per * steps <= n);
+        Steps {
+            head,
+            first,
+            steps,
+            per,
+        }
+    }
+
+    /// Stream bytes a step.
+    #[inline(always)]
+    pub(super) fn stride(&self) -> usize {
+        self.per * W as usize / 8
+    }
+
+    /// The first value after the steps.
+    #[inline(always)]
+    pub(super) fn done(&self) -> usize {
+        self.head + self.per * self.steps
+    }
+
+    /// `step(at, i)` for each step, `at` its first stream byte and `i` its
+    /// first value.
+    #[inline(always)]
+    pub(super) fn each(&self, mut step: impl FnMut(usize, usize)) {
+        for s in 0..self.steps {
+            step(self.first + self.stride() * s, self.head + self.per * s);
+        }
+    }
+}
+
+impl Steps<8> {
+    /// Steps of `per` values over `n` values one per byte (no head): `n /
+    /// per` of them.
+    #[inline(always)]
+    pub(super) fn flat(n: usize, per: usize) -> Self {
+        let steps = n / per;
+        Steps {
+            head: 0,
+            first: 0,
+            steps,
+            per,
+        }
+    }
+}
+
+/// The head/steps/tail frame of a call over `n` values:
+/// `portable(state, values)` for the values before the steps,
+/// `middle(state, at)` for the steps, and `portable` again for the values
+/// after them.
+#[inline(always)]
+pub(super) fn frame<S: ?Sized, const W: u32>(
+    state: &mut S,
+    (at, n): (Steps<W>, usize),
+    mut portable: impl FnMut(&mut S, Range<usize>),
+    middle: impl FnOnce(&mut S, Steps<W>),
+) {
+    let (head, done) = (at.head, at.done());
+    portable(state, 0..head);
+    middle(state, at);
+    portable(state, done..n);
+}
 
 // ---------------------------------------------------------------------------
 // helpers
@@ -52,32 +179,46 @@ pub(super) fn count(n: u32) -> __m128i {
     bytemuck::cast([n as u64, 0])
 }
 
-/// 16 bytes at `at`.
-///
-/// # Safety
-///
-/// `at + 16 <= bytes.len()`.
-#[target_feature(enable = "avx2")]
-#[inline]
-pub(super) unsafe fn load16(bytes: &[u8], at: usize) -> __m128i {
-    debug_assert!(at + 16 <= bytes.len());
-    // SAFETY: the caller guarantees `at + 16 <= bytes.len()`, so the 16 bytes
-    // read are inside `bytes`; `loadu` has no alignment requirement.
-    unsafe { _mm_loadu_si128(bytes.as_ptr().wrapping_add(at).cast()) }
+/// The unaligned load `$load` and store `$store` of `$n` bytes as a `$v`
+/// (`$loadu`, `$storeu`), on a CPU with `$feature`; one pair a width.
+macro_rules! load_store {
+    ($($n:literal $v:ty, $feature:literal: $load:ident $loadu:ident, $store:ident $storeu:ident;)*) => {$(
+        #[doc = concat!($n, " bytes at `at`.")]
+        ///
+        /// # Safety
+        ///
+        #[doc = concat!("`at + ", $n, " <= bytes.len()`, and the CPU supports ", $feature, ".")]
+        #[target_feature(enable = $feature)]
+        #[inline]
+        pub(super) unsafe fn $load(bytes: &[u8], at: usize) -> $v {
+            debug_assert!(at + $n <= bytes.len());
+            // SAFETY: the caller guarantees that the bytes read, `at` to
+            // `at + size_of::<$v>()`, are inside `bytes`; `loadu` has no
+            // alignment requirement.
+            unsafe { $loadu(bytes.as_ptr().wrapping_add(at).cast()) }
+        }
+
+        #[doc = concat!("Writes ", $n, " bytes at `at`.")]
+        ///
+        /// # Safety
+        ///
+        #[doc = concat!("`at + ", $n, " <= bytes.len()`, and the CPU supports ", $feature, ".")]
+        #[target_feature(enable = $feature)]
+        #[inline]
+        pub(super) unsafe fn $store(bytes: &mut [u8], at: usize, v: $v) {
+            debug_assert!(at + $n <= bytes.len());
+            // SAFETY: the caller guarantees that the bytes written, `at` to
+            // `at + size_of::<$v>()`, are inside `bytes`; `storeu` has no
+            // alignment requirement.
+            unsafe { $storeu(bytes.as_mut_ptr().wrapping_add(at).cast(), v) }
+        }
+    )*};
 }
 
-/// 32 bytes at `at`.
-///
-/// # Safety
-///
-/// `at + 32 <= bytes.len()`.
-#[target_feature(enable = "avx2")]
-#[inline]
-pub(super) unsafe fn load32(bytes: &[u8], at: usize) -> __m256i {
-    debug_assert!(at + 32 <= bytes.len());
-    // SAFETY: the caller guarantees `at + 32 <= bytes.len()`; `loadu` has no
-    // alignment requirement.
-    unsafe { _mm256_loadu_si256(bytes.as_ptr().wrapping_add(at).cast()) }
+load_store! {
+    16 __m128i, "avx2": load16 _mm_loadu_si128, store16 _mm_storeu_si128;
+    32 __m256i, "avx2": load32 _mm256_loadu_si256, store32 _mm256_storeu_si256;
+    64 __m512i, "avx512f": load64 _mm512_loadu_si512, store64 _mm512_storeu_si512;
 }
 
 /// 16 bytes at `lo` in the low 128 bits, 16 bytes at `hi` in the high.
@@ -108,6 +249,20 @@ pub(super) unsafe fn bcast16(bytes: &[u8], at: usize) -> __m256i {
     _mm256_broadcastsi128_si256(unsafe { load16(bytes, at) })
 }
 
+/// The `T` at byte `at`, unaligned, in memory order.
+///
+/// # Safety
+///
+/// `at + size_of::<T>() <= bytes.len()`.
+#[inline(always)]
+unsafe fn read_at<T: bytemuck::Pod>(bytes: &[u8], at: usize) -> T {
+    debug_assert!(at + size_of::<T>() <= bytes.len());
+    // SAFETY: the caller guarantees `at + size_of::<T>() <= bytes.len()`;
+    // `read_unaligned` has no alignment requirement, and any bits are a `T`
+    // (`Pod`).
+    unsafe { bytes.as_ptr().wrapping_add(at).cast::<T>().read_unaligned() }
+}
+
 /// 8 bytes at `at`, little-endian.
 ///
 /// # Safety
@@ -115,16 +270,8 @@ pub(super) unsafe fn bcast16(bytes: &[u8], at: usize) -> __m256i {
 /// `at + 8 <= bytes.len()`.
 #[inline(always)]
 pub(super) unsafe fn read8(bytes: &[u8], at: usize) -> u64 {
-    debug_assert!(at + 8 <= bytes.len());
-    // SAFETY: the caller guarantees `at + 8 <= bytes.len()`;
-    // `read_unaligned` has no alignment requirement.
-    u64::from_le(unsafe {
-        bytes
-            .as_ptr()
-            .wrapping_add(at)
-            .cast::<u64>()
-            .read_unaligned()
-    })
+    // SAFETY: the caller guarantees `at + 8 <= bytes.len()`.
+    u64::from_le(unsafe { read_at(bytes, at) })
 }
 
 /// 4 bytes at `at`, little-endian.
@@ -134,75 +281,13 @@ pub(super) unsafe fn read8(bytes: &[u8], at: usize) -> u64 {
 /// `at + 4 <= bytes.len()`.
 #[inline(always)]
 pub(super) unsafe fn read4(bytes: &[u8], at: usize) -> u32 {
-    debug_assert!(at + 4 <= bytes.len());
     // SAFETY: the caller guarantees `at + 4 <= bytes.len()`.
-    u32::from_le(unsafe {
-        bytes
-            .as_ptr()
-            .wrapping_add(at)
-            .cast::<u32>()
-            .read_unaligned()
-    })
-}
-
-/// Writes 32 bytes at `at`.
-///
-/// # Safety
-///
-/// `at + 32 <= bytes.len()`.
-#[target_feature(enable = "avx2")]
-#[inline]
-pub(super) unsafe fn store32(bytes: &mut [u8], at: usize, v: __m256i) {
-    debug_assert!(at + 32 <= bytes.len());
-    // SAFETY: the caller guarantees `at + 32 <= bytes.len()`; `storeu` has
-    // no alignment requirement.
-    unsafe { _mm256_storeu_si256(bytes.as_mut_ptr().wrapping_add(at).cast(), v) }
-}
-
-/// Writes 16 bytes at `at`.
-///
-/// # Safety
-///
-/// `at + 16 <= bytes.len()`.
-#[target_feature(enable = "avx2")]
-#[inline]
-pub(super) unsafe fn store16(bytes: &mut [u8], at: usize, v: __m128i) {
-    debug_assert!(at + 16 <= bytes.len());
-    // SAFETY: the caller guarantees `at + 16 <= bytes.len()`.
-    unsafe { _mm_storeu_si128(bytes.as_mut_ptr().wrapping_add(at).cast(), v) }
+    u32::from_le(unsafe { read_at(bytes, at) })
 }
 
 // ---------------------------------------------------------------------------
 // AVX-512
 // ---------------------------------------------------------------------------
-
-/// 64 bytes at `at`.
-///
-/// # Safety
-///
-/// `at + 64 <= bytes.len()`, and the CPU supports AVX-512 F.
-#[target_feature(enable = "avx512f")]
-#[inline]
-pub(super) unsafe fn load64(bytes: &[u8], at: usize) -> __m512i {
-    debug_assert!(at + 64 <= bytes.len());
-    // SAFETY: the caller guarantees `at + 64 <= bytes.len()`, so the 64
-    // bytes read are inside `bytes`; `loadu` has no alignment requirement.
-    unsafe { _mm512_loadu_si512(bytes.as_ptr().wrapping_add(at).cast()) }
-}
-
-/// Stores 64 bytes at `at`.
-///
-/// # Safety
-///
-/// `at + 64 <= bytes.len()`, and the CPU supports AVX-512 F.
-#[target_feature(enable = "avx512f")]
-#[inline]
-pub(super) unsafe fn store64(bytes: &mut [u8], at: usize, v: __m512i) {
-    debug_assert!(at + 64 <= bytes.len());
-    // SAFETY: the caller guarantees `at + 64 <= bytes.len()`; `storeu` has
-    // no alignment requirement.
-    unsafe { _mm512_storeu_si512(bytes.as_mut_ptr().wrapping_add(at).cast(), v) }
-}
 
 /// A vector from eight 64-bit lanes, lane 0 first.
 #[target_feature(enable = "avx512f")]

@@ -5,11 +5,36 @@
 use core::arch::x86_64::*;
 
 use super::simd::*;
-use super::unpack::{low_base, skip_steps};
+use super::unpack::low_base;
 
 // ---------------------------------------------------------------------------
 // sum, W in 1..=8
 // ---------------------------------------------------------------------------
+
+/// A sum of `n` values of `W` bits from `offset` in the [`frame`]: the
+/// portable sum takes the head and the tail, and `middle(bytes, at)` adds
+/// the steps `at` of `per` values, each reading at most the `span` bytes
+/// from its start (`back` bytes before its first value's byte) of the
+/// stream `bytes`, which [`Steps::new`] asserts are inside it.
+#[inline(always)]
+fn sum_frame<const W: u32>(
+    words: &[u64],
+    offset: usize,
+    n: usize,
+    (per, span, back): (usize, usize, usize),
+    middle: impl FnOnce(&[u8], Steps<W>) -> u128,
+) -> u128 {
+    let bytes: &[u8] = bytemuck::cast_slice(words);
+    let at = Steps::<W>::new(offset, n, per, span, back, bytes.len());
+    let mut total = 0;
+    frame(
+        &mut total,
+        (at, n),
+        |total, r| *total += scalar::sum::<W>(words, offset + r.start, r.len()),
+        |total, at| *total += middle(bytes, at),
+    );
+    total
+}
 
 /// Horizontal sum of the four 64-bit lanes.
 #[inline(always)]
@@ -28,6 +53,81 @@ pub(crate) unsafe fn sum_popcnt<const W: u32>(words: &[u64], offset: usize, n: u
     scalar::popcount_range(words, offset, n) as u128
 }
 
+/// Field sums of a nibble, repeated to `N` bytes: 4 one-bit fields
+/// (`w == 1`) or 2 two-bit fields.
+const fn nibble_sums<const N: usize>(w: u32) -> [u8; N] {
+    let mut t = [0u8; N];
+    let mut i = 0;
+    while i < N {
+        let n = (i % 16) as u8;
+        t[i] = if w == 1 {
+            n.count_ones() as u8
+        } else {
+            (n & 3) + (n >> 2)
+        };
+        i += 1;
+    }
+    t
+}
+
+/// The byte sums ([`sum_bytes_avx2`], [`sum_bytes_avx512`]) in the
+/// [`sum_frame`], one body for both vector widths: `$load(bytes, at)` loads
+/// a step; each byte's field sum is two `pshufb` lookups (`$shuffle`) of its
+/// nibbles' field sums in `$lut` (`W <= 2`; Mula's popcount for one bit) or
+/// the sum of its nibbles (`W == 4`); byte sums accumulate in 8-bit lanes
+/// for as many steps as cannot overflow, and `vpsadbw` (`$sad`) adds each
+/// 8 bytes into a 64-bit lane (each step's own for `W == 8`), whose sum
+/// `$lanes` gives.
+macro_rules! byte_sum {
+    (
+        ($words:expr, $offset:expr, $n:expr), $vbytes:literal, $load:ident,
+        $lut:expr, $lanes:ident, [$set1_8:ident, $zero:ident, $and:ident, $srli:ident,
+        $shuffle:ident, $add8:ident, $add64:ident, $sad:ident]
+    ) => {{
+        let w = W as usize;
+        let geometry = (8 * $vbytes / w, $vbytes, 0);
+        let (m4, lut, zero) = ($set1_8(0x0f), $lut, $zero());
+        // Largest byte sum one step adds, and how many steps a byte holds.
+        let per_byte: usize = if W == 8 {
+            255
+        } else {
+            (8 / w) * ((1 << w) - 1)
+        };
+        let batch = (255 / per_byte).max(1);
+        sum_frame::<W>($words, $offset, $n, geometry, |bytes, at| {
+            let mut acc = zero;
+            if W == 8 {
+                // Bytes are the fields: one `vpsadbw` a step.
+                at.each(|b, _| {
+                    // SAFETY: `b + $vbytes <= bytes.len()` (`sum_frame`).
+                    acc = $add64(acc, $sad(unsafe { $load(bytes, b) }, zero));
+                });
+                return $lanes(acc);
+            }
+            let mut s = 0;
+            while s < at.steps {
+                let end = (s + batch).min(at.steps);
+                let mut bsum = zero;
+                while s < end {
+                    // SAFETY: `s < at.steps`, so the load ends inside
+                    // `bytes` (`sum_frame`).
+                    let v = unsafe { $load(bytes, at.first + $vbytes * s) };
+                    let lo = $and(v, m4);
+                    let hi = $and($srli::<4>(v), m4);
+                    let v = match W {
+                        1 | 2 => $add8($shuffle(lut, lo), $shuffle(lut, hi)),
+                        _ => $add8(lo, hi),
+                    };
+                    bsum = $add8(bsum, v);
+                    s += 1;
+                }
+                acc = $add64(acc, $sad(bsum, zero));
+            }
+            $lanes(acc)
+        })
+    }};
+}
+
 /// Sum of `W`-bit elements for `W` in {1, 2, 4, 8}, where no element crosses
 /// a byte: each byte's field sum is two `pshufb` lookups of its nibbles'
 /// field sums (`W <= 2`; Mula's popcount for one bit) or the sum of its
@@ -39,67 +139,13 @@ pub(crate) unsafe fn sum_popcnt<const W: u32>(words: &[u64], offset: usize, n: u
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn sum_bytes_avx2<const W: u32>(words: &[u64], offset: usize, n: usize) -> u128 {
-    let head = head8(offset, n);
-    let mut total = scalar::sum::<W>(words, offset, head);
-    let bytes: &[u8] = bytemuck::cast_slice(words);
-    let w = W as usize;
-    let per_step = 256 / w;
-    let first = (offset + head) * w / 8;
-    let steps = steps_within(first, 32, 32, bytes.len(), (n - head) / per_step);
-    assert!(steps == 0 || first + 32 * steps <= bytes.len());
-    // Largest byte sum one step adds, and how many steps a byte holds.
-    let per_byte: usize = if W == 8 {
-        255
-    } else {
-        (8 / w) * ((1 << w) - 1)
-    };
-    let batch = (255 / per_byte).max(1);
-    let m4 = _mm256_set1_epi8(0x0f);
-    // Field sums of a nibble: 4 one-bit fields or 2 two-bit fields.
-    let lut = v256(core::array::from_fn(|i| {
-        let n = (i % 16) as u8;
-        if W == 1 {
-            n.count_ones() as u8
-        } else {
-            (n & 3) + (n >> 2)
-        }
-    }));
-    let zero = _mm256_setzero_si256();
-    let mut acc = zero;
-    let mut s = 0;
-    while s < steps {
-        let end = (s + batch).min(steps);
-        let mut bsum = zero;
-        while s < end {
-            // SAFETY: `s < steps`, so `first + 32 * s + 32 <= bytes.len()`
-            // (asserted above).
-            let mut v = unsafe { load32(bytes, first + 32 * s) };
-            if W <= 2 {
-                // A nibble's field sum by table (Mula's popcount for one
-                // bit): two lookups per byte.
-                let lo = _mm256_and_si256(v, m4);
-                let hi = _mm256_and_si256(_mm256_srli_epi16::<4>(v), m4);
-                v = _mm256_add_epi8(_mm256_shuffle_epi8(lut, lo), _mm256_shuffle_epi8(lut, hi));
-            } else if W == 4 {
-                v = _mm256_add_epi8(
-                    _mm256_and_si256(v, m4),
-                    _mm256_and_si256(_mm256_srli_epi16::<4>(v), m4),
-                );
-            }
-            if W == 8 {
-                acc = _mm256_add_epi64(acc, _mm256_sad_epu8(v, zero));
-            } else {
-                bsum = _mm256_add_epi8(bsum, v);
-            }
-            s += 1;
-        }
-        if W != 8 {
-            acc = _mm256_add_epi64(acc, _mm256_sad_epu8(bsum, zero));
-        }
+    byte_sum! {
+        (words, offset, n), 32, load32, v256(const { nibble_sums::<32>(W) }), hsum4,
+        [
+            _mm256_set1_epi8, _mm256_setzero_si256, _mm256_and_si256, _mm256_srli_epi16,
+            _mm256_shuffle_epi8, _mm256_add_epi8, _mm256_add_epi64, _mm256_sad_epu8
+        ]
     }
-    total += hsum4(acc);
-    let done = head + steps * per_step;
-    total + scalar::sum::<W>(words, offset + done, n - done)
 }
 
 /// Groups of 8 elements (`W` bytes) per 64-bit lane in [`sum_fold_avx2`].
@@ -131,19 +177,63 @@ const fn sum_shuffle(w: u32) -> [u8; 32] {
     c
 }
 
-/// Sum of the `s`-bit slots of each 64-bit lane (see `scalar::hsum`).
-#[target_feature(enable = "avx2")]
-#[inline]
-fn hsum_lanes(mut x: __m256i, mut s: u32) -> __m256i {
-    while s < 64 {
-        let m = splat64(rep_mask(s, 2 * s));
-        x = _mm256_add_epi64(
-            _mm256_and_si256(x, m),
-            _mm256_and_si256(_mm256_srl_epi64(x, count(s)), m),
-        );
-        s *= 2;
-    }
-    x
+/// The step loop of the digit-fold sums ([`sum_fold_avx2`],
+/// [`sum_fold_avx512`]), one body for both vector widths: `$lanes(s)` is
+/// step `s`'s lanes (whole fields below bit `8KW` of each 64-bit lane),
+/// `$odd` the odd fields' mask and `$m4` the `4W`-bit slots' one, and the
+/// ops are the width's 64-bit add and subtract, `and`, 64-bit right shift by
+/// a count, and splat. The value is the 64-bit lanes' sum vector.
+macro_rules! fold_steps {
+    (
+        $steps:expr, $lanes:expr, $odd:expr, $m4:expr, $zero:expr,
+        [$add:ident, $sub:ident, $and:ident, $srl:ident, $splat:ident]
+    ) => {{
+        let (steps, lanes_of, odd, m4, zero) = ($steps, $lanes, $odd, $m4, $zero);
+        // The sum of the `s`-bit slots of each 64-bit lane (see
+        // `scalar::hsum`).
+        let hsum_lanes = |mut x, mut s: u32| {
+            while s < 64 {
+                let m = $splat(rep_mask(s, 2 * s));
+                x = $add($and(x, m), $and($srl(x, count(s)), m));
+                s *= 2;
+            }
+            x
+        };
+        // Pairs of `2W`-bit slots added into the `4W`-bit slots.
+        let fold = |x| $add($and(x, m4), $and($srl(x, count(2 * W)), m4));
+        // Steps per combine: a `2W`-bit slot of the even or the odd fields
+        // gains at most `2^W - 1` a step. Combines per reduction of the
+        // `4W`-bit slots, which gain at most `4 (2^(2W) - 1)` a combine.
+        let r1 = (mask64(2 * W) / mask64(W)) as usize;
+        let r2 = (mask64(4 * W) / (4 * mask64(2 * W))).min(1 << 20) as usize;
+        let mut lanes = zero;
+        let mut acc2 = zero;
+        let mut combines = 0;
+        let mut s = 0;
+        while s < steps {
+            let end = (s + r1).min(steps);
+            let mut all = zero;
+            let mut odds = zero;
+            while s < end {
+                let v = lanes_of(s);
+                all = $add(all, v);
+                odds = $add(odds, $and(v, odd));
+                s += 1;
+            }
+            // `all` may have wrapped, but `all - odds`, the even slots, did
+            // not.
+            let evens = $sub(all, odds);
+            let odds = $srl(odds, count(W));
+            acc2 = $add(acc2, $add(fold(evens), fold(odds)));
+            combines += 1;
+            if combines == r2 {
+                lanes = $add(lanes, hsum_lanes(acc2, 4 * W));
+                acc2 = zero;
+                combines = 0;
+            }
+        }
+        $add(lanes, hsum_lanes(acc2, 4 * W))
+    }};
 }
 
 /// Sum of `W`-bit elements for `W` in {3, 5, 6, 7} by in-word digit folding.
@@ -166,74 +256,26 @@ fn hsum_lanes(mut x: __m256i, mut s: u32) -> __m256i {
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn sum_fold_avx2<const W: u32>(words: &[u64], offset: usize, n: usize) -> u128 {
-    let head = head8(offset, n);
-    let mut total = scalar::sum::<W>(words, offset, head);
-    let bytes: &[u8] = bytemuck::cast_slice(words);
-    let w = W as usize;
-    let kw = groups_per_lane(W) * w;
+    let kw = groups_per_lane(W) * W as usize;
     // A step: 4 lanes of K groups, `4KW` bytes from byte `at`, loaded as 32
     // bytes from `at + 2KW - 16`.
-    let per_step = 32 * groups_per_lane(W);
-    let back = low_base(2 * kw);
-    let g0 = (offset + head) / 8 * w;
-    let skip = skip_steps(g0, 4 * kw, back).min((n - head) / per_step);
-    total += scalar::sum::<W>(words, offset + head, per_step * skip);
-    let head = head + per_step * skip;
-    let (first, steps) = match (g0 + 4 * kw * skip).checked_sub(back) {
-        Some(f) => (
-            f,
-            steps_within(f, 4 * kw, 32, bytes.len(), (n - head) / per_step),
-        ),
-        None => (0, 0),
-    };
-    assert!(steps == 0 || first + (steps - 1) * 4 * kw + 32 <= bytes.len());
+    let geometry = (32 * groups_per_lane(W), 32, low_base(2 * kw));
     let shuf = v256(sum_shuffle(W));
-    let fields = mask64(8 * kw as u32);
-    let odd = splat64(rep_mask(W, 2 * W) << W & fields);
+    let odd = splat64(rep_mask(W, 2 * W) << W & mask64(8 * kw as u32));
     let m4 = splat64(rep_mask(2 * W, 4 * W));
-    // Steps per combine: a `2W`-bit slot of the even or the odd fields gains
-    // at most `2^W - 1` a step. Combines per reduction of the `4W`-bit slots,
-    // which gain at most `4 (2^(2W) - 1)` a combine.
-    let r1 = (mask64(2 * W) / mask64(W)) as usize;
-    let r2 = (mask64(4 * W) / (4 * mask64(2 * W))).min(1 << 20) as usize;
-    let zero = _mm256_setzero_si256();
-    let mut lanes = zero;
-    let mut acc2 = zero;
-    let mut combines = 0;
-    let mut s = 0;
-    while s < steps {
-        let end = (s + r1).min(steps);
-        let mut all = zero;
-        let mut odds = zero;
-        while s < end {
-            // SAFETY: `s < steps`, so the load ends inside `bytes` (asserted
-            // above).
-            let v = _mm256_shuffle_epi8(unsafe { load32(bytes, first + 4 * kw * s) }, shuf);
-            all = _mm256_add_epi64(all, v);
-            odds = _mm256_add_epi64(odds, _mm256_and_si256(v, odd));
-            s += 1;
-        }
-        // `all` may have wrapped, but `all - odds`, the even slots, did not.
-        let evens = _mm256_sub_epi64(all, odds);
-        let odds = _mm256_srl_epi64(odds, count(W));
-        let fold = |x: __m256i| {
-            _mm256_add_epi64(
-                _mm256_and_si256(x, m4),
-                _mm256_and_si256(_mm256_srl_epi64(x, count(2 * W)), m4),
-            )
+    sum_frame::<W>(words, offset, n, geometry, |bytes, at| {
+        let lanes = |s: usize| {
+            // SAFETY: `s < at.steps`, so the load ends inside `bytes`
+            // (`sum_frame`).
+            _mm256_shuffle_epi8(unsafe { load32(bytes, at.first + at.stride() * s) }, shuf)
         };
-        acc2 = _mm256_add_epi64(acc2, _mm256_add_epi64(fold(evens), fold(odds)));
-        combines += 1;
-        if combines == r2 {
-            lanes = _mm256_add_epi64(lanes, hsum_lanes(acc2, 4 * W));
-            acc2 = zero;
-            combines = 0;
-        }
-    }
-    lanes = _mm256_add_epi64(lanes, hsum_lanes(acc2, 4 * W));
-    total += hsum4(lanes);
-    let done = head + steps * per_step;
-    total + scalar::sum::<W>(words, offset + done, n - done)
+        let zero = _mm256_setzero_si256();
+        let v = fold_steps! {
+            at.steps, lanes, odd, m4, zero,
+            [_mm256_add_epi64, _mm256_sub_epi64, _mm256_and_si256, _mm256_srl_epi64, splat64]
+        };
+        hsum4(v)
+    })
 }
 
 // ---------------------------------------------------------------------------
@@ -260,21 +302,6 @@ const fn sum_perm(w: u32) -> ([u8; 64], u64) {
     (c, keep)
 }
 
-/// Sum of the `s`-bit slots of each 64-bit lane (see `scalar::hsum`).
-#[target_feature(enable = "avx512f")]
-#[inline]
-fn hsum_lanes512(mut x: __m512i, mut s: u32) -> __m512i {
-    while s < 64 {
-        let m = splat64x8(rep_mask(s, 2 * s));
-        x = _mm512_add_epi64(
-            _mm512_and_si512(x, m),
-            _mm512_and_si512(_mm512_srl_epi64(x, count(s)), m),
-        );
-        s *= 2;
-    }
-    x
-}
-
 /// Sum of `W`-bit elements for `W` in {3, 5, 6, 7} by in-word digit
 /// folding, as `sum_fold_avx2` does it, on eight 64-bit lanes: a zero-masking
 /// `vpermb` gives each lane `K = 8 / W` whole groups at its bottom (`64K`
@@ -289,90 +316,31 @@ fn hsum_lanes512(mut x: __m512i, mut s: u32) -> __m512i {
 /// The CPU must support AVX-512 F, BW and VBMI.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 pub(crate) unsafe fn sum_fold_avx512<const W: u32>(words: &[u64], offset: usize, n: usize) -> u128 {
-    let head = head8(offset, n);
-    let mut total = scalar::sum::<W>(words, offset, head);
-    let bytes: &[u8] = bytemuck::cast_slice(words);
-    let w = W as usize;
-    let kw = groups_per_lane(W) * w;
-    let per_step = 64 * groups_per_lane(W);
-    let first = (offset + head) / 8 * w;
-    let steps = steps_within(first, 8 * kw, 64, bytes.len(), (n - head) / per_step);
-    assert!(steps == 0 || first + (steps - 1) * 8 * kw + 64 <= bytes.len());
+    let kw = groups_per_lane(W) * W as usize;
     let (perm, keep) = sum_perm(W);
     let perm = v512(perm);
     let odd = splat64x8(rep_mask(W, 2 * W) << W & mask64(8 * kw as u32));
     let m4 = splat64x8(rep_mask(2 * W, 4 * W));
-    // As in `sum_fold_avx2`: steps per combine (a `2W`-bit slot of either
-    // parity gains at most `2^W - 1` a step) and combines per reduction of
-    // the `4W`-bit slots (each gains at most `4 (2^(2W) - 1)` a combine).
-    let r1 = (mask64(2 * W) / mask64(W)) as usize;
-    let r2 = (mask64(4 * W) / (4 * mask64(2 * W))).min(1 << 20) as usize;
-    let zero = _mm512_setzero_si512();
-    let mut lanes = zero;
-    let mut acc2 = zero;
-    let mut combines = 0;
-    let mut s = 0;
-    while s < steps {
-        let end = (s + r1).min(steps);
-        let mut all = zero;
-        let mut odds = zero;
-        while s < end {
-            // SAFETY: `s < steps`, so the load ends inside `bytes` (asserted
-            // above).
-            let v = unsafe { load64(bytes, first + 8 * kw * s) };
-            let v = _mm512_maskz_permutexvar_epi8(keep, perm, v);
-            all = _mm512_add_epi64(all, v);
-            odds = _mm512_add_epi64(odds, _mm512_and_si512(v, odd));
-            s += 1;
-        }
-        let evens = _mm512_sub_epi64(all, odds);
-        let odds = _mm512_srl_epi64(odds, count(W));
-        let fold = |x: __m512i| {
-            _mm512_add_epi64(
-                _mm512_and_si512(x, m4),
-                _mm512_and_si512(_mm512_srl_epi64(x, count(2 * W)), m4),
-            )
+    let geometry = (64 * groups_per_lane(W), 64, 0);
+    sum_frame::<W>(words, offset, n, geometry, |bytes, at| {
+        let lanes = |s: usize| {
+            // SAFETY: `s < at.steps`, so the load ends inside `bytes`
+            // (`sum_frame`).
+            let v = unsafe { load64(bytes, at.first + at.stride() * s) };
+            _mm512_maskz_permutexvar_epi8(keep, perm, v)
         };
-        acc2 = _mm512_add_epi64(acc2, _mm512_add_epi64(fold(evens), fold(odds)));
-        combines += 1;
-        if combines == r2 {
-            lanes = _mm512_add_epi64(lanes, hsum_lanes512(acc2, 4 * W));
-            acc2 = zero;
-            combines = 0;
-        }
-    }
-    lanes = _mm512_add_epi64(lanes, hsum_lanes512(acc2, 4 * W));
-    total += lanes_sum(lanes);
-    let done = head + steps * per_step;
-    total + scalar::sum::<W>(words, offset + done, n - done)
+        let zero = _mm512_setzero_si512();
+        let v = fold_steps! {
+            at.steps, lanes, odd, m4, zero,
+            [_mm512_add_epi64, _mm512_sub_epi64, _mm512_and_si512, _mm512_srl_epi64, splat64x8]
+        };
+        lanes_sum(v)
+    })
 }
 
 // ---------------------------------------------------------------------------
 // sum, W in {1, 2, 4, 8}
 // ---------------------------------------------------------------------------
-
-/// A sum of `n` values of `W` bits from `offset` whose byte-aligned middle
-/// `middle(bytes, first, steps)` adds in `steps` 64-byte steps from byte
-/// `first` (`512 / W` values each; `first + 64 * steps <= bytes.len()`,
-/// asserted here); the head and the tail go to the portable sum.
-#[inline(always)]
-fn sum_by_steps64<const W: u32>(
-    words: &[u64],
-    offset: usize,
-    n: usize,
-    middle: impl FnOnce(&[u8], usize, usize) -> u128,
-) -> u128 {
-    let bytes: &[u8] = bytemuck::cast_slice(words);
-    let per_step = 512 / W as usize;
-    let head = head8(offset, n);
-    let first = (offset + head) * W as usize / 8;
-    let steps = steps_within(first, 64, 64, bytes.len(), (n - head) / per_step);
-    assert!(steps == 0 || first + 64 * steps <= bytes.len());
-    let done = head + steps * per_step;
-    scalar::sum::<W>(words, offset, head)
-        + middle(bytes, first, steps)
-        + scalar::sum::<W>(words, offset + done, n - done)
-}
 
 /// Sum of one-bit elements: `vpopcntq` counts each 64-bit lane of a 64-byte
 /// load and the counts accumulate in 64-bit lanes.
@@ -386,14 +354,13 @@ pub(crate) unsafe fn sum_popcnt_avx512<const W: u32>(
     offset: usize,
     n: usize,
 ) -> u128 {
-    sum_by_steps64::<W>(words, offset, n, |bytes, first, steps| {
+    sum_frame::<W>(words, offset, n, (512 / W as usize, 64, 0), |bytes, at| {
         let mut acc = _mm512_setzero_si512();
-        for s in 0..steps {
-            // SAFETY: `s < steps`, so `first + 64 s + 64 <= bytes.len()`
-            // (asserted by `sum_by_steps64`).
-            let v = unsafe { load64(bytes, first + 64 * s) };
+        at.each(|b, _| {
+            // SAFETY: `b + 64 <= bytes.len()` (`sum_frame`).
+            let v = unsafe { load64(bytes, b) };
             acc = _mm512_add_epi64(acc, _mm512_popcnt_epi64(v));
-        }
+        });
         lanes_sum(acc)
     })
 }
@@ -424,49 +391,11 @@ pub(crate) unsafe fn sum_bytes_avx512<const W: u32>(
     offset: usize,
     n: usize,
 ) -> u128 {
-    sum_by_steps64::<W>(words, offset, n, |bytes, first, steps| {
-        let w = W as usize;
-        // Largest byte sum one step adds, and how many steps a byte holds.
-        let per_byte: usize = if W == 8 {
-            255
-        } else {
-            (8 / w) * ((1 << w) - 1)
-        };
-        let batch = (255 / per_byte).max(1);
-        let m4 = _mm512_set1_epi8(0x0f);
-        // Field sums of a nibble: 2 two-bit fields.
-        let lut = v512(core::array::from_fn(|i| {
-            let n = (i % 16) as u8;
-            (n & 3) + (n >> 2)
-        }));
-        let zero = _mm512_setzero_si512();
-        let mut acc = zero;
-        let mut s = 0;
-        while s < steps {
-            let end = (s + batch).min(steps);
-            let mut bsum = zero;
-            while s < end {
-                // SAFETY: `s < steps`, so `first + 64 s + 64 <= bytes.len()`
-                // (asserted by `sum_by_steps64`).
-                let mut v = unsafe { load64(bytes, first + 64 * s) };
-                let lo = _mm512_and_si512(v, m4);
-                let hi = _mm512_and_si512(_mm512_srli_epi16::<4>(v), m4);
-                if W == 2 {
-                    v = _mm512_add_epi8(_mm512_shuffle_epi8(lut, lo), _mm512_shuffle_epi8(lut, hi));
-                } else if W == 4 {
-                    v = _mm512_add_epi8(lo, hi);
-                }
-                if W == 8 {
-                    acc = _mm512_add_epi64(acc, _mm512_sad_epu8(v, zero));
-                } else {
-                    bsum = _mm512_add_epi8(bsum, v);
-                }
-                s += 1;
-            }
-            if W != 8 {
-                acc = _mm512_add_epi64(acc, _mm512_sad_epu8(bsum, zero));
-            }
-        }
-        lanes_sum(acc)
-    })
+    byte_sum! {
+        (words, offset, n), 64, load64, v512(const { nibble_sums::<64>(W) }), lanes_sum,
+        [
+            _mm512_set1_epi8, _mm512_setzero_si512, _mm512_and_si512, _mm512_srli_epi16,
+            _mm512_shuffle_epi8, _mm512_add_epi8, _mm512_add_epi64, _mm512_sad_epu8
+        ]
+    }
 }

@@ -26,15 +26,31 @@ pub(super) const fn low_base(two_groups: usize) -> usize {
     16 - two_groups
 }
 
-/// Steps to leave to the portable head so that the first 32-byte load,
-/// `back` bytes before the first group, starts inside the buffer.
+/// An unpack of `W`-bit values from value `offset` of `words` into `dst`,
+/// in the [`frame`]: `step(bytes, dst, at, i)` unpacks `per` values into
+/// `dst[i..]` from the stream bytes `bytes`, reading at most the `span`
+/// bytes from `at` (the first of them `back` bytes before the step's first
+/// value's byte).
+///
+/// `step` may take `i + per <= dst.len()` and `at + span <= bytes.len()`
+/// (asserted by [`Steps::new`]).
 #[inline(always)]
-pub(super) fn skip_steps(first: usize, stride: usize, back: usize) -> usize {
-    if first >= back {
-        0
-    } else {
-        (back - first).div_ceil(stride)
-    }
+fn unpack_frame<const W: u32, U: scalar::Lane>(
+    words: &[u64],
+    offset: usize,
+    dst: &mut [U],
+    (per, span, back): (usize, usize, usize),
+    mut step: impl FnMut(&[u8], &mut [U], usize, usize),
+) {
+    let bytes: &[u8] = bytemuck::cast_slice(words);
+    let n = dst.len();
+    let at = Steps::<W>::new(offset, n, per, span, back, bytes.len());
+    frame(
+        dst,
+        (at, n),
+        |dst, r| scalar::unpack::<W, U>(words, offset + r.start, &mut dst[r]),
+        |dst, at| at.each(|b, i| step(bytes, dst, b, i)),
+    );
 }
 
 /// `pshufb` control for [`unpack_u8_avx2`]: 16-bit lane `j` of a half
@@ -132,44 +148,24 @@ fn mulhi_epu16(a: __m256i, b: __m256i) -> __m256i {
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn unpack_u8_avx2<const W: u32>(words: &[u64], offset: usize, dst: &mut [u8]) {
-    let n = dst.len();
-    let bytes: &[u8] = bytemuck::cast_slice(words);
     let w = W as usize;
-    let back = low_base(2 * w);
-    let aligned = head8(offset, n);
-    let g0 = (offset + aligned) / 8 * w;
-    let skip = skip_steps(g0, 4 * w, back).min((n - aligned) / 32);
-    let head = aligned + 32 * skip;
-    scalar::unpack::<W, u8>(words, offset, &mut dst[..head]);
-    // A step loads bytes `first + 4ws .. first + 4ws + w + 32`; with too few
-    // values to reach a load start inside the buffer, there is no step.
-    let (first, steps) = match (g0 + 4 * w * skip).checked_sub(back) {
-        Some(f) => (
-            f,
-            steps_within(f, 4 * w, w + 32, bytes.len(), (n - head) / 32),
-        ),
-        None => (0, 0),
-    };
-    assert!(steps == 0 || first + (steps - 1) * 4 * w + w + 32 <= bytes.len());
-    assert!(head + 32 * steps <= n);
     let shuf = v256(unpack_u8_shuffle(W));
     let mul = v256_u16(unpack_u8_mul(W));
     let mask = _mm256_set1_epi16(mask64(W) as i16);
-    for s in 0..steps {
-        let at = first + 4 * w * s;
-        // SAFETY: `s < steps`, so `at + w + 32 <= bytes.len()` by the
-        // assertion above.
+    // A step loads bytes `at..at + w + 32`, from `low_base(2w)` bytes before
+    // its first group.
+    let geometry = (32, w + 32, low_base(2 * w));
+    unpack_frame::<W, u8>(words, offset, dst, geometry, |bytes, dst, at, i| {
+        // SAFETY: `at + w + 32 <= bytes.len()` (`unpack_frame`).
         let a = unsafe { load32(bytes, at) };
         // SAFETY: as above.
         let b = unsafe { load32(bytes, at + w) };
         let a = _mm256_and_si256(mulhi_epu16(_mm256_shuffle_epi8(a, shuf), mul), mask);
         let b = _mm256_and_si256(mulhi_epu16(_mm256_shuffle_epi8(b, shuf), mul), mask);
         let r = _mm256_packus_epi16(a, b);
-        // SAFETY: `head + 32 * steps <= dst.len()` was asserted above.
-        unsafe { store32(dst, head + 32 * s, r) };
-    }
-    let i = head + 32 * steps;
-    scalar::unpack::<W, u8>(words, offset + i, &mut dst[i..]);
+        // SAFETY: `i + 32 <= dst.len()` (`unpack_frame`).
+        unsafe { store32(dst, i, r) };
+    });
 }
 
 /// Unpacks `W`-bit elements (`W` in `1..=7`) to bytes with BMI2: one `pdep`
@@ -180,26 +176,13 @@ pub(crate) unsafe fn unpack_u8_avx2<const W: u32>(words: &[u64], offset: usize, 
 /// The CPU must support BMI2.
 #[target_feature(enable = "bmi2")]
 pub(crate) unsafe fn unpack_u8_bmi2<const W: u32>(words: &[u64], offset: usize, dst: &mut [u8]) {
-    let n = dst.len();
-    let head = head8(offset, n);
-    scalar::unpack::<W, u8>(words, offset, &mut dst[..head]);
-    let bytes: &[u8] = bytemuck::cast_slice(words);
-    let w = W as usize;
     let dep = rep_mask(W, 8);
-    let first = (offset + head) / 8 * w;
-    let steps = steps_within(first, w, 8, bytes.len(), (n - head) / 8);
-    assert!(steps == 0 || first + (steps - 1) * w + 8 <= bytes.len());
-    assert!(head + 8 * steps <= n);
-    for s in 0..steps {
-        // SAFETY: `s < steps`: the read is inside `bytes` and the write
-        // inside `dst` by the assertions above.
-        let x = unsafe { read8(bytes, first + w * s) };
-        let v = _pdep_u64(x, dep);
-        // SAFETY: as above.
-        unsafe { write_le(dst, head + 8 * s, v) };
-    }
-    let i = head + 8 * steps;
-    scalar::unpack::<W, u8>(words, offset + i, &mut dst[i..]);
+    unpack_frame::<W, u8>(words, offset, dst, (8, 8, 0), |bytes, dst, at, i| {
+        // SAFETY: `at + 8 <= bytes.len()` (`unpack_frame`).
+        let v = _pdep_u64(unsafe { read8(bytes, at) }, dep);
+        // SAFETY: `i + 8 <= dst.len()` (`unpack_frame`).
+        unsafe { write_le(dst, i, v) };
+    });
 }
 
 // ---------------------------------------------------------------------------
@@ -229,9 +212,7 @@ const fn u32_window(w: u32, h: usize) -> (usize, usize) {
 /// control, used when `W > 25`), `k` the byte of the element's first bit;
 /// it then shifts right by the bit's position in that byte.
 const fn unpack_u32_consts(w: u32) -> ([u8; 32], [u8; 32], [u32; 8]) {
-    let mut c0 = [0x80u8; 32];
-    let mut c1 = [0x80u8; 32];
-    let mut sh = [0u32; 8];
+    let (mut c0, mut c1, mut sh) = ([0x80u8; 32], [0x80u8; 32], [0u32; 8]);
     let mut h = 0;
     while h < 2 {
         let (_, phase) = u32_window(w, h);
@@ -270,74 +251,54 @@ const fn unpack_u32_consts(w: u32) -> ([u8; 32], [u8; 32], [u32; 8]) {
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn unpack_u32_avx2<const W: u32>(words: &[u64], offset: usize, dst: &mut [u32]) {
-    let n = dst.len();
-    let head = head8(offset, n);
-    scalar::unpack::<W, u32>(words, offset, &mut dst[..head]);
-    let bytes: &[u8] = bytemuck::cast_slice(words);
-    let out: &mut [u8] = bytemuck::cast_slice_mut(dst);
-    let w = W as usize;
     let (c0, c1, sh) = unpack_u32_consts(W);
     let (c0, c1, sh) = (v256(c0), v256(c1), v256_u32(sh));
     let sh_hi = _mm256_sub_epi32(_mm256_set1_epi32(32), sh);
     let mask = _mm256_set1_epi32(mask64(W) as i32);
     let (hi_off, _) = u32_window(W, 1);
-    let first = (offset + head) / 8 * w;
-    let steps = steps_within(first, w, hi_off + 16, bytes.len(), (n - head) / 8);
-    assert!(steps == 0 || first + (steps - 1) * w + hi_off + 16 <= bytes.len());
-    assert!(4 * (head + 8 * steps) <= out.len());
-    for s in 0..steps {
-        let at = first + w * s;
-        let v = if unpack_u32_bcast(W) {
-            // SAFETY: `s < steps`, so `at + 16 <= bytes.len()` (asserted).
-            unsafe { bcast16(bytes, at) }
-        } else {
-            // SAFETY: `s < steps`, so `at + hi_off + 16 <= bytes.len()`.
-            unsafe { load2(bytes, at, at + hi_off) }
-        };
-        let mut r = _mm256_srlv_epi32(_mm256_shuffle_epi8(v, c0), sh);
-        if W > 25 {
-            r = _mm256_or_si256(r, _mm256_sllv_epi32(_mm256_shuffle_epi8(v, c1), sh_hi));
-        }
-        let r = _mm256_and_si256(r, mask);
-        // SAFETY: the output bytes of step `s` end at most at
-        // `4 * (head + 8 * steps) <= out.len()` (asserted).
-        unsafe { store32(out, 4 * (head + 8 * s), r) };
-    }
-    let i = head + 8 * steps;
-    scalar::unpack::<W, u32>(words, offset + i, &mut dst[i..]);
+    unpack_frame::<W, u32>(
+        words,
+        offset,
+        dst,
+        (8, hi_off + 16, 0),
+        |bytes, dst, at, i| {
+            let v = if unpack_u32_bcast(W) {
+                // SAFETY: `at + 16 <= bytes.len()` (`unpack_frame`).
+                unsafe { bcast16(bytes, at) }
+            } else {
+                // SAFETY: `at + hi_off + 16 <= bytes.len()` (`unpack_frame`).
+                unsafe { load2(bytes, at, at + hi_off) }
+            };
+            let mut r = _mm256_srlv_epi32(_mm256_shuffle_epi8(v, c0), sh);
+            if W > 25 {
+                r = _mm256_or_si256(r, _mm256_sllv_epi32(_mm256_shuffle_epi8(v, c1), sh_hi));
+            }
+            let r = _mm256_and_si256(r, mask);
+            // SAFETY: `i + 8 <= dst.len()` (`unpack_frame`), so the 32 bytes
+            // from byte `4i` of `dst` are inside it.
+            unsafe { store32(bytemuck::cast_slice_mut(dst), 4 * i, r) };
+        },
+    );
 }
 
 // ---------------------------------------------------------------------------
 // unpack to u8, W in 1..=7
 // ---------------------------------------------------------------------------
 
-/// `vpermb` control for [`unpack_u8_avx512`]: qword `g` receives the 8 bytes
-/// from byte `gW` of the load (its 8-element group at bit 0, the rest
-/// ignored).
-const fn unpack_u8_perm(w: u32) -> [u8; 64] {
-    let mut c = [0u8; 64];
-    let mut g = 0;
-    while g < 8 {
-        let mut t = 0;
-        while t < 8 {
-            c[8 * g + t] = (g * w as usize + t) as u8;
-            t += 1;
-        }
-        g += 1;
-    }
-    c
-}
-
-/// `vpmultishiftqb` control: byte `j` of each qword takes the 8 bits from
-/// bit `jW`, element `j` of the group in its low `W` bits.
-const fn unpack_u8_shifts(w: u32) -> [u8; 64] {
-    let mut c = [0u8; 64];
+/// The `vpermb` and `vpmultishiftqb` controls of [`unpack_u8_avx512`]:
+/// qword `g` receives the 8 bytes from byte `gW` of the load (its 8-element
+/// group at bit 0, the rest ignored), and then byte `j` of each qword takes
+/// the 8 bits from bit `jW`, element `j` of the group in its low `W` bits.
+const fn unpack_u8_ctrl(w: u32) -> ([u8; 64], [u8; 64]) {
+    let w = w as usize;
+    let (mut perm, mut shifts) = ([0u8; 64], [0u8; 64]);
     let mut i = 0;
     while i < 64 {
-        c[i] = ((i % 8) * w as usize) as u8;
+        perm[i] = (i / 8 * w + i % 8) as u8;
+        shifts[i] = (i % 8 * w) as u8;
         i += 1;
     }
-    c
+    (perm, shifts)
 }
 
 /// Unpacks `W`-bit elements (`W` in `1..=7`) to bytes, 64 per step: one
@@ -351,29 +312,16 @@ const fn unpack_u8_shifts(w: u32) -> [u8; 64] {
 /// The CPU must support AVX-512 F, BW and VBMI.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 pub(crate) unsafe fn unpack_u8_avx512<const W: u32>(words: &[u64], offset: usize, dst: &mut [u8]) {
-    let n = dst.len();
-    let head = head8(offset, n);
-    scalar::unpack::<W, u8>(words, offset, &mut dst[..head]);
-    let bytes: &[u8] = bytemuck::cast_slice(words);
-    let w = W as usize;
-    let first = (offset + head) / 8 * w;
-    let steps = steps_within(first, 8 * w, 64, bytes.len(), (n - head) / 64);
-    assert!(steps == 0 || first + (steps - 1) * 8 * w + 64 <= bytes.len());
-    assert!(head + 64 * steps <= n);
-    let perm = v512(unpack_u8_perm(W));
-    let shifts = v512(unpack_u8_shifts(W));
+    let (perm, shifts) = const { unpack_u8_ctrl(W) };
+    let (perm, shifts) = (v512(perm), v512(shifts));
     let mask = _mm512_set1_epi8(mask64(W) as i8);
-    for s in 0..steps {
-        // SAFETY: `s < steps`, so `first + 8ws + 64 <= bytes.len()` by the
-        // assertion above.
-        let v = unsafe { load64(bytes, first + 8 * w * s) };
-        let v = _mm512_permutexvar_epi8(perm, v);
+    unpack_frame::<W, u8>(words, offset, dst, (64, 64, 0), |bytes, dst, at, i| {
+        // SAFETY: `at + 64 <= bytes.len()` (`unpack_frame`).
+        let v = _mm512_permutexvar_epi8(perm, unsafe { load64(bytes, at) });
         let v = _mm512_and_si512(_mm512_multishift_epi64_epi8(shifts, v), mask);
-        // SAFETY: `head + 64 * steps <= dst.len()` was asserted above.
-        unsafe { store64(dst, head + 64 * s, v) };
-    }
-    let i = head + 64 * steps;
-    scalar::unpack::<W, u8>(words, offset + i, &mut dst[i..]);
+        // SAFETY: `i + 64 <= dst.len()` (`unpack_frame`).
+        unsafe { store64(dst, i, v) };
+    });
 }
 
 // ---------------------------------------------------------------------------
@@ -387,9 +335,7 @@ pub(crate) unsafe fn unpack_u8_avx512<const W: u32>(words: &[u64], offset: usize
 /// reach byte `k + 4`, which the second control brings to the dword's low
 /// byte (its other bytes land above the element and are masked off).
 const fn unpack_u32_consts512(w: u32) -> ([u8; 64], [u8; 64], [u32; 16]) {
-    let mut c0 = [0u8; 64];
-    let mut c1 = [0u8; 64];
-    let mut sh = [0u32; 16];
+    let (mut c0, mut c1, mut sh) = ([0u8; 64], [0u8; 64], [0u32; 16]);
     let mut j = 0;
     while j < 16 {
         let bit = j * w as usize;
@@ -423,36 +369,23 @@ pub(crate) unsafe fn unpack_u32_avx512<const W: u32>(
     offset: usize,
     dst: &mut [u32],
 ) {
-    let n = dst.len();
-    let head = head8(offset, n);
-    scalar::unpack::<W, u32>(words, offset, &mut dst[..head]);
-    let bytes: &[u8] = bytemuck::cast_slice(words);
-    let out: &mut [u8] = bytemuck::cast_slice_mut(dst);
-    let w = W as usize;
     let (c0, c1, sh) = unpack_u32_consts512(W);
     let (c0, c1, sh) = (v512(c0), v512(c1), v512_u32(sh));
     let sh_hi = _mm512_sub_epi32(_mm512_set1_epi32(32), sh);
     let mask = _mm512_set1_epi32(mask64(W) as i32);
-    let first = (offset + head) / 8 * w;
-    let steps = steps_within(first, 2 * w, 64, bytes.len(), (n - head) / 16);
-    assert!(steps == 0 || first + (steps - 1) * 2 * w + 64 <= bytes.len());
-    assert!(4 * (head + 16 * steps) <= out.len());
-    for s in 0..steps {
-        // SAFETY: `s < steps`, so `first + 2ws + 64 <= bytes.len()`
-        // (asserted above).
-        let v = unsafe { load64(bytes, first + 2 * w * s) };
+    unpack_frame::<W, u32>(words, offset, dst, (16, 64, 0), |bytes, dst, at, i| {
+        // SAFETY: `at + 64 <= bytes.len()` (`unpack_frame`).
+        let v = unsafe { load64(bytes, at) };
         let mut r = _mm512_srlv_epi32(_mm512_permutexvar_epi8(c0, v), sh);
         if W > 25 {
             let hi = _mm512_sllv_epi32(_mm512_permutexvar_epi8(c1, v), sh_hi);
             r = _mm512_or_si512(r, hi);
         }
         let r = _mm512_and_si512(r, mask);
-        // SAFETY: step `s`'s output bytes end at most at
-        // `4 * (head + 16 * steps) <= out.len()` (asserted).
-        unsafe { store64(out, 4 * (head + 16 * s), r) };
-    }
-    let i = head + 16 * steps;
-    scalar::unpack::<W, u32>(words, offset + i, &mut dst[i..]);
+        // SAFETY: `i + 16 <= dst.len()` (`unpack_frame`), so the 64 bytes
+        // from byte `4i` of `dst` are inside it.
+        unsafe { store64(bytemuck::cast_slice_mut(dst), 4 * i, r) };
+    });
 }
 
 // ---------------------------------------------------------------------------

@@ -1,0 +1,382 @@
+//! The table-free float conversions (`kernels::minifloat`) against each
+//! format's own decode and encode, bit for bit, and their SIMD builds.
+
+use std::vec::Vec;
+
+use super::Rng;
+use crate::float::{MiniFloat, Mode};
+use crate::kernels::minifloat::{
+    decode_codes, decode_fast, decode_fast_ok, encode_fast, encode_fast_ok, f16_ok,
+};
+use crate::{E2M1, E2M3, E3M2, E4M3, E5M2, E8M0};
+
+/// `$check::<F>()` for every shipped format `F`.
+macro_rules! every_format {
+    ($check:ident) => {
+        for check in [$check::<E2M1>, $check::<E2M3>, $check::<E3M2>] {
+            check();
+        }
+        for check in [$check::<E4M3>, $check::<E5M2>, $check::<E8M0>] {
+            check();
+        }
+    };
+}
+
+/// The bits of `x` to compare, with every NaN the same: Rust does not
+/// promise the sign or payload of a NaN that float operations produce
+/// (Miri picks them at random), so NaN-ness is what is checked there.
+fn key(x: f32) -> u32 {
+    if x.is_nan() { u32::MAX } else { x.to_bits() }
+}
+
+/// Every code: the branch-free decode, and every path of
+/// `decode_codes`, against the format's own decode, bit for bit.
+fn check_decode<F: MiniFloat>() {
+    let f = F::FORMAT;
+    let codes: Vec<u8> = (0..=255u8).collect();
+    let expect: Vec<u32> = codes.iter().map(|&c| key(f.decode_f32(c as u32))).collect();
+    if decode_fast_ok(&f) {
+        for &c in &codes {
+            assert_eq!(
+                key(decode_fast::<F>(c)),
+                expect[c as usize],
+                "{f:?} decode_fast {c:#x}"
+            );
+        }
+    }
+    let table: Vec<f32> = codes.iter().map(|&c| f.decode_f32(c as u32)).collect();
+    let mut out = std::vec![0f32; 256];
+    decode_codes::<F>(&codes, &mut out, |c| table[c as usize]);
+    let bits: Vec<u32> = out.iter().map(|&x| key(x)).collect();
+    assert_eq!(bits, expect, "{f:?} decode_codes");
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    {
+        use crate::kernels::x86;
+        type Dec = unsafe fn(&[u8], &mut [f32]);
+        let builds: [(&str, u32, Dec); 2] = [
+            ("decode_f16c", x86::AVX2_F16C, x86::decode_f16c::<F>),
+            (
+                "decode_f16c_avx512",
+                x86::AVX512_BW,
+                x86::decode_f16c_avx512::<F>,
+            ),
+        ];
+        for (name, need, dec) in builds {
+            if !f16_ok(&f) {
+                break;
+            }
+            if x86::detected() & need != need {
+                std::eprintln!("skipped: {name} for {f:?} (the CPU lacks it)");
+                continue;
+            }
+            // Tails of every size around the 16- and 32-code steps.
+            for n in [0usize, 1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 256] {
+                let mut out = std::vec![0f32; n];
+                // SAFETY: the CPU has every feature of the build
+                // (checked above).
+                unsafe { dec(&codes[..n], &mut out) };
+                let bits: Vec<u32> = out.iter().map(|&x| key(x)).collect();
+                assert_eq!(bits, expect[..n], "{f:?} {name}, {n} codes");
+            }
+        }
+    }
+    #[cfg(all(simd_variants, target_arch = "aarch64"))]
+    if decode_fast_ok(&f) && !crate::kernels::minifloat::e8m0_ok(&f) {
+        for n in [0usize, 1, 15, 16, 17, 100, 256] {
+            let mut out = std::vec![0f32; n];
+            // SAFETY: NEON, all it enables, is in this target's cfg.
+            unsafe { crate::kernels::aarch64::decode_f32_neon::<F>(&codes[..n], &mut out) };
+            let bits: Vec<u32> = out.iter().map(|&x| key(x)).collect();
+            assert_eq!(bits, expect[..n], "{f:?} decode_f32_neon, {n} codes");
+        }
+    }
+    let _ = f16_ok(&f);
+}
+
+/// Inputs around every value and every rounding boundary of the format,
+/// special values, and a sweep of the whole `f32` range.
+fn inputs<F: MiniFloat>() -> Vec<f32> {
+    let f = F::FORMAT;
+    let mut vals: Vec<f32> = (0..1u32 << f.bits())
+        .map(|c| f.decode_f32(c))
+        .filter(|v| v.is_finite())
+        .collect();
+    vals.sort_by(f32::total_cmp);
+    let mut out = Vec::new();
+    let near = |x: f32, out: &mut Vec<f32>| {
+        let b = x.to_bits();
+        for d in [-2i64, -1, 0, 1, 2] {
+            let nb = b as i64 + d;
+            if (0..=u32::MAX as i64).contains(&nb) {
+                out.push(f32::from_bits(nb as u32));
+            }
+        }
+    };
+    for w in vals.windows(2) {
+        near(w[0], &mut out);
+        near((w[0] as f64 / 2.0 + w[1] as f64 / 2.0) as f32, &mut out);
+    }
+    if let Some(&top) = vals.last() {
+        // Beyond the largest value: the overflow boundary and far above.
+        let step = top - vals[vals.len() - 2];
+        near(top + step / 2.0, &mut out);
+        near(top + step, &mut out);
+        near(top * 4.0, &mut out);
+    }
+    for x in [
+        0.0f32,
+        f32::MIN_POSITIVE,
+        f32::from_bits(1),
+        f32::from_bits(0x007f_ffff),
+        f32::MAX,
+        f32::INFINITY,
+        f32::NAN,
+        f32::from_bits(0x7f80_0001),
+        f32::from_bits(0x7fff_ffff),
+    ] {
+        out.push(x);
+        out.push(-x);
+    }
+    let mut rng = Rng::new(f.bits() as u64 * 31 + f.mantissa_bits as u64);
+    for k in 0..(1u64 << 20) {
+        out.push(f32::from_bits(
+            (k as u32).wrapping_mul(4099) ^ rng.next() as u32 & 0xff,
+        ));
+    }
+    out
+}
+
+/// The checks of the SIMD encode builds, on the targets that have some.
+#[cfg(simd_variants)]
+mod build {
+    use std::vec::Vec;
+
+    use crate::float::MiniFloat;
+
+    /// A SIMD build of the encode: codes to bytes and, for 4-bit formats,
+    /// to nibble pairs, each in both modes.
+    pub(super) type Enc = unsafe fn(&[f32], &mut [u8]);
+
+    /// Runs one build of the encode (`[nearest, satfinite, nearest nibble
+    /// pairs, satfinite nibble pairs]`) against the rounding routine's codes
+    /// `near` and `sat` of `xs`, on lengths that leave tails of every size
+    /// around the 16-, 32- and 64-value steps, and on the whole set.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must have every feature the four functions enable.
+    pub(super) unsafe fn check_encode_build<F: MiniFloat>(
+        name: &str,
+        [enc, enc_sat, enc4, enc4_sat]: [Enc; 4],
+        xs: &[f32],
+        near: &[u8],
+        sat: &[u8],
+    ) {
+        let f = F::FORMAT;
+        let packed = |c: &[u8]| -> Vec<u8> {
+            c.chunks(2)
+                .map(|p| p[0] | p.get(1).map_or(0, |h| h << 4))
+                .collect()
+        };
+        for n in [
+            0usize,
+            1,
+            15,
+            16,
+            17,
+            31,
+            32,
+            33,
+            63,
+            64,
+            65,
+            100,
+            129,
+            xs.len(),
+        ] {
+            let mut out = std::vec![0u8; n];
+            // SAFETY: the caller guarantees the features of the build.
+            unsafe { enc(&xs[..n], &mut out) };
+            assert_eq!(
+                out,
+                near[..n],
+                "{f:?} encode_f32_{name} nearest, {n} values"
+            );
+            // SAFETY: as above.
+            unsafe { enc_sat(&xs[..n], &mut out) };
+            assert_eq!(
+                out,
+                sat[..n],
+                "{f:?} encode_f32_{name} satfinite, {n} values"
+            );
+            if f.bits() == 4 {
+                let mut out = std::vec![0u8; n.div_ceil(2)];
+                // SAFETY: as above.
+                unsafe { enc4(&xs[..n], &mut out) };
+                assert_eq!(
+                    out,
+                    packed(&near[..n]),
+                    "{f:?} encode4_{name} nearest, {n} values"
+                );
+                // SAFETY: as above.
+                unsafe { enc4_sat(&xs[..n], &mut out) };
+                assert_eq!(
+                    out,
+                    packed(&sat[..n]),
+                    "{f:?} encode4_{name} satfinite, {n} values"
+                );
+            }
+        }
+    }
+}
+
+fn check_encode<F: MiniFloat>() {
+    let f = F::FORMAT;
+    if !encode_fast_ok(&f) {
+        return;
+    }
+    let xs = inputs::<F>();
+    let near: Vec<u8> = xs
+        .iter()
+        .map(|&x| f.encode_f32(x, Mode::Nearest) as u8)
+        .collect();
+    let sat: Vec<u8> = xs
+        .iter()
+        .map(|&x| f.encode_f32(x, Mode::SatFinite) as u8)
+        .collect();
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    {
+        use crate::kernels::x86;
+        // The four builds of one width: one code a byte and nibble pairs,
+        // each rounding to nearest and saturating.
+        macro_rules! four {
+            ($($one:ident)::+, $($two:ident)::+) => {
+                [
+                    $($one)::+::<F, false>,
+                    $($one)::+::<F, true>,
+                    $($two)::+::<F, false>,
+                    $($two)::+::<F, true>,
+                ]
+            };
+        }
+        let builds: [(&str, u32, [build::Enc; 4]); 2] = [
+            (
+                "avx2",
+                x86::AVX2,
+                four!(x86::encode_f32_avx2, x86::encode4_f32_avx2),
+            ),
+            (
+                "avx512",
+                x86::AVX512_BW,
+                four!(x86::encode_f32_avx512, x86::encode4_f32_avx512),
+            ),
+        ];
+        for (name, need, fns) in builds {
+            if x86::detected() & need != need {
+                std::eprintln!("skipped: encode_f32_{name} for {f:?} (the CPU lacks it)");
+                continue;
+            }
+            // SAFETY: the CPU has every feature of the build (checked
+            // just above).
+            unsafe { build::check_encode_build::<F>(name, fns, &xs, &near, &sat) };
+        }
+    }
+    #[cfg(all(simd_variants, target_arch = "aarch64"))]
+    {
+        use crate::kernels::aarch64::{encode_f32_neon, encode4_f32_neon};
+        let fns: [build::Enc; 4] = [
+            encode_f32_neon::<F, false>,
+            encode_f32_neon::<F, true>,
+            encode4_f32_neon::<F, false>,
+            encode4_f32_neon::<F, true>,
+        ];
+        // SAFETY: NEON, all the build enables, is in this target's cfg.
+        unsafe { build::check_encode_build::<F>("neon", fns, &xs, &near, &sat) };
+    }
+    for (i, &x) in xs.iter().enumerate() {
+        assert_eq!(
+            encode_fast::<F, false>(x),
+            near[i],
+            "{f:?} nearest {x:e} ({:#x})",
+            x.to_bits()
+        );
+        assert_eq!(
+            encode_fast::<F, true>(x),
+            sat[i],
+            "{f:?} satfinite {x:e} ({:#x})",
+            x.to_bits()
+        );
+    }
+}
+
+/// `encode_words` and `decode_words` at every small offset and length
+/// against the routine and the format's decode, value by value.
+fn check_words<F: MiniFloat>() {
+    use crate::kernels::minifloat::{decode_words, encode_words};
+    let f = F::FORMAT;
+    let w = f.bits();
+    let table: [f32; 256] = core::array::from_fn(|c| f.decode_f32(c as u32));
+    let mut rng = Rng::new(w as u64 * 101);
+    for off in 0..5usize {
+        for n in (0..70usize).chain([255, 256, 257, 1000, 1025]) {
+            let src: Vec<f32> = (0..n)
+                .map(|_| match rng.next() % 16 {
+                    0 => f32::NAN,
+                    1 => f32::NEG_INFINITY,
+                    2 => 1e30,
+                    3 => 1e-30,
+                    _ => (rng.next() % 2000) as f32 / 64.0 - 15.0,
+                })
+                .collect();
+            let nw = super::super::words_for(w, off + n) + 1;
+            let before = rng.words(nw);
+            for sat in [false, true] {
+                let mode = if sat { Mode::SatFinite } else { Mode::Nearest };
+                let mut expect = before.clone();
+                for (i, &x) in src.iter().enumerate() {
+                    super::ref_set(&mut expect, off + i, w, f.encode_f32(x, mode) as u128);
+                }
+                let mut words = before.clone();
+                encode_words::<F>(&src, sat, &mut words, off);
+                assert_eq!(
+                    words, expect,
+                    "{f:?} encode_words sat={sat} offset {off} len {n}"
+                );
+            }
+            let mut out = std::vec![0f32; n];
+            decode_words::<F>(&before, off, &mut out, &table);
+            for (i, x) in out.iter().enumerate() {
+                let code = super::ref_get(&before, off + i, w) as u32;
+                assert_eq!(key(*x), key(f.decode_f32(code)), "{f:?} decode_words");
+            }
+        }
+    }
+}
+
+#[test]
+fn words_paths_match_the_routine() {
+    every_format!(check_words);
+}
+
+#[test]
+fn coverage_of_the_fast_paths() {
+    // Every shipped format but E8M0 (no zero, ties away) is covered.
+    assert!(encode_fast_ok(&E2M1::FORMAT) && encode_fast_ok(&E4M3::FORMAT));
+    assert!(encode_fast_ok(&E2M3::FORMAT) && encode_fast_ok(&E3M2::FORMAT));
+    assert!(encode_fast_ok(&E5M2::FORMAT) && !encode_fast_ok(&E8M0::FORMAT));
+    assert!(decode_fast_ok(&E4M3::FORMAT) && !decode_fast_ok(&E8M0::FORMAT));
+    assert!(f16_ok(&E4M3::FORMAT) && f16_ok(&E5M2::FORMAT) && f16_ok(&E3M2::FORMAT));
+}
+
+#[test]
+fn decode_every_code() {
+    every_format!(check_decode);
+}
+
+/// One test per format.
+macro_rules! encode_tests {
+    ($($name:ident: $f:ty),*) => {
+        $( #[test] fn $name() { check_encode::<$f>(); } )*
+    };
+}
+encode_tests!(encode_e2m1: E2M1, encode_e2m3: E2M3, encode_e3m2: E3M2, encode_e4m3: E4M3, encode_e5m2: E5M2);
