@@ -366,3 +366,63 @@ mod tests {
         ]
     );
 }
+
+/// The files of `kernels/` that may name a SIMD target's module (`x86`,
+/// `aarch64`): the targets themselves, the one chooser, the module list
+/// that declares them, and the unit tests that run every variant.
+fn may_name_a_target(file: &str) -> bool {
+    file.starts_with("kernels/x86/")
+        || file == "kernels/aarch64.rs"
+        || file == "kernels/dispatch.rs"
+        || file.starts_with("kernels/tests/")
+}
+
+/// The paths in `code` that name a SIMD target's module, with their lines.
+fn target_paths(file: &str, code: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for (n, line) in code.lines().enumerate() {
+        for target in ["x86", "aarch64"] {
+            for (at, _) in line.match_indices(&format!("{target}::")) {
+                let before = line[..at].chars().next_back();
+                if before.is_none_or(|b| !(b.is_alphanumeric() || b == '_')) {
+                    found.push(format!("{file}:{}: {}", n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_simd_targets_are_reached_only_through_dispatch() {
+    let root = repo().join("bitpack/src");
+    let mut names = Vec::new();
+    rust_files(&root, &root, &mut names);
+    let mut wrong = Vec::new();
+    let mut allowed_hits = 0;
+    for file in &names {
+        let code = code_only(&std::fs::read_to_string(root.join(file)).expect("a source file"));
+        let hits = target_paths(file, &code);
+        if may_name_a_target(file) {
+            allowed_hits += hits.len();
+        } else {
+            wrong.extend(hits);
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "x86/ and aarch64.rs are reached only through kernels/dispatch.rs:\n{}",
+        wrong.join("\n")
+    );
+    // The search finds the chooser's own paths: it reads the code.
+    assert!(allowed_hits > 0);
+}
+
+#[test]
+fn target_paths_are_found_by_word() {
+    let code = "use super::x86::features;\nlet a = my_x86::f();\nsuper::aarch64::g();";
+    let hits = target_paths("kernels/stream.rs", code);
+    assert_eq!(hits.len(), 2, "{hits:?}");
+    assert!(hits[0].starts_with("kernels/stream.rs:1:"));
+    assert!(hits[1].starts_with("kernels/stream.rs:3:"));
+}

@@ -41,6 +41,64 @@ pub(crate) fn features() -> u32 {
 #[cfg(not(simd_variants))]
 pub fn limit_features(_mask: u32) {}
 
+/// `f()`, compiled with AVX2 where `have` holds it, else as it is (see
+/// `kernels::with_avx2`): the one way the portable loops reach the x86
+/// target's AVX2 build.
+///
+/// # Safety
+///
+/// `have` holds no feature bit that [`features`] lacks.
+#[inline(always)]
+pub(crate) unsafe fn with_avx2_in<R>(have: u32, f: impl FnOnce() -> R) -> R {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    {
+        // SAFETY: the caller's guarantee.
+        unsafe { simd::with_avx2_in(have, f) }
+    }
+    #[cfg(not(all(feature = "std", target_arch = "x86_64")))]
+    {
+        let _ = have;
+        f()
+    }
+}
+
+/// Unpacks raw word-aligned integers of `W` bits into `dst` with the target's
+/// variant, where it has one for `U` and the CPU features it needs; `false`
+/// where it has none (the caller runs the portable loop). The features are
+/// read once.
+///
+/// On x86_64 with `std`, `u8` output uses BMI2 `pdep` (eight values of a
+/// word to eight bytes per instruction) and `u32`/`u64` output an AVX2 build
+/// of the portable loop; both measured faster than the portable loop.
+#[inline]
+pub(crate) fn unpack_aligned_raw<const W: u32, U: crate::unsigned::Unsigned>(
+    words: &[u64],
+    first: usize,
+    dst: &mut [U],
+) -> bool {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    {
+        let have = features();
+        if U::BITS == 8 && W <= 8 && have & simd::BMI2 != 0 {
+            let dst: &mut [u8] = bytemuck::cast_slice_mut(dst);
+            // SAFETY: `features` reported BMI2 just above; it is the one
+            // feature `unpack_aligned_u8_bmi2` enables, and the function is
+            // safe Rust.
+            unsafe { simd::unpack_aligned_u8_bmi2::<W>(words, first, dst) };
+            return true;
+        }
+        if U::BITS >= 32 && have & simd::AVX2 != 0 {
+            // SAFETY: `features` reported AVX2 just above; it is the one
+            // feature `unpack_aligned_raw_avx2` enables, and the function is
+            // safe Rust.
+            unsafe { simd::unpack_aligned_raw_avx2::<W, U>(words, first, dst) };
+            return true;
+        }
+    }
+    let _ = (words, first, dst);
+    false
+}
+
 /// A variant: the feature bits it needs, its name, the function.
 pub(crate) type Variant<F> = (u32, &'static str, F);
 

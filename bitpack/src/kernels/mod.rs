@@ -58,7 +58,7 @@
 //! | [`sum`] | AVX2 (1..=8), POPCNT (1, fallback) | see below |
 //! | [`decode`] to 4-byte values | AVX-512 F+BW+VBMI (1..=4) | 16 values per step: one 8-byte load broadcast, `vpmultishiftqb` moves code `i` to dword `i`, one `vpermd` over the 16-entry table |
 //! | [`decode`] to 4-byte values | AVX2 (1..=4) | the table lives in registers: `vpsrlvd` places the codes, `vpermd` looks up (two and a blend for 16 entries) |
-//! | float encode/decode | AVX-512 F+BW, AVX2, F16C | see *Float formats*; the AVX-512 builds (`x86/float512.rs`) run the AVX2 arithmetic on 16 lanes, selects as mask blends, and `vcvtph2ps` on 16 lanes |
+//! | float encode/decode | AVX-512 F+BW, AVX2, F16C | see *Float formats*; the AVX-512 builds (`x86/float.rs`) run the AVX2 arithmetic on 16 lanes, selects as mask blends, and `vcvtph2ps` on 16 lanes |
 //!
 //! The `aarch64` NEON variants (`aarch64.rs`, `core::arch::aarch64`): unpack
 //! to `u8` (1..=8: two `tbl` lookups give each of 16 values its low and high
@@ -249,24 +249,7 @@ pub(crate) fn with_avx2<R>(f: impl FnOnce() -> R) -> R {
     unsafe { with_avx2_in(dispatch::features(), f) }
 }
 
-/// [`with_avx2`] with the features already read (`have`).
-///
-/// # Safety
-///
-/// `have` holds no feature bit that `dispatch::features()` lacks.
-#[inline(always)]
-pub(crate) unsafe fn with_avx2_in<R>(have: u32, f: impl FnOnce() -> R) -> R {
-    #[cfg(all(feature = "std", target_arch = "x86_64"))]
-    {
-        // SAFETY: the caller's guarantee.
-        unsafe { x86::with_avx2_in(have, f) }
-    }
-    #[cfg(not(all(feature = "std", target_arch = "x86_64")))]
-    {
-        let _ = have;
-        f()
-    }
-}
+pub(crate) use dispatch::with_avx2_in;
 
 /// 64-bit words holding `len` values of `width` bits: `ceil(len * width / 64)`
 /// (saturating at `usize::MAX`).

@@ -188,29 +188,13 @@ fn scatter_at<const W: u32, U: Unsigned, const ALIGNED: bool>(
 type GatherFn<U> = fn(&[u64], usize, isize, &mut [U]);
 type ScatterFn<U> = fn(&mut [u64], usize, isize, &[U]);
 
-/// Unpacks raw word-aligned integers of `W` bits (`W <= U::BITS`, `W <= 64`).
-///
-/// On x86_64 with `std`, `u8` output uses BMI2 `pdep` (eight values of a word
-/// to eight bytes per instruction) and `u32`/`u64` output an AVX2 build of
-/// the portable loop, where the CPU has them; both measured faster than the
-/// portable loop, which the other cases keep.
+/// Unpacks raw word-aligned integers of `W` bits (`W <= U::BITS`, `W <= 64`):
+/// a target variant where [`super::dispatch::unpack_aligned_raw`] has one (for 64
+/// values or more, below which the portable loop is as fast), else the
+/// portable loop.
 pub(crate) fn unpack_raw<const W: u32, U: Unsigned>(words: &[u64], first: usize, dst: &mut [U]) {
-    #[cfg(all(feature = "std", target_arch = "x86_64"))]
-    if dst.len() >= 64 {
-        use super::x86;
-        if U::BITS == 8 && W <= 8 && x86::features() & x86::BMI2 != 0 {
-            let dst: &mut [u8] = bytemuck::cast_slice_mut(dst);
-            // SAFETY: `x86::features` reported BMI2 just above; it is the one feature
-            // `unpack_u8_bmi2` enables, and the function is safe Rust.
-            unsafe { x86::unpack_aligned_u8_bmi2::<W>(words, first, dst) };
-            return;
-        }
-        if U::BITS >= 32 && x86::features() & x86::AVX2 != 0 {
-            // SAFETY: `x86::features` reported AVX2 just above; it is the one feature
-            // `unpack_raw_avx2` enables, and the function is safe Rust.
-            unsafe { x86::unpack_aligned_raw_avx2::<W, U>(words, first, dst) };
-            return;
-        }
+    if dst.len() >= 64 && super::dispatch::unpack_aligned_raw::<W, U>(words, first, dst) {
+        return;
     }
     super::aligned::unpack_raw_body::<W, U>(words, first, dst);
 }
