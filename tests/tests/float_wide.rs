@@ -7,7 +7,7 @@ use bitpack::LengthOf;
 use bitpack::formats::{
     E2M1, E2M3, E3M2, E3M4, E4M3, E4M3B11Fnuz, E4M3Fnuz, E4M3Ieee, E5M2, E5M2Fnuz, E8M0, Encoder,
     FloatFormat, MiniFloat, Mode, Real, decode_as, decode_into_as, decode_packed_as,
-    decode_slice_as, random_bits,
+    decode_slice_as, decode_unpacked_as, random_bits,
 };
 use bitpack::{BitElement, Error, NarrowArray};
 use half::{bf16, f16};
@@ -79,6 +79,20 @@ fn bulk_matches<F: MiniFloat + core::fmt::Debug, S: Scalar>(src: &[S]) {
         let mut slice = vec![F::from_raw_bits(0); src.len()];
         e.slice(src, &mut slice).unwrap();
         assert!(slice.iter().zip(&want).all(|(s, &w)| s.raw_bits() == w));
+        let mut codes = vec![0xa5u8; src.len()];
+        e.unpacked::<F, S>(src, &mut codes).unwrap();
+        assert_eq!(codes, want, "{:?} {mode:?}: unpacked codes", fmt.name());
+        let (mut from_codes, mut from_slice) = (vec![0f64; src.len()], vec![0f64; src.len()]);
+        decode_unpacked_as::<F, f64>(&codes, &mut from_codes).unwrap();
+        decode_slice_as::<F, f64>(&slice, &mut from_slice).unwrap();
+        assert!(
+            from_codes
+                .iter()
+                .zip(&from_slice)
+                .all(|(a, b)| a.to_bits() == b.to_bits()),
+            "{:?}: decode_unpacked_as differs from decode_slice_as",
+            fmt.name()
+        );
         let expect_bytes = NarrowArray::<F>::from_slice(&slice);
         let mut bytes = vec![0xa5u8; expect_bytes.as_bytes().len() + 3];
         e.packed::<F, S>(src, &mut bytes).unwrap();
@@ -551,4 +565,61 @@ fn readme_example() {
     };
     let mx = MxArray::<E2M1>::quantize_with(&[7.0f32, 1.0], &[2, 1], &opts).unwrap();
     assert_eq!(mx.dequantize(), [8.0, 1.0]);
+}
+
+/// One code per byte under stochastic rounding: the same random bits per
+/// index as the one-value-per-element encode, across chunk boundaries.
+fn unpacked_stochastic_matches_slice<F: MiniFloat, S: Scalar>(src: &[S], seed: u64) {
+    let e = Encoder::new(Mode::Nearest).stochastic(seed);
+    let mut slice = vec![F::from_raw_bits(0); src.len()];
+    e.slice(src, &mut slice).unwrap();
+    let mut codes = vec![0u8; src.len()];
+    e.unpacked::<F, S>(src, &mut codes).unwrap();
+    assert!(codes.iter().zip(&slice).all(|(&c, s)| c == s.raw_bits()));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+    #[test]
+    fn unpacked_stochastic_is_the_slice_encode(
+        src in proptest::collection::vec(-500.0f64..500.0, 0..3000),
+        seed in any::<u64>(),
+    ) {
+        for_formats!(unpacked_stochastic_matches_slice, &src, seed);
+    }
+}
+
+/// A byte with bits above the width is refused, naming it; lengths are
+/// checked; nothing is written on either error.
+#[test]
+fn decode_unpacked_refuses_wide_bytes_and_bad_lengths() {
+    fn check<F: MiniFloat>() {
+        let mut out = [7.5f32; 4];
+        if F::BITS < 8 {
+            let bad = [0u8, 1, 1 << F::BITS, 2];
+            assert_eq!(
+                decode_unpacked_as::<F, f32>(&bad, &mut out),
+                Err(Error::PaddedValue {
+                    index: 2,
+                    byte: 1 << F::BITS,
+                    bits: F::BITS
+                })
+            );
+            assert_eq!(out, [7.5; 4]);
+        }
+        assert!(matches!(
+            decode_unpacked_as::<F, f32>(&[0u8; 3], &mut out),
+            Err(Error::Length { .. })
+        ));
+        assert!(matches!(
+            Encoder::new(Mode::Nearest).unpacked::<F, f32>(&[1.0; 3], &mut [0u8; 4]),
+            Err(Error::Length { .. })
+        ));
+        assert_eq!(out, [7.5; 4]);
+    }
+    check::<E2M1>();
+    check::<E2M3>();
+    check::<E3M2>();
+    check::<E4M3>();
+    check::<E8M0>();
 }

@@ -174,6 +174,8 @@ pub use types::{
 #[cfg(feature = "half")]
 pub use types::{bf16_from_f32_satfinite, f16_from_f32_satfinite};
 pub use wide::encode_packed;
-pub use wide::{Encoder, Real, Rounding, decode_packed_as, decode_slice_as, random_bits};
+pub use wide::{
+    Encoder, Real, Rounding, decode_packed_as, decode_slice_as, decode_unpacked_as, random_bits,
+};
 #[cfg(feature = "alloc")]
 pub use wide::{decode_as, decode_into_as};

@@ -9,14 +9,12 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::bulk::check_packed;
+use crate::Error;
 #[cfg(feature = "alloc")]
 use crate::NarrowArray;
+use crate::Result;
 use crate::float::{MiniFloat, Mode, Parts, Tables};
 use crate::kernels::minifloat;
-// For the docs' links.
-#[cfg(doc)]
-use crate::Error;
-use crate::Result;
 
 /// Values per stack chunk: 512 values of any width up to 8 bits are a whole
 /// number of bytes and fit in 64 words.
@@ -523,6 +521,33 @@ impl Encoder {
         Ok(())
     }
 
+    /// Encodes `src` into `codes` (the same length), one code per byte with
+    /// the bits above `F::BITS` zero: the storage of `ml_dtypes`' arrays (and
+    /// of torch's `float8_*` tensors), where [`packed`](Self::packed) writes
+    /// the dense stream.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Length`] when the lengths differ; `codes` is unchanged.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::{E2M1, Encoder, Mode};
+    ///
+    /// let mut codes = [0xffu8; 3];
+    /// Encoder::new(Mode::Nearest).unpacked::<E2M1, f32>(&[1.0, -2.0, 6.0], &mut codes)?;
+    /// assert_eq!(codes, [0x2, 0xc, 0x7]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn unpacked<F: MiniFloat, S: Real>(&self, src: &[S], codes: &mut [u8]) -> Result<()> {
+        LengthOf::EncodeInput.check(codes.len(), src.len())?;
+        for (k, (s, c)) in src.chunks(CHUNK).zip(codes.chunks_mut(CHUNK)).enumerate() {
+            self.codes::<F, S>(s, (k * CHUNK) as u64, c);
+        }
+        Ok(())
+    }
+
     /// Encodes `src` into a dense LSB-first packed stream of `F` in `bytes`
     /// (the layout of [`encode_packed`](super::encode_packed)): it writes
     /// the first `ceil(src.len() * F::BITS / 8)` bytes, padding bits of the
@@ -707,6 +732,47 @@ pub fn decode_slice_as<F: MiniFloat, S: Real>(src: &[F], dst: &mut [S]) -> Resul
         for (o, x) in c.iter_mut().zip(s) {
             *o = x.raw_bits();
         }
+        decode_codes_as::<F, S>(c, d);
+    }
+    Ok(())
+}
+
+/// Decodes codes stored one per byte (the layout of
+/// [`Encoder::unpacked`]: `ml_dtypes`' storage) into `dst` (the same
+/// length) of any [`Real`] type.
+///
+/// # Errors
+///
+/// [`Error::Length`] when the lengths differ; [`Error::PaddedValue`] naming
+/// the first byte with bits set above `F::BITS`. `dst` is unchanged on
+/// either error.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::Error;
+/// use bitpack::formats::{E2M1, decode_unpacked_as};
+///
+/// let mut out = [0.0f32; 3];
+/// decode_unpacked_as::<E2M1, f32>(&[0x2, 0xc, 0x7], &mut out)?;
+/// assert_eq!(out, [1.0, -2.0, 6.0]);
+/// let bad = decode_unpacked_as::<E2M1, f32>(&[0x2, 0x1c, 0x7], &mut out);
+/// assert_eq!(bad, Err(Error::PaddedValue { index: 1, byte: 0x1c, bits: 4 }));
+/// # Ok::<(), bitpack::Error>(())
+/// ```
+pub fn decode_unpacked_as<F: MiniFloat, S: Real>(codes: &[u8], dst: &mut [S]) -> Result<()> {
+    LengthOf::DecodeOutput.check(codes.len(), dst.len())?;
+    if F::BITS < 8 {
+        let high = !0u8 << F::BITS;
+        if let Some(index) = codes.iter().position(|&c| c & high != 0) {
+            return Err(Error::PaddedValue {
+                index,
+                byte: codes[index],
+                bits: F::BITS,
+            });
+        }
+    }
+    for (c, d) in codes.chunks(CHUNK).zip(dst.chunks_mut(CHUNK)) {
         decode_codes_as::<F, S>(c, d);
     }
     Ok(())
