@@ -333,19 +333,69 @@ def _normalize_axis(axis, ndim):
     return int(axis) % ndim
 
 
-class MxArray:
-    """An OCP MX array: values of one MX element format in blocks of 32
-    along one axis, each block with an E8M0 scale.
+def _bytes(x) -> np.ndarray:
+    """The bytes of an array-like, flat and C-contiguous."""
+    return np.ascontiguousarray(_as_array(x)).reshape(-1).view(np.uint8)
 
-    ``codes`` are the values packed (the dense LSB-first stream of the whole
-    array, row-major; for FP4 two values per byte, low nibble first),
-    ``scales`` the E8M0 codes in an array of ``scale_shape``.
-    """
+
+class _BlockScaled:
+    """What MX and NVFP4 arrays share: the Rust array, its shape, its packed
+    codes and scales, the swizzled scales and dequantization."""
 
     __slots__ = ("_inner",)
+    _scale_dtype = None
 
     def __init__(self, inner):
         self._inner = inner
+
+    @property
+    def fmt(self) -> str:
+        """The element format's ``ml_dtypes`` name."""
+        return self._inner.fmt
+
+    @property
+    def shape(self) -> tuple:
+        return tuple(self._inner.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def codes(self) -> Array:
+        """The values packed: the dense LSB-first stream of the whole array,
+        row-major (a copy)."""
+        flat = self._inner.codes.view(Array)
+        flat.bitpack_format, flat.bitpack_cols = self.fmt, self.size
+        return flat
+
+    @property
+    def scales(self) -> Array:
+        """The block scales, as their ``ml_dtypes`` dtype, in the scale
+        shape (a copy)."""
+        return self._inner.scales.view(self._scale_dtype).reshape(
+            tuple(self._inner.scale_shape)).view(Array)
+
+    def scales_swizzled(self) -> np.ndarray:
+        """The scales in the 128x4 swizzled layout cuBLASLt and CUTLASS
+        block-scaled GEMMs read (``uint8`` scale codes)."""
+        return self._inner.scales_swizzled()
+
+    def dequantize(self, dtype=np.float32) -> np.ndarray:
+        """The values times their scales (computed in float32, then cast)."""
+        return self._inner.dequantize().reshape(self.shape).astype(dtype, copy=False)
+
+
+class MxArray(_BlockScaled):
+    """An OCP MX array: values of one MX element format in blocks of 32
+    along one axis, each block with an E8M0 scale.
+
+    ``codes`` are the values packed (for FP4 two values per byte, low nibble
+    first), ``scales`` the E8M0 scales in an array of the scale shape.
+    """
+
+    __slots__ = ()
+    _scale_dtype = ml_dtypes.float8_e8m0fnu
 
     @classmethod
     def from_parts(cls, codes, scales, fmt, shape, axis=-1) -> "MxArray":
@@ -356,60 +406,23 @@ class MxArray:
         axis = _normalize_axis(axis, len(shape))
         s = _as_array(scales)
         inner = _bitpack.MxArray.from_parts(
-            np.ascontiguousarray(_as_array(codes)).reshape(-1).view(np.uint8),
-            np.ascontiguousarray(s).reshape(-1).view(np.uint8),
-            _format_name(fmt), list(shape), list(s.shape), axis,
-        )
+            _bytes(codes), _bytes(s), _format_name(fmt), list(shape), list(s.shape), axis)
         return cls(inner)
-
-    @property
-    def fmt(self) -> str:
-        return self._inner.fmt
-
-    @property
-    def shape(self) -> tuple:
-        return tuple(self._inner.shape)
 
     @property
     def axis(self) -> int:
         return self._inner.axis
 
-    @property
-    def codes(self) -> Array:
-        flat = self._inner.codes.view(Array)
-        flat.bitpack_format, flat.bitpack_cols = self.fmt, self.size
-        return flat
-
-    @property
-    def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
-
-    @property
-    def scales(self) -> Array:
-        return self._inner.scales.view(ml_dtypes.float8_e8m0fnu).reshape(
-            tuple(self._inner.scale_shape)).view(Array)
-
-    def scales_swizzled(self) -> np.ndarray:
-        """The scales in the 128x4 swizzled layout cuBLASLt and CUTLASS
-        block-scaled GEMMs read (as ``uint8`` E8M0 codes)."""
-        return self._inner.scales_swizzled()
-
-    def dequantize(self, dtype=np.float32) -> np.ndarray:
-        """The values times their scales (computed in float32, then cast)."""
-        return self._inner.dequantize().reshape(self.shape).astype(dtype, copy=False)
-
     def __repr__(self):
         return f"MxArray(fmt={self.fmt!r}, shape={self.shape}, axis={self.axis})"
 
 
-class Nvfp4Array:
+class Nvfp4Array(_BlockScaled):
     """An NVFP4 array: E2M1 values in blocks of 16 (1 x 16, or 16 x 16
     tiles), each with an E4M3 scale, and one float32 tensor scale."""
 
-    __slots__ = ("_inner",)
-
-    def __init__(self, inner):
-        self._inner = inner
+    __slots__ = ()
+    _scale_dtype = ml_dtypes.float8_e4m3fn
 
     @classmethod
     def from_parts(cls, codes, scales, tensor_scale, shape) -> "Nvfp4Array":
@@ -418,39 +431,12 @@ class Nvfp4Array:
         tensor scale."""
         s = _as_array(scales)
         inner = _bitpack.Nvfp4Array.from_parts(
-            np.ascontiguousarray(_as_array(codes)).reshape(-1).view(np.uint8),
-            np.ascontiguousarray(s).reshape(-1).view(np.uint8),
-            float(tensor_scale), [int(d) for d in shape], list(s.shape),
-        )
+            _bytes(codes), _bytes(s), float(tensor_scale), [int(d) for d in shape], list(s.shape))
         return cls(inner)
-
-    @property
-    def shape(self) -> tuple:
-        return tuple(self._inner.shape)
 
     @property
     def tensor_scale(self) -> float:
         return self._inner.tensor_scale
-
-    @property
-    def codes(self) -> Array:
-        flat = self._inner.codes.view(Array)
-        flat.bitpack_format = "float4_e2m1fn"
-        flat.bitpack_cols = int(np.prod(self.shape, dtype=np.int64))
-        return flat
-
-    @property
-    def scales(self) -> Array:
-        return self._inner.scales.view(ml_dtypes.float8_e4m3fn).reshape(
-            tuple(self._inner.scale_shape)).view(Array)
-
-    def scales_swizzled(self) -> np.ndarray:
-        """The scales in the 128x4 swizzled layout of cuBLASLt and CUTLASS
-        (``uint8`` E4M3 codes)."""
-        return self._inner.scales_swizzled()
-
-    def dequantize(self, dtype=np.float32) -> np.ndarray:
-        return self._inner.dequantize().reshape(self.shape).astype(dtype, copy=False)
 
     def __repr__(self):
         return f"Nvfp4Array(shape={self.shape}, tensor_scale={self.tensor_scale})"

@@ -251,6 +251,12 @@ struct Nvfp4 {
 
 #[pymethods]
 impl Nvfp4 {
+    /// The element format's `ml_dtypes` name.
+    #[getter]
+    fn fmt(&self) -> &'static str {
+        "float4_e2m1fn"
+    }
+
     /// The shape of the values.
     #[getter]
     fn shape(&self) -> Vec<usize> {
