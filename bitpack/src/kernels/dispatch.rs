@@ -71,6 +71,10 @@ pub(crate) unsafe fn with_avx2_in<R>(have: u32, f: impl FnOnce() -> R) -> R {
 /// word to eight bytes per instruction) and `u32`/`u64` output an AVX2 build
 /// of the portable loop; both measured faster than the portable loop.
 #[inline]
+#[cfg_attr(
+    not(feature = "alloc"),
+    allow(dead_code, reason = "the gathers of the containers use it")
+)]
 pub(crate) fn unpack_aligned_raw<const W: u32, U: crate::unsigned::Unsigned>(
     words: &[u64],
     first: usize,
@@ -111,8 +115,14 @@ pub(crate) fn first<F: Copy>(have: u32, list: &[Option<Variant<F>>]) -> Option<F
         .map(|&(_, _, f)| f)
 }
 
-/// The float variant lists of a target without variants: all empty.
+/// The float variant lists of a target without variants: all empty (each
+/// keeps the type parameters of the SIMD targets' lists, so that the
+/// callers are the same on every target).
 #[cfg(not(simd_variants))]
+#[allow(
+    clippy::extra_unused_type_parameters,
+    reason = "the signatures of the SIMD targets' lists"
+)]
 pub(crate) mod simd {
     pub(crate) mod float_variants {
         use crate::float::MiniFloat;
