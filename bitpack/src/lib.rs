@@ -231,6 +231,8 @@ pub mod kernels;
 #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub mod narrow;
 mod narrow_int;
+mod record;
+#[cfg(feature = "alloc")]
 #[cfg(feature = "alloc")]
 mod reduce;
 mod shape;
@@ -260,6 +262,7 @@ pub use narrow::{Dense, DynNarrowArray, NarrowArray, Packing, ReinterpretError, 
 #[doc(inline)]
 pub use narrow::{NarrowMut, NarrowRef};
 pub use narrow_int::NarrowInt;
+pub use record::{Field, FieldInfo, Packed, Record};
 pub use shape::{Layout, LayoutIter, MAX_DIMS, Runs};
 #[doc(hidden)]
 pub use storage::StorageOf as __StorageOf;
