@@ -937,4 +937,90 @@ mod tests {
             "lifetime",
         );
     }
+
+    #[test]
+    fn record_errors_name_the_field_and_the_key() {
+        form_of(
+            parse_quote! { #[bitpack(record)] struct T { a: u3, #[bitpack(at = 5)] b: Kind } },
+            |form| {
+                assert!(
+                    matches!(form, Form::Record { fields, default: false } if fields.len() == 2)
+                )
+            },
+        );
+        form_of(
+            parse_quote! { #[repr(C)] #[bitpack(record, default)] struct T(u3, bool); },
+            |form| assert!(matches!(form, Form::Record { default: true, .. })),
+        );
+        assert_one(
+            &errors_of(
+                parse_quote! { #[bitpack(record)] struct T { #[bitpack(at = 8)] a: u3, #[bitpack(at = 3)] b: u3 } },
+            ),
+            "`at = 3` places field `b` at or below field `a` (`at = 8`)",
+        );
+        assert_one(
+            &errors_of(parse_quote! { #[bitpack(record)] struct T { #[bitpack(at = 128)] a: u3 } }),
+            "`at = 128` is past the last bit of a record",
+        );
+        assert_one(
+            &errors_of(
+                parse_quote! { #[bitpack(record)] struct T { #[bitpack(reserved, default = 1)] a: u3 } },
+            ),
+            "`default = 1` on reserved field `a`",
+        );
+        assert!(
+            errors_of(parse_quote! { #[bitpack(record)] struct T { #[bitpack(reserved, default = 0)] a: u3 } })
+                .is_empty()
+        );
+        assert_one(
+            &errors_of(
+                parse_quote! { #[bitpack(record)] struct T { #[bitpack(reserved = ones, default = 7)] a: u3 } },
+            ),
+            "(`reserved = ones`: all ones)",
+        );
+        assert_one(
+            &errors_of(
+                parse_quote! { #[bitpack(record)] struct T { #[bitpack(reserved = maybe)] a: u3 } },
+            ),
+            "`reserved = maybe`",
+        );
+        assert_one(
+            &errors_of(
+                parse_quote! { #[bitpack(record)] struct T { #[bitpack(offset = 3)] a: u3 } },
+            ),
+            "unknown `bitpack` attribute `offset` on a record's field",
+        );
+        assert_one(
+            &errors_of(parse_quote! { #[bitpack(record)] struct T { #[bitwidth(3)] a: u8 } }),
+            "`#[bitwidth]` is not allowed on a record's field",
+        );
+        assert_one(
+            &errors_of(parse_quote! { #[bitpack(record)] struct T<X> { a: X } }),
+            "a record cannot be generic",
+        );
+        assert_one(
+            &errors_of(parse_quote! { #[bitpack(record)] struct T {} }),
+            "has no fields",
+        );
+        assert_one(
+            &errors_of(parse_quote! { #[bitpack(record)] #[bitwidth(8)] struct T { a: u3 } }),
+            "`#[bitwidth]` does not apply to a record",
+        );
+        assert_one(
+            &errors_of(parse_quote! { #[bitpack(record)] #[repr(u8)] enum E { A, B } }),
+            "`#[bitpack(record)]` applies to a struct",
+        );
+        assert_one(
+            &errors_of(parse_quote! { #[bitpack(default)] #[repr(C)] struct S { a: u8 } }),
+            "`#[bitpack(default)]` applies to a record",
+        );
+        assert_one(
+            &errors_of(parse_quote! { #[bitpack(record, record)] struct T { a: u3 } }),
+            "duplicate `record` key",
+        );
+        assert_one(
+            &errors_of(parse_quote! { #[repr(C)] struct S { #[bitpack(at = 3)] a: u8 } }),
+            "`#[bitpack]` is not allowed on a field",
+        );
+    }
 }
