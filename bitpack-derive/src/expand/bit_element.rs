@@ -460,11 +460,16 @@ fn record(
             } else {
                 quote!(#[doc = ""])
             };
+            // The type and the value at the field's span: a field that is
+            // not an element is then reported once, at the field.
+            let span = first_span(f.ty);
+            let field_ty = respan(quote!(#krate::Field<#ident, #ty>), span);
+            let value = respan(quote!(#krate::Field::__new(#off)), span);
             quote! {
                 #(#docs)*
                 #sep
                 #[doc = #what]
-                #vis const #name: #krate::Field<#ident, #ty> = #krate::Field::__new(#off);
+                #vis const #name: #field_ty = #value;
             }
         });
     let infos = fields
