@@ -694,3 +694,47 @@ fn table_views() {
 fn table_gpu() {
     assert_eq!(device_copy(&Packed::new(fp8(&[1, 2, 1]))), 1);
 }
+
+#[cfg(feature = "arrow")]
+#[test]
+fn records_export_to_arrow_as_a_struct_of_field_codes() {
+    use arrow_array::{Array, BooleanArray, UInt8Array};
+    let records: Vec<Vec<u128>> = (0..100u128)
+        .map(|i| vec![i % 8, (i * 7) % 32, (i * 13) % 64, i % 3 % 2])
+        .collect();
+    let tokens: Vec<Token> = records.iter().map(|c| token(c)).collect();
+    let s = NarrowArray::from_slice(&tokens).to_struct_array().unwrap();
+    assert_eq!(s.column_names(), ["kind", "len", "delta", "flag"]);
+    assert_eq!(s.len(), 100);
+    for k in 0..4 {
+        let col = s.column(k).as_any().downcast_ref::<UInt8Array>().unwrap();
+        let want: Vec<u8> = records.iter().map(|c| c[k] as u8).collect();
+        assert_eq!(col.values().to_vec(), want, "field {k}");
+    }
+    assert!(
+        s.column(3)
+            .as_any()
+            .downcast_ref::<BooleanArray>()
+            .is_none()
+    );
+    // Reserved fields are left out; a field over 64 bits is an error.
+    let h = NarrowArray::from_slice(&[Header::from_raw_bits(0x2A01)]);
+    assert_eq!(
+        h.to_struct_array().unwrap().column_names(),
+        ["version", "length"]
+    );
+    #[derive(Clone, Copy, BitElement)]
+    #[bitpack(record)]
+    struct Wide {
+        a: arbitrary_int::u65,
+        b: bool,
+    }
+    let w = NarrowArray::from_slice(&[Wide {
+        a: arbitrary_int::u65::new(1),
+        b: true,
+    }]);
+    assert_eq!(
+        w.to_struct_array().unwrap_err(),
+        Error::Width { width: 65, max: 64 }
+    );
+}
