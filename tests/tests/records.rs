@@ -738,3 +738,74 @@ fn records_export_to_arrow_as_a_struct_of_field_codes() {
         Error::Width { width: 65, max: 64 }
     );
 }
+
+// ---- wider records: the `u64` and `u128` lanes of the column paths ----
+
+#[derive(Clone, Copy, Debug, PartialEq, BitElement)]
+#[bitpack(record)]
+struct Mid {
+    a: arbitrary_int::u13,
+    b: arbitrary_int::u20,
+    c: bool,
+    d: u6,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, BitElement)]
+#[bitpack(record)]
+struct Big {
+    a: arbitrary_int::u100,
+    b: u6,
+    c: arbitrary_int::u22,
+}
+
+const MID_WIDTHS: [u32; 4] = [13, 20, 1, 6];
+const BIG_WIDTHS: [u32; 3] = [100, 6, 22];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn wide_record_columns_against_the_reference(
+        mids in prop::collection::vec(codes_for(&MID_WIDTHS), 0..1100),
+        bigs in prop::collection::vec(codes_for(&BIG_WIDTHS), 0..80),
+        step in 1isize..5,
+    ) {
+        assert_eq!((Mid::BITS, Big::BITS), (40, 128));
+        let m: Vec<Mid> = mids.iter().map(|c| Mid { a: of(c[0]), b: of(c[1]), c: of(c[2]), d: of(c[3]) }).collect();
+        let raws: Vec<u128> = mids.iter().map(|c| ref_pack(c, &MID_WIDTHS)).collect();
+        let a = NarrowArray::from_slice(&m);
+        prop_assert_eq!(a.as_bytes(), &ref_stream(&raws, 40)[..]);
+        let col = |k: usize| -> Vec<u128> { mids.iter().map(|c| c[k]).collect() };
+        prop_assert_eq!(a.field(Mid::B).to_vec().into_iter().map(code).collect::<Vec<_>>(), col(1));
+        prop_assert_eq!(a.field_sum(Mid::B), col(1).iter().sum::<u128>());
+        prop_assert_eq!(a.field_sum(Mid::D), col(3).iter().sum::<u128>());
+        let strided: Vec<u128> = col(0).into_iter().step_by(step as usize).collect();
+        prop_assert_eq!(
+            a.view().step_by(0, step).unwrap().field(Mid::A).to_vec().into_iter().map(code).collect::<Vec<_>>(),
+            strided
+        );
+        let w = NarrowArray::<Mid, WordAligned>::from_slice_in(&m);
+        prop_assert_eq!(w.field_sum(Mid::B), a.field_sum(Mid::B));
+        // Write a column back: every `c` flipped.
+        let flipped: Vec<bool> = m.iter().map(|r| !r.c).collect();
+        let mut a2 = a.clone();
+        a2.set_field(Mid::C, &NarrowArray::from_slice(&flipped)).unwrap();
+        let want: Vec<u128> = mids
+            .iter()
+            .map(|c| ref_pack(&[c[0], c[1], 1 - c[2], c[3]], &MID_WIDTHS))
+            .collect();
+        prop_assert_eq!(a2.as_bytes(), &ref_stream(&want, 40)[..]);
+
+        let b: Vec<Big> = bigs.iter().map(|c| Big { a: of(c[0]), b: of(c[1]), c: of(c[2]) }).collect();
+        let braws: Vec<u128> = bigs.iter().map(|c| ref_pack(c, &BIG_WIDTHS)).collect();
+        let mut ba = NarrowArray::from_slice(&b);
+        prop_assert_eq!(ba.as_bytes(), &ref_stream(&braws, 128)[..]);
+        let bcol = |k: usize| -> Vec<u128> { bigs.iter().map(|c| c[k]).collect() };
+        prop_assert_eq!(ba.field(Big::A).to_vec().into_iter().map(code).collect::<Vec<_>>(), bcol(0));
+        prop_assert_eq!(ba.field_sum(Big::C), bcol(2).iter().sum::<u128>());
+        let zeros = NarrowArray::from_slice(&vec![u6::new(0); b.len()]);
+        ba.set_field(Big::B, &zeros).unwrap();
+        let bwant: Vec<u128> = bigs.iter().map(|c| ref_pack(&[c[0], 0, c[2]], &BIG_WIDTHS)).collect();
+        prop_assert_eq!(ba.as_bytes(), &ref_stream(&bwant, 128)[..]);
+    }
+}

@@ -2,98 +2,115 @@
 //! [`NarrowArray`] or a [`View`] as a column ([`NarrowArray::field`],
 //! [`View::field`]), a column written back ([`NarrowArray::set_field`]),
 //! and sums of an unsigned field ([`NarrowArray::field_sum`],
-//! [`View::field_sum`]), all without unpacking the records.
+//! [`View::field_sum`]), all without building the record values.
 //!
-//! A field of width `w` at bit `off` of an `R::BITS`-bit record is, in the
-//! dense stream, a run of `w`-bit values at bits `off + i * R::BITS`: a
-//! strided read of constant width and stride. Each function here is generic
-//! over the record and field types, so both widths are constants of its
-//! loop (one instantiation per record and field, as the kernels have one
-//! per width); the codes go through a stack buffer of 256 into the dense
-//! pack kernel of the column, chunk by chunk.
+//! A field of width `w` at bit `off` of an `R::BITS`-bit record is the
+//! bits `off..off + w` of each record's raw bits. The records of a run are
+//! unpacked a chunk of 1024 at a time by the stream's width kernels (the
+//! SIMD unpack of `R::BITS`-bit values into `u32` lanes for a contiguous
+//! dense run of records of at most 32 bits, the per-width strided kernels
+//! otherwise), then shifted and masked, a loop the compiler vectorizes;
+//! codes go to the column through the dense pack kernel of the field's
+//! width. A column write is the same walk back: unpack, replace the field's
+//! bits, pack. Each function is generic over the record and field types, so
+//! both widths are constants of its loops.
 
 use super::NarrowArray;
-use crate::kernels::bits::{self, read_dense_at, same_as_dense, write_dense_at};
 use crate::kernels::stream;
 use crate::shape::{Layout, Packing};
 use crate::view::View;
 use crate::{BitElement, Field, LengthOf, Result, Unsigned, UnsignedElement};
 
-/// Values moved per chunk.
-const CHUNK: usize = 256;
+/// Records moved per chunk: enough that the kernel's per-call set-up is
+/// small beside the chunk (at 256 it was a third of a 15-bit column's
+/// time), small enough for the stack (16 KiB of `u128` lanes).
+const CHUNK: usize = 1024;
 
-/// The stream bit of record `i`'s bit `off`.
+/// Calls `f(codes)` for each chunk of the run `start + k * stride`
+/// (`count` records), `codes` the field's codes of the chunk's records in
+/// `B`, the lane the records are unpacked into (`u32` up to 32 bits, `u64`
+/// up to 64, else `u128`), shifted and masked in place.
 #[inline(always)]
-fn bit_at(aligned: bool, rbits: u32, i: usize, off: u32) -> usize {
-    bits::bit_of(aligned, rbits, i) + off as usize
-}
-
-/// `out[k]` = the code of the `w`-bit field at bit `off` of record
-/// `start + k * stride`.
-#[inline(always)]
-fn gather_codes<U: Unsigned>(
+fn for_each_codes<B: Unsigned, R: BitElement, F: BitElement>(
     aligned: bool,
-    rbits: u32,
-    off: u32,
-    w: u32,
     words: &[u64],
-    start: usize,
-    stride: isize,
-    out: &mut [U],
+    (start, stride, count): (usize, isize, usize),
+    field: Field<R, F>,
+    mut f: impl FnMut(&[B]),
 ) {
-    if !aligned || same_as_dense(rbits) {
-        // A bit cursor: additions only, both widths constant.
-        let mut bit = start
-            .wrapping_mul(rbits as usize)
-            .wrapping_add(off as usize);
-        let step = (stride as usize).wrapping_mul(rbits as usize);
-        if w <= 64 {
-            for o in out.iter_mut() {
-                *o = U::from_u128_truncate(u128::from(read_dense_at(words, bit, w)));
-                bit = bit.wrapping_add(step);
-            }
-        } else {
-            for o in out.iter_mut() {
-                *o = U::from_u128_truncate(bits::read(words, bit, w));
-                bit = bit.wrapping_add(step);
-            }
+    let mut recs = [B::ZERO; CHUNK];
+    // In the lane's own type, so that the loop below is a vector shift and
+    // mask (`off < R::BITS <= B::BITS`).
+    let off = field.offset();
+    let m = B::low_mask(F::BITS);
+    let mut k = 0;
+    while k < count {
+        let n = (count - k).min(CHUNK);
+        let first = start.wrapping_add_signed(k as isize * stride);
+        stream::gather(aligned, R::BITS, words, first, stride, &mut recs[..n]);
+        for r in &mut recs[..n] {
+            *r = (*r >> off) & m;
         }
-    } else {
-        let mut i = start;
-        for o in out.iter_mut() {
-            *o = U::from_u128_truncate(bits::read(words, bit_at(true, rbits, i, off), w));
-            i = i.wrapping_add_signed(stride);
-        }
+        f(&recs[..n]);
+        k += n;
     }
 }
 
-/// Writes `src[k]` as the code of the `w`-bit field at bit `off` of record
-/// `start + k`; every other bit is unchanged.
+/// The sum of the field over the run, from the unpacked records directly
+/// (one vector shift, mask and add per lane).
 #[inline(always)]
-fn scatter_codes<U: Unsigned>(
+fn sum_run<B: Unsigned, R: BitElement, F: BitElement>(
     aligned: bool,
-    rbits: u32,
-    off: u32,
-    w: u32,
-    words: &mut [u64],
-    start: usize,
-    src: &[U],
+    words: &[u64],
+    (start, stride, count): (usize, isize, usize),
+    field: Field<R, F>,
+) -> u128 {
+    let mut recs = [B::ZERO; CHUNK];
+    let off = field.offset();
+    let m = B::low_mask(F::BITS);
+    let mut total = 0u128;
+    let mut k = 0;
+    while k < count {
+        let n = (count - k).min(CHUNK);
+        let first = start.wrapping_add_signed(k as isize * stride);
+        stream::gather(aligned, R::BITS, words, first, stride, &mut recs[..n]);
+        let codes = recs[..n].iter().map(|&r| ((r >> off) & m).to_u128());
+        // 1024 codes of at most 54 bits fit a `u64`.
+        total += if F::BITS <= 54 {
+            u128::from(codes.map(|c| c as u64).sum::<u64>())
+        } else {
+            codes.sum::<u128>()
+        };
+        k += n;
+    }
+    total
+}
+
+/// The column of the run packed at `*at..` of the dense stream `dst`, the
+/// lane chosen by the record width; `*at` moves past it.
+#[inline(always)]
+fn pack_run<R: BitElement, F: BitElement>(
+    aligned: bool,
+    words: &[u64],
+    run: (usize, isize, usize),
+    field: Field<R, F>,
+    dst: &mut [u64],
+    at: &mut usize,
 ) {
-    if (!aligned || same_as_dense(rbits)) && w <= 64 {
-        let mut bit = start * rbits as usize + off as usize;
-        for &v in src {
-            write_dense_at(words, bit, w, v.to_u128() as u64);
-            bit += rbits as usize;
-        }
+    macro_rules! go {
+        ($b:ty) => {
+            for_each_codes::<$b, R, F>(aligned, words, run, field, |codes| {
+                stream::pack(false, F::BITS, codes, dst, *at);
+                *at += codes.len();
+            })
+        };
+    }
+    if R::BITS <= 32 {
+        go!(u32);
+    } else if R::BITS <= 64 {
+        go!(u64);
     } else {
-        for (k, &v) in src.iter().enumerate() {
-            bits::write(
-                words,
-                bit_at(aligned, rbits, start + k, off),
-                w,
-                v.to_u128(),
-            );
-        }
+        go!(u128);
     }
 }
 
@@ -106,29 +123,11 @@ fn column<R: BitElement, F: BitElement>(
     field: Field<R, F>,
 ) -> NarrowArray<F> {
     let mut out = NarrowArray::<F>::zeroed(layout.len());
-    let mut buf = [F::Raw::ZERO; CHUNK];
     let mut at = 0;
     {
         let dst = out.words_mut();
-        for (start, stride, count) in layout.runs() {
-            let mut k = 0;
-            while k < count {
-                let n = (count - k).min(CHUNK);
-                let first = start.wrapping_add_signed(k as isize * stride);
-                gather_codes(
-                    aligned,
-                    R::BITS,
-                    field.offset(),
-                    F::BITS,
-                    words,
-                    first,
-                    stride,
-                    &mut buf[..n],
-                );
-                stream::pack(false, F::BITS, &buf[..n], dst, at);
-                at += n;
-                k += n;
-            }
+        for run in layout.runs() {
+            pack_run(aligned, words, run, field, dst, &mut at);
         }
     }
     if layout.ndim() != 1 {
@@ -146,33 +145,45 @@ fn column_sum<R: BitElement, F: UnsignedElement>(
     field: Field<R, F>,
 ) -> u128 {
     const { crate::reduce::assert_summable::<F>() };
-    let mut buf = [0u64; CHUNK];
-    let mut total = 0u128;
-    for (start, stride, count) in layout.runs() {
-        let mut k = 0;
-        while k < count {
-            let n = (count - k).min(CHUNK);
-            let first = start.wrapping_add_signed(k as isize * stride);
-            gather_codes(
-                aligned,
-                R::BITS,
-                field.offset(),
-                F::BITS,
-                words,
-                first,
-                stride,
-                &mut buf[..n],
-            );
-            // 256 values of at most 56 bits fit a u64; wider ones add as u128.
-            if F::BITS <= 56 {
-                total += u128::from(buf[..n].iter().sum::<u64>());
+    layout
+        .runs()
+        .map(|run| {
+            if R::BITS <= 32 {
+                sum_run::<u32, R, F>(aligned, words, run, field)
+            } else if R::BITS <= 64 {
+                sum_run::<u64, R, F>(aligned, words, run, field)
             } else {
-                total += buf[..n].iter().map(|&v| u128::from(v)).sum::<u128>();
+                sum_run::<u128, R, F>(aligned, words, run, field)
             }
-            k += n;
+        })
+        .sum()
+}
+
+/// Writes `column` into `field` of records `0..column.len()` of a stream:
+/// unpack a chunk of records, replace the field's bits, pack them back.
+fn write_column<B: Unsigned, R: BitElement, F: BitElement>(
+    aligned: bool,
+    words: &mut [u64],
+    field: Field<R, F>,
+    column: &NarrowArray<F>,
+) {
+    let mut recs = [B::ZERO; CHUNK];
+    let mut codes = [F::Raw::ZERO; CHUNK];
+    let off = field.offset();
+    let m = B::low_mask(F::BITS) << off;
+    let src = column.as_words();
+    let mut at = 0;
+    while at < column.len() {
+        let n = (column.len() - at).min(CHUNK);
+        stream::unpack(false, F::BITS, src, at, &mut codes[..n]);
+        stream::unpack(aligned, R::BITS, words, at, &mut recs[..n]);
+        for (r, c) in recs[..n].iter_mut().zip(&codes[..n]) {
+            let code = B::from_u128_truncate(c.to_u128());
+            *r = (*r & !m) | ((code << off) & m);
         }
+        stream::pack(aligned, R::BITS, &recs[..n], words, at);
+        at += n;
     }
-    total
 }
 
 impl<R: BitElement, L: Packing> NarrowArray<R, L> {
@@ -244,23 +255,13 @@ impl<R: BitElement, L: Packing> NarrowArray<R, L> {
         column: &NarrowArray<F>,
     ) -> Result<()> {
         LengthOf::Column.check(self.len(), column.len())?;
-        let mut buf = [F::Raw::ZERO; CHUNK];
-        let src = column.as_words();
-        let dst = self.words_mut();
-        let mut at = 0;
-        while at < column.len() {
-            let n = (column.len() - at).min(CHUNK);
-            stream::unpack(false, F::BITS, src, at, &mut buf[..n]);
-            scatter_codes(
-                L::WORD_ALIGNED,
-                R::BITS,
-                field.offset(),
-                F::BITS,
-                dst,
-                at,
-                &buf[..n],
-            );
-            at += n;
+        let words = self.words_mut();
+        if R::BITS <= 32 {
+            write_column::<u32, R, F>(L::WORD_ALIGNED, words, field, column);
+        } else if R::BITS <= 64 {
+            write_column::<u64, R, F>(L::WORD_ALIGNED, words, field, column);
+        } else {
+            write_column::<u128, R, F>(L::WORD_ALIGNED, words, field, column);
         }
         Ok(())
     }
