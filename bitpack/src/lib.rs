@@ -471,6 +471,9 @@ pub use half;
 ///   a record exports as its carrier bits, `kDLUInt` with `bits = BITS`,
 ///   packed as the array holds them (a consumer that reads the record
 ///   layout unpacks the fields itself);
+/// - with the `arrow` feature, `NarrowArray::to_struct_array`: an array of
+///   records as an Arrow struct array, one `UInt8`..`UInt64` child of field
+///   codes per field that is not reserved;
 /// - with `#[bitpack(record, default)]`, `Default`: each field's
 ///   `Default`, a reserved field's fixed bits, or the code of its
 ///   `#[bitpack(default = N)]`.

@@ -6,6 +6,11 @@
 //! reserved fields and gaps, and each row of the comparison table in the
 //! derive's docs (`table_*` tests).
 
+#![allow(
+    clippy::unusual_byte_groupings,
+    reason = "binary literals are grouped by record field, not by nibble"
+)]
+
 use arbitrary_int::{i6, u2, u3, u4, u5, u6};
 use bitpack::{
     BitElement, DeviceCopy, E2M1, Error, Field, NArray, NarrowArray, Packed, Record, WordAligned,
