@@ -814,3 +814,18 @@ proptest! {
         prop_assert_eq!(ba.as_bytes(), &ref_stream(&bwant, 128)[..]);
     }
 }
+
+#[test]
+fn field_sums_of_broadcast_views_are_bounded_by_the_records_stored() {
+    let a: NarrowArray<Fp8Parts> = (0..4u128).map(|i| fp8(&[0, i + 1, 0])).collect();
+    // Element 2 (`exp` = 3) seen usize::MAX times: one read, one multiply.
+    let wide = a.view_strided(&[usize::MAX], &[0], 2).unwrap();
+    assert_eq!(wide.field_sum(Fp8Parts::EXP), 3 * usize::MAX as u128);
+    // An outer broadcast axis over a reversed row.
+    let grid = a.view_strided(&[1 << 40, 4], &[0, -1], 3).unwrap();
+    assert_eq!(grid.field_sum(Fp8Parts::EXP), 10 << 40);
+    assert_eq!(
+        grid.select(0, 7).unwrap().field(Fp8Parts::EXP).to_vec(),
+        [4, 3, 2, 1].map(u4::new)
+    );
+}

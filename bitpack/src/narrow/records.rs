@@ -17,6 +17,7 @@
 
 use super::NarrowArray;
 use crate::kernels::stream;
+use crate::reduce::nd::Normal;
 use crate::shape::{Layout, Packing};
 use crate::view::View;
 use crate::{BitElement, Field, LengthOf, Result, Unsigned, UnsignedElement};
@@ -137,7 +138,10 @@ fn column<R: BitElement, F: BitElement>(
     out
 }
 
-/// The sum of `field` over the records of `layout`.
+/// The sum of `field` over the records of `layout`, walked as the sums of
+/// the reductions walk it: the layout normalized (broadcast axes a repeat
+/// factor, reversed axes flipped, tiling axes merged), so the work is
+/// bounded by the records stored, not by the view's element count.
 fn column_sum<R: BitElement, F: UnsignedElement>(
     aligned: bool,
     words: &[u64],
@@ -145,18 +149,22 @@ fn column_sum<R: BitElement, F: UnsignedElement>(
     field: Field<R, F>,
 ) -> u128 {
     const { crate::reduce::assert_summable::<F>() };
-    layout
-        .runs()
-        .map(|run| {
-            if R::BITS <= 32 {
-                sum_run::<u32, R, F>(aligned, words, run, field)
-            } else if R::BITS <= 64 {
-                sum_run::<u64, R, F>(aligned, words, run, field)
-            } else {
-                sum_run::<u128, R, F>(aligned, words, run, field)
-            }
-        })
-        .sum()
+    let Some(normal) = Normal::of(layout) else {
+        return 0;
+    };
+    let (count, stride) = normal.inner();
+    let mut total = 0u128;
+    normal.for_each_run_from(normal.offset, |start| {
+        let run = (start, stride as isize, count);
+        total += if R::BITS <= 32 {
+            sum_run::<u32, R, F>(aligned, words, run, field)
+        } else if R::BITS <= 64 {
+            sum_run::<u64, R, F>(aligned, words, run, field)
+        } else {
+            sum_run::<u128, R, F>(aligned, words, run, field)
+        };
+    });
+    total * normal.repeat
 }
 
 /// Writes `column` into `field` of records `0..column.len()` of a stream:
