@@ -642,6 +642,24 @@ fn table_widths() {
     }
     assert_eq!(Wide::BITS, 128);
     assert_type_eq_all!(<Wide as BitElement>::Raw, u128);
+    // An `NArray` field: three 2-bit lanes, 6 bits, lane 0 lowest.
+    #[derive(Clone, Copy, Debug, PartialEq, BitElement)]
+    #[bitpack(record)]
+    struct WithLanes {
+        lanes: NArray<u2, 3>,
+        tail: u3,
+    }
+    assert_eq!(WithLanes::BITS, 9);
+    let v = WithLanes {
+        lanes: NArray::new([u2::new(1), u2::new(2), u2::new(3)]),
+        tail: u3::new(5),
+    };
+    assert_eq!(v.raw_bits(), 0b101_11_10_01);
+    assert_eq!(WithLanes::from_raw_bits(v.raw_bits()), v);
+    assert_eq!(
+        Packed::new(v).get(WithLanes::LANES).to_array()[2],
+        u2::new(3)
+    );
     let a = NarrowArray::from_slice(&[token(&[1, 2, 3, 0]); 8]);
     assert_eq!(a.as_bytes().len(), 15);
 }
