@@ -549,7 +549,7 @@ pub use half;
 /// | reserved fields | `reserved`/`padding` fields | `#[skip]` fields | `_`-prefixed padding fields | `reserved` (zeros) or `reserved = ones`, not settable, checked by `try_from_raw_bits`, placement with `at` | `table_reserved` |
 /// | const accessors | generated getters/setters | runtime getters/setters | `const fn` getters, setters, `with_` | `const fn` offsets, widths, masks, code reads and writes (`Field`); typed `get`/`set`/`with` on `Packed` | `table_const_accessors` |
 /// | arrays | a `[T; n]` of whole carriers | a `[T; n]` of whole byte arrays | a `[T; n]` of whole integers | `NarrowArray<R>`: dense `BITS`-bit stream, columns, column writes, field sums | `table_arrays` |
-/// | views | none | none | none | strided N-d views, a view's column and field sum | `table_views` |
+/// | views | none | none | none | strided N-d views: a view's column, field sum and column write | `table_views` |
 /// | GPU | none | none | none | `no_std` generated code, `Packed<R>` and `repr(C)` records are `DeviceCopy`, DLPack export | `table_gpu` |
 ///
 /// Measured against bitfield-struct on a million records in `BENCHMARKS.md`

@@ -708,6 +708,11 @@ fn table_views() {
     let a: NarrowArray<Token> = (0..10u128).map(|i| token(&[0, i, 0, 0])).collect();
     let odd = a.view().slice(0, 1..10).unwrap().step_by(0, 2).unwrap();
     assert_eq!(odd.field_sum(Token::LEN), 1 + 3 + 5 + 7 + 9);
+    let mut a = a;
+    let mut even = a.view_mut().step_by(0, 2).unwrap();
+    even.set_field(Token::LEN, &NarrowArray::from_slice(&[u5::new(0); 5]))
+        .unwrap();
+    assert_eq!(a.field_sum(Token::LEN), 1 + 3 + 5 + 7 + 9);
 }
 
 /// GPU: records are `DeviceCopy` where they are `repr(C)`, their packed form
@@ -846,4 +851,52 @@ fn field_sums_of_broadcast_views_are_bounded_by_the_records_stored() {
         grid.select(0, 7).unwrap().field(Fp8Parts::EXP).to_vec(),
         [4, 3, 2, 1].map(u4::new)
     );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn view_column_writes_against_the_reference(
+        records in prop::collection::vec(codes_for(&TOKEN_WIDTHS), 1..1500),
+        step in 1isize..4,
+        reverse in any::<bool>(),
+        seed in any::<u8>(),
+    ) {
+        let tokens: Vec<Token> = records.iter().map(|c| token(c)).collect();
+        let mut a = NarrowArray::from_slice(&tokens);
+        let mut v = a.view_mut().step_by(0, step).unwrap();
+        if reverse {
+            v = v.reversed(0).unwrap();
+        }
+        // The indices the view reaches, in its logical order.
+        let mut picked: Vec<usize> = (0..records.len()).step_by(step as usize).collect();
+        if reverse {
+            picked.reverse();
+        }
+        let col: Vec<i6> = (0..picked.len())
+            .map(|k| of::<i6>(u128::from(seed).wrapping_add(k as u128 * 7) % 64))
+            .collect();
+        prop_assert_eq!(v.field(Token::DELTA).len(), picked.len());
+        v.set_field(Token::DELTA, &NarrowArray::from_slice(&col)).unwrap();
+        prop_assert!(v.set_field(Token::DELTA, &NarrowArray::from_slice(&col[1..])).is_err());
+        let mut want = records.clone();
+        for (k, &i) in picked.iter().enumerate() {
+            want[i][2] = code(col[k]);
+        }
+        let raws: Vec<u128> = want.iter().map(|c| ref_pack(c, &TOKEN_WIDTHS)).collect();
+        prop_assert_eq!(a.as_bytes(), &ref_stream(&raws, 15)[..]);
+    }
+}
+
+#[test]
+fn a_broadcast_view_keeps_the_last_code_written() {
+    let mut a = NarrowArray::from_slice(&[fp8(&[1, 2, 1]), fp8(&[3, 4, 0])]);
+    let mut v = a.view_strided_mut(&[3], &[0], 1).unwrap();
+    v.set_field(
+        Fp8Parts::EXP,
+        &NarrowArray::from_slice(&[u4::new(7), u4::new(8), u4::new(9)]),
+    )
+    .unwrap();
+    assert_eq!(a.to_vec(), [fp8(&[1, 2, 1]), fp8(&[3, 9, 0])]);
 }

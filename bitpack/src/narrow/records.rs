@@ -1,6 +1,7 @@
 //! Records in containers: one field of every record of a
 //! [`NarrowArray`] or a [`View`] as a column ([`NarrowArray::field`],
-//! [`View::field`]), a column written back ([`NarrowArray::set_field`]),
+//! [`View::field`]), a column written back ([`NarrowArray::set_field`],
+//! through a strided view [`ViewMut::set_field`]),
 //! and sums of an unsigned field ([`NarrowArray::field_sum`],
 //! [`View::field_sum`]), all without building the record values.
 //!
@@ -19,7 +20,7 @@ use super::NarrowArray;
 use crate::kernels::stream;
 use crate::reduce::nd::Normal;
 use crate::shape::{Layout, Packing};
-use crate::view::View;
+use crate::view::{View, ViewMut};
 use crate::{BitElement, Field, LengthOf, Result, Unsigned, UnsignedElement};
 
 /// Records moved per chunk: enough that the kernel's per-call set-up is
@@ -167,6 +168,46 @@ fn column_sum<R: BitElement, F: UnsignedElement>(
     total * normal.repeat
 }
 
+/// Writes `column` (logical order) into `field` of the records of
+/// `layout`, a chunk at a time: gather the chunk's records, replace the
+/// field's bits, scatter them back in order (so a record reached twice
+/// keeps the later code).
+fn write_column_strided<B: Unsigned, R: BitElement, F: BitElement>(
+    aligned: bool,
+    words: &mut [u64],
+    layout: &Layout,
+    field: Field<R, F>,
+    column: &NarrowArray<F>,
+) {
+    let mut recs = [B::ZERO; CHUNK];
+    let mut codes = [F::Raw::ZERO; CHUNK];
+    let off = field.offset();
+    let m = B::low_mask(F::BITS) << off;
+    let src = column.as_words();
+    let mut at = 0;
+    for (start, stride, count) in layout.runs() {
+        let mut k = 0;
+        while k < count {
+            let n = (count - k).min(CHUNK);
+            let first = start.wrapping_add_signed(k as isize * stride);
+            stream::unpack(false, F::BITS, src, at, &mut codes[..n]);
+            stream::gather(aligned, R::BITS, words, first, stride, &mut recs[..n]);
+            for (r, c) in recs[..n].iter_mut().zip(&codes[..n]) {
+                let code = B::from_u128_truncate(c.to_u128());
+                *r = (*r & !m) | ((code << off) & m);
+            }
+            if stride == 0 {
+                // One record, written once with the chunk's last code.
+                stream::scatter(aligned, R::BITS, words, first, 0, &recs[n - 1..n]);
+            } else {
+                stream::scatter(aligned, R::BITS, words, first, stride, &recs[..n]);
+            }
+            at += n;
+            k += n;
+        }
+    }
+}
+
 /// Writes `column` into `field` of records `0..column.len()` of a stream:
 /// unpack a chunk of records, replace the field's bits, pack them back.
 fn write_column<B: Unsigned, R: BitElement, F: BitElement>(
@@ -302,5 +343,59 @@ impl<R: BitElement, L: Packing> View<'_, R, L> {
     /// The exact sum of one unsigned field over the records the view sees.
     pub fn field_sum<F: UnsignedElement>(&self, field: Field<R, F>) -> u128 {
         column_sum(L::WORD_ALIGNED, self.words(), self.layout(), field)
+    }
+}
+
+impl<R: BitElement, L: Packing> ViewMut<'_, R, L> {
+    /// One field of every record the view sees, as [`View::field`].
+    pub fn field<F: BitElement>(&self, field: Field<R, F>) -> NarrowArray<F> {
+        self.as_view().field(field)
+    }
+
+    /// Writes `column` (in the view's logical order) into one field of
+    /// every record the view sees; the other fields, and the records outside
+    /// the view, are unchanged. A record the view reaches more than once
+    /// keeps the later value, as in
+    /// [`assign_from`](ViewMut::assign_from).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Length`](crate::Error::Length) (of [`LengthOf::Column`])
+    /// when `column` does not hold one value per element of the view;
+    /// nothing is written then.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::arbitrary_int::u4;
+    /// use bitpack::{BitElement, NarrowArray};
+    ///
+    /// #[derive(Clone, Copy, Debug, PartialEq, BitElement)]
+    /// #[bitpack(record)]
+    /// struct Pair(u4, bool);
+    ///
+    /// let mut a: NarrowArray<Pair> = (0..6u8).map(|i| Pair(u4::new(i), true)).collect();
+    /// let mut odd = a.view_mut().step_by(0, 2)?;
+    /// odd.set_field(Pair::F0, &NarrowArray::from_slice(&[u4::new(9); 3]))?;
+    /// assert_eq!(a.field(Pair::F0).to_vec(), [9, 1, 9, 3, 9, 5].map(u4::new));
+    /// assert_eq!(a.field_sum(Pair::F1), 6);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn set_field<F: BitElement>(
+        &mut self,
+        field: Field<R, F>,
+        column: &NarrowArray<F>,
+    ) -> Result<()> {
+        LengthOf::Column.check(self.len(), column.len())?;
+        let (words, layout) = self.words_and_layout();
+        let layout = *layout;
+        if R::BITS <= 32 {
+            write_column_strided::<u32, R, F>(L::WORD_ALIGNED, words, &layout, field, column);
+        } else if R::BITS <= 64 {
+            write_column_strided::<u64, R, F>(L::WORD_ALIGNED, words, &layout, field, column);
+        } else {
+            write_column_strided::<u128, R, F>(L::WORD_ALIGNED, words, &layout, field, column);
+        }
+        Ok(())
     }
 }
