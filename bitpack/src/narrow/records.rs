@@ -118,13 +118,18 @@ fn pack_run<R: BitElement, F: BitElement>(
 
 /// The column of `field` over the records of `layout` (in its logical
 /// order), as a dense array of the layout's shape.
+///
+/// # Errors
+///
+/// [`Error::Alloc`](crate::Error::Alloc) when the column cannot be
+/// allocated (a broadcast view of `usize::MAX` records).
 fn column<R: BitElement, F: BitElement>(
     aligned: bool,
     words: &[u64],
     layout: &Layout,
     field: Field<R, F>,
-) -> NarrowArray<F> {
-    let mut out = NarrowArray::<F>::zeroed(layout.len());
+) -> Result<NarrowArray<F>> {
+    let mut out = NarrowArray::<F>::try_zeroed(layout.len())?;
     let mut at = 0;
     {
         let dst = out.words_mut();
@@ -136,7 +141,7 @@ fn column<R: BitElement, F: BitElement>(
         out.reshape(layout.shape())
             .expect("the column has the layout's element count");
     }
-    out
+    Ok(out)
 }
 
 /// The sum of `field` over the records of `layout`, walked as the sums of
@@ -263,7 +268,9 @@ impl<R: BitElement, L: Packing> NarrowArray<R, L> {
     /// assert_eq!(a.field(Entry::LAST).to_vec().iter().filter(|&&b| b).count(), 1);
     /// ```
     pub fn field<F: BitElement>(&self, field: Field<R, F>) -> NarrowArray<F> {
+        // The column is never larger than the array.
         column(L::WORD_ALIGNED, self.as_words(), &self.own_layout(), field)
+            .unwrap_or_else(|e| panic!("NarrowArray::field: {e}"))
     }
 
     /// The exact sum of one unsigned field over every record, without
@@ -336,7 +343,41 @@ impl<R: BitElement, L: Packing> View<'_, R, L> {
     /// assert_eq!(a.view().reversed(0)?.field_sum(Pair::F0), 28);
     /// # Ok::<(), bitpack::Error>(())
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// When the column cannot be allocated (a broadcast view of many
+    /// records); [`try_field`](Self::try_field) returns the error instead.
     pub fn field<F: BitElement>(&self, field: Field<R, F>) -> NarrowArray<F> {
+        self.try_field(field)
+            .unwrap_or_else(|e| panic!("View::field: {e}"))
+    }
+
+    /// The column, as [`field`](Self::field), or an error where it would
+    /// panic.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Alloc`](crate::Error::Alloc) when the column cannot be
+    /// allocated (nothing is allocated then).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::arbitrary_int::u4;
+    /// use bitpack::{BitElement, NarrowArray};
+    ///
+    /// #[derive(Clone, Copy, BitElement)]
+    /// #[bitpack(record)]
+    /// struct Pair(u4, bool);
+    ///
+    /// let a = NarrowArray::from_slice(&[Pair(u4::new(3), true)]);
+    /// let wide = a.view_strided(&[usize::MAX], &[0], 0)?;
+    /// assert!(matches!(wide.try_field(Pair::F0), Err(bitpack::Error::Alloc { .. })));
+    /// assert_eq!(wide.field_sum(Pair::F0), 3 * usize::MAX as u128);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn try_field<F: BitElement>(&self, field: Field<R, F>) -> Result<NarrowArray<F>> {
         column(L::WORD_ALIGNED, self.words(), self.layout(), field)
     }
 
