@@ -8,7 +8,7 @@ use crate::repr::Repr;
 use proc_macro2::Span;
 use quote::ToTokens;
 use syn::spanned::Spanned;
-use syn::{DeriveInput, Expr, Generics, Ident, Member, Type};
+use syn::{Attribute, DeriveInput, Expr, Generics, Ident, Member, Type, Visibility};
 
 /// A parsed derive input.
 pub struct Input<'a> {
@@ -34,6 +34,12 @@ pub struct Field<'a> {
     /// tuple field).
     pub member: Member,
     pub ty: &'a Type,
+    /// The field's visibility (a record's field constant gets it).
+    pub vis: &'a Visibility,
+    /// Its `#[doc]` attributes (a record's field constant gets them).
+    pub docs: Vec<&'a Attribute>,
+    /// Its `#[bitpack(...)]` keys, read only in a `#[bitpack(record)]`.
+    pub attrs: attr::FieldAttrs,
 }
 
 impl Field<'_> {
@@ -89,13 +95,20 @@ impl<'a> Input<'a> {
     pub fn from_syn(cx: &Ctxt, input: &'a DeriveInput, derive: Derive) -> Input<'a> {
         let attrs = attr::container(cx, &input.attrs, derive);
         let repr = Repr::from_attrs(&input.attrs);
+        // A record's fields carry `#[bitpack(...)]` keys; the `BitElement`
+        // derive reports their errors, `DeviceCopy` reads past them.
+        let record = match (attrs.record.is_some(), derive) {
+            (false, _) => FieldKeys::Rejected,
+            (true, Derive::BitElement) => FieldKeys::Record,
+            (true, Derive::DeviceCopy) => FieldKeys::Ignored,
+        };
         let (data, keyword) = match &input.data {
             syn::Data::Struct(data) => (
-                Data::Struct(fields(cx, data.fields.iter())),
+                Data::Struct(fields(cx, data.fields.iter(), record)),
                 data.struct_token.span,
             ),
             syn::Data::Union(data) => (
-                Data::Union(fields(cx, data.fields.named.iter())),
+                Data::Union(fields(cx, data.fields.named.iter(), record)),
                 data.union_token.span,
             ),
             syn::Data::Enum(data) => {
@@ -139,11 +152,38 @@ impl<'a> Input<'a> {
     }
 }
 
-fn fields<'a>(cx: &Ctxt, fields: impl Iterator<Item = &'a syn::Field>) -> Vec<Field<'a>> {
+/// What the `#[bitpack(...)]` attributes of fields are.
+#[derive(Clone, Copy)]
+enum FieldKeys {
+    /// Not a record: an error.
+    Rejected,
+    /// A record's field keys, read and checked.
+    Record,
+    /// Read by the other derive: skipped.
+    Ignored,
+}
+
+fn fields<'a>(
+    cx: &Ctxt,
+    fields: impl Iterator<Item = &'a syn::Field>,
+    keys: FieldKeys,
+) -> Vec<Field<'a>> {
     fields
         .enumerate()
         .map(|(i, f)| {
-            attr::reject_inner(cx, &f.attrs, "field");
+            let attrs = match keys {
+                FieldKeys::Rejected => {
+                    attr::reject_inner(cx, &f.attrs, "field");
+                    attr::FieldAttrs::default()
+                }
+                FieldKeys::Record => attr::record_field(cx, &f.attrs),
+                FieldKeys::Ignored => attr::FieldAttrs::default(),
+            };
+            let docs = f
+                .attrs
+                .iter()
+                .filter(|a| a.path().is_ident("doc"))
+                .collect();
             let member = match &f.ident {
                 Some(ident) => Member::Named(ident.clone()),
                 None => Member::Unnamed(syn::Index {
@@ -151,7 +191,13 @@ fn fields<'a>(cx: &Ctxt, fields: impl Iterator<Item = &'a syn::Field>) -> Vec<Fi
                     span: f.ty.span(),
                 }),
             };
-            Field { member, ty: &f.ty }
+            Field {
+                member,
+                ty: &f.ty,
+                vis: &f.vis,
+                docs,
+                attrs,
+            }
         })
         .collect()
 }

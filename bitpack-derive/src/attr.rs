@@ -1,4 +1,7 @@
-//! The derives' own attributes: `#[bitwidth(N)]` and `#[bitpack(crate = "...")]`.
+//! The derives' own attributes: `#[bitwidth(N)]`, `#[bitpack(crate = "...")]`,
+//! `#[bitpack(record)]`, `#[bitpack(default)]`, and on a record's fields
+//! `#[bitpack(at = N)]`, `#[bitpack(reserved)]` (or `reserved = ones`) and
+//! `#[bitpack(default = N)]`.
 //!
 //! Parsing keeps the tokens that were written (the literal, the key) so that
 //! every error can point at them. Range checks of the values live in
@@ -30,6 +33,24 @@ pub struct Container {
     pub bitwidth: Option<Bitwidth>,
     /// The `non_exhaustive` key of `#[non_exhaustive]`.
     pub non_exhaustive: Option<Span>,
+    /// The `record` key of `#[bitpack(record)]`: a struct of narrow fields
+    /// packed LSB-first.
+    pub record: Option<Span>,
+    /// The `default` key of `#[bitpack(default)]`: emit `Default` (records
+    /// only).
+    pub default: Option<Span>,
+}
+
+/// The attributes of a record's field.
+#[derive(Debug, Default)]
+pub struct FieldAttrs {
+    /// `#[bitpack(at = N)]`: the value and its literal.
+    pub at: Option<(u32, LitInt)>,
+    /// `#[bitpack(reserved)]` (`false`: all zeros) or `reserved = ones`
+    /// (`true`), with the span of the key.
+    pub reserved: Option<(bool, Span)>,
+    /// `#[bitpack(default = N)]`: the code and its literal.
+    pub default: Option<(u128, LitInt)>,
 }
 
 /// Which derive is reading the attributes.
@@ -69,6 +90,19 @@ fn parse_bitpack(cx: &Ctxt, attr: &Attribute, out: &mut Container) {
         }
     };
     let result = list.parse_nested_meta(|meta| {
+        for (key, slot) in [("record", &mut out.record), ("default", &mut out.default)] {
+            if meta.path.is_ident(key) {
+                if slot.is_some() {
+                    cx.error_spanned_by(
+                        &meta.path,
+                        format!("duplicate `{key}` key in `#[bitpack(...)]`; give it once"),
+                    );
+                } else {
+                    *slot = Some(meta.path.span());
+                }
+                return Ok(());
+            }
+        }
         if meta.path.is_ident("crate") {
             let key = meta.path.clone();
             let value = meta.value()?;
@@ -109,7 +143,10 @@ fn parse_bitpack(cx: &Ctxt, attr: &Attribute, out: &mut Container) {
             let name = meta.path.to_token_stream().to_string().replace(' ', "");
             cx.error_spanned_by(
                 &meta.path,
-                format!("unknown `bitpack` attribute `{name}`; the only key is `crate = \"path\"`"),
+                format!(
+                    "unknown `bitpack` attribute `{name}`; the keys on a type are `crate = \"path\"`, \
+                     `record` and `default`"
+                ),
             );
             // Skip its value, if any, so that the keys after it are still read.
             if meta.input.peek(syn::Token![=]) {
@@ -186,6 +223,140 @@ fn parse_bitwidth(cx: &Ctxt, attr: &Attribute, out: &mut Container) {
         return;
     }
     out.bitwidth = Some(Bitwidth { value, lit, key });
+}
+
+/// Reads the `#[bitpack(...)]` attributes of a record's field, reporting
+/// `#[bitwidth]`, malformed, unknown and duplicate keys to `cx`.
+pub fn record_field(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
+    let mut out = FieldAttrs::default();
+    for attr in attrs {
+        if attr.path().is_ident("bitwidth") {
+            cx.error_spanned_by(
+                attr.path(),
+                "`#[bitwidth]` is not allowed on a record's field; a field's width is its type's \
+                 `BitElement::BITS` (use `u3`, a narrow newtype or an enum of that width)",
+            );
+            continue;
+        }
+        if !attr.path().is_ident("bitpack") {
+            continue;
+        }
+        let Meta::List(list) = &attr.meta else {
+            cx.error_spanned_by(
+                attr.path(),
+                "expected `#[bitpack(at = N)]`, `#[bitpack(reserved)]`, \
+                 `#[bitpack(reserved = ones)]` or `#[bitpack(default = N)]` on a record's field",
+            );
+            continue;
+        };
+        let result = list.parse_nested_meta(|meta| {
+            let key = meta.path.clone();
+            let name = key.to_token_stream().to_string().replace(' ', "");
+            let int = |meta: &syn::meta::ParseNestedMeta<'_>| -> syn::Result<Option<LitInt>> {
+                let expr: Expr = meta.value()?.parse()?;
+                match expr {
+                    Expr::Lit(syn::ExprLit {
+                        lit: Lit::Int(lit), ..
+                    }) => Ok(Some(lit)),
+                    other => {
+                        cx.error_spanned_by(
+                            &other,
+                            format!(
+                                "`{name} = {}`: the value must be an integer literal (the \
+                                 derive reads it as written; constants are not evaluated)",
+                                other.to_token_stream()
+                            ),
+                        );
+                        Ok(None)
+                    }
+                }
+            };
+            let dup = |cx: &Ctxt| {
+                cx.error_spanned_by(
+                    &key,
+                    format!("duplicate `{name}` key on this field; give it once"),
+                )
+            };
+            match name.as_str() {
+                "at" => {
+                    if let Some(lit) = int(&meta)? {
+                        if out.at.is_some() {
+                            dup(cx);
+                        } else {
+                            match lit.base10_parse::<u32>() {
+                                Ok(v) if v < 128 => out.at = Some((v, lit)),
+                                _ => cx.error_spanned_by(
+                                    &lit,
+                                    format!(
+                                        "`at = {lit}` is past the last bit of a record: a \
+                                         record is at most 128 bits, so a field starts at \
+                                         0..=127"
+                                    ),
+                                ),
+                            }
+                        }
+                    }
+                }
+                "default" => {
+                    if let Some(lit) = int(&meta)? {
+                        if out.default.is_some() {
+                            dup(cx);
+                        } else {
+                            let v = lit.base10_parse::<u128>().unwrap_or(u128::MAX);
+                            out.default = Some((v, lit));
+                        }
+                    }
+                }
+                "reserved" => {
+                    let ones = if meta.input.peek(syn::Token![=]) {
+                        let expr: Expr = meta.value()?.parse()?;
+                        match &expr {
+                            Expr::Path(p) if p.path.is_ident("ones") => Some(true),
+                            Expr::Path(p) if p.path.is_ident("zeros") => Some(false),
+                            other => {
+                                cx.error_spanned_by(
+                                    other,
+                                    format!(
+                                        "`reserved = {}`: a reserved field holds all zeros \
+                                         (`reserved` or `reserved = zeros`) or all ones \
+                                         (`reserved = ones`)",
+                                        other.to_token_stream()
+                                    ),
+                                );
+                                None
+                            }
+                        }
+                    } else {
+                        Some(false)
+                    };
+                    if let Some(ones) = ones {
+                        if out.reserved.is_some() {
+                            dup(cx);
+                        } else {
+                            out.reserved = Some((ones, key.span()));
+                        }
+                    }
+                }
+                _ => {
+                    cx.error_spanned_by(
+                        &key,
+                        format!(
+                            "unknown `bitpack` attribute `{name}` on a record's field; the keys \
+                             are `at = N`, `reserved` (or `reserved = ones`) and `default = N`"
+                        ),
+                    );
+                    if meta.input.peek(syn::Token![=]) {
+                        let _: Expr = meta.value()?.parse()?;
+                    }
+                }
+            }
+            Ok(())
+        });
+        if let Err(err) = result {
+            cx.syn_error(err);
+        }
+    }
+    out
 }
 
 /// Reports `#[bitwidth]` and `#[bitpack]` on a field or variant, where they

@@ -25,6 +25,13 @@ pub enum Form<'a> {
     Transparent { field: &'a Field<'a> },
     /// `#[repr(C)]`, no `bitwidth`: all of its bytes.
     Aggregate { fields: &'a [Field<'a>] },
+    /// `#[bitpack(record)]`: narrow fields packed LSB-first in declaration
+    /// order.
+    Record {
+        fields: &'a [Field<'a>],
+        /// `#[bitpack(default)]`: emit `Default`.
+        default: bool,
+    },
     /// A fieldless enum with discriminants `0..2^bits`.
     Enum {
         bits: u32,
@@ -83,6 +90,14 @@ fn reject_type_params(cx: &Ctxt, input: &Input<'_>, why: &str) {
 /// when the form could not be decided; errors are in `cx` either way.
 pub fn bit_element<'a>(cx: &Ctxt, input: &'a Input<'a>) -> Option<Form<'a>> {
     reject_lifetimes(cx, input, "BitElement");
+    if let (Some(span), Data::Enum(_) | Data::Union(_)) = (input.attrs.record, &input.data) {
+        cx.error_at(
+            span,
+            "`#[bitpack(record)]` applies to a struct: a record's fields are all present at \
+             once, packed side by side",
+        );
+        return None;
+    }
     match &input.data {
         Data::Union(_) => {
             cx.error_at(
@@ -105,6 +120,16 @@ fn bit_element_struct<'a>(
 ) -> Option<Form<'a>> {
     let name = input.ident;
     let kind = input.repr.kind;
+    if input.attrs.record.is_some() {
+        return bit_element_record(cx, input, fields);
+    }
+    if let Some(span) = input.attrs.default {
+        cx.error_at(
+            span,
+            "`#[bitpack(default)]` applies to a record (`#[bitpack(record)]`); for another \
+             element, write `#[derive(Default)]`",
+        );
+    }
     if let Some(bw) = &input.attrs.bitwidth {
         if let Some((ReprKind::C, _)) = kind {
             cx.error_at(
@@ -238,6 +263,94 @@ fn bit_element_struct<'a>(
             None
         }
     }
+}
+
+/// Checks a `#[bitpack(record)]` struct: what can be told from the tokens.
+/// Field widths, overlaps and the 128-bit limit need the fields' `BITS` and
+/// are constant assertions in the expansion.
+fn bit_element_record<'a>(
+    cx: &Ctxt,
+    input: &'a Input<'a>,
+    fields: &'a [Field<'a>],
+) -> Option<Form<'a>> {
+    let name = input.ident;
+    if let Some(bw) = &input.attrs.bitwidth {
+        cx.error_at(
+            bw.key,
+            format!(
+                "`#[bitwidth]` does not apply to a record: `{name}`'s width is the sum of its \
+                 fields' widths; remove `#[bitwidth]`, or give a field a narrower type"
+            ),
+        );
+    }
+    if let Some((ReprKind::Transparent, span)) = input.repr.kind {
+        cx.error_at(
+            span,
+            "a record packs its fields by width, not by its memory layout, so \
+             `#[repr(transparent)]` means nothing to it; remove it (`#[repr(C)]` is fine, for \
+             `DeviceCopy`)",
+        );
+    }
+    reject_type_params(
+        cx,
+        input,
+        "a record cannot be generic: its width (the sum of its fields' widths) picks its `Raw` \
+         and its field offsets, which stable Rust cannot compute from a parameter; use \
+         concrete field types",
+    );
+    if fields.is_empty() {
+        cx.error_spanned_by(
+            name,
+            format!(
+                "`{name}` has no fields, so it has no bits to pack; a record has 1..=128 bits of \
+                 fields"
+            ),
+        );
+        return None;
+    }
+    let mut last_at: Option<(u32, &Field<'_>)> = None;
+    for field in fields {
+        let attrs = &field.attrs;
+        if let Some((at, lit)) = &attrs.at {
+            if let Some((prev, prev_field)) = last_at
+                && *at <= prev
+            {
+                cx.error_spanned_by(
+                    lit,
+                    format!(
+                        "`at = {at}` places field {} at or below field {} (`at = {prev}`); a \
+                         record's fields sit in declaration order, each above the one before",
+                        field.describe(),
+                        prev_field.describe()
+                    ),
+                );
+            }
+            last_at = Some((*at, field));
+        }
+        match (attrs.reserved, &attrs.default) {
+            (Some((false, _)), Some((v, lit))) if *v != 0 => cx.error_spanned_by(
+                lit,
+                format!(
+                    "`default = {lit}` on reserved field {}: a reserved field always holds its \
+                     fixed bits (`reserved`: all zeros); remove `default`",
+                    field.describe()
+                ),
+            ),
+            (Some((true, _)), Some((_, lit))) => cx.error_spanned_by(
+                lit,
+                format!(
+                    "`default = {lit}` on reserved field {}: a reserved field always holds its \
+                     fixed bits (`reserved = ones`: all ones); remove `default`",
+                    field.describe()
+                ),
+            ),
+            _ => {}
+        }
+    }
+    Some(Form::Record {
+        fields,
+        default: input.attrs.default.is_some(),
+    })
 }
 
 fn one_field<'a>(
@@ -822,6 +935,92 @@ mod tests {
         assert_one(
             &errs(parse_quote! { #[repr(C)] struct S<'a>(&'a u8); }),
             "lifetime",
+        );
+    }
+
+    #[test]
+    fn record_errors_name_the_field_and_the_key() {
+        form_of(
+            parse_quote! { #[bitpack(record)] struct T { a: u3, #[bitpack(at = 5)] b: Kind } },
+            |form| {
+                assert!(
+                    matches!(form, Form::Record { fields, default: false } if fields.len() == 2)
+                )
+            },
+        );
+        form_of(
+            parse_quote! { #[repr(C)] #[bitpack(record, default)] struct T(u3, bool); },
+            |form| assert!(matches!(form, Form::Record { default: true, .. })),
+        );
+        assert_one(
+            &errors_of(
+                parse_quote! { #[bitpack(record)] struct T { #[bitpack(at = 8)] a: u3, #[bitpack(at = 3)] b: u3 } },
+            ),
+            "`at = 3` places field `b` at or below field `a` (`at = 8`)",
+        );
+        assert_one(
+            &errors_of(parse_quote! { #[bitpack(record)] struct T { #[bitpack(at = 128)] a: u3 } }),
+            "`at = 128` is past the last bit of a record",
+        );
+        assert_one(
+            &errors_of(
+                parse_quote! { #[bitpack(record)] struct T { #[bitpack(reserved, default = 1)] a: u3 } },
+            ),
+            "`default = 1` on reserved field `a`",
+        );
+        assert!(
+            errors_of(parse_quote! { #[bitpack(record)] struct T { #[bitpack(reserved, default = 0)] a: u3 } })
+                .is_empty()
+        );
+        assert_one(
+            &errors_of(
+                parse_quote! { #[bitpack(record)] struct T { #[bitpack(reserved = ones, default = 7)] a: u3 } },
+            ),
+            "(`reserved = ones`: all ones)",
+        );
+        assert_one(
+            &errors_of(
+                parse_quote! { #[bitpack(record)] struct T { #[bitpack(reserved = maybe)] a: u3 } },
+            ),
+            "`reserved = maybe`",
+        );
+        assert_one(
+            &errors_of(
+                parse_quote! { #[bitpack(record)] struct T { #[bitpack(offset = 3)] a: u3 } },
+            ),
+            "unknown `bitpack` attribute `offset` on a record's field",
+        );
+        assert_one(
+            &errors_of(parse_quote! { #[bitpack(record)] struct T { #[bitwidth(3)] a: u8 } }),
+            "`#[bitwidth]` is not allowed on a record's field",
+        );
+        assert_one(
+            &errors_of(parse_quote! { #[bitpack(record)] struct T<X> { a: X } }),
+            "a record cannot be generic",
+        );
+        assert_one(
+            &errors_of(parse_quote! { #[bitpack(record)] struct T {} }),
+            "has no fields",
+        );
+        assert_one(
+            &errors_of(parse_quote! { #[bitpack(record)] #[bitwidth(8)] struct T { a: u3 } }),
+            "`#[bitwidth]` does not apply to a record",
+        );
+        assert_one(
+            &errors_of(parse_quote! { #[bitpack(record)] #[repr(u8)] enum E { A, B } }),
+            "`#[bitpack(record)]` applies to a struct",
+        );
+        assert_one(
+            &errors_of(parse_quote! { #[bitpack(default)] #[repr(C)] struct S { a: u8 } }),
+            "`#[bitpack(default)]` applies to a record",
+        );
+        assert_one(
+            &errors_of(parse_quote! { #[bitpack(record, record)] struct T { a: u3 } }),
+            "duplicate `record` key",
+        );
+        assert_one(
+            &errors_of(parse_quote! { #[repr(C)] struct S { #[bitpack(at = 3)] a: u8 } }),
+            "`#[bitpack]` is not allowed on a field",
         );
     }
 }

@@ -67,4 +67,70 @@ pub const fn extract(raw: u128, offset: usize) -> u128 {
 #[inline(always)]
 pub const fn assert_device_copy<T: crate::DeviceCopy>() {}
 
+/// `BITS` of a record whose last field ends at bit `end`: `end`, clamped to
+/// `1..=128` so that the record's own assertion (a field past bit 128) is
+/// the one error the compiler reports.
+#[inline(always)]
+pub const fn record_bits(end: u32) -> u32 {
+    if end > 128 {
+        128
+    } else if end == 0 {
+        1
+    } else {
+        end
+    }
+}
+
+/// The byte count whose [`RawFor`] is a record's `Raw`: the bytes of
+/// [`record_bits`] bits.
+pub const fn record_bytes(end: u32) -> usize {
+    record_bits(end).div_ceil(8) as usize
+}
+
+/// `bits` moved up to bit `offset` (0 at or past bit 128).
+#[inline(always)]
+pub const fn place_bits(bits: u128, offset: u32) -> u128 {
+    if offset >= 128 { 0 } else { bits << offset }
+}
+
+/// The bits of `raw` from bit `offset` up (0 at or past bit 128).
+#[inline(always)]
+pub const fn take_bits(raw: u128, offset: u32) -> u128 {
+    if offset >= 128 { 0 } else { raw >> offset }
+}
+
+/// The low `bits` bits set (`bits` in `0..=128`).
+#[inline(always)]
+pub const fn low_bits(bits: u32) -> u128 {
+    crate::unsigned::mask_u128(bits)
+}
+
+pub use crate::record::{NestedElement, NestedRecord, Probe, check_fixed};
+
 // ---- end: support for the derives ----
+
+/// Gives a record (`#[bitpack(record)]`) its DLPack data type, `kDLUInt`
+/// with its width: its carrier integer's low `BITS` bits, packed. Expands to
+/// nothing without the `dlpack` feature.
+#[cfg(feature = "dlpack")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __impl_record_dlpack {
+    ($t:ty) => {
+        impl $crate::dlpack::DlpackElement for $t {
+            const DTYPE: $crate::dlpack::DLDataType = $crate::dlpack::DLDataType::scalar(
+                $crate::dlpack::code::UINT,
+                <$t as $crate::BitElement>::BITS as u8,
+            );
+        }
+    };
+}
+
+/// Gives a record its DLPack data type; expands to nothing without the
+/// `dlpack` feature.
+#[cfg(not(feature = "dlpack"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __impl_record_dlpack {
+    ($t:ty) => {};
+}

@@ -17,6 +17,12 @@
 //!   `UInt8Array` for `arbitrary_int::u5`) and pack back from them
 //!   ([`from_primitive_array`](NarrowArray::from_primitive_array)), with
 //!   every value checked to fit and null slots refused.
+//! - An array of packed records (`#[bitpack(record)]`) exports as a
+//!   [`StructArray`] with one child per field that is not reserved
+//!   ([`to_struct_array`](NarrowArray::to_struct_array)): each field's code
+//!   (its raw bits, zero-extended) in the narrowest of `UInt8`..`UInt64`.
+//!   A signed, enum or float field is its code, not its value: read it with
+//!   the field type's `from_raw_bits`.
 //!
 //! # Examples
 //!
@@ -45,12 +51,15 @@
 
 use alloc::vec::Vec;
 
-use arrow_array::PrimitiveArray;
+use alloc::sync::Arc;
+
 use arrow_array::types::{ArrowPrimitiveType, UInt8Type, UInt16Type, UInt32Type, UInt64Type};
+use arrow_array::{ArrayRef, PrimitiveArray, StructArray};
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, ScalarBuffer};
+use arrow_schema::{DataType, Fields};
 
 use crate::narrow::bulk;
-use crate::{BitElement, Error, NarrowArray, Result, Unsigned};
+use crate::{BitElement, Error, NarrowArray, Record, Result, Unsigned};
 
 impl From<NarrowArray<bool>> for BooleanBuffer {
     /// The array's words as an Arrow bitmap, without copying.
@@ -191,5 +200,72 @@ impl<T: BitElement> NarrowArray<T> {
             .iter()
             .map(|v| T::from_raw_bits(T::Raw::from_u128_truncate(v.to_u128())))
             .collect())
+    }
+}
+
+impl<R: Record> NarrowArray<R> {
+    /// The records as an Arrow [`StructArray`]: one child per field that is
+    /// not reserved, named after it, holding the field's code of every
+    /// record in the narrowest of `UInt8Array`..`UInt64Array`; no nulls.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Width`] for a field wider than 64 bits (Arrow has no wider
+    /// unsigned type).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use arrow_array::{Array, UInt8Array};
+    /// use bitpack::arbitrary_int::{u3, u5};
+    /// use bitpack::{BitElement, NarrowArray};
+    ///
+    /// #[derive(Clone, Copy, BitElement)]
+    /// #[bitpack(record)]
+    /// struct Entry {
+    ///     tag: u3,
+    ///     len: u5,
+    /// }
+    ///
+    /// let a = NarrowArray::from_slice(&[
+    ///     Entry { tag: u3::new(1), len: u5::new(20) },
+    ///     Entry { tag: u3::new(6), len: u5::new(3) },
+    /// ]);
+    /// let s = a.to_struct_array()?;
+    /// assert_eq!(s.column_names(), ["tag", "len"]);
+    /// let len = s.column(1).as_any().downcast_ref::<UInt8Array>().unwrap();
+    /// assert_eq!(len.values(), &[20, 3]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn to_struct_array(&self) -> Result<StructArray> {
+        let fields: Vec<_> = R::FIELDS.iter().filter(|f| f.reserved.is_none()).collect();
+        if let Some(f) = fields.iter().find(|f| f.bits > 64) {
+            return Err(Error::Width {
+                width: f.bits,
+                max: 64,
+            });
+        }
+        let raws: Vec<u128> = self.iter().map(|r| r.raw_bits().to_u128()).collect();
+        let mut schema = Vec::with_capacity(fields.len());
+        let mut columns: Vec<ArrayRef> = Vec::with_capacity(fields.len());
+        for f in fields {
+            let codes = raws
+                .iter()
+                .map(|&r| (r >> f.offset) & crate::unsigned::mask_u128(f.bits));
+            fn column<P: ArrowUnsigned>(codes: impl Iterator<Item = u128>) -> ArrayRef {
+                let values: Vec<P::Native> = codes.map(P::Native::from_u128_truncate).collect();
+                Arc::new(PrimitiveArray::<P>::new(ScalarBuffer::from(values), None))
+            }
+            let (array, ty) = match f.bits {
+                0..=8 => (column::<UInt8Type>(codes), DataType::UInt8),
+                9..=16 => (column::<UInt16Type>(codes), DataType::UInt16),
+                17..=32 => (column::<UInt32Type>(codes), DataType::UInt32),
+                _ => (column::<UInt64Type>(codes), DataType::UInt64),
+            };
+            schema.push(arrow_schema::Field::new(f.name, ty, false));
+            columns.push(array);
+        }
+        StructArray::try_new_with_length(Fields::from(schema), columns, None, self.len())
+            .map_err(|_| Error::Invalid("the record columns do not make an Arrow struct array"))
     }
 }

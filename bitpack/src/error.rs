@@ -295,6 +295,24 @@ pub enum Error {
         /// Whether the target is two's complement.
         signed: bool,
     },
+    // Packed records.
+    /// The bits given to
+    /// [`Record::try_from_raw_bits`](crate::Record::try_from_raw_bits) have
+    /// a reserved field that does not hold its fixed bits, or a gap bit set.
+    RecordField {
+        /// The record's name.
+        record: &'static str,
+        /// The field's name, or `"(gap)"` for bits between fields.
+        field: &'static str,
+        /// The record bit where the field (or gap) starts.
+        offset: u32,
+        /// Its width.
+        bits: u32,
+        /// The code found there.
+        code: u128,
+        /// What it must be: `"all zeros"` or `"all ones"`.
+        rule: &'static str,
+    },
 }
 
 /// The float format names [`FloatFormat::try_by_name`](crate::formats::FloatFormat::try_by_name)
@@ -542,6 +560,29 @@ impl fmt::Display for Error {
                 call,
                 code: Some(code),
             } => write!(f, "CUDA driver error {code} in {call}"),
+            Error::RecordField {
+                record,
+                field,
+                offset,
+                bits,
+                code,
+                rule,
+            } => {
+                let end = offset.saturating_add(bits);
+                if field == "(gap)" {
+                    write!(
+                        f,
+                        "record `{record}`: the gap at bits {offset}..{end} holds {code:#b} \
+                         ({code}), must be {rule}"
+                    )
+                } else {
+                    write!(
+                        f,
+                        "record `{record}`: reserved field `{field}` (bits {offset}..{end}) holds \
+                         {code:#b} ({code}), must be {rule}"
+                    )
+                }
+            }
             Error::OutOfRange {
                 value,
                 bits,
@@ -624,6 +665,9 @@ pub enum LengthOf {
     /// The caller's output buffer of an axis sum, one `u64` per kept
     /// position (`expected`).
     AxisSumOutput,
+    /// A column written into one field of every record of an array of
+    /// `expected` records (`NarrowArray::set_field`).
+    Column,
 }
 
 impl LengthOf {
@@ -668,6 +712,7 @@ impl LengthOf {
             Coordinates => w!("{a} coordinates given for a {e}-d view"),
             AssignSource => w!("the source holds {a} values, the view {e}"),
             AxisSumOutput => holds(f, "axis-sum"),
+            Column => w!("the column holds {a} values for {e} records"),
             BlockScales { scheme, block } => {
                 w!("{scheme} needs one scale per {block}-value block: {e} blocks, {a} scales")
             }

@@ -231,6 +231,8 @@ pub mod kernels;
 #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub mod narrow;
 mod narrow_int;
+mod record;
+#[cfg(feature = "alloc")]
 #[cfg(feature = "alloc")]
 mod reduce;
 mod shape;
@@ -260,6 +262,7 @@ pub use narrow::{Dense, DynNarrowArray, NarrowArray, Packing, ReinterpretError, 
 #[doc(inline)]
 pub use narrow::{NarrowMut, NarrowRef};
 pub use narrow_int::NarrowInt;
+pub use record::{Field, FieldInfo, Packed, Record};
 pub use shape::{Layout, LayoutIter, MAX_DIMS, Runs};
 #[doc(hidden)]
 pub use storage::StorageOf as __StorageOf;
@@ -278,7 +281,8 @@ pub use arbitrary_int;
 pub use half;
 
 /// Derives [`BitElement`](trait@BitElement) for a narrow newtype, a
-/// `repr(transparent)` wrapper, a full-bytes aggregate or a fieldless enum.
+/// `repr(transparent)` wrapper, a full-bytes aggregate, a fieldless enum or
+/// a packed record of narrow fields (`#[bitpack(record)]`).
 ///
 /// Every layout promise is checked at compile time; a type that breaks one is
 /// a compile error at the token at fault, saying what is wrong and how to fix
@@ -394,6 +398,163 @@ pub use half;
 /// assert_eq!(Rounding::from_raw_bits(0b111), Rounding::Down);
 /// ```
 ///
+/// # Packed record: `#[bitpack(record)]`
+///
+/// A struct (named or tuple fields) whose fields are all elements of any
+/// width: `bool`, `u1`..`u127`, `i1`..`i127`, fieldless enums, narrow
+/// newtypes, the float formats (`E2M1`, ...), other records, `NArray`s.
+/// The fields are packed LSB-first in declaration order, as a packed array
+/// packs its values: field 0 in the lowest bits, field `k` at the sum of the
+/// widths before it. `BITS` is that sum (at most 128), `Raw` the narrowest
+/// of `u8`..`u128` holding it; a `NarrowArray` of records is the dense
+/// stream of `BITS`-bit records (a million 15-bit tokens take 1,875,000
+/// bytes).
+///
+/// ```
+/// use bitpack::arbitrary_int::{i6, u3, u4, u5};
+/// use bitpack::{BitElement, NarrowArray, Packed};
+///
+/// #[derive(Clone, Copy, Debug, PartialEq, BitElement)]
+/// #[bitpack(record)]
+/// struct Fp8Parts {
+///     man: u3,
+///     exp: u4,
+///     sign: bool,
+/// }
+///
+/// #[derive(Clone, Copy, Debug, PartialEq, BitElement)]
+/// #[repr(u8)]
+/// enum Kind { Ident, Number, Str, Op, Open, Close, Comma, End }
+///
+/// #[derive(Clone, Copy, Debug, PartialEq, BitElement)]
+/// #[bitpack(record)]
+/// struct Token {
+///     kind: Kind, // bits 0..3
+///     len: u5,    // bits 3..8
+///     delta: i6,  // bits 8..14
+///     flag: bool, // bit 14
+/// }
+///
+/// assert_eq!((Fp8Parts::BITS, Token::BITS), (8, 15));
+/// let t = Token { kind: Kind::Str, len: u5::new(7), delta: i6::new(-1), flag: true };
+/// assert_eq!(t.raw_bits(), 0b1_111111_00111_010u16);
+/// assert_eq!(Token::from_raw_bits(t.raw_bits()), t);
+///
+/// // Field access without unpacking: the packed form and the field constants.
+/// let p = Packed::new(t).with(Token::LEN, u5::new(9));
+/// assert_eq!(p.get(Token::LEN), u5::new(9));
+/// assert_eq!((Token::DELTA.offset(), Token::DELTA.width()), (8, 6));
+///
+/// // Arrays of records, and one field of every record as a column.
+/// let a: NarrowArray<Token> = vec![t; 1000].into_iter().collect();
+/// assert_eq!(a.as_bytes().len(), 1875);
+/// assert_eq!(a.field(Token::LEN).get(999), Some(u5::new(7)));
+/// assert_eq!(a.field_sum(Token::LEN), 7000);
+/// # let _ = u4::new(0);
+/// ```
+///
+/// What the derive gives a record `R`, beside `BitElement` and the
+/// `Lanes` of `NArray`:
+///
+/// - one associated constant per field that is not reserved, named after
+///   the field in upper case (`F0`, `F1`, ... for tuple fields), of type
+///   [`Field<R, FieldType>`](Field), with the field's docs and visibility:
+///   its offset, width and mask, and the reads and writes of its code in
+///   the record's bits, are `const fn`s usable in `const` items and generic
+///   code. Typed reads and writes (`get`, `set`, `with`) are on the packed
+///   form [`Packed<R>`](Packed) (`repr(transparent)` over `R::Raw`), and
+///   need not be `const` (they call the field type's `from_raw_bits`, a
+///   trait method, which stable Rust cannot call in `const fn`);
+/// - [`Record`]: `NAME`, `FIELDS` (name, offset, width, reserved pattern of
+///   each) and [`try_from_raw_bits`](Record::try_from_raw_bits);
+/// - with the `dlpack` feature, `bitpack::dlpack::DlpackElement`:
+///   a record exports as its carrier bits, `kDLUInt` with `bits = BITS`,
+///   packed as the array holds them (a consumer that reads the record
+///   layout unpacks the fields itself);
+/// - with the `arrow` feature, `NarrowArray::to_struct_array`: an array of
+///   records as an Arrow struct array, one `UInt8`..`UInt64` child of field
+///   codes per field that is not reserved;
+/// - with `#[bitpack(record, default)]`, `Default`: each field's
+///   `Default`, a reserved field's fixed bits, or the code of its
+///   `#[bitpack(default = N)]`.
+///
+/// `Debug` is the record's own `#[derive(Debug)]`, which prints field names
+/// and values (a record is an ordinary struct, unpacked); `Packed<R>`'s
+/// `Debug` prints the bits and that value, its `Binary` (`{:b}`) the `BITS`
+/// bits, padded.
+///
+/// Field keys:
+///
+/// - `#[bitpack(reserved)]` (all zeros) or `#[bitpack(reserved = ones)]`:
+///   bits that must hold a fixed pattern. A reserved field gets no field
+///   constant, so the packed form cannot set it; `from_raw_bits` reads it as
+///   it is (the element contract: total, and `from_raw_bits(r).raw_bits()`
+///   is `r`), and `try_from_raw_bits` rejects other bits with
+///   [`Error::RecordField`] naming the record, the field, its bits and the
+///   code. A nested record is checked with its own `try_from_raw_bits`.
+/// - `#[bitpack(at = N)]`: the field starts at bit `N` (0..=127), above the
+///   end of the field before it; the bits skipped are a gap, zero in
+///   `raw_bits`, ignored by `from_raw_bits` (so for a record with gaps
+///   `from_raw_bits(r).raw_bits()` is `r` with the gap bits cleared) and
+///   required zero by `try_from_raw_bits`.
+/// - `#[bitpack(default = N)]`: the field's code in the derived `Default`.
+///
+/// Every code of every field is a value (the fields are elements, and an
+/// element enum has exactly `2^k` variants), so `from_raw_bits` is total
+/// and no enum needs a fallback variant.
+///
+/// ```
+/// use bitpack::arbitrary_int::{u2, u3, u4};
+/// use bitpack::{BitElement, Record};
+///
+/// #[derive(Clone, Copy, Debug, PartialEq, BitElement)]
+/// #[bitpack(record, default)]
+/// struct Spaced {
+///     a: u3,
+///     #[bitpack(at = 5, default = 9)] // bits 3..5 are a gap
+///     b: u4,
+///     #[bitpack(reserved = ones)]
+///     marker: u2,
+/// }
+///
+/// assert_eq!(Spaced::BITS, 11);
+/// assert_eq!(Spaced::default().raw_bits(), 0b11_1001_00_000);
+/// let err = Spaced::try_from_raw_bits(0b11_0000_01_000).unwrap_err();
+/// assert_eq!(err.to_string(), "record `Spaced`: the gap at bits 3..5 holds 0b1 (1), must be all zeros");
+/// # let _ = u2::new(0);
+/// ```
+///
+/// ## Records and full-bytes aggregates
+///
+/// A record is opt-in (`#[bitpack(record)]`), so today's aggregates keep
+/// their meaning: a `#[repr(C)]` struct without the key is a full-bytes
+/// aggregate, packed as all of its bytes at their `offset_of!`, and rejects
+/// narrow fields (`bool`, enums, newtypes). A record packs by widths, not
+/// by its memory layout: it needs no `repr` (a `#[repr(C)]` one can also
+/// derive `DeviceCopy`), and accepts fields of any width. For fields that
+/// fill their bytes in declaration order without padding (`Rgb { r: u8, g:
+/// u8, b: u8 }`), both give the same bits.
+///
+/// ## Compared with the bitfield crates
+///
+/// Each crate packs one value into one register-sized word; the rows are
+/// checked on this crate's side by the test named in the last column
+/// (`tests/tests/records.rs`).
+///
+/// | | bilge | modular-bitfield | bitfield-struct | `bitpack` records | checked by |
+/// |---|---|---|---|---|---|
+/// | bit order | first field in the low bits | first field in the low bits | first field in the low bits (`order = Msb` reverses) | first field in the low bits, as array elements | `table_bit_order` |
+/// | widths | `u1`..`u127` fields, `#[bitsize(N)]` total | `B1`..`B128`, total a multiple of 8 unless `filled = false` | total equal to the storage integer's width | any element fields, any total 1..=128; 15 bits take 15 bits in an array | `table_widths` |
+/// | enums and fallbacks | `FromBits` (every code), `TryFromBits`, `#[fallback]` variant | `BitfieldSpecifier`, `Result` getters for partial enums | user types with `const` conversions | enums of exactly `2^k` variants: every code a value, no fallback needed | `table_enums` |
+/// | reserved fields | `reserved`/`padding` fields | `#[skip]` fields | `_`-prefixed padding fields | `reserved` (zeros) or `reserved = ones`, not settable, checked by `try_from_raw_bits`, placement with `at` | `table_reserved` |
+/// | const accessors | generated getters/setters | runtime getters/setters | `const fn` getters, setters, `with_` | `const fn` offsets, widths, masks, code reads and writes (`Field`); typed `get`/`set`/`with` on `Packed` | `table_const_accessors` |
+/// | arrays | a `[T; n]` of whole carriers | a `[T; n]` of whole byte arrays | a `[T; n]` of whole integers | `NarrowArray<R>`: dense `BITS`-bit stream, columns, column writes, field sums | `table_arrays` |
+/// | views | none | none | none | strided N-d views: a view's column, field sum and column write | `table_views` |
+/// | GPU | none | none | none | `no_std` generated code, `Packed<R>` and `repr(C)` records are `DeviceCopy`, DLPack export | `table_gpu` |
+///
+/// Measured against bitfield-struct on a million records in `BENCHMARKS.md`
+/// ("Records").
+///
 /// # Generics
 ///
 /// Narrow newtypes and wrappers may be generic; the derive bounds each field
@@ -477,7 +638,13 @@ pub use half;
 /// that is not a `BitElement` or does not fill its bytes; an enum with a gap,
 /// a duplicate, a count that is not a power of two, a single variant, data,
 /// a non-literal discriminant or `#[non_exhaustive]`; unions; lifetime
-/// parameters; unknown or duplicate `#[bitpack(...)]` keys.
+/// parameters; unknown or duplicate `#[bitpack(...)]` keys. For records: a
+/// field that is not an element, a record over 128 bits (at the field that
+/// crosses bit 128), an `at` that overlaps the field before it, out of
+/// order or past bit 127, a generic record, a reserved field with a
+/// `default` other than its fixed bits, a `default` that does not fit its
+/// field, `#[bitwidth]` on a record or its fields, field keys outside a
+/// record.
 ///
 /// ```compile_fail,E0080
 /// use bitpack::BitElement;
@@ -539,6 +706,16 @@ pub use half;
 ///   be exactly `0..2^k`, so `match r & mask(k)` has an arm for every value
 ///   and returns the variant whose discriminant it is; `raw_bits` is the
 ///   discriminant, `< 2^k`.
+///
+/// - *Record.* Field `k` starts at `o_k`, the sum of the widths before it
+///   or its `at`; constant assertions prove `o_k >= o_{k-1} + w_{k-1}` (no
+///   overlap) and `o_k + w_k <= 128`, so the ranges `o_k .. o_k + w_k` are
+///   disjoint and below `BITS` (their end). `raw_bits` ORs each field's
+///   `raw_bits` (clear above `w_k`, by the field's contract) shifted to
+///   `o_k`, so bits above `BITS` and gap bits are clear; `from_raw_bits`
+///   gives field `k` the bits from `o_k` up, which its own `from_raw_bits`
+///   truncates to `w_k`, so it depends only on the low `BITS` bits and
+///   round-trips every field's range (gap bits excepted, see above).
 ///
 /// Checks that need types (a field's `BITS`, padding, trait bounds) are left
 /// to rustc as constant assertions and trait bounds, spanned on the user's

@@ -12,5 +12,6 @@ mod elements;
 mod layers;
 mod narray;
 mod narrow_widths;
+mod records;
 mod seed_examples;
 mod storage_rule;

@@ -17,11 +17,19 @@ mod expansion_tests {
         super::device_copy::derive(&input).to_string()
     }
 
-    /// Whether the tokens hold a `use` item (after a `{`, `;` or attribute).
+    /// Whether the tokens hold a `use` item (after a `{`, `;` or attribute)
+    /// that binds a name. An underscore import (`use path::{A as _, B as
+    /// _};`, a record's nested check) binds none, so it cannot change what a
+    /// path in a field type means.
     fn imports(out: &str) -> bool {
-        ["{ use ", "; use ", "] use "]
-            .iter()
-            .any(|item| out.contains(item))
+        ["{ use ", "; use ", "] use "].iter().any(|item| {
+            out.match_indices(item).any(|(at, _)| {
+                let stmt = &out[at + item.len()..];
+                let stmt = &stmt[..stmt.find(';').unwrap_or(stmt.len())];
+                let names = stmt.matches(',').count() + 1;
+                stmt.matches(" as _").count() != names
+            })
+        })
     }
 
     /// Whether the tokens name `bitpack` anywhere.
@@ -31,8 +39,9 @@ mod expansion_tests {
 
     #[test]
     fn names_the_runtime_crate_through_the_given_path_and_imports_nothing() {
-        let forms: [DeriveInput; 4] = [
+        let forms: [DeriveInput; 5] = [
             parse_quote! { #[bitpack(crate = "my::facade")] #[repr(transparent)] #[bitwidth(4)] struct F(u8); },
+            parse_quote! { #[bitpack(crate = "my::facade", record, default)] #[repr(C)] struct R { a: u3, #[bitpack(reserved)] b: bool } },
             parse_quote! { #[bitpack(crate = "my::facade")] #[repr(C)] struct Rgb { r: u8, g: u8, b: u8 } },
             parse_quote! { #[bitpack(crate = "my::facade")] #[repr(u8)] enum E { A, B } },
             parse_quote! { #[bitpack(crate = "my::facade")] #[repr(transparent)] struct W<T>(T); },
@@ -116,6 +125,63 @@ mod expansion_tests {
         );
         assert!(
             !out.contains("panic") && !out.contains("unreachable") && !out.contains("unsafe"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn underscore_imports_are_the_only_imports_allowed() {
+        assert!(!imports("{ use :: a :: { B as _ , C as _ } ; }"));
+        assert!(imports("{ use :: a :: { B as _ , C } ; }"));
+        assert!(imports("{ use :: a :: B ; }"));
+    }
+
+    #[test]
+    fn records_place_fields_by_the_widths_before_them() {
+        let out = bit_element(parse_quote! {
+            #[bitpack(record)]
+            struct T { kind: Kind, len: u5, #[bitpack(at = 9)] delta: i6 }
+        });
+        // Field 1 starts where field 0 ends; field 2 at its `at`.
+        assert!(
+            out.contains("const LEN : :: bitpack :: Field < T , u5 > = :: bitpack :: Field :: __new ((0u32 + < Kind as :: bitpack :: BitElement > :: BITS))"),
+            "{out}"
+        );
+        assert!(out.contains("Field :: __new (9u32)"), "{out}");
+        // The overlap proof of `at = 9`, and the 128-bit proof of each field.
+        assert!(
+            out.contains("< u5 as :: bitpack :: BitElement > :: BITS <= 9u32"),
+            "{out}"
+        );
+        assert_eq!(out.matches("ends past bit 128").count(), 3, "{out}");
+        assert!(out.contains("impl :: bitpack :: Record for T"), "{out}");
+        assert!(
+            out.contains(":: bitpack :: __impl_record_dlpack ! (T)"),
+            "{out}"
+        );
+        assert!(out.contains("__impl_lanes ! (T)"), "{out}");
+        assert!(!out.contains("impl :: core :: default :: Default"), "{out}");
+        assert!(
+            !out.contains("panic") && !out.contains("unreachable") && !out.contains("unsafe"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn reserved_fields_get_no_constant_and_default_is_opt_in() {
+        let out = bit_element(parse_quote! {
+            #[bitpack(record, default)]
+            struct H(u2, #[bitpack(reserved = ones)] u6, #[bitpack(default = 3)] u8);
+        });
+        assert!(out.contains("const F0 :"), "{out}");
+        assert!(!out.contains("const F1 :"), "{out}");
+        assert!(out.contains("const F2 :"), "{out}");
+        assert!(
+            out.contains("impl :: core :: default :: Default for H"),
+            "{out}"
+        );
+        assert!(
+            out.contains("reserved : :: core :: option :: Option :: Some (true)"),
             "{out}"
         );
     }

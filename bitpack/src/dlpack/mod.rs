@@ -33,6 +33,14 @@
 //! | [`E4M3Fnuz`](crate::formats::E4M3Fnuz) | `kDLFloat8_e4m3fnuz` (11) | 8 | 1 |
 //! | [`E5M2Fnuz`](crate::formats::E5M2Fnuz) | `kDLFloat8_e5m2fnuz` (13) | 8 | 1 |
 //! | [`E4M3B11Fnuz`](crate::formats::E4M3B11Fnuz) | `kDLFloat8_e4m3b11fnuz` (9) | 8 | 1 |
+//! | a packed record (`#[bitpack(record)]`, see [`Record`](crate::Record)) | `kDLUInt` (1) | its `BITS`, 1..128 | 1 |
+//!
+//! A record exports as its carrier bits: each element is the record's
+//! `BITS`-bit `raw_bits` (field 0 in the low bits), packed as the array
+//! holds them; the derive gives it this data type. A consumer that knows
+//! the layout unpacks the fields itself (`Record::FIELDS` has each field's
+//! offset and width), or takes one column at a time
+//! (`NarrowArray::field`), which exports as the field's own type.
 //!
 //! A packed `NarrowArray<bool>` exports as `kDLUInt` with 1 bit: DLPack
 //! does not describe a 1-bit `kDLBool`, and PyTorch and NumPy accept

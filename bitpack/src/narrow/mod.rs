@@ -27,6 +27,7 @@ mod dynamic;
 mod iter;
 mod ops;
 mod raw;
+mod records;
 mod reduce;
 mod traits;
 mod views;

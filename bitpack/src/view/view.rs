@@ -91,7 +91,6 @@ impl<'a, T: BitElement, L: Packing> View<'a, T, L> {
     }
 
     /// The words the view reads.
-    #[cfg(feature = "dlpack")]
     #[inline]
     pub(crate) fn words(&self) -> &'a [u64] {
         self.words

@@ -85,6 +85,13 @@ impl<'a, T: BitElement, L: Packing> ViewMut<'a, T, L> {
         View::from_parts(self.words, self.bits, self.layout)
     }
 
+    /// The words and the layout, for a container's writes through the view
+    /// (a record column's, in `narrow/records.rs`).
+    #[inline]
+    pub(crate) fn words_and_layout(&mut self) -> (&mut [u64], &Layout) {
+        (self.words, &self.layout)
+    }
+
     /// A shorter-lived mutable view of the same elements (so that slicing,
     /// which consumes a `ViewMut`, can leave this one usable).
     ///
