@@ -70,31 +70,51 @@ _FLOAT_INPUTS = (np.dtype(np.float32), np.dtype(np.float64))
 _HALF_INPUTS = {np.dtype(np.float16): "float16", np.dtype(ml_dtypes.bfloat16): "bfloat16"}
 
 
+# (name, bits, dtype) of each format spelling seen, so that a call on a few
+# values does not look its format up three times.
+_FORMATS: dict = {}
+
+
+def _format(fmt):
+    """(ml_dtypes name, code bits, numpy dtype of one code per item) of a
+    format given by name (any of bitpack's names, any case), numpy dtype or
+    ml_dtypes type."""
+    try:
+        return _FORMATS[fmt]
+    except (KeyError, TypeError):
+        pass
+    if isinstance(fmt, str):
+        spelled = fmt
+    else:
+        try:
+            spelled = np.dtype(fmt).name
+        except TypeError:
+            raise TypeError(f"a format is a name or a dtype, not {fmt!r}") from None
+    name, bits = _bitpack.format_info(spelled)[:2]
+    dtype = np.dtype(np.float16) if name == "float16" else np.dtype(getattr(ml_dtypes, name))
+    info = (name, bits, dtype)
+    try:
+        _FORMATS[fmt] = info
+    except TypeError:  # an unhashable spelling is looked up each time
+        pass
+    return info
+
+
 def _format_name(fmt) -> str:
     """The ml_dtypes name of a format given by name (any of bitpack's names,
     any case), numpy dtype or ml_dtypes type."""
-    if isinstance(fmt, str):
-        name = fmt
-    else:
-        try:
-            name = np.dtype(fmt).name
-        except TypeError:
-            raise TypeError(f"a format is a name or a dtype, not {fmt!r}") from None
-    return _bitpack.format_info(name)[0]
+    return _format(fmt)[0]
 
 
 def format_bits(fmt) -> int:
     """The number of bits of a format's code (4 for ``float4_e2m1fn``)."""
-    return _bitpack.format_info(_format_name(fmt))[1]
+    return _format(fmt)[1]
 
 
 def format_dtype(fmt) -> np.dtype:
     """The numpy dtype holding one code of ``fmt`` per item (an ``ml_dtypes``
     dtype, or ``numpy.float16``)."""
-    name = _format_name(fmt)
-    if name == "float16":
-        return np.dtype(np.float16)
-    return np.dtype(getattr(ml_dtypes, name))
+    return _format(fmt)[2]
 
 
 def _as_array(x) -> np.ndarray:
@@ -250,9 +270,8 @@ def encode(x, fmt, mode="nearest", stochastic_seed=None, packed=False) -> Array:
     formats) ``uint8`` with each row of the last axis packed into
     ``ceil(n * bits / 8)`` bytes, LSB first.
     """
-    name = _format_name(fmt)
+    name, bits, _ = _format(fmt)
     flat, half, shape = _floats(x)
-    bits = format_bits(name)
     cols = None
     if packed and bits < 8:
         if len(shape) == 0:
