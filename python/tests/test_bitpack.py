@@ -278,6 +278,28 @@ class Formats(unittest.TestCase):
         self.assertEqual(zero_d.shape, ())
         self.assertEqual(float(bitpack.decode(zero_d)), 3.0)
 
+    def test_every_spelling_of_a_format_names_the_same_one(self):
+        x = self.data(300)
+        want = bitpack.encode(x, "float8_e4m3fn").tobytes()
+        spellings = ["float8_e4m3fn", "FLOAT8_E4M3FN", ml_dtypes.float8_e4m3fn,
+                     np.dtype(ml_dtypes.float8_e4m3fn)]
+        for _ in range(2):  # the second round reads the cache
+            for fmt in spellings:
+                with self.subTest(fmt=fmt):
+                    self.assertEqual(bitpack.encode(x, fmt).tobytes(), want)
+                    self.assertEqual(bitpack.format_bits(fmt), 8)
+                    self.assertEqual(bitpack.format_dtype(fmt), np.dtype(ml_dtypes.float8_e4m3fn))
+        self.assertEqual(bitpack.format_bits("float6_e3m2fn"), 6)
+        self.assertEqual(bitpack.format_dtype(np.float16), np.dtype(np.float16))
+        # A bad spelling fails every time, never from a cache.
+        for _ in range(2):
+            with self.assertRaisesRegex(ValueError, "unknown float format"):
+                bitpack.format_bits("float7_e9m9")
+            with self.assertRaises(TypeError):
+                bitpack.format_bits(object())
+            with self.assertRaises(TypeError):
+                bitpack.format_bits([1, 2])
+
     def test_the_gil_is_released(self):
         # Two threads encoding at once give the same bytes as one at a time.
         x = self.data(1 << 20)
