@@ -142,6 +142,30 @@ fn quantize(c: &mut Criterion) {
     g.bench_function("nvfp4_tiles", |b| {
         b.iter(|| Nvfp4Array::quantize_with(black_box(&x), &shape, &tiles).unwrap())
     });
+    // The same four with the AVX-512 variants masked off (the AVX2 build
+    // many CPUs run), where the CPU has AVX-512.
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx512f") {
+        // The internal bits of AVX2, BMI2, POPCNT and F16C (`kernels::x86`).
+        const NO_AVX512: u32 = 0b1111;
+        let masked = |f: &mut dyn FnMut()| {
+            bitpack::kernels::__limit_features(NO_AVX512);
+            f();
+            bitpack::kernels::__limit_features(u32::MAX);
+        };
+        g.bench_function("avx2/encode_e2m1", |b| {
+            masked(&mut || b.iter(|| formats::encode::<E2M1>(black_box(&x), Mode::SatFinite)))
+        });
+        g.bench_function("avx2/mx_e2m1", |b| {
+            masked(&mut || b.iter(|| MxArray::<E2M1>::quantize(black_box(&x), &shape).unwrap()))
+        });
+        g.bench_function("avx2/encode_e4m3", |b| {
+            masked(&mut || b.iter(|| formats::encode::<E4M3>(black_box(&x), Mode::SatFinite)))
+        });
+        g.bench_function("avx2/mx_e4m3", |b| {
+            masked(&mut || b.iter(|| MxArray::<E4M3>::quantize(black_box(&x), &shape).unwrap()))
+        });
+    }
     g.bench_function("mx_e2m1_stochastic", |b| {
         let sr = MxOptions {
             rounding: formats::Rounding::Stochastic { seed: 1 },

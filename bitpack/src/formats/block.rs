@@ -92,7 +92,7 @@ pub enum ScaleRule {
 /// `(floor(log2(a)), the 52 fraction bits of a's significand)` for a
 /// positive finite `f64`, exactly (subnormals included).
 #[inline]
-pub(super) fn log2_parts(a: f64) -> (i32, u64) {
+pub(super) const fn log2_parts(a: f64) -> (i32, u64) {
     let bits = a.to_bits();
     let field = (bits >> 52) as i32;
     let frac = bits & ((1u64 << 52) - 1);
@@ -125,7 +125,8 @@ pub(super) fn shared_exponent<F: MxElement>(amax: f64, rule: ScaleRule) -> Optio
             fl + carry as i32 - emax
         }
         ScaleRule::RCeil => {
-            let (_, max_frac) = log2_parts(F::FORMAT.decode_f64(F::FORMAT.max_code()));
+            // The largest value's fraction, a constant of the format.
+            let max_frac = const { log2_parts(F::FORMAT.decode_f64(F::FORMAT.max_code())).1 };
             fl - emax + (frac > max_frac) as i32
         }
     };

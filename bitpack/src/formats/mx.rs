@@ -92,6 +92,59 @@ fn scaled_codes<F: MxElement, S: Real>(
     }
 }
 
+/// The scales of the blocks of 32 `f32` values in `xs` (`scales`, one
+/// code per block) and `xs` divided by them (`out`): the amax is an integer
+/// max of the magnitudes' bits (which order them, NaN above infinity), as
+/// [`block_amax`] computes it, and the division a multiply by `2^-e`; both
+/// loops run in AVX2 builds where the CPU has it. `false` (with `out`
+/// unfinished) when a block holds a NaN or an infinity, or its scale is
+/// NaN: the caller takes the general path, which writes the NaN scale's
+/// `+0` codes.
+fn scale_f32_blocks<F: MxElement>(
+    xs: &[f32],
+    rule: ScaleRule,
+    scales: &mut [u8],
+    out: &mut [f32],
+) -> bool {
+    const B: usize = 32;
+    let mut bits = [0u32; CHUNK / B];
+    crate::kernels::with_avx2(|| amax_bits(xs, &mut bits));
+    let mut factors = [0f32; CHUNK / B];
+    for ((&m, s), f) in bits.iter().zip(scales.iter_mut()).zip(&mut factors) {
+        if m >= 0x7f80_0000 {
+            return false;
+        }
+        let scale = mx_scale::<F>(Some(f64::from(f32::from_bits(m))), rule);
+        let Some(e) = scale_exponent(scale) else {
+            return false;
+        };
+        *s = scale.to_bits();
+        *f = inv_pow2_f32(e);
+    }
+    crate::kernels::with_avx2(|| scale_blocks(xs, &factors, out));
+    true
+}
+
+/// `bits[b]` = the largest magnitude's bits in block `b` of 32 values.
+#[inline(always)]
+fn amax_bits(xs: &[f32], bits: &mut [u32]) {
+    for (block, m) in xs.chunks(32).zip(bits) {
+        *m = block
+            .iter()
+            .fold(0, |m, x| m.max(x.to_bits() & 0x7fff_ffff));
+    }
+}
+
+/// `out[i] = xs[i] * factors[i / 32]`.
+#[inline(always)]
+fn scale_blocks(xs: &[f32], factors: &[f32], out: &mut [f32]) {
+    for ((o, x), &f) in out.chunks_mut(32).zip(xs.chunks(32)).zip(factors) {
+        for (o, &x) in o.iter_mut().zip(x) {
+            *o = x * f;
+        }
+    }
+}
+
 /// Values per stack chunk of the quantizer: 16 blocks.
 const CHUNK: usize = 512;
 
@@ -125,13 +178,21 @@ fn quantize_into<F: MxElement, S: Real>(
         // Blocks are contiguous: a chunk of 16 blocks at a time.
         for (r, row) in data.chunks_exact(d.max(1)).enumerate().take(outer) {
             for (k, chunk) in row.chunks(CHUNK).enumerate() {
+                let at = r * d + k * CHUNK;
+                let srow = &mut scales[r * nb + k * (CHUNK / B)..][..chunk.len().div_ceil(B)];
+                if let (Rounding::Nearest, Some(xs)) = (opts.rounding, S::as_f32s(chunk)) {
+                    let buf = &mut scaled[..chunk.len()];
+                    if scale_f32_blocks::<F>(xs, opts.scale, srow, buf) {
+                        minifloat::encode_words::<F>(buf, true, words, at);
+                        continue;
+                    }
+                }
                 let mut exps = [None; CHUNK / B];
                 for (b, block) in chunk.chunks(B).enumerate() {
                     let scale = mx_scale::<F>(block_amax(block), opts.scale);
                     exps[b] = scale_exponent(scale);
-                    scales[r * nb + k * (CHUNK / B) + b] = scale.to_bits();
+                    srow[b] = scale.to_bits();
                 }
-                let at = r * d + k * CHUNK;
                 let plain = matches!(opts.rounding, Rounding::Nearest)
                     && S::WIDENS
                     && exps.iter().all(|e| e.is_some());
