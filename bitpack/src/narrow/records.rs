@@ -50,11 +50,39 @@ fn for_each_codes<B: Unsigned, R: BitElement, F: BitElement>(
         let n = (count - k).min(CHUNK);
         let first = start.wrapping_add_signed(k as isize * stride);
         stream::gather(aligned, R::BITS, words, first, stride, &mut recs[..n]);
-        for r in &mut recs[..n] {
-            *r = (*r >> off) & m;
-        }
+        crate::kernels::with_avx2(|| shift_mask(&mut recs[..n], off, m));
         f(&recs[..n]);
         k += n;
+    }
+}
+
+/// `out[i]` = bits `off..off + w` of `recs[i]` (`w <= 8`).
+#[inline(always)]
+fn field_bytes(recs: &[u32], off: u32, w: u32, out: &mut [u8]) {
+    let m = (1u32 << w) - 1;
+    for (o, &r) in out.iter_mut().zip(recs) {
+        *o = ((r >> off) & m) as u8;
+    }
+}
+
+/// `r = (r >> off) & m` for every lane.
+#[inline(always)]
+fn shift_mask<B: Unsigned>(recs: &mut [B], off: u32, m: B) {
+    for r in recs {
+        *r = (*r >> off) & m;
+    }
+}
+
+/// The sum of bits `off..` under the mask `m` of every lane in `recs`
+/// (at most `CHUNK`).
+#[inline(always)]
+fn field_total<B: Unsigned, F: BitElement>(recs: &[B], off: u32, m: B) -> u128 {
+    let codes = recs.iter().map(|&r| ((r >> off) & m).to_u128());
+    // 1024 codes of at most 54 bits fit a `u64`.
+    if F::BITS <= 54 {
+        u128::from(codes.map(|c| c as u64).sum::<u64>())
+    } else {
+        codes.sum::<u128>()
     }
 }
 
@@ -76,13 +104,7 @@ fn sum_run<B: Unsigned, R: BitElement, F: BitElement>(
         let n = (count - k).min(CHUNK);
         let first = start.wrapping_add_signed(k as isize * stride);
         stream::gather(aligned, R::BITS, words, first, stride, &mut recs[..n]);
-        let codes = recs[..n].iter().map(|&r| ((r >> off) & m).to_u128());
-        // 1024 codes of at most 54 bits fit a `u64`.
-        total += if F::BITS <= 54 {
-            u128::from(codes.map(|c| c as u64).sum::<u64>())
-        } else {
-            codes.sum::<u128>()
-        };
+        total += crate::kernels::with_avx2(|| field_total::<B, F>(&recs[..n], off, m));
         k += n;
     }
     total
@@ -107,7 +129,27 @@ fn pack_run<R: BitElement, F: BitElement>(
             })
         };
     }
-    if R::BITS <= 32 {
+    if R::BITS <= 32 && F::BITS <= 8 {
+        // Codes of at most 8 bits go to the pack kernels as bytes, which
+        // they take in SIMD registers (from `u32` lanes they take them a
+        // word at a time): the records of a chunk unpacked into `u32`
+        // lanes, shifted, masked and narrowed in one loop.
+        let (start, stride, count) = run;
+        let mut recs = [0u32; CHUNK];
+        let mut bytes = [0u8; CHUNK];
+        let off = field.offset();
+        let mut k = 0;
+        while k < count {
+            let n = (count - k).min(CHUNK);
+            let first = start.wrapping_add_signed(k as isize * stride);
+            stream::gather(aligned, R::BITS, words, first, stride, &mut recs[..n]);
+            let b = &mut bytes[..n];
+            crate::kernels::with_avx2(|| field_bytes(&recs[..n], off, F::BITS, b));
+            stream::pack(false, F::BITS, b, dst, *at);
+            *at += n;
+            k += n;
+        }
+    } else if R::BITS <= 32 {
         go!(u32);
     } else if R::BITS <= 64 {
         go!(u64);
