@@ -86,6 +86,8 @@ pub fn type_name(ty: &Type) -> String {
 /// A variant of an enum.
 pub struct Variant<'a> {
     pub ident: &'a Ident,
+    /// `#[bitpack(fallback)]`: the variant every unused code decodes to.
+    pub fallback: Option<proc_macro2::Span>,
     pub fields: &'a syn::Fields,
     pub discriminant: Option<&'a Expr>,
 }
@@ -116,12 +118,13 @@ impl<'a> Input<'a> {
                     .variants
                     .iter()
                     .map(|v| {
-                        attr::reject_inner(cx, &v.attrs, "variant");
+                        let fallback = attr::variant(cx, &v.attrs, derive);
                         for f in &v.fields {
                             attr::reject_inner(cx, &f.attrs, "field");
                         }
                         Variant {
                             ident: &v.ident,
+                            fallback,
                             fields: &v.fields,
                             discriminant: v.discriminant.as_ref().map(|(_, e)| e),
                         }

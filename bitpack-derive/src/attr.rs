@@ -361,6 +361,57 @@ pub fn record_field(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
 
 /// Reports `#[bitwidth]` and `#[bitpack]` on a field or variant, where they
 /// mean nothing.
+/// Reads the attributes of an enum's variant: `#[bitpack(fallback)]` (the
+/// variant every unused code decodes to) is the one key; its span, if
+/// given. `DeviceCopy` reads past the key (both derives see the same
+/// variants) and rejects only `#[bitwidth]`.
+pub fn variant(cx: &Ctxt, attrs: &[Attribute], derive: Derive) -> Option<Span> {
+    let mut fallback = None;
+    for attr in attrs {
+        if attr.path().is_ident("bitwidth") {
+            cx.error_spanned_by(
+                attr.path(),
+                "`#[bitwidth]` is not allowed on a variant; an enum's width follows from its \
+                 variants",
+            );
+            continue;
+        }
+        if !attr.path().is_ident("bitpack") || derive == Derive::DeviceCopy {
+            continue;
+        }
+        let Meta::List(list) = &attr.meta else {
+            cx.error_spanned_by(attr.path(), "expected `#[bitpack(fallback)]` on a variant");
+            continue;
+        };
+        let result = list.parse_nested_meta(|meta| {
+            if meta.path.is_ident("fallback") && meta.input.is_empty() {
+                if fallback.is_some() {
+                    cx.error_spanned_by(&meta.path, "duplicate `fallback`");
+                } else {
+                    fallback = Some(meta.path.span());
+                }
+                Ok(())
+            } else {
+                let name = meta.path.to_token_stream().to_string().replace(' ', "");
+                if name == "fallback" {
+                    return Err(meta.error(
+                        "`fallback` takes no value: write `#[bitpack(fallback)]` on the variant",
+                    ));
+                }
+                Err(meta.error(format!(
+                    "unknown key `{name}` on a variant; the one key there is `fallback` (the \
+                     variant every unused code decodes to), which takes no value; the type's \
+                     keys (`crate`, `record`, ...) go on the type, next to `#[derive(...)]`"
+                )))
+            }
+        });
+        if let Err(err) = result {
+            cx.syn_error(err);
+        }
+    }
+    fallback
+}
+
 pub fn reject_inner(cx: &Ctxt, attrs: &[Attribute], what: &str) {
     for attr in attrs {
         for name in ["bitwidth", "bitpack"] {

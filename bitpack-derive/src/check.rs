@@ -32,12 +32,18 @@ pub enum Form<'a> {
         /// `#[bitpack(default)]`: emit `Default`.
         default: bool,
     },
-    /// A fieldless enum with discriminants `0..2^bits`.
+    /// A fieldless enum of `bits` bits: discriminants exactly `0..2^bits`,
+    /// or, with a fallback variant, distinct discriminants below `2^bits`
+    /// and the fallback for every code no variant has.
     Enum {
         bits: u32,
         int: IntRepr,
-        /// Variants in discriminant order (index = discriminant).
-        arms: Vec<&'a Ident>,
+        /// `(code, variant)` for every code but those `otherwise` takes, in
+        /// code order.
+        arms: Vec<(u128, &'a Ident)>,
+        /// The variant of every other code: the last code's variant, or the
+        /// fallback.
+        otherwise: &'a Ident,
     },
 }
 
@@ -563,6 +569,21 @@ fn bit_element_enum<'a>(
             seen.insert(v, i);
         }
     }
+    let fallbacks: Vec<usize> = (0..n).filter(|&i| variants[i].fallback.is_some()).collect();
+    if let [first, second, ..] = fallbacks[..] {
+        ok = false;
+        cx.error_at(
+            variants[second].fallback.expect("filtered above"),
+            format!(
+                "`{}` and `{}` are both marked `fallback`; an enum has at most one fallback \
+                 variant",
+                variants[first].ident, variants[second].ident
+            ),
+        );
+    }
+    if let Some(&f) = fallbacks.first() {
+        return fallback_enum(cx, input, variants, &values, f, ok && fieldless, int);
+    }
     let target = n.next_power_of_two() as i128;
     let missing: Vec<u128> = (0..target)
         .filter(|x| !seen.contains_key(x))
@@ -577,10 +598,12 @@ fn bit_element_enum<'a>(
             format!(
                 "`{name}` has {n} variants; a `BitElement` enum needs a power-of-two count (2, \
                  4, 8, ...) with discriminants exactly 0..2^k, so that every k-bit pattern is a \
-                 variant: add variants for {} (to make {target}, {}) or remove {}",
+                 variant: add variants for {} (to make {target}, {}) or remove {}, or mark one \
+                 variant `#[bitpack(fallback)]` to decode the unused {} to it",
                 list(&missing),
                 plural(k, "bit"),
-                n - below
+                n - below,
+                if missing.len() == 1 { "code" } else { "codes" }
             ),
         );
     } else {
@@ -605,14 +628,99 @@ fn bit_element_enum<'a>(
     if !ok || !fieldless {
         return None;
     }
-    let mut arms = vec![variants[0].ident; n];
+    let mut by_code = vec![variants[0].ident; n];
     for &(i, v) in &values {
-        arms[v.expect("checked above") as usize] = variants[i].ident;
+        by_code[v.expect("checked above") as usize] = variants[i].ident;
     }
+    let otherwise = by_code.pop().expect("an enum form has 2^k >= 2 variants");
     Some(Form::Enum {
         bits: n.trailing_zeros(),
         int: int?,
+        arms: by_code
+            .into_iter()
+            .enumerate()
+            .map(|(c, v)| (c as u128, v))
+            .collect(),
+        otherwise,
+    })
+}
+
+/// The form of an enum with the fallback variant `f`: its width is that of
+/// the largest discriminant (at least one bit per variant count), every
+/// discriminant non-negative and distinct (checked by the caller: `ok`),
+/// and at least one code unused, which the fallback then stands for.
+fn fallback_enum<'a>(
+    cx: &Ctxt,
+    input: &'a Input<'a>,
+    variants: &'a [Variant<'a>],
+    values: &[(usize, Option<i128>)],
+    f: usize,
+    ok: bool,
+    int: Option<IntRepr>,
+) -> Option<Form<'a>> {
+    let name = input.ident;
+    let n = variants.len();
+    let mut ok = ok;
+    for &(i, v) in values {
+        let v = v.expect("checked by the caller");
+        if v < 0 {
+            ok = false;
+            cx.error_spanned_by(
+                variants[i].discriminant.map_or_else(
+                    || variants[i].ident.to_token_stream(),
+                    ToTokens::to_token_stream,
+                ),
+                format!(
+                    "discriminant {v} of `{}` is negative; a `BitElement` enum's codes are its \
+                     discriminants, 0 and up",
+                    variants[i].ident
+                ),
+            );
+        }
+    }
+    if !ok {
+        return None;
+    }
+    let top = values
+        .iter()
+        .map(|&(_, v)| v.expect("checked by the caller") as u128)
+        .max()
+        .expect("at least two variants")
+        .max(n as u128 - 1);
+    let bits = 128 - top.leading_zeros();
+    if bits > 64 {
+        cx.error_spanned_by(
+            name,
+            format!(
+                "`{name}`'s largest discriminant {top} needs {bits} bits; a `BitElement` enum \
+                 with a fallback is at most 64 bits wide"
+            ),
+        );
+        return None;
+    }
+    let codes = 1u128 << bits;
+    if codes == n as u128 {
+        cx.error_at(
+            variants[f].fallback.expect("the fallback variant"),
+            format!(
+                "every {}-bit code of `{name}` already names a variant, so `{}` would never be \
+                 decoded from an unused code; remove `#[bitpack(fallback)]`",
+                bits, variants[f].ident
+            ),
+        );
+        return None;
+    }
+    let mut arms: Vec<(u128, &Ident)> = values
+        .iter()
+        .filter(|&&(i, _)| i != f)
+        .map(|&(i, v)| (v.expect("checked by the caller") as u128, variants[i].ident))
+        .collect();
+    arms.sort_by_key(|&(c, _)| c);
+    Some(Form::Enum {
+        bits,
+        int: int?,
         arms,
+        otherwise: variants[f].ident,
     })
 }
 
@@ -720,20 +828,28 @@ mod tests {
                     panic!("not an enum form")
                 };
                 assert_eq!(*bits, 2);
-                let names: Vec<String> = arms.iter().map(ToString::to_string).collect();
-                assert_eq!(names, ["A", "B", "C", "D"]);
+                let names: Vec<String> = arms.iter().map(|(_, v)| v.to_string()).collect();
+                assert_eq!(names, ["A", "B", "C"]);
+                assert!(arms.iter().enumerate().all(|(k, &(c, _))| c == k as u128));
             },
         );
         // Implicit discriminants continue from the previous one.
         form_of(
             parse_quote! { #[repr(i16)] enum E { B = 1, C, D, A = 0, E = 4, F, G, H } },
             |form| {
-                let Form::Enum { bits, arms, .. } = form else {
+                let Form::Enum {
+                    bits,
+                    arms,
+                    otherwise,
+                    ..
+                } = form
+                else {
                     panic!("not an enum form")
                 };
                 assert_eq!(*bits, 3);
-                let names: Vec<String> = arms.iter().map(ToString::to_string).collect();
-                assert_eq!(names, ["A", "B", "C", "D", "E", "F", "G", "H"]);
+                let names: Vec<String> = arms.iter().map(|(_, v)| v.to_string()).collect();
+                assert_eq!(names, ["A", "B", "C", "D", "E", "F", "G"]);
+                assert_eq!(otherwise.to_string(), "H");
             },
         );
     }

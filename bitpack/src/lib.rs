@@ -398,6 +398,39 @@ pub use half;
 /// assert_eq!(Rounding::from_raw_bits(0b111), Rounding::Down);
 /// ```
 ///
+/// ## With a fallback variant: any count, unused codes decode to it
+///
+/// An enum whose variants do not fill `0..2^k` marks one unit variant
+/// `#[bitpack(fallback)]`: `BITS` is the width of its largest discriminant
+/// (at least enough bits for its variant count), discriminants are distinct
+/// and non-negative, and `from_raw_bits` maps every code no variant has to
+/// the fallback, so it stays total. That round trip is lossy for those
+/// codes (`from_raw_bits(5).raw_bits()` is the fallback's discriminant,
+/// not 5), and a record holding such a field accepts them in
+/// `try_from_raw_bits` as values of the field. Without a fallback, an enum
+/// with unused codes is a compile error that counts them; a fallback on an
+/// enum with no unused code is one too.
+///
+/// ```
+/// use bitpack::BitElement;
+///
+/// #[derive(Clone, Copy, Debug, PartialEq, BitElement)]
+/// #[repr(u8)]
+/// enum Kind {
+///     Word,
+///     Number,
+///     Space,
+///     #[bitpack(fallback)]
+///     Other,
+///     Punct,
+/// }
+///
+/// assert_eq!(Kind::BITS, 3); // 5 variants; codes 5, 6 and 7 are unused
+/// assert_eq!(Kind::from_raw_bits(4), Kind::Punct);
+/// assert_eq!(Kind::from_raw_bits(6), Kind::Other);
+/// assert_eq!(Kind::Other.raw_bits(), 3);
+/// ```
+///
 /// # Packed record: `#[bitpack(record)]`
 ///
 /// A struct (named or tuple fields) whose fields are all elements of any
@@ -499,9 +532,9 @@ pub use half;
 ///   required zero by `try_from_raw_bits`.
 /// - `#[bitpack(default = N)]`: the field's code in the derived `Default`.
 ///
-/// Every code of every field is a value (the fields are elements, and an
-/// element enum has exactly `2^k` variants), so `from_raw_bits` is total
-/// and no enum needs a fallback variant.
+/// Every code of every field is a value (the fields are elements: an
+/// element enum has exactly `2^k` variants, or a fallback variant that
+/// every unused code decodes to), so `from_raw_bits` is total.
 ///
 /// ```
 /// use bitpack::arbitrary_int::{u2, u3, u4};
@@ -545,7 +578,7 @@ pub use half;
 /// |---|---|---|---|---|---|
 /// | bit order | first field in the low bits | first field in the low bits | first field in the low bits (`order = Msb` reverses) | first field in the low bits, as array elements | `table_bit_order` |
 /// | widths | `u1`..`u127` fields, `#[bitsize(N)]` total | `B1`..`B128`, total a multiple of 8 unless `filled = false` | total equal to the storage integer's width | any element fields, any total 1..=128; 15 bits take 15 bits in an array | `table_widths` |
-/// | enums and fallbacks | `FromBits` (every code), `TryFromBits`, `#[fallback]` variant | `BitfieldSpecifier`, `Result` getters for partial enums | user types with `const` conversions | enums of exactly `2^k` variants: every code a value, no fallback needed | `table_enums` |
+/// | enums and fallbacks | `FromBits` (every code), `TryFromBits`, `#[fallback]` variant | `BitfieldSpecifier`, `Result` getters for partial enums | user types with `const` conversions | enums of exactly `2^k` variants (every code a value), or any count with a `#[bitpack(fallback)]` variant for the unused codes | `table_enums` |
 /// | reserved fields | `reserved`/`padding` fields | `#[skip]` fields | `_`-prefixed padding fields | `reserved` (zeros) or `reserved = ones`, not settable, checked by `try_from_raw_bits`, placement with `at` | `table_reserved` |
 /// | const accessors | generated getters/setters | runtime getters/setters | `const fn` getters, setters, `with_` | `const fn` offsets, widths, masks, code reads and writes (`Field`); typed `get`/`set`/`with` on `Packed` | `table_const_accessors` |
 /// | arrays | a `[T; n]` of whole carriers | a `[T; n]` of whole byte arrays | a `[T; n]` of whole integers | `NarrowArray<R>`: dense `BITS`-bit stream, columns, column writes, field sums | `table_arrays` |
@@ -705,7 +738,9 @@ pub use half;
 /// - *Enum.* The discriminants are read from the source as literals and must
 ///   be exactly `0..2^k`, so `match r & mask(k)` has an arm for every value
 ///   and returns the variant whose discriminant it is; `raw_bits` is the
-///   discriminant, `< 2^k`.
+///   discriminant, `< 2^k`. With a fallback variant they must be distinct
+///   and below `2^k` (`k` the width of the largest), and the `match` has an
+///   arm for each other variant's discriminant and `_` for the fallback.
 ///
 /// - *Record.* Field `k` starts at `o_k`, the sum of the widths before it
 ///   or its `at`; constant assertions prove `o_k >= o_{k-1} + w_{k-1}` (no

@@ -456,6 +456,140 @@ fn enums_are_their_discriminants() {
     });
 }
 
+// ---- enums with a fallback variant ----
+
+/// Five kinds in 3 bits: codes 5, 6 and 7 are unused and decode to `Other`.
+#[derive(Clone, Copy, Debug, PartialEq, BitElement)]
+#[repr(u8)]
+enum Kind {
+    Word,
+    Number,
+    Space,
+    #[bitpack(fallback)]
+    Other,
+    Punct,
+}
+
+/// Sparse discriminants: the width is that of the largest (9: 4 bits).
+#[derive(Clone, Copy, Debug, PartialEq, BitElement)]
+#[repr(u16)]
+enum Sparse {
+    #[bitpack(fallback)]
+    Unknown = 2,
+    Low = 0,
+    High = 9,
+}
+
+/// The variant a code decodes to, by the rule: the variant with that
+/// discriminant, else the fallback.
+fn kind_of(code: u128) -> Kind {
+    match code {
+        0 => Kind::Word,
+        1 => Kind::Number,
+        2 => Kind::Space,
+        3 => Kind::Other,
+        4 => Kind::Punct,
+        _ => Kind::Other,
+    }
+}
+
+fn sparse_of(code: u128) -> Sparse {
+    match code {
+        0 => Sparse::Low,
+        9 => Sparse::High,
+        _ => Sparse::Unknown,
+    }
+}
+
+#[test]
+fn fallback_enums_decode_unused_codes_to_the_fallback() {
+    assert_eq!(Kind::BITS, 3);
+    assert_eq!(Sparse::BITS, 4);
+    assert_type_eq_all!(<Kind as BitElement>::Raw, u8);
+    assert_type_eq_all!(<Sparse as BitElement>::Raw, u16);
+    // Every raw pattern, bits above BITS included.
+    for raw in 0..=u8::MAX {
+        let want = kind_of(u128::from(raw) & 7);
+        assert_eq!(Kind::from_raw_bits(raw), want, "Kind from {raw:#x}");
+    }
+    for raw in (0..=u16::MAX).step_by(7).chain([9, 0x19, 0xfff9, 2, 15]) {
+        let want = sparse_of(u128::from(raw) & 15);
+        assert_eq!(Sparse::from_raw_bits(raw), want, "Sparse from {raw:#x}");
+    }
+    // A variant's bits are its discriminant, and they round-trip.
+    for (v, d) in [
+        (Kind::Word, 0),
+        (Kind::Number, 1),
+        (Kind::Space, 2),
+        (Kind::Other, 3),
+        (Kind::Punct, 4),
+    ] {
+        assert_eq!(v.raw_bits(), d);
+        assert_eq!(Kind::from_raw_bits(d), v);
+    }
+    for (v, d) in [(Sparse::Low, 0), (Sparse::Unknown, 2), (Sparse::High, 9)] {
+        assert_eq!(v.raw_bits(), d);
+        assert_eq!(Sparse::from_raw_bits(d), v);
+    }
+}
+
+/// A record holding a fallback enum: its unused codes are values of the
+/// field, so the record takes them too.
+#[derive(Clone, Copy, Debug, PartialEq, BitElement)]
+#[bitpack(record)]
+struct Tok {
+    kind: Kind,
+    len: bitpack::arbitrary_int::u5,
+}
+
+#[test]
+fn records_take_a_fallback_enum_field() {
+    use bitpack::Record;
+    use bitpack::arbitrary_int::u5;
+    assert_eq!(Tok::BITS, 8);
+    for raw in 0..=u8::MAX {
+        let want = Tok {
+            kind: kind_of(u128::from(raw & 7)),
+            len: u5::new(raw >> 3),
+        };
+        assert_eq!(Tok::from_raw_bits(raw), want, "{raw:#010b}");
+        assert_eq!(Tok::try_from_raw_bits(raw).unwrap(), want, "{raw:#010b}");
+        assert_eq!(Tok::KIND.get(raw), want.kind);
+    }
+}
+
+proptest! {
+    #[test]
+    fn fallback_enums_pack_dense(codes in proptest::collection::vec(0u8..8, 0..300)) {
+        let kinds: Vec<Kind> = codes.iter().map(|&c| kind_of(u128::from(c))).collect();
+        let a = bitpack::NarrowArray::from_slice(&kinds);
+        prop_assert_eq!(a.as_bytes().len(), (3 * kinds.len()).div_ceil(8));
+        prop_assert_eq!(a.to_vec(), kinds.clone());
+        // Bit k of the stream is bit k % 3 of value k / 3's discriminant.
+        let bytes = a.as_bytes();
+        for (i, &k) in kinds.iter().enumerate() {
+            let mut code = 0u8;
+            for b in 0..3 {
+                let bit = 3 * i + b;
+                code |= ((bytes[bit / 8] >> (bit % 8)) & 1) << b;
+            }
+            prop_assert_eq!(code, k as u8);
+        }
+        // Unused codes written into the stream read back as the fallback.
+        let stream = bitpack::NarrowArray::<Kind>::from_bytes(
+            &codes.chunks(8).flat_map(|c| {
+                let mut w = 0u32;
+                for (j, &x) in c.iter().enumerate() {
+                    w |= u32::from(x) << (3 * j);
+                }
+                w.to_le_bytes()[..3].to_vec()
+            }).collect::<Vec<u8>>(),
+            codes.len(),
+        ).unwrap();
+        prop_assert_eq!(stream.to_vec(), kinds);
+    }
+}
+
 // ---- generic forms ----
 
 #[derive(Clone, Copy, Debug, PartialEq, BitElement)]

@@ -664,8 +664,9 @@ fn table_widths() {
     assert_eq!(a.as_bytes().len(), 15);
 }
 
-/// Enums: a fieldless enum of 2^k variants is a k-bit field; every code is
-/// a variant, so no fallback is needed and `from_raw_bits` is total.
+/// Enums: a fieldless enum of 2^k variants is a k-bit field, every code a
+/// variant; an enum with unused codes names a fallback variant, which they
+/// decode to, so `from_raw_bits` is total either way.
 #[test]
 fn table_enums() {
     for k in 0..8u128 {
@@ -673,6 +674,43 @@ fn table_enums() {
         assert_eq!(code(t.kind), k);
         assert_eq!(Token::from_raw_bits(k as u16).kind, t.kind);
     }
+    #[derive(Clone, Copy, Debug, PartialEq, BitElement)]
+    #[repr(u8)]
+    enum Op {
+        Add,
+        Sub,
+        Mul,
+        Div,
+        Neg,
+        #[bitpack(fallback)]
+        Invalid,
+    }
+    #[derive(Clone, Copy, Debug, PartialEq, BitElement)]
+    #[bitpack(record)]
+    struct Instr {
+        op: Op,
+        reg: u4,
+    }
+    assert_eq!(Op::BITS, 3); // 6 variants: codes 6 and 7 are unused
+    assert_eq!(Instr::BITS, 7);
+    assert_eq!(Instr::from_raw_bits(0b0101_010).op, Op::Mul);
+    assert_eq!(Instr::from_raw_bits(0b0101_111).op, Op::Invalid);
+    assert_eq!(
+        Instr::try_from_raw_bits(0b0101_110).unwrap().op,
+        Op::Invalid
+    );
+    assert_eq!(Instr::from_raw_bits(0b0101_111).reg, u4::new(5));
+    #[derive(Clone, Copy, Debug, PartialEq, BitElement)]
+    #[repr(u8)]
+    enum Sparse {
+        A = 0,
+        B = 5,
+        #[bitpack(fallback)]
+        Other = 7,
+    }
+    assert_eq!(Sparse::BITS, 3);
+    assert_eq!(Sparse::from_raw_bits(5), Sparse::B);
+    assert_eq!(Sparse::from_raw_bits(3), Sparse::Other);
 }
 
 /// Reserved fields: not settable (no field constant), fixed bits checked

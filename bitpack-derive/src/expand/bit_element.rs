@@ -222,7 +222,12 @@ fn expand(input: &Input<'_>, krate: &TokenStream, form: &Form<'_>) -> TokenStrea
         Form::Record { fields, default } => {
             record(input, krate, fields, *default, &mut proofs, &mut extra)
         }
-        Form::Enum { bits, int, arms } => {
+        Form::Enum {
+            bits,
+            int,
+            arms,
+            otherwise,
+        } => {
             let raw_ty = match int.unsigned_name() {
                 Some(name) => {
                     let name = format_ident!("{}", name);
@@ -233,10 +238,9 @@ fn expand(input: &Input<'_>, krate: &TokenStream, form: &Form<'_>) -> TokenStrea
                 },
             };
             let mask = Literal::u128_unsuffixed((1u128 << bits) - 1);
-            let (last, rest) = arms
-                .split_last()
-                .expect("an enum form has 2^k >= 2 variants");
-            let values = (0..rest.len()).map(|v| Literal::u128_unsuffixed(v as u128));
+            let values = arms.iter().map(|&(c, _)| Literal::u128_unsuffixed(c));
+            let rest = arms.iter().map(|&(_, v)| v);
+            let last = otherwise;
             (
                 {
                     let bits = Literal::u32_unsuffixed(*bits);
