@@ -290,6 +290,25 @@ pub(super) fn block_scale<S: Real>(amax: f64, st: f64, tiny: TinyScale) -> E4M3 
 /// goes up.
 pub(super) const MIDS: [f64; 7] = [0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0];
 
+/// The `f32` thresholds of the E2M1 codes of `x / d` (`d > 0`): the code
+/// of a magnitude `a` is the number of thresholds `u` with `a >= u`. `a > t`
+/// and `a >= t` (`t` a midpoint times `d`, exact in `f64`) are `a >= u`
+/// for the smallest `f32` `u` above (resp. at least) `t`: a tie at an even
+/// index stays down, at an odd one goes up.
+#[inline]
+pub(super) fn e2m1_thresholds(d: f64) -> [f32; 7] {
+    let mut u = [0f32; 7];
+    for (k, (&m, uk)) in MIDS.iter().zip(u.iter_mut()).enumerate() {
+        let t = m * d;
+        let mut c = t as f32;
+        if (c as f64) < t || (k % 2 == 0 && c as f64 == t) {
+            c = f32::from_bits(c.to_bits() + 1);
+        }
+        *uk = c;
+    }
+    u
+}
+
 /// E2M1 codes of `x / d` (saturating), `d = scale * tensor_scale`; zeros of
 /// `x`'s sign when `d` is zero. Round to nearest compares `|x|` with the
 /// seven midpoints times `d` (exact in `f64`), which is the rounding of the
@@ -317,15 +336,7 @@ pub(super) fn value_codes<S: Real>(
             // The same compares on f32 magnitudes: `a > t` and `a >= t`
             // (t an f64) are `a >= u` for the smallest f32 `u` above
             // (resp. at least) `t`, so the loop runs on f32 lanes.
-            let mut u = [0f32; 7];
-            for (k, (&m, uk)) in MIDS.iter().zip(u.iter_mut()).enumerate() {
-                let t = m * d;
-                let mut c = t as f32;
-                if (c as f64) < t || (k % 2 == 0 && c as f64 == t) {
-                    c = f32::from_bits(c.to_bits() + 1);
-                }
-                *uk = c;
-            }
+            let u = e2m1_thresholds(d);
             for (o, x) in out.iter_mut().zip(xs) {
                 let b = x.to_f32_odd().to_bits();
                 let a = f32::from_bits(b & 0x7fff_ffff);

@@ -5,10 +5,11 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 pub use super::block::TinyScale;
-use super::block::{FP4_TIMES_FP8_MAX, block_amax, nvfp4_codes, nvfp4_scale};
+use super::block::{FP4_TIMES_FP8_MAX, block_amax, e2m1_thresholds, nvfp4_codes, nvfp4_scale};
 use super::blocked::{Blocked, split_shape};
 use super::types::{E2M1, E4M3};
 use super::wide::{Real, Rounding};
+use crate::float::Tables;
 use crate::{Error, NarrowArray, Result};
 
 /// Which values share an NVFP4 block scale.
@@ -317,6 +318,18 @@ impl Nvfp4Array {
         // Bounded by the data: with no columns (or no rows) there is no
         // block, however many empty rows the shape names.
         let mut r0 = if nb == 0 { rows } else { 0 };
+        if let (1, Rounding::Nearest, Some(xs)) = (tile_rows, opts.rounding, S::as_f32s(data)) {
+            for (r, row) in xs.chunks_exact(cols.max(1)).enumerate().take(rows) {
+                rows_f32(
+                    row,
+                    tensor_scale,
+                    opts.tiny,
+                    &mut scale_codes[r * nb..][..nb],
+                    &mut codes[r * cols..][..row.len()],
+                );
+            }
+            r0 = rows;
+        }
         while r0 < rows {
             let in_matrix = r0 % matrix_rows.max(1);
             let height = tile_rows.min(matrix_rows.max(1) - in_matrix).min(rows - r0);
@@ -539,5 +552,79 @@ impl Nvfp4Array {
         /// # Ok::<(), bitpack::Error>(())
         /// ```
         scales_swizzled,
+    }
+}
+
+/// Blocks per chunk of [`rows_f32`].
+const CHUNK_BLOCKS: usize = 32;
+
+/// The scales (`scales`, one per block of 16) and unpacked E2M1 codes
+/// (`codes`) of one row of `f32` values in blocks of 1 x 16, rounding to
+/// nearest: what the block core computes (`nvfp4_scale`, `nvfp4_codes`),
+/// a chunk of 32 blocks at a time. The amax (an integer max of the
+/// magnitudes' bits) and the codes (seven compares of each magnitude with
+/// its block's thresholds, [`e2m1_thresholds`]) run in AVX2 builds where
+/// the CPU has it; the scale and thresholds of each block between them.
+fn rows_f32(
+    row: &[f32],
+    tensor_scale: f32,
+    tiny: super::TinyScale,
+    scales: &mut [u8],
+    codes: &mut [u8],
+) {
+    const B: usize = Nvfp4Array::BLOCK_SIZE;
+    const CH: usize = B * CHUNK_BLOCKS;
+    for ((xs, cs), ss) in row
+        .chunks(CH)
+        .zip(codes.chunks_mut(CH))
+        .zip(scales.chunks_mut(CHUNK_BLOCKS))
+    {
+        let mut bits = [0u32; CHUNK_BLOCKS];
+        crate::kernels::with_avx2(|| {
+            for (block, m) in xs.chunks(B).zip(&mut bits) {
+                *m = block
+                    .iter()
+                    .fold(0, |m, x| m.max(x.to_bits() & 0x7fff_ffff));
+            }
+        });
+        // Per block: seven thresholds and an eighth that no magnitude
+        // reaches (NaN: every compare with it is false, even an infinite
+        // magnitude's, which only a NaN-scale block holds), and the sign
+        // bit kept (8) or dropped (the NaN scale's `+0` codes).
+        let mut thr = [[f32::NAN; 8]; CHUNK_BLOCKS];
+        let mut sign = [8u8; CHUNK_BLOCKS];
+        for (((&m, s), t), sg) in bits.iter().zip(ss.iter_mut()).zip(&mut thr).zip(&mut sign) {
+            let amax = (m < 0x7f80_0000).then(|| f64::from(f32::from_bits(m)));
+            let scale = nvfp4_scale::<f32>(amax, tensor_scale, tiny);
+            *s = scale.to_bits();
+            if scale.to_bits() & 0x7f == 0x7f {
+                *sg = 0;
+                continue;
+            }
+            let d =
+                Tables::<E4M3>::DECODE_F32[scale.to_bits() as usize] as f64 * tensor_scale as f64;
+            if d != 0.0 {
+                t[..7].copy_from_slice(&e2m1_thresholds(d));
+            }
+        }
+        crate::kernels::with_avx2(|| threshold_codes(xs, &thr, &sign, cs));
+    }
+}
+
+/// `codes[i]` = the number of thresholds of `i`'s block that `|xs[i]|`
+/// reaches, with `xs[i]`'s sign bit as bit 3 where the block keeps signs.
+#[inline(always)]
+fn threshold_codes(xs: &[f32], thr: &[[f32; 8]], sign: &[u8], codes: &mut [u8]) {
+    const B: usize = Nvfp4Array::BLOCK_SIZE;
+    for (((block, out), t), &sg) in xs.chunks(B).zip(codes.chunks_mut(B)).zip(thr).zip(sign) {
+        for (o, &x) in out.iter_mut().zip(block) {
+            let b = x.to_bits();
+            let a = f32::from_bits(b & 0x7fff_ffff);
+            let mut c = 0u8;
+            for &u in t {
+                c += (a >= u) as u8;
+            }
+            *o = c | (((b >> 28) as u8) & sg);
+        }
     }
 }
