@@ -215,6 +215,16 @@ fn column_sum<R: BitElement, F: UnsignedElement>(
     total * normal.repeat
 }
 
+/// The field under the mask `m` (at bit `off`) of each record in `recs`
+/// replaced by the code beside it.
+#[inline(always)]
+fn replace_field<B: Unsigned, C: Unsigned>(recs: &mut [B], codes: &[C], off: u32, m: B) {
+    for (r, c) in recs.iter_mut().zip(codes) {
+        let code = B::from_u128_truncate(c.to_u128());
+        *r = (*r & !m) | ((code << off) & m);
+    }
+}
+
 /// Writes `column` (logical order) into `field` of the records of
 /// `layout`, a chunk at a time: gather the chunk's records, replace the
 /// field's bits, scatter them back in order (so a record reached twice
@@ -239,10 +249,7 @@ fn write_column_strided<B: Unsigned, R: BitElement, F: BitElement>(
             let first = start.wrapping_add_signed(k as isize * stride);
             stream::unpack(false, F::BITS, src, at, &mut codes[..n]);
             stream::gather(aligned, R::BITS, words, first, stride, &mut recs[..n]);
-            for (r, c) in recs[..n].iter_mut().zip(&codes[..n]) {
-                let code = B::from_u128_truncate(c.to_u128());
-                *r = (*r & !m) | ((code << off) & m);
-            }
+            replace_field(&mut recs[..n], &codes[..n], off, m);
             if stride == 0 {
                 // One record, written once with the chunk's last code.
                 stream::scatter(aligned, R::BITS, words, first, 0, &recs[n - 1..n]);
@@ -273,10 +280,7 @@ fn write_column<B: Unsigned, R: BitElement, F: BitElement>(
         let n = (column.len() - at).min(CHUNK);
         stream::unpack(false, F::BITS, src, at, &mut codes[..n]);
         stream::unpack(aligned, R::BITS, words, at, &mut recs[..n]);
-        for (r, c) in recs[..n].iter_mut().zip(&codes[..n]) {
-            let code = B::from_u128_truncate(c.to_u128());
-            *r = (*r & !m) | ((code << off) & m);
-        }
+        replace_field(&mut recs[..n], &codes[..n], off, m);
         stream::pack(aligned, R::BITS, &recs[..n], words, at);
         at += n;
     }
