@@ -1266,3 +1266,60 @@ fn nvfp4_zero_columns_with_huge_rows_returns_at_once() {
         assert!(Nvfp4Array::quantize_with_tensor_scale(&[], &shape, 0.5).is_ok());
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// The `f32` rows path (chunks of 32 blocks, thresholds per block)
+    /// against the general path that `f64` input of the same values takes:
+    /// the same bytes, for any bits (NaN, infinities, subnormals), every
+    /// tiny-scale rule, a given or computed tensor scale.
+    #[test]
+    fn nvfp4_f32_rows_equal_the_general_path(
+        bits in proptest::collection::vec(any::<u32>(), 1..700),
+        scale in -40i32..40,
+        rows in 1usize..4,
+        tiny in tiny(),
+        given in proptest::option::of(1e-6f32..1e3),
+    ) {
+        let cols = bits.len().div_ceil(rows);
+        let x: Vec<f32> = (0..rows * cols)
+            .map(|i| {
+                let b = bits[i % bits.len()];
+                // Mostly finite values near 2^scale, some specials, some
+                // raw bit patterns.
+                const SPECIAL: [f32; 8] = [
+                    f32::INFINITY,
+                    f32::NEG_INFINITY,
+                    f32::NAN,
+                    -0.0,
+                    0.0,
+                    f32::MAX,
+                    -f32::MIN_POSITIVE,
+                    1e-45,
+                ];
+                if b % 53 == 0 {
+                    SPECIAL[(b >> 8) as usize % 8]
+                } else if b % 7 == 0 {
+                    f32::from_bits(b)
+                } else {
+                    (b as i32 as f32) * 2f32.powi(scale - 31)
+                }
+            })
+            .collect();
+        let x64: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
+        let opts = Nvfp4Options { tiny, tensor_scale: given, ..Nvfp4Options::default() };
+        match (
+            Nvfp4Array::quantize_with(&x, &[rows, cols], &opts),
+            Nvfp4Array::quantize_with(&x64, &[rows, cols], &opts),
+        ) {
+            (Ok(a), Ok(b)) => {
+                prop_assert_eq!(a.tensor_scale().to_bits(), b.tensor_scale().to_bits());
+                prop_assert_eq!(a.scales().as_bytes(), b.scales().as_bytes());
+                prop_assert_eq!(a.values().as_bytes(), b.values().as_bytes());
+            }
+            (Err(a), Err(b)) => prop_assert_eq!(a.to_string(), b.to_string()),
+            (a, b) => prop_assert!(false, "f32 {:?} against f64 {:?}", a.is_ok(), b.is_ok()),
+        }
+    }
+}
