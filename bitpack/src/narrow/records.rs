@@ -225,14 +225,16 @@ fn replace_field<B: Unsigned, C: Unsigned>(recs: &mut [B], codes: &[C], off: u32
     }
 }
 
-/// Writes `column` (logical order) into `field` of the records of
-/// `layout`, a chunk at a time: gather the chunk's records, replace the
-/// field's bits, scatter them back in order (so a record reached twice
-/// keeps the later code).
-fn write_column_strided<B: Unsigned, R: BitElement, F: BitElement>(
+/// Writes `column` (logical order) into `field` of the records of `runs`
+/// (`(start, stride, count)` each), a chunk at a time: gather the chunk's
+/// records, replace the field's bits, scatter them back in order (so a
+/// record reached twice keeps the later code). A whole array is the one
+/// run `(0, 1, len)`, which gathers and scatters through the unpack and
+/// pack kernels.
+fn write_column_runs<B: Unsigned, R: BitElement, F: BitElement>(
     aligned: bool,
     words: &mut [u64],
-    layout: &Layout,
+    runs: impl IntoIterator<Item = (usize, isize, usize)>,
     field: Field<R, F>,
     column: &NarrowArray<F>,
 ) {
@@ -242,7 +244,7 @@ fn write_column_strided<B: Unsigned, R: BitElement, F: BitElement>(
     let m = B::low_mask(F::BITS) << off;
     let src = column.as_words();
     let mut at = 0;
-    for (start, stride, count) in layout.runs() {
+    for (start, stride, count) in runs {
         let mut k = 0;
         while k < count {
             let n = (count - k).min(CHUNK);
@@ -262,27 +264,21 @@ fn write_column_strided<B: Unsigned, R: BitElement, F: BitElement>(
     }
 }
 
-/// Writes `column` into `field` of records `0..column.len()` of a stream:
-/// unpack a chunk of records, replace the field's bits, pack them back.
-fn write_column<B: Unsigned, R: BitElement, F: BitElement>(
+/// [`write_column_runs`] in the lane the record width needs (`u32` up to
+/// 32 bits, `u64` up to 64, else `u128`).
+fn write_column<R: BitElement, F: BitElement>(
     aligned: bool,
     words: &mut [u64],
+    runs: impl IntoIterator<Item = (usize, isize, usize)>,
     field: Field<R, F>,
     column: &NarrowArray<F>,
 ) {
-    let mut recs = [B::ZERO; CHUNK];
-    let mut codes = [F::Raw::ZERO; CHUNK];
-    let off = field.offset();
-    let m = B::low_mask(F::BITS) << off;
-    let src = column.as_words();
-    let mut at = 0;
-    while at < column.len() {
-        let n = (column.len() - at).min(CHUNK);
-        stream::unpack(false, F::BITS, src, at, &mut codes[..n]);
-        stream::unpack(aligned, R::BITS, words, at, &mut recs[..n]);
-        replace_field(&mut recs[..n], &codes[..n], off, m);
-        stream::pack(aligned, R::BITS, &recs[..n], words, at);
-        at += n;
+    if R::BITS <= 32 {
+        write_column_runs::<u32, R, F>(aligned, words, runs, field, column);
+    } else if R::BITS <= 64 {
+        write_column_runs::<u64, R, F>(aligned, words, runs, field, column);
+    } else {
+        write_column_runs::<u128, R, F>(aligned, words, runs, field, column);
     }
 }
 
@@ -357,14 +353,14 @@ impl<R: BitElement, L: Packing> NarrowArray<R, L> {
         column: &NarrowArray<F>,
     ) -> Result<()> {
         LengthOf::Column.check(self.len(), column.len())?;
-        let words = self.words_mut();
-        if R::BITS <= 32 {
-            write_column::<u32, R, F>(L::WORD_ALIGNED, words, field, column);
-        } else if R::BITS <= 64 {
-            write_column::<u64, R, F>(L::WORD_ALIGNED, words, field, column);
-        } else {
-            write_column::<u128, R, F>(L::WORD_ALIGNED, words, field, column);
-        }
+        let n = column.len();
+        write_column(
+            L::WORD_ALIGNED,
+            self.words_mut(),
+            [(0, 1, n)],
+            field,
+            column,
+        );
         Ok(())
     }
 }
@@ -476,13 +472,7 @@ impl<R: BitElement, L: Packing> ViewMut<'_, R, L> {
         LengthOf::Column.check(self.len(), column.len())?;
         let (words, layout) = self.words_and_layout();
         let layout = *layout;
-        if R::BITS <= 32 {
-            write_column_strided::<u32, R, F>(L::WORD_ALIGNED, words, &layout, field, column);
-        } else if R::BITS <= 64 {
-            write_column_strided::<u64, R, F>(L::WORD_ALIGNED, words, &layout, field, column);
-        } else {
-            write_column_strided::<u128, R, F>(L::WORD_ALIGNED, words, &layout, field, column);
-        }
+        write_column(L::WORD_ALIGNED, words, layout.runs(), field, column);
         Ok(())
     }
 }
