@@ -177,27 +177,13 @@ fn format_info(name: &str) -> PyResult<(&'static str, u32)> {
     Ok((canonical, f.bits()))
 }
 
-/// The `ml_dtypes` names of every shipped format, smallest first.
-const NAMES: [&str; 13] = [
-    "float4_e2m1fn",
-    "float6_e2m3fn",
-    "float6_e3m2fn",
-    "float8_e4m3fn",
-    "float8_e5m2",
-    "float8_e8m0fnu",
-    "float8_e3m4",
-    "float8_e4m3",
-    "float8_e4m3fnuz",
-    "float8_e5m2fnuz",
-    "float8_e4m3b11fnuz",
-    "bfloat16",
-    "float16",
-];
-
-/// The `ml_dtypes` names of every shipped format.
+/// The `ml_dtypes` names of every shipped format, smallest first (the
+/// crate's table order within a width).
 #[pyfunction]
 fn format_names() -> Vec<&'static str> {
-    NAMES.to_vec()
+    let mut shipped = bitpack::formats::FloatFormat::shipped().to_vec();
+    shipped.sort_by_key(|(f, _)| f.bits());
+    shipped.iter().map(|(_, n)| n.ml_dtypes).collect()
 }
 
 /// `(code, bits)` of a format's DLPack data type (one lane).
