@@ -1323,3 +1323,73 @@ proptest! {
         }
     }
 }
+
+/// MX quantize of `f16` or `bf16` input: the same bytes as the same values
+/// as `f32` (the widening is exact), for one format.
+fn check_half_inputs<F: MxElement>(x: &[f32], shape: &[usize], opts: &MxOptions) {
+    let h: Vec<half::f16> = x.iter().map(|&v| half::f16::from_f32(v)).collect();
+    let b: Vec<half::bf16> = x.iter().map(|&v| half::bf16::from_f32(v)).collect();
+    let h32: Vec<f32> = h.iter().map(|v| v.to_f32()).collect();
+    let b32: Vec<f32> = b.iter().map(|v| v.to_f32()).collect();
+    for (what, got, want) in [
+        (
+            "f16",
+            MxArray::<F>::quantize_with(&h, shape, opts),
+            MxArray::<F>::quantize_with(&h32, shape, opts),
+        ),
+        (
+            "bf16",
+            MxArray::<F>::quantize_with(&b, shape, opts),
+            MxArray::<F>::quantize_with(&b32, shape, opts),
+        ),
+    ] {
+        let (got, want) = (got.unwrap(), want.unwrap());
+        assert_eq!(
+            got.scales().as_bytes(),
+            want.scales().as_bytes(),
+            "{what} scales, {opts:?}"
+        );
+        assert_eq!(
+            got.values().as_bytes(),
+            want.values().as_bytes(),
+            "{what} codes, {opts:?}"
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    /// `f16` and `bf16` inputs take the `f32` chunk path after an exact
+    /// widening: the bytes equal those of the widened values, under every
+    /// rule and on both axes, specials included.
+    #[test]
+    fn mx_half_inputs_equal_their_f32_values(
+        bits in proptest::collection::vec(any::<u32>(), 1..600),
+        scale in -20i32..20,
+        rows in 1usize..4,
+        rule in rule(),
+        last_axis in any::<bool>(),
+    ) {
+        let cols = bits.len().div_ceil(rows);
+        let x: Vec<f32> = (0..rows * cols)
+            .map(|i| {
+                let b = bits[i % bits.len()];
+                match b % 41 {
+                    0 => f32::INFINITY,
+                    1 => f32::NAN,
+                    2 => -0.0,
+                    _ => (b as i32 as f32) * 2f32.powi(scale - 31),
+                }
+            })
+            .collect();
+        let axis = if last_axis { None } else { Some(0) };
+        let opts = MxOptions { scale: rule, axis, rounding: Rounding::Nearest };
+        let shape = [rows, cols];
+        check_half_inputs::<E2M1>(&x, &shape, &opts);
+        check_half_inputs::<E2M3>(&x, &shape, &opts);
+        check_half_inputs::<E3M2>(&x, &shape, &opts);
+        check_half_inputs::<E4M3>(&x, &shape, &opts);
+        check_half_inputs::<E5M2>(&x, &shape, &opts);
+    }
+}

@@ -309,6 +309,15 @@ pub(super) fn e2m1_thresholds(d: f64) -> [f32; 7] {
     u
 }
 
+/// The E2M1 magnitude code of the `f32` with bits `b` against the
+/// thresholds `u` ([`e2m1_thresholds`]; more that no magnitude reaches may
+/// follow, NaN ones for instance): how many of them `|x|` reaches.
+#[inline(always)]
+pub(super) fn e2m1_magnitude_code(b: u32, u: &[f32]) -> u8 {
+    let a = f32::from_bits(b & 0x7fff_ffff);
+    u.iter().map(|&uk| (a >= uk) as u8).sum()
+}
+
 /// E2M1 codes of `x / d` (saturating), `d = scale * tensor_scale`; zeros of
 /// `x`'s sign when `d` is zero. Round to nearest compares `|x|` with the
 /// seven midpoints times `d` (exact in `f64`), which is the rounding of the
@@ -339,9 +348,7 @@ pub(super) fn value_codes<S: Real>(
             let u = e2m1_thresholds(d);
             for (o, x) in out.iter_mut().zip(xs) {
                 let b = x.to_f32_odd().to_bits();
-                let a = f32::from_bits(b & 0x7fff_ffff);
-                let code = u.iter().map(|&uk| (a >= uk) as u8).sum::<u8>();
-                *o = code | ((b >> 31) as u8) << 3;
+                *o = e2m1_magnitude_code(b, &u) | ((b >> 31) as u8) << 3;
             }
         }
         Rounding::Nearest => {

@@ -8,7 +8,7 @@ pub use super::block::{MxElement, ScaleRule};
 use super::block::{block_amax, inv_pow2_f32, mx_code, mx_operand, mx_scale, scale_exponent};
 use super::blocked::{Blocked, split_axis, split_shape};
 use super::types::E8M0;
-use super::wide::{Real, Rounding};
+use super::wide::{Real, Rounding, amax_of_bits, block_amax_bits_f32};
 use crate::kernels::minifloat;
 use crate::{Error, NarrowArray, Result};
 
@@ -108,13 +108,13 @@ fn scale_f32_blocks<F: MxElement>(
 ) -> bool {
     const B: usize = 32;
     let mut bits = [0u32; CHUNK / B];
-    crate::kernels::with_avx2(|| amax_bits(xs, &mut bits));
+    crate::kernels::with_avx2(|| block_amax_bits_f32(xs, B, &mut bits));
     let mut factors = [0f32; CHUNK / B];
     for ((&m, s), f) in bits.iter().zip(scales.iter_mut()).zip(&mut factors) {
-        if m >= 0x7f80_0000 {
+        let Some(amax) = amax_of_bits(m) else {
             return false;
-        }
-        let scale = mx_scale::<F>(Some(f64::from(f32::from_bits(m))), rule);
+        };
+        let scale = mx_scale::<F>(Some(amax), rule);
         let Some(e) = scale_exponent(scale) else {
             return false;
         };
@@ -123,16 +123,6 @@ fn scale_f32_blocks<F: MxElement>(
     }
     crate::kernels::with_avx2(|| scale_blocks(xs, &factors, out));
     true
-}
-
-/// `bits[b]` = the largest magnitude's bits in block `b` of 32 values.
-#[inline(always)]
-fn amax_bits(xs: &[f32], bits: &mut [u32]) {
-    for (block, m) in xs.chunks(32).zip(bits) {
-        *m = block
-            .iter()
-            .fold(0, |m, x| m.max(x.to_bits() & 0x7fff_ffff));
-    }
 }
 
 /// `out[i] = xs[i] * factors[i / 32]`.
@@ -169,6 +159,7 @@ fn quantize_into<F: MxElement, S: Real>(
     }
     let mut codes = [0u8; CHUNK];
     let mut scaled = [0f32; CHUNK];
+    let mut widened = [0f32; CHUNK];
     let pack = |c: &[u8], words: &mut [u64], at: usize| {
         if crate::kernels::pack(F::BITS, c, words, at).is_err() {
             unreachable!("the stream holds every value");
@@ -180,7 +171,21 @@ fn quantize_into<F: MxElement, S: Real>(
             for (k, chunk) in row.chunks(CHUNK).enumerate() {
                 let at = r * d + k * CHUNK;
                 let srow = &mut scales[r * nb + k * (CHUNK / B)..][..chunk.len().div_ceil(B)];
-                if let (Rounding::Nearest, Some(xs)) = (opts.rounding, S::as_f32s(chunk)) {
+                if matches!(opts.rounding, Rounding::Nearest) && S::WIDENS {
+                    // `f32` as it is, `f16` and `bf16` widened (exactly):
+                    // scaled a chunk at a time, then the fused
+                    // encode-and-pack kernel (nibble pairs for 4-bit
+                    // formats, bytes for 8-bit).
+                    let xs = match S::as_f32s(chunk) {
+                        Some(xs) => xs,
+                        None => {
+                            let w = &mut widened[..chunk.len()];
+                            for (w, &x) in w.iter_mut().zip(chunk) {
+                                *w = x.to_f32_odd();
+                            }
+                            w
+                        }
+                    };
                     let buf = &mut scaled[..chunk.len()];
                     if scale_f32_blocks::<F>(xs, opts.scale, srow, buf) {
                         minifloat::encode_words::<F>(buf, true, words, at);
@@ -192,22 +197,6 @@ fn quantize_into<F: MxElement, S: Real>(
                     let scale = mx_scale::<F>(block_amax(block), opts.scale);
                     exps[b] = scale_exponent(scale);
                     srow[b] = scale.to_bits();
-                }
-                let plain = matches!(opts.rounding, Rounding::Nearest)
-                    && S::WIDENS
-                    && exps.iter().all(|e| e.is_some());
-                if plain {
-                    // Scaled in place, then the fused encode-and-pack kernel
-                    // (nibble pairs for 4-bit formats, bytes for 8-bit).
-                    let buf = &mut scaled[..chunk.len()];
-                    for (b, (o, x)) in buf.chunks_mut(B).zip(chunk.chunks(B)).enumerate() {
-                        let f = inv_pow2_f32(exps[b].unwrap_or(0));
-                        for (o, &x) in o.iter_mut().zip(x) {
-                            *o = mx_operand(x, f);
-                        }
-                    }
-                    minifloat::encode_words::<F>(buf, true, words, at);
-                    continue;
                 }
                 let c = &mut codes[..chunk.len()];
                 scaled_codes::<F, S>(chunk, |i| exps[i / B], B, opts.rounding, at as u64, c);

@@ -5,10 +5,12 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 pub use super::block::TinyScale;
-use super::block::{FP4_TIMES_FP8_MAX, block_amax, e2m1_thresholds, nvfp4_codes, nvfp4_scale};
+use super::block::{
+    FP4_TIMES_FP8_MAX, block_amax, e2m1_magnitude_code, e2m1_thresholds, nvfp4_codes, nvfp4_scale,
+};
 use super::blocked::{Blocked, split_shape};
 use super::types::{E2M1, E4M3};
-use super::wide::{Real, Rounding};
+use super::wide::{Real, Rounding, amax_of_bits, block_amax_bits_f32};
 use crate::float::Tables;
 use crate::{Error, NarrowArray, Result};
 
@@ -580,13 +582,7 @@ fn rows_f32(
         .zip(scales.chunks_mut(CHUNK_BLOCKS))
     {
         let mut bits = [0u32; CHUNK_BLOCKS];
-        crate::kernels::with_avx2(|| {
-            for (block, m) in xs.chunks(B).zip(&mut bits) {
-                *m = block
-                    .iter()
-                    .fold(0, |m, x| m.max(x.to_bits() & 0x7fff_ffff));
-            }
-        });
+        crate::kernels::with_avx2(|| block_amax_bits_f32(xs, B, &mut bits));
         // Per block: seven thresholds and an eighth that no magnitude
         // reaches (NaN: every compare with it is false, even an infinite
         // magnitude's, which only a NaN-scale block holds), and the sign
@@ -594,8 +590,7 @@ fn rows_f32(
         let mut thr = [[f32::NAN; 8]; CHUNK_BLOCKS];
         let mut sign = [8u8; CHUNK_BLOCKS];
         for (((&m, s), t), sg) in bits.iter().zip(ss.iter_mut()).zip(&mut thr).zip(&mut sign) {
-            let amax = (m < 0x7f80_0000).then(|| f64::from(f32::from_bits(m)));
-            let scale = nvfp4_scale::<f32>(amax, tensor_scale, tiny);
+            let scale = nvfp4_scale::<f32>(amax_of_bits(m), tensor_scale, tiny);
             *s = scale.to_bits();
             if scale.to_bits() & 0x7f == 0x7f {
                 *sg = 0;
@@ -619,12 +614,7 @@ fn threshold_codes(xs: &[f32], thr: &[[f32; 8]], sign: &[u8], codes: &mut [u8]) 
     for (((block, out), t), &sg) in xs.chunks(B).zip(codes.chunks_mut(B)).zip(thr).zip(sign) {
         for (o, &x) in out.iter_mut().zip(block) {
             let b = x.to_bits();
-            let a = f32::from_bits(b & 0x7fff_ffff);
-            let mut c = 0u8;
-            for &u in t {
-                c += (a >= u) as u8;
-            }
-            *o = c | (((b >> 28) as u8) & sg);
+            *o = e2m1_magnitude_code(b, t) | (((b >> 28) as u8) & sg);
         }
     }
 }

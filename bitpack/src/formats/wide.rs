@@ -97,6 +97,31 @@ pub trait Real: Copy + sealed::Sealed + 'static {
 #[derive(Clone, Copy, Debug)]
 pub struct SplitParts(pub(crate) Parts);
 
+/// The bits of the largest magnitude in `xs` (0 when empty): `|x|`'s bits
+/// order the magnitudes (NaN above infinity), so this is an integer max,
+/// which vectorizes (in the caller's AVX2 build where it has one).
+#[inline(always)]
+pub(super) fn amax_bits_f32(xs: &[f32]) -> u32 {
+    xs.iter().fold(0, |m, x| m.max(x.to_bits() & 0x7fff_ffff))
+}
+
+/// `bits[b]` = [`amax_bits_f32`] of block `b` of `len` values of `xs`.
+#[cfg(feature = "alloc")]
+#[inline(always)]
+pub(super) fn block_amax_bits_f32(xs: &[f32], len: usize, bits: &mut [u32]) {
+    for (block, m) in xs.chunks(len).zip(bits) {
+        *m = amax_bits_f32(block);
+    }
+}
+
+/// The amax of [`amax_bits_f32`]'s bits as [`block_amax`](super::block_amax)
+/// gives it: `None` when a value was NaN or infinite.
+#[cfg(feature = "alloc")]
+#[inline(always)]
+pub(super) fn amax_of_bits(m: u32) -> Option<f64> {
+    (m < 0x7f80_0000).then(|| f64::from(f32::from_bits(m)))
+}
+
 impl sealed::Sealed for f32 {}
 impl Real for f32 {
     #[inline(always)]
@@ -105,12 +130,7 @@ impl Real for f32 {
     }
     #[inline]
     fn amax(xs: &[f32]) -> (f64, bool) {
-        // `|x|`'s bits order the magnitudes (NaN above infinity): an integer
-        // max, which vectorizes.
-        let mut m = 0u32;
-        for &x in xs {
-            m = m.max(x.to_bits() & 0x7fff_ffff);
-        }
+        let m = amax_bits_f32(xs);
         (f32::from_bits(m) as f64, m < 0x7f80_0000)
     }
     #[inline]
