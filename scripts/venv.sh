@@ -7,8 +7,10 @@
 #   py=$(scripts/venv.sh numpy ml_dtypes) || exit_code=$?
 #
 # The environment lives in target/py-venv (ignored by git); override with
-# BITPACK_VENV.
+# BITPACK_VENV. pip keeps no download cache (PIP_NO_CACHE_DIR): torch and its
+# CUDA libraries would otherwise sit on disk twice, about 3 GB more.
 set -euo pipefail
+export PIP_NO_CACHE_DIR=1
 cd "$(dirname "$0")/.."
 venv=${BITPACK_VENV:-$PWD/target/py-venv}
 if ! command -v python3 >/dev/null 2>&1; then
