@@ -12,7 +12,7 @@
 #
 #   scripts/build-ptx.sh [--crate DIR] [--out DIR] [--name NAME] [TARGET...]
 #
-# TARGET is sm_80, sm_90 or sm_100a (default: all three); each is written to
+# TARGET is one of bitpack/ptx/TARGETS (default: all of them); each is written to
 # OUT/NAME-TARGET.ptx (defaults: bitpack-ptx, bitpack/ptx/, bitpack). The toolchain is
 # BITPACK_PTX_TOOLCHAIN, else the pinned nightly below, else an installed
 # `nightly` that is the same build (the commit bitpack/ptx/TOOLCHAIN
@@ -45,7 +45,7 @@ while [ "$#" -gt 0 ]; do
     *) echo "build-ptx: unknown argument '$1'" >&2; exit 2 ;;
     esac
 done
-[ "${#targets[@]}" -gt 0 ] || targets=(sm_80 sm_90 sm_100a)
+[ "${#targets[@]}" -gt 0 ] || mapfile -t targets < <(awk '!/^#/ && NF {print $1}' bitpack/ptx/TARGETS)
 
 # The commit of a toolchain's rustc, or nothing when it is not installed.
 commit_of() { rustup run "$1" rustc -vV 2>/dev/null | sed -n 's/^commit-hash: //p'; }
@@ -85,15 +85,14 @@ for t in llvm-ar llvm-link opt llc llvm-dis; do
     [ -x "$bin/$t" ] || { echo "build-ptx: $bin/$t is missing (rustup component llvm-tools)" >&2; exit 1; }
 done
 
-# The PTX ISA version each target needs: 7.8 for the FP8 cvt (sm_90), 8.6 for
-# the FP4/FP6/UE8M0 cvt (sm_100a); sm_80 gets the oldest PTX that has it.
+# The PTX ISA version of each target, from bitpack/ptx/TARGETS: 7.8 for the
+# FP8 cvt (8.1 on sm_89, 7.8 on sm_90), 8.6/8.7 for the FP4/FP6/UE8M0 cvt (sm_100a,
+# sm_120a); sm_80 gets the oldest PTX that has what it uses.
 ptx_for() {
-    case "$1" in
-    sm_80) echo ptx70 ;;
-    sm_90) echo ptx78 ;;
-    sm_100a) echo ptx86 ;;
-    *) echo "build-ptx: no PTX version known for $1" >&2; return 1 ;;
-    esac
+    local p
+    p=$(awk -v t="$1" '$1 == t {print $2}' "$root/bitpack/ptx/TARGETS")
+    [ -n "$p" ] || { echo "build-ptx: $1 is not in bitpack/ptx/TARGETS" >&2; return 1; }
+    echo "$p"
 }
 
 manifest=$root/$crate/Cargo.toml

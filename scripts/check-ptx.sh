@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks the committed PTX of bitpack-ptx (bitpack/ptx/):
 #
-#   1. rebuilds it (scripts/build-ptx.sh) for sm_80, sm_90 and sm_100a and
+#   1. rebuilds it (scripts/build-ptx.sh) for every target of bitpack/ptx/TARGETS and
 #      compares it byte for byte with the committed files when the toolchain
 #      is the one recorded in bitpack/ptx/TOOLCHAIN (otherwise: a warning, and the
 #      checks below run on the fresh build);
@@ -25,7 +25,7 @@ root=$PWD
 # or an installed nightly of the same build), fixed here for every build below.
 toolchain=$(scripts/build-ptx.sh --print-toolchain)
 export BITPACK_PTX_TOOLCHAIN=$toolchain
-targets=(sm_80 sm_90 sm_100a)
+mapfile -t targets < <(awk '!/^#/ && NF {print $1}' bitpack/ptx/TARGETS)
 update=0
 [ "${1:-}" = --update ] && update=1
 
@@ -75,7 +75,7 @@ expect() {
     b=$(body "$fresh/bitpack-$1.ptx" "$2")
     grep -F "$3" >/dev/null <<<"$b" || fail "$1: $2 does not use $3"
 }
-for t in sm_90 sm_100a; do
+for t in sm_89 sm_90 sm_100a sm_120a; do
     expect $t encode_e4m3_satfinite cvt.rn.satfinite.e4m3x2.f32
     expect $t encode_e5m2_satfinite cvt.rn.satfinite.e5m2x2.f32
     expect $t decode_e4m3_f32 cvt.rn.f16x2.e4m3x2
@@ -83,25 +83,29 @@ for t in sm_90 sm_100a; do
     expect $t mx_encode_e4m3 cvt.rn.satfinite.e4m3x2.f32
     expect $t mx_encode_e5m2 cvt.rn.satfinite.e5m2x2.f32
 done
-expect sm_100a encode_e2m1_satfinite cvt.rn.satfinite.e2m1x2.f32
-expect sm_100a encode_e2m3_satfinite cvt.rn.satfinite.e2m3x2.f32
-expect sm_100a encode_e3m2_satfinite cvt.rn.satfinite.e3m2x2.f32
-expect sm_100a decode_e2m1_f32 cvt.rn.f16x2.e2m1x2
-expect sm_100a decode_e2m3_f32 cvt.rn.f16x2.e2m3x2
-expect sm_100a decode_e3m2_f32 cvt.rn.f16x2.e3m2x2
-expect sm_100a mx_encode_e2m1 cvt.rn.satfinite.e2m1x2.f32
-expect sm_100a mx_encode_e2m3 cvt.rn.satfinite.e2m3x2.f32
-expect sm_100a mx_encode_e3m2 cvt.rn.satfinite.e3m2x2.f32
-for t in sm_80 sm_90 sm_100a; do
+for t in sm_100a sm_120a; do
+    expect $t encode_e2m1_satfinite cvt.rn.satfinite.e2m1x2.f32
+    expect $t encode_e2m3_satfinite cvt.rn.satfinite.e2m3x2.f32
+    expect $t encode_e3m2_satfinite cvt.rn.satfinite.e3m2x2.f32
+    expect $t decode_e2m1_f32 cvt.rn.f16x2.e2m1x2
+    expect $t decode_e2m3_f32 cvt.rn.f16x2.e2m3x2
+    expect $t decode_e3m2_f32 cvt.rn.f16x2.e3m2x2
+    expect $t mx_encode_e2m1 cvt.rn.satfinite.e2m1x2.f32
+    expect $t mx_encode_e2m3 cvt.rn.satfinite.e2m3x2.f32
+    expect $t mx_encode_e3m2 cvt.rn.satfinite.e3m2x2.f32
+done
+for t in "${targets[@]}"; do
     expect $t decode_e4m3_f16 cvt.rn.f16x2.f32
     expect $t decode_e4m3_bf16 cvt.rn.bf16x2.f32
 done
 if grep -qE 'cvt\.[a-z.]*(e4m3x2|e5m2x2|e2m1x2|e2m3x2|e3m2x2|ue8m0x2)' "$fresh/bitpack-sm_80.ptx"; then
     fail "sm_80: an FP8/FP6/FP4 cvt, which sm_80 does not have"
 fi
-if grep -qE 'cvt\.[a-z.]*(e2m1x2|e2m3x2|e3m2x2|ue8m0x2)' "$fresh/bitpack-sm_90.ptx"; then
-    fail "sm_90: an FP4/FP6 cvt, which sm_90 does not have"
-fi
+for t in sm_89 sm_90; do
+    if grep -qE 'cvt\.[a-z.]*(e2m1x2|e2m3x2|e3m2x2|ue8m0x2)' "$fresh/bitpack-$t.ptx"; then
+        fail "$t: an FP4/FP6 cvt, which $t does not have"
+    fi
+done
 echo "check-ptx: the packed cvt forms are where the targets have them, and only there"
 
 status=0
