@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The GPU check, for a machine with an NVIDIA GPU, CUDA, numpy and CuPy (no
-# Rust needed): loads the committed PTX (bitpack/ptx/), compares every kernel
-# with the host rules on random data (1, 31, 4096, 2^20+7 and 2^26 values)
-# and on the conformance vectors, times unpack/encode/decode against a device
-# copy, and writes GPU.md. Takes a few minutes on one GPU.
+# Rust needed; PyTorch for the FP8 GEMM check): loads the committed PTX
+# (bitpack/ptx/), compares every kernel with the host rules, times about 30
+# kernels against cudaMemcpy, and writes its results row by row under the
+# folder given (log.txt, checks.tsv, timings.tsv, GPU.md). About 6 minutes
+# on one H200; --budget (seconds, default 450) bounds it.
 #
-#   scripts/gpu-check.sh [--quick] [--out FILE]
+#   scripts/gpu-check.sh --out-dir DIR [--quick] [--budget S] [--compare-ptx OLD]
 #
 # PYTHON selects the interpreter (default: python3). Exits 2 with a message
 # when numpy, CuPy or a usable GPU is missing.
@@ -20,7 +21,9 @@ if ! "$py" -c 'import numpy' 2>/dev/null; then
     echo "gpu-check: numpy is not importable with $py" >&2
     exit 2
 fi
-for f in bitpack/ptx/bitpack-sm_80.ptx bitpack/ptx/bitpack-sm_90.ptx bitpack/ptx/bitpack-sm_100a.ptx; do
+while read -r target _; do
+    case "$target" in '#'* | '') continue ;; esac
+    f=bitpack/ptx/bitpack-$target.ptx
     [ -f "$f" ] || { echo "gpu-check: $f is missing" >&2; exit 2; }
-done
-exec "$py" scripts/gpu_check.py "$@"
+done <bitpack/ptx/TARGETS
+PYTHONUNBUFFERED=1 exec "$py" scripts/gpu_check.py "$@"

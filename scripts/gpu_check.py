@@ -1,14 +1,27 @@
 #!/usr/bin/env python3
 """GPU check of bitpack's committed PTX kernels, with CuPy and no Rust.
 
-Loads every committed build the device runs (bitpack/ptx/bitpack-sm_*.ptx:
-sm_80 from compute capability 8.0, sm_90 from 9.0, sm_100a on 10.0), runs
-each kernel on random data of several sizes and on the conformance vectors,
-compares the results with a numpy reference of the crate's host rules (and
-the builds with each other, byte for byte), times unpack, encode and decode
-against the device's own copy bandwidth, and writes GPU.md.
+Loads every committed build the device runs (bitpack/ptx/TARGETS: sm_80
+from compute capability 8.0, sm_89 from 8.9, sm_90 from 9.0, sm_100a on
+10.0, sm_120a on 12.0), and in phases, each under a time budget:
 
-    python3 scripts/gpu_check.py [--out GPU.md] [--quick]
+1. checks every kernel on random data (1, 31, 4096 and 2^20 + 7 values)
+   and on the conformance vectors against a numpy reference of the crate's
+   host rules, and the builds against each other, byte for byte;
+2. checks MX (every format and scale rule) and NVFP4 (rows, tiles, tiny
+   scale rules, the device amax) the same way;
+3. times about 30 kernels at 2^28 values (far above the L2 cache, which is
+   flushed before every launch) against cudaMemcpy device to device of the
+   same bytes, on the newest build and on the builds of --compare-ptx;
+4. feeds bitpack's E4M3 bytes to an FP8 GEMM (torch._scaled_mm, cuBLASLt)
+   and checks it against the product of the decoded values;
+5. repeats the checks at 2^26 values.
+
+Every row is written as soon as it is known, under --out-dir: log.txt,
+checks.tsv, timings.tsv, and GPU.md (the summary, rewritten after every
+phase), so a run that is stopped keeps what it did.
+
+    python3 scripts/gpu_check.py --out-dir DIR [--budget S] [--compare-ptx OLD] [--quick]
     python3 scripts/gpu_check.py --self-test   # the numpy reference against
                                                # tests/conformance (no GPU)
 
@@ -17,7 +30,9 @@ Exit status: 0 all equal, 1 a mismatch, 2 no CuPy or no usable GPU.
 import argparse
 import datetime
 import os
+import signal
 import sys
+import time
 
 import numpy as np
 
@@ -430,17 +445,57 @@ def random_floats(rng, n):
     return np.where(pick, bits, ranged).view(np.float32)
 
 
+def read_targets():
+    """The committed builds of bitpack/ptx/TARGETS: (target, (major, minor),
+    exact), newest first."""
+    out = []
+    with open(os.path.join(PTX_DIR, "TARGETS")) as f:
+        for line in f:
+            if line.startswith("#") or not line.split():
+                continue
+            target, _ptx, cap, runs = line.split()[:4]
+            major, minor = (int(v) for v in cap.split("."))
+            out.append((target, (major, minor), runs == "exact"))
+    return out
+
+
+def loadable(cc, cap, exact):
+    """Whether a build for `cap` runs on compute capability `cc` (e.g. 90)."""
+    want = cap[0] * 10 + cap[1]
+    return cc == want if exact else cc >= want
+
+
 class Device:
-    def __init__(self, cp):
+    """The GPU and every committed build it can load (newest first), plus
+    the builds of `extra_dir` (another set of PTX files, e.g. an earlier
+    revision's, under the label `extra_label`) for the timings."""
+
+    def __init__(self, cp, extra_dir=None, extra_label="before"):
         self.cp = cp
         dev = cp.cuda.Device()
         self.cc = int(dev.compute_capability)
         props = cp.cuda.runtime.getDeviceProperties(dev.id)
         self.name = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
+        self.l2_bytes = int(props.get("l2CacheSize", 0)) if hasattr(props, "get") else 0
+        self.sms = int(props.get("multiProcessorCount", 0)) if hasattr(props, "get") else 0
         self.builds = {}
-        for target, ok in (("sm_80", self.cc >= 80), ("sm_90", self.cc >= 90), ("sm_100a", self.cc == 100)):
-            if ok:
-                self.builds[target] = cp.RawModule(path=os.path.join(PTX_DIR, f"bitpack-{target}.ptx"))
+        self.load_errors = {}
+        for target, cap, exact in read_targets():
+            if loadable(self.cc, cap, exact):
+                try:
+                    self.builds[target] = cp.RawModule(path=os.path.join(PTX_DIR, f"bitpack-{target}.ptx"))
+                except Exception as e:  # the driver rejects the PTX (ISA version, ...)
+                    self.load_errors[target] = f"{type(e).__name__}: {e}"
+        self.extra = {}
+        if extra_dir and self.builds:
+            # The same target as the newest build loaded, from the other set.
+            target = next(iter(self.builds))
+            path = os.path.join(extra_dir, f"bitpack-{target}.ptx")
+            if os.path.exists(path):
+                try:
+                    self.extra[f"{extra_label} {target}"] = cp.RawModule(path=path)
+                except Exception as e:
+                    self.load_errors[f"{extra_label} {target}"] = f"{type(e).__name__}: {e}"
 
     def launch(self, build, kernel, units, args):
         """`kernel` over `units` threads (CTAs of THREADS) with `args`."""
@@ -449,12 +504,13 @@ class Device:
         f((grid,), (THREADS,), args)
         self.cp.cuda.Device().synchronize()
 
+    def launch_module(self, module, kernel, units, args):
+        f = module.get_function(kernel)
+        f((max(1, (units + THREADS - 1) // THREADS),), (THREADS,), args)
+        self.cp.cuda.Device().synchronize()
+
     def run(self, build, kernel, a, n, out, units):
-        cp = self.cp
-        f = self.builds[build].get_function(kernel)
-        grid = max(1, (units + THREADS - 1) // THREADS)
-        f((grid,), (THREADS,), (a, np.uint64(n), out))
-        cp.cuda.Device().synchronize()
+        self.launch(build, kernel, units, (a, np.uint64(n), out))
 
 
 def block_shapes(n):
@@ -476,11 +532,7 @@ def check_blocks(dev, sizes, report, failures):
     rng = np.random.default_rng(99)
 
     def record(family, ok, what):
-        report.setdefault(family, [0, 0])
-        report[family][0 if ok else 1] += 1
-        if not ok:
-            failures.append(what)
-            print("MISMATCH", what, flush=True)
+        record_check(report, failures, family, ok, what)
 
     # 2310 = 33 x 70: rows of two full MX blocks and a 6-value tail.
     for n in sorted(set(sizes) | {2310}):
@@ -565,11 +617,7 @@ def check(dev, sizes, report):
     failures = []
 
     def record(family, ok, what):
-        report.setdefault(family, [0, 0])
-        report[family][0 if ok else 1] += 1
-        if not ok:
-            failures.append(what)
-            print("MISMATCH", what, flush=True)
+        record_check(report, failures, family, ok, what)
 
     for n in sizes:
         big = n > (1 << 21)
@@ -664,25 +712,172 @@ def check_conformance(dev, report):
                 dev.run(build, f"encode_{name}_{mode}", cp.asarray(x), n, dst, (n + block_elems(bits) - 1) // block_elems(bits))
                 got = unpack_ref(cp.asnumpy(dst), bits, n).astype(np.int64)
                 ok = np.where(want_nan, is_nan_code(name, got), np.where(departs, got == ref, got == want))
-                report.setdefault("conformance", [0, 0])
-                report["conformance"][0 if ok.all() else 1] += 1
-                if not ok.all():
-                    failures.append(f"{build} conformance {name} {mode}: {(~ok).sum()} rows")
-                    print("MISMATCH", failures[-1], flush=True)
+                record_check(report, failures, "conformance", bool(ok.all()),
+                             f"{build} conformance {name} {mode}" + ("" if ok.all() else f": {(~ok).sum()} rows"))
     return failures
 
 
-def timings(dev, n=1 << 26):
-    """Median time of each kernel at `n` values against a device copy of the
-    same number of bytes (read + written)."""
-    cp = dev.cp
-    rng = np.random.default_rng(7)
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
+# ---------------------------------------------------------------------------
+# Recording: every row is on disk as soon as it is known
+# ---------------------------------------------------------------------------
 
-    def med(fn, reps=20):
+
+class Recorder:
+    """Writes the run under one folder as it goes: `log.txt` (all that is
+    printed), `checks.tsv` (one row per comparison), `timings.tsv` (one row
+    per timed kernel) and `GPU.md` (the summary, rewritten after every
+    phase and at exit). A run that is killed keeps every row written before
+    it; GPU.md then says which phase was under way."""
+
+    def __init__(self, out_dir):
+        os.makedirs(out_dir, exist_ok=True)
+        self.dir = out_dir
+        self.log = open(os.path.join(out_dir, "log.txt"), "a", buffering=1)
+        self.checks = open(os.path.join(out_dir, "checks.tsv"), "w", buffering=1)
+        self.checks.write("seconds\tfamily\tresult\twhat\n")
+        self.times = open(os.path.join(out_dir, "timings.tsv"), "w", buffering=1)
+        self.times.write("build\tkernel\tvalues\tbytes_read\tbytes_written\tms\tGB_s\tmemcpy_ms\tmemcpy_GB_s\tshare_of_memcpy\n")
+        self.t0 = time.monotonic()
+        self.report = {}
+        self.failures = []
+        self.timing_rows = []
+        self.notes = []
+        self.header = []
+        self.phases_done = []
+        self.phase = None
+
+    def say(self, *parts):
+        line = " ".join(str(p) for p in parts)
+        print(line, flush=True)
+        self.log.write(f"[{time.monotonic() - self.t0:7.1f}s] {line}\n")
+
+    def check(self, family, ok, what):
+        self.report.setdefault(family, [0, 0])
+        self.report[family][0 if ok else 1] += 1
+        self.checks.write(f"{time.monotonic() - self.t0:.1f}\t{family}\t{'equal' if ok else 'DIFFER'}\t{what}\n")
+        if not ok:
+            self.failures.append(what)
+            self.say("MISMATCH", what)
+
+    def timing(self, row):
+        self.timing_rows.append(row)
+        b, k, n, rd, wr, ms, gbs, cms, cgbs, share = row
+        self.times.write(f"{b}\t{k}\t{n}\t{rd}\t{wr}\t{ms:.4f}\t{gbs:.1f}\t{cms:.4f}\t{cgbs:.1f}\t{share:.3f}\n")
+        self.say(f"time {b} {k}: {ms:.3f} ms, {gbs:.0f} GB/s, {share:.2f} of memcpy")
+
+    def note(self, text):
+        self.notes.append(text)
+        self.say("note:", text)
+
+    def start(self, phase):
+        self.phase = phase
+        self.say(f"== {phase}")
+        self.write_summary()
+
+    def done(self):
+        if self.phase:
+            self.phases_done.append((self.phase, time.monotonic() - self.t0))
+        self.phase = None
+        self.write_summary()
+
+    def write_summary(self):
+        path = os.path.join(self.dir, "GPU.md")
+        with open(path + ".tmp", "w") as f:
+            f.write("# GPU results\n\n")
+            f.write("".join(line + "\n" for line in self.header))
+            f.write("\nPhases done: " + (", ".join(f"{p} ({t:.0f} s)" for p, t in self.phases_done) or "none") + ".")
+            if self.phase:
+                f.write(f" Under way when this was written: {self.phase}.")
+            f.write("\n\n")
+            if self.report:
+                f.write("| check | equal | differ |\n|---|---|---|\n")
+                for k, (ok, bad) in self.report.items():
+                    f.write(f"| {k} | {ok} | {bad} |\n")
+            if self.failures:
+                f.write(f"\nMismatches ({len(self.failures)}, the first 50):\n\n")
+                f.write("".join(f"- {m}\n" for m in self.failures[:50]))
+            if self.timing_rows:
+                f.write("\nEach kernel at the size given, the L2 cache flushed before every launch (a write of "
+                        "twice its size), median of the repetitions; `memcpy` is `cudaMemcpy` device to device "
+                        "of half the bytes the kernel reads plus writes (so the same bytes cross the memory bus), "
+                        "timed the same way. `share` = memcpy time / kernel time.\n\n")
+                f.write("| build | kernel | values | MB read + written | ms | GB/s | memcpy GB/s | share of memcpy |\n")
+                f.write("|---|---|---|---|---|---|---|---|\n")
+                for b, k, n, rd, wr, ms, gbs, cms, cgbs, share in self.timing_rows:
+                    f.write(f"| {b} | `{k}` | {n} | {(rd + wr) / 1e6:.0f} | {ms:.3f} | {gbs:.0f} | {cgbs:.0f} | {share:.2f} |\n")
+            if self.notes:
+                f.write("\nNotes:\n\n" + "".join(f"- {t}\n" for t in self.notes))
+        os.replace(path + ".tmp", path)
+
+
+REC = None
+
+
+def record_check(report, failures, family, ok, what):
+    """One comparison: into the recorder (and so on disk at once) when one
+    runs, else into `report`/`failures` only."""
+    ok = bool(ok)
+    if REC is not None:
+        REC.check(family, ok, what)
+        return
+    report.setdefault(family, [0, 0])
+    report[family][0 if ok else 1] += 1
+    if not ok:
+        failures.append(what)
+        print("MISMATCH", what, flush=True)
+
+
+# ---------------------------------------------------------------------------
+# Timings
+# ---------------------------------------------------------------------------
+
+
+def timed_kernels(n):
+    """(kernel, value bits, bytes read, bytes written, input kind, output
+    dtype, shape): the kernels timed, at n values. Input kinds: "words" (a
+    packed stream of `bits`-wide values), "f32", "u8"/"u32" (plain values),
+    "mx"/"nvfp4" (f32 values as a [rows, 8192] matrix)."""
+    f32 = 4 * n
+    out = []
+    for w in (1, 4, 8):
+        out.append((f"unpack_u8_w{w}", w, n * w // 8, n, "words", np.uint8))
+        out.append((f"pack_u8_w{w}", w, n, n * w // 8, "u8", np.uint64))
+        out.append((f"sum_w{w}", w, n * w // 8, 0, "words", None))
+    out.append(("unpack_u32_w17", 17, n * 17 // 8, 4 * n, "words", np.uint32))
+    for name, bits in (("e2m1", 4), ("e4m3", 8)):
+        out.append((f"encode_{name}_satfinite", bits, f32, n * bits // 8, "f32", np.uint64))
+        out.append((f"decode_{name}_f32", bits, n * bits // 8, f32, "words", np.float32))
+        out.append((f"decode_{name}_bf16", bits, n * bits // 8, 2 * n, "words", np.uint16))
+    out.append(("encode_e4m3_nearest", 8, f32, n, "f32", np.uint64))
+    out.append(("encode_e2m1_nearest", 4, f32, n // 2, "f32", np.uint64))
+    out.append(("decode_e4m3_f16", 8, n, 2 * n, "words", np.uint16))
+    out.append(("unpack_u16_w12", 12, n * 12 // 8, 2 * n, "words", np.uint16))
+    out.append(("amax_partials", 32, f32, 0, "f32", None))
+    for name, bits in (("e2m1", 4), ("e4m3", 8)):
+        out.append((f"mx_scales_{name}", bits, f32, n // 32, "mx", None))
+        out.append((f"mx_encode_{name}", bits, f32 + n // 32, n * bits // 8, "mx", None))
+        out.append((f"mx_decode_{name}", bits, n * bits // 8 + n // 32, f32, "mx", None))
+    out.append(("nvfp4_scales", 4, f32, n // 16, "nvfp4", None))
+    out.append(("nvfp4_encode", 4, f32 + n // 16, n // 2, "nvfp4", None))
+    out.append(("nvfp4_decode", 4, n // 2 + n // 16, f32, "nvfp4", None))
+    return out
+
+
+def timings(dev, rec, n=1 << 28, reps=15, budget_end=None, modules=None):
+    """Median time of each kernel of `timed_kernels(n)` on each module of
+    `modules` (label -> RawModule; default: the newest loadable build), the
+    L2 flushed before every launch, against cudaMemcpy device to device of
+    the same bytes."""
+    cp = dev.cp
+    u64 = np.uint64
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
+    flush = cp.empty(max(2 * dev.l2_bytes, 64 << 20), dtype=np.uint8)
+
+    def med(fn):
         fn()
         ts = []
         for _ in range(reps):
+            flush.fill(0)
             start.record()
             fn()
             stop.record()
@@ -690,91 +885,275 @@ def timings(dev, n=1 << 26):
             ts.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
         return float(np.median(ts))
 
-    def copy_time(nbytes):
-        a = cp.zeros(nbytes // 2, dtype=np.uint8)
-        b = cp.empty_like(a)
-        return med(lambda: b.__setitem__(slice(None), a)), nbytes
+    copy_cache = {}
 
-    rows = []
-    x = random_floats(rng, n)
-    d_x = cp.asarray(x)
-    build = list(dev.builds)[-1]  # the most specific build
-    for kernel, w, in_bytes, out_bytes, src, dst in (
-        ("unpack_u8_w4", 4, n // 2, n, None, np.uint8),
-        ("unpack_u8_w5", 5, n * 5 // 8, n, None, np.uint8),
-        ("encode_e2m1_satfinite", 4, 4 * n, n // 2, d_x, np.uint64),
-        ("encode_e4m3_satfinite", 8, 4 * n, n, d_x, np.uint64),
-        ("decode_e2m1_f32", 4, n // 2, 4 * n, None, np.float32),
-        ("decode_e4m3_f32", 8, n, 4 * n, None, np.float32),
-    ):
-        if src is None:
-            src = cp.asarray(pack_ref(rng.integers(0, 1 << w, size=n, dtype=np.uint64), w))
-        out = cp.empty(out_bytes // np.dtype(dst).itemsize + 1, dtype=dst)
-        units = (n + block_elems(w) - 1) // block_elems(w)
-        f = dev.builds[build].get_function(kernel)
-        grid = (units + THREADS - 1) // THREADS
-        t = med(lambda: f((grid,), (THREADS,), (src, np.uint64(n), out)))
-        tc, _ = copy_time(in_bytes + out_bytes)
-        gbs = (in_bytes + out_bytes) / t / 1e9
-        rows.append((build, kernel, t * 1e3, gbs, (in_bytes + out_bytes) / tc / 1e9, tc / t))
-    return rows
+    def ptr(a):
+        return a.data.ptr if hasattr(a.data, "ptr") else 0
+
+    def copy_time(nbytes):
+        half = max(nbytes // 2, 1)
+        if half not in copy_cache:
+            a = cp.empty(half, dtype=np.uint8)
+            b = cp.empty(half, dtype=np.uint8)
+            a.fill(1)
+            kind = cp.cuda.runtime.memcpyDeviceToDevice
+            pa, pb = ptr(a), ptr(b)
+            copy_cache[half] = med(lambda: cp.cuda.runtime.memcpy(pb, pa, half, kind))
+            del a, b
+        return copy_cache[half]
+
+    if modules is None:
+        newest = next(iter(dev.builds))
+        modules = {newest: dev.builds[newest]}
+    cols = min(n, 1 << 13)
+    rows = n // cols
+    # Inputs, made on the device (random bits; f32 values spread over the
+    # formats' ranges with every class of f32 among them).
+    rs = cp.random.RandomState(7)
+    words = rs.randint(0, 1 << 62, size=n // 2 + 8, dtype=np.int64).view(np.uint64)
+    bits = rs.randint(0, 1 << 32, size=n, dtype=np.int64).astype(np.uint32)
+    expo = (np.uint32(100) + (bits >> np.uint32(8)) % np.uint32(60)).astype(np.uint32)
+    x = ((bits & np.uint32(0x807FFFFF)) | (expo << np.uint32(23))).view(np.float32)
+    del bits, expo
+    for label, module in modules.items():
+        for kernel, w, rd, wr, kind, odt in timed_kernels(n):
+            if budget_end is not None and time.monotonic() > budget_end:
+                rec.note(f"timings stopped before {label} {kernel}: the time budget was spent")
+                return
+            try:
+                f = module.get_function(kernel)
+            except Exception as e:
+                rec.note(f"{label} has no {kernel} ({type(e).__name__})")
+                continue
+            units = (n + block_elems(w) - 1) // block_elems(w)
+            grid = ((units + THREADS - 1) // THREADS,)
+            if kind == "words":
+                src = words
+                if kernel.startswith("sum_"):
+                    per = 4 * block_elems(w)
+                    threads = (n + per - 1) // per
+                    grid = ((threads + THREADS - 1) // THREADS,)
+                    out = cp.empty(grid[0] * THREADS // 32, dtype=np.uint64)
+                else:
+                    out = cp.empty(n + 16, dtype=odt)
+                args = (src, u64(n), out)
+            elif kind in ("u8", "u32"):
+                src = cp.empty(n, dtype=np.uint8)
+                src.fill((1 << w) - 1 if w < 8 else 0xA5)
+                out = cp.empty(n * w // 64 + 2, dtype=np.uint64)
+                args = (src, u64(n), out)
+            elif kind == "f32" and kernel == "amax_partials":
+                ctas = min(1024, max(1, (n + 8 * THREADS - 1) // (8 * THREADS)))
+                grid = (ctas,)
+                out = cp.empty(ctas * THREADS // 32, dtype=np.uint32)
+                args = (x, u64(n), out)
+            elif kind == "f32":
+                out = cp.empty(n * w // 64 + 2, dtype=np.uint64)
+                args = (x, u64(n), out)
+            elif kind == "mx":
+                name = kernel.rsplit("_", 1)[1]
+                sc = cp.empty(rows * (cols // 32), dtype=np.uint8)
+                dev.launch_module(module, f"mx_scales_{name}", rows * (cols // 32),
+                                  (x, u64(rows), u64(cols), u64(1), np.uint32(3), sc))
+                codes = cp.empty(n * w // 64 + 2, dtype=np.uint64)
+                dev.launch_module(module, f"mx_encode_{name}", units,
+                                  (x, u64(rows), u64(cols), u64(1), sc, u64(0), np.uint32(0), codes))
+                if kernel.startswith("mx_scales"):
+                    grid = ((rows * (cols // 32) + THREADS - 1) // THREADS,)
+                    args = (x, u64(rows), u64(cols), u64(1), np.uint32(3), sc)
+                elif kernel.startswith("mx_encode"):
+                    args = (x, u64(rows), u64(cols), u64(1), sc, u64(0), np.uint32(0), codes)
+                else:
+                    out = cp.empty(n, dtype=np.float32)
+                    args = (codes, u64(rows), u64(cols), u64(1), sc, out)
+            else:  # nvfp4
+                st = np.float32(1.0 / 64)
+                sc = cp.empty(rows * (cols // 16), dtype=np.uint8)
+                dev.launch_module(module, "nvfp4_scales", rows * (cols // 16),
+                                  (x, u64(rows), u64(cols), u64(rows), u64(1), st, np.uint32(0), sc))
+                codes = cp.empty(n // 16 + 2, dtype=np.uint64)
+                dev.launch_module(module, "nvfp4_encode", (n + 15) // 16,
+                                  (x, u64(rows), u64(cols), sc, st, u64(0), np.uint32(0), codes))
+                grid = (((n + 15) // 16 + THREADS - 1) // THREADS,)
+                if kernel == "nvfp4_scales":
+                    grid = ((rows * (cols // 16) + THREADS - 1) // THREADS,)
+                    args = (x, u64(rows), u64(cols), u64(rows), u64(1), st, np.uint32(0), sc)
+                elif kernel == "nvfp4_encode":
+                    args = (x, u64(rows), u64(cols), sc, st, u64(0), np.uint32(0), codes)
+                else:
+                    out = cp.empty(n, dtype=np.float32)
+                    args = (codes, u64(rows), u64(cols), sc, st, out)
+            t = med(lambda: f(grid, (THREADS,), args))
+            tc = copy_time(rd + wr)
+            rec.timing((label, kernel, n, rd, wr, t * 1e3, (rd + wr) / t / 1e9, tc * 1e3,
+                        (rd + wr) / tc / 1e9, tc / t))
+            out = args = None
+
+
+# ---------------------------------------------------------------------------
+# An FP8 GEMM fed with bitpack's E4M3 bytes
+# ---------------------------------------------------------------------------
+
+
+def fp8_gemm_check(dev, rec, build, m=4096, k=4096, nn=4096):
+    """On compute capability 9.0 and newer with PyTorch: A [m, k] and B
+    [nn, k] encoded to E4M3 by `encode_e4m3_satfinite` under a per-tensor
+    scale (amax / 448), handed to torch._scaled_mm (cuBLASLt) as
+    float8_e4m3fn through DLPack, checked against the f32 product of the
+    values the same codes decode to, and the codes against PyTorch's own
+    f32 -> float8_e4m3fn cast."""
+    try:
+        import torch
+    except ImportError:
+        rec.note("FP8 GEMM skipped: PyTorch is not importable")
+        return
+    if dev.cc < 89 or not hasattr(torch, "_scaled_mm"):
+        rec.note(f"FP8 GEMM skipped: compute capability {dev.cc} or no torch._scaled_mm")
+        return
+    cp = dev.cp
+    u64 = np.uint64
+    rs = cp.random.RandomState(11)
+    a = rs.standard_normal((m, k), dtype=np.float32)
+    b = rs.standard_normal((nn, k), dtype=np.float32) * np.float32(3.0)
+
+    def e4m3(x):
+        amax = float(cp.abs(x).max())
+        scale = np.float32(amax / 448.0)
+        xs = (x / scale).astype(np.float32).ravel()
+        words = cp.empty(xs.size // 8 + 1, dtype=np.uint64)
+        dev.launch(build, "encode_e4m3_satfinite", (xs.size + 7) // 8, (xs, u64(xs.size), words))
+        codes = words.view(np.uint8)[: xs.size].reshape(x.shape)
+        vals = cp.empty(xs.size, dtype=np.float32)
+        dev.launch(build, "decode_e4m3_f32", (xs.size + 7) // 8, (words, u64(xs.size), vals))
+        return codes, scale, vals.reshape(x.shape), xs.reshape(x.shape)
+
+    ca, sa, va, xa = e4m3(a)
+    cb, sb, vb, xb = e4m3(b)
+    ta = torch.from_dlpack(ca).view(torch.float8_e4m3fn)
+    tb = torch.from_dlpack(cb).view(torch.float8_e4m3fn)
+    # torch's own cast of the same scaled values: the same bytes.
+    same = bool(torch.equal(torch.from_dlpack(xa).to(torch.float8_e4m3fn).view(torch.uint8),
+                            torch.from_dlpack(ca)))
+    rec.check("fp8 gemm", same, f"{build} E4M3 codes of a {m}x{k} tensor equal torch's float8_e4m3fn cast")
+    scale_a = torch.tensor(float(sa), device="cuda", dtype=torch.float32)
+    scale_b = torch.tensor(float(sb), device="cuda", dtype=torch.float32)
+    got = torch._scaled_mm(ta, tb.t(), scale_a=scale_a, scale_b=scale_b, out_dtype=torch.float32)
+    want = (torch.from_dlpack(va) @ torch.from_dlpack(vb).t()) * (float(sa) * float(sb))
+    err = float((got - want).abs().max() / want.abs().max())
+    rec.check("fp8 gemm", err < 1e-5, f"{build} torch._scaled_mm of bitpack E4M3 bytes: max error "
+              f"{err:.2e} of the largest |value| against the f32 product of the decoded codes")
+    # And a speed figure: the same GEMM, median of 10.
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
+    ts = []
+    for _ in range(11):
+        start.record()
+        torch._scaled_mm(ta, tb.t(), scale_a=scale_a, scale_b=scale_b, out_dtype=torch.bfloat16)
+        stop.record()
+        stop.synchronize()
+        ts.append(cp.cuda.get_elapsed_time(start, stop))
+    ms = float(np.median(ts[1:]))
+    rec.note(f"torch._scaled_mm {m}x{k}x{nn} on bitpack E4M3 bytes: {ms:.3f} ms, "
+             f"{2 * m * k * nn / ms / 1e9:.0f} TFLOP/s")
+
+
+# ---------------------------------------------------------------------------
+# The run
+# ---------------------------------------------------------------------------
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default=os.path.join(ROOT, "GPU.md"))
+    global REC
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out-dir", default=os.path.join(ROOT, "gpu-results"),
+                    help="folder for log.txt, checks.tsv, timings.tsv and GPU.md (written as the run goes)")
     ap.add_argument("--self-test", action="store_true")
-    ap.add_argument("--quick", action="store_true", help="sizes up to 4096 only, no timings")
+    ap.add_argument("--quick", action="store_true", help="small sizes only and a short timing pass")
+    ap.add_argument("--budget", type=float, default=450.0,
+                    help="seconds: later phases are skipped (and say so) once spent")
+    ap.add_argument("--compare-ptx", metavar="DIR",
+                    help="also time the kernels of the bitpack-<target>.ptx files in DIR (labelled 'before')")
+    ap.add_argument("--timing-values", type=int, default=1 << 28)
     args = ap.parse_args()
     if args.self_test:
         return self_test()
+    t_end = time.monotonic() + args.budget
+    rec = Recorder(args.out_dir)
+    REC = rec
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(124))
+    try:
+        return run(args, rec, t_end)
+    finally:
+        if rec.phase:
+            rec.say(f"stopped during: {rec.phase}")
+        rec.write_summary()
+        REC = None
+
+
+def run(args, rec, t_end):
     try:
         import cupy as cp
     except ImportError as e:
-        print(f"gpu-check: CuPy is not importable ({e}); this check needs a machine with an "
-              "NVIDIA GPU, CUDA and CuPy", file=sys.stderr)
+        rec.say(f"gpu-check: CuPy is not importable ({e}); this check needs a machine with an "
+                "NVIDIA GPU, CUDA and CuPy")
+        print("gpu-check: CuPy is not importable", file=sys.stderr)
         return 2
     try:
-        dev = Device(cp)
+        dev = Device(cp, args.compare_ptx)
     except Exception as e:  # no driver, no device
-        print(f"gpu-check: no usable GPU: {e}", file=sys.stderr)
+        rec.say(f"gpu-check: no usable GPU: {e}")
         return 2
-    if not dev.builds:
-        print(f"gpu-check: compute capability {dev.cc} is below 8.0, which the kernels need", file=sys.stderr)
-        return 2
-    if self_test():
-        return 1
-    sizes = [1, 31, 4096] if args.quick else [1, 31, 4096, (1 << 20) + 7, 1 << 26]
-    report = {}
-    failures = check(dev, sizes, report)
-    failures += check_conformance(dev, report)
-    check_blocks(dev, sizes, report, failures)
-    rows = [] if args.quick else timings(dev)
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    with open(args.out, "w") as f:
-        f.write("# GPU results\n\n")
-        f.write(f"Recorded {now} by `scripts/gpu-check.sh` on {dev.name} (compute capability "
-                f"{dev.cc // 10}.{dev.cc % 10}), CuPy {cp.__version__}, CUDA runtime "
-                f"{cp.cuda.runtime.runtimeGetVersion()}, driver {cp.cuda.runtime.driverGetVersion()}.\n")
-        f.write(f"Builds loaded: {', '.join(dev.builds)}. Sizes: {', '.join(map(str, sizes))} "
-                "(2^26 only for unpack/pack of 4 and 5 bits, E2M1/E4M3 encode/decode, MX E2M1/E4M3 "
-                "(E2M1 Floor, E4M3 RCeil) and NVFP4 1 x 16 blocks, as an 8192 x 8192 matrix). Block-scaled "
-                "shapes: one row of n values, [n / 64, 64], and 33 x 70 (tail blocks).\n\n")
-        f.write("| check | equal | differ |\n|---|---|---|\n")
-        for k, (ok, bad) in report.items():
-            f.write(f"| {k} | {ok} | {bad} |\n")
-        if failures:
-            f.write("\nMismatches:\n\n" + "".join(f"- {m}\n" for m in failures[:50]))
-        if rows:
-            f.write("\nMedian of 20 runs at 2^26 values; `copy` is a device-to-device copy of "
-                    "as many bytes as the kernel reads plus writes.\n\n")
-            f.write("| build | kernel | ms | GB/s (read + written) | copy GB/s | kernel / copy speed |\n")
-            f.write("|---|---|---|---|---|---|\n")
-            for b, k, ms, gbs, cgbs, ratio in rows:
-                f.write(f"| {b} | `{k}` | {ms:.3f} | {gbs:.0f} | {cgbs:.0f} | {ratio:.2f} |\n")
-    print(f"gpu-check: wrote {args.out}: {sum(v[0] for v in report.values())} equal, "
-          f"{sum(v[1] for v in report.values())} differ")
-    return 1 if failures else 0
+    rec.header = [
+        f"Recorded {now} by `scripts/gpu-check.sh` on {dev.name} (compute capability {dev.cc // 10}.{dev.cc % 10}, "
+        f"{dev.sms} SMs, {dev.l2_bytes >> 20} MiB L2), CuPy {cp.__version__}, CUDA runtime "
+        f"{cp.cuda.runtime.runtimeGetVersion()}, driver {cp.cuda.runtime.driverGetVersion()}.",
+        f"Builds loaded: {', '.join(dev.builds) or 'none'}"
+        + (f"; extra builds: {', '.join(dev.extra)}" if dev.extra else "")
+        + (f"; not loaded: {dev.load_errors}" if dev.load_errors else "") + ".",
+    ]
+    for k, v in dev.load_errors.items():
+        rec.note(f"the driver did not load {k}: {v}")
+    if not dev.builds:
+        rec.say(f"gpu-check: compute capability {dev.cc}: no committed build loads")
+        return 2
+    rec.start("self-test of the numpy reference")
+    if self_test():
+        rec.check("self-test", False, "the numpy reference disagrees with tests/conformance")
+        return 1
+    rec.done()
+    quick = [1, 31, 4096] if args.quick else [1, 31, 4096, (1 << 20) + 7]
+    report = rec.report
+    failures = rec.failures
+    phases = [
+        (f"checks at {quick} values, every build", lambda: check(dev, quick, report)),
+        ("conformance vectors, every build", lambda: check_conformance(dev, report)),
+        (f"MX and NVFP4 at {quick} values, every build", lambda: check_blocks(dev, quick, report, failures)),
+        ("timings", lambda: timings(dev, rec, n=(1 << 16) if args.quick else args.timing_values,
+                                    reps=3 if args.quick else 15, budget_end=t_end,
+                                    modules={**{next(iter(dev.builds)): dev.builds[next(iter(dev.builds))]},
+                                             **dev.extra})),
+        ("FP8 GEMM through torch._scaled_mm", lambda: fp8_gemm_check(dev, rec, next(iter(dev.builds)),
+                                                                      *((256,) * 3 if args.quick else ()))),
+    ]
+    if not args.quick:
+        phases.append(("checks at 2^26 values", lambda: check(dev, [1 << 26], report)))
+        phases.append(("MX and NVFP4 at 2^26 values", lambda: check_blocks(dev, [1 << 26], report, failures)))
+    for name, fn in phases:
+        if time.monotonic() > t_end:
+            rec.note(f"skipped for want of time: {name}")
+            continue
+        rec.start(name)
+        try:
+            fn()
+        except Exception as e:  # one phase's error does not lose the others
+            import traceback
+            rec.check("errors", False, f"{name}: {type(e).__name__}: {e}")
+            rec.say(traceback.format_exc())
+        rec.done()
+    total_ok = sum(v[0] for v in rec.report.values())
+    total_bad = sum(v[1] for v in rec.report.values())
+    rec.say(f"gpu-check: wrote {rec.dir}: {total_ok} equal, {total_bad} differ")
+    return 1 if total_bad else 0
 
 
 if __name__ == "__main__":

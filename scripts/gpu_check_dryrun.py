@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 import types
 
 import numpy as np
@@ -189,12 +190,16 @@ def fake_cupy():
     cp.asnumpy = lambda a: np.array(a)
     cp.zeros, cp.full, cp.empty, cp.empty_like = np.zeros, np.full, np.empty, np.empty_like
     cp.RawModule = lambda path: Module(path)
+    cp.random = types.SimpleNamespace(RandomState=np.random.RandomState)
     cuda = types.SimpleNamespace()
     cuda.Device = lambda: types.SimpleNamespace(compute_capability="90", id=0, synchronize=lambda: None)
     cuda.runtime = types.SimpleNamespace(
-        getDeviceProperties=lambda i: {"name": b"stand-in device"},
+        getDeviceProperties=lambda i: {"name": b"stand-in device", "l2CacheSize": 1 << 20,
+                                       "multiProcessorCount": 2},
         runtimeGetVersion=lambda: 0,
         driverGetVersion=lambda: 0,
+        memcpy=lambda dst, src, size, kind: None,
+        memcpyDeviceToDevice=3,
     )
     cuda.Event = Event
     cuda.get_elapsed_time = lambda a, b: 1.0
@@ -202,9 +207,49 @@ def fake_cupy():
     return cp
 
 
+def child(argv):
+    """The check itself on the stand-in (run in a subprocess by the kill
+    test)."""
+    sys.modules["cupy"] = fake_cupy()
+    sys.modules["torch"] = None  # the FP8 GEMM needs a GPU: skipped here
+    sys.argv = ["gpu_check.py"] + argv
+    return g.main()
+
+
+def kill_test(tmp):
+    """A run killed midway keeps every row written before the kill, and a
+    GPU.md that names the phase under way."""
+    out = os.path.join(tmp, "killed")
+    p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--child", "--out-dir", out, "--quick"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    checks = os.path.join(out, "checks.tsv")
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if os.path.exists(checks) and sum(1 for _ in open(checks)) > 40:
+            break
+        if p.poll() is not None:
+            raise AssertionError(f"the run ended (rc {p.returncode}) before it could be killed")
+        time.sleep(0.05)
+    p.kill()
+    p.wait()
+    rows = open(checks).read().splitlines()
+    assert rows[0].split("\t") == ["seconds", "family", "result", "what"], rows[0]
+    assert len(rows) > 40, len(rows)
+    # Every complete row has its four fields (the last may be cut mid-line).
+    assert all(len(r.split("\t")) == 4 for r in rows[:-1]), rows[:3]
+    text = open(os.path.join(out, "GPU.md")).read()
+    assert "Under way when this was written" in text, text
+    assert os.path.getsize(os.path.join(out, "log.txt")) > 0
+    print(f"dry run: a run killed after {len(rows) - 1} checks kept them, and GPU.md names the phase under way")
+
+
 def main():
+    if sys.argv[1:2] == ["--child"]:
+        return child(sys.argv[2:])
     env = dict(os.environ, PYTHONPATH="")
-    r = subprocess.run([sys.executable, os.path.join(HERE, "gpu_check.py")], capture_output=True, text=True, env=env)
+    with tempfile.TemporaryDirectory() as d:
+        r = subprocess.run([sys.executable, os.path.join(HERE, "gpu_check.py"), "--out-dir", d],
+                           capture_output=True, text=True, env=env)
     try:
         import cupy  # noqa: F401
         have_cupy = True
@@ -213,22 +258,26 @@ def main():
     if not have_cupy:
         assert r.returncode == 2 and "CuPy" in r.stderr, (r.returncode, r.stderr)
         print("dry run: without CuPy the check exits 2:", r.stderr.strip())
-    sys.modules["cupy"] = fake_cupy()
     with tempfile.TemporaryDirectory() as d:
-        out = os.path.join(d, "GPU.md")
-        sys.argv = ["gpu_check.py", "--quick", "--out", out]
-        rc = g.main()
+        kill_test(d)
+        out = os.path.join(d, "run")
+        rc = child(["--quick", "--out-dir", out, "--compare-ptx", g.PTX_DIR])
         assert rc == 0, rc
-        text = open(out).read()
+        text = open(os.path.join(out, "GPU.md")).read()
         assert "| unpack |" in text and "| encode |" in text and "| conformance |" in text, text
-        # The timing code too (at a small size: the stand-in is slow).
-        rows = g.timings(g.Device(sys.modules["cupy"]), n=1 << 12)
-        assert len(rows) == 6
+        assert "| mx quantize |" in text and "| nvfp4 dequantize |" in text, text
+        assert "Under way" not in text, text
+        timed = open(os.path.join(out, "timings.tsv")).read().splitlines()[1:]
+        want = len(g.timed_kernels(1 << 16))
+        labels = {r.split("\t")[0] for r in timed}
+        assert len(timed) == 2 * want, (len(timed), want)
+        assert len(labels) == 2 and any(lb.startswith("before ") for lb in labels), labels
+        assert "FP8 GEMM skipped" in text, text
     kinds = {n.split("_")[0] for n in LAUNCHES}
     assert kinds == {"unpack", "pack", "sum", "encode", "decode", "mx", "nvfp4", "amax"}, kinds
-    assert "| mx quantize |" in text and "| nvfp4 dequantize |" in text, text
     print(f"dry run: {len(LAUNCHES)} launches of {len(set(LAUNCHES))} kernels, all of them "
-          "entries of the committed PTX with enough threads and buffers; GPU.md written")
+          f"entries of the committed PTX with enough threads and buffers; {want} kernels timed on "
+          "two builds; GPU.md, checks.tsv and timings.tsv written")
     return 0
 
 
