@@ -785,7 +785,8 @@ class Recorder:
         with open(path + ".tmp", "w") as f:
             f.write("# GPU results\n\n")
             f.write("".join(line + "\n" for line in self.header))
-            f.write("\nPhases done: " + (", ".join(f"{p} ({t:.0f} s)" for p, t in self.phases_done) or "none") + ".")
+            f.write("\nPhases done (seconds since the start when each ended): "
+                    + (", ".join(f"{p} ({t:.0f} s)" for p, t in self.phases_done) or "none") + ".")
             if self.phase:
                 f.write(f" Under way when this was written: {self.phase}.")
             f.write("\n\n")
@@ -1040,7 +1041,11 @@ def fp8_gemm_check(dev, rec, build, m=4096, k=4096, nn=4096):
     got = torch._scaled_mm(ta, tb.t(), scale_a=scale_a, scale_b=scale_b, out_dtype=torch.float32)
     want = (torch.from_dlpack(va) @ torch.from_dlpack(vb).t()) * (float(sa) * float(sb))
     err = float((got - want).abs().max() / want.abs().max())
-    rec.check("fp8 gemm", err < 1e-5, f"{build} torch._scaled_mm of bitpack E4M3 bytes: max error "
+    # Hopper's FP8 tensor cores add their products with about 14 bits of
+    # mantissa (not f32's 24), so over k = 4096 terms the largest error is
+    # about 2e-4 of the largest |value| (measured on an H200); 1e-3 leaves
+    # room for that and catches a wrong code or scale (an error of order 1).
+    rec.check("fp8 gemm", err < 1e-3, f"{build} torch._scaled_mm of bitpack E4M3 bytes: max error "
               f"{err:.2e} of the largest |value| against the f32 product of the decoded codes")
     # And a speed figure: the same GEMM, median of 10.
     start, stop = cp.cuda.Event(), cp.cuda.Event()
