@@ -171,9 +171,11 @@
 //! registers with the device-callable block core of [`formats`]
 //! ([`formats::BlockGrid`], [`formats::mx_codes`], [`formats::nvfp4_codes`],
 //! ...), the bytes of the host arrays. The crate's own kernels are built to
-//! PTX for `sm_80`, `sm_90` and `sm_100a` (`bitpack/ptx/`, with `ptxas -v`
-//! registers per entry in `RESOURCES.md`), and the `cuda` feature runs
-//! them from the host (`cuda::Gpu`). The README's "Using bitpack in your
+//! PTX for the targets of `bitpack/ptx/TARGETS` (`sm_80`, `sm_89`, `sm_90`,
+//! `sm_100a`, `sm_120a`; with `ptxas -v` registers per entry in
+//! `RESOURCES.md`), and the `cuda` feature runs them from the host
+//! (`cuda::Gpu`). They have been checked bit for bit against the host on an
+//! H200 (`GPU.md` in the repository). The README's "Using bitpack in your
 //! GPU kernels" gives the build steps.
 //!
 //! # Features
