@@ -39,6 +39,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PTX_DIR = os.path.join(ROOT, "bitpack", "ptx")
 CONFORMANCE = os.path.join(ROOT, "tests", "conformance")
+ENTRIES = set(open(os.path.join(PTX_DIR, "ENTRIES")).read().split())
 THREADS = 256
 
 # name: (bits, exponent bits, mantissa bits, bias, specials)
@@ -677,6 +678,28 @@ def check(dev, sizes, report):
                 first = next(iter(per_build.values()))
                 same = all(np.array_equal(first, g) for g in per_build.values())
                 record("builds agree", same, f"encode_{name}_{mode} n={n}: the builds differ")
+                # f16 and bf16 inputs (every bit pattern class): the codes
+                # of the same values as f32, which hold them exactly.
+                for suffix in ("f16", "bf16"):
+                    entry = f"encode_{name}_{mode}_{suffix}"
+                    if entry not in ENTRIES:
+                        continue
+                    h = rng.integers(0, 1 << 16, size=n, dtype=np.uint64).astype(np.uint16)
+                    if suffix == "f16":
+                        xf = h.view(np.float16).astype(np.float32)
+                    else:
+                        xf = (h.astype(np.uint32) << np.uint32(16)).view(np.float32)
+                    want_codes = encode_ref(name, xf, mode == "satfinite")
+                    for build in dev.builds:
+                        dst = cp.full(max(need, 1), 0xFFFFFFFFFFFFFFFF, dtype=np.uint64)
+                        dev.run(build, entry, cp.asarray(h), n, dst, (n + block_elems(bits) - 1) // block_elems(bits))
+                        got = cp.asnumpy(dst)[:need]
+                        got_codes = unpack_ref(got, bits, n).astype(np.int64)
+                        ok = np.where(is_nan_code(name, want_codes), is_nan_code(name, got_codes),
+                                      got_codes == want_codes)
+                        if need and (n * bits) % 64:
+                            ok = ok.all() and (int(got[-1]) >> ((n * bits) % 64)) == 0
+                        record("encode", bool(np.all(ok)), f"{build} {entry} n={n}")
             # decode (of the satfinite codes: every code class appears)
             codes = encode_ref(name, x, True)
             words = cp.asarray(pack_ref(codes, bits))

@@ -65,7 +65,14 @@ def kernel(name):
             out[0] = g.unpack_ref(a, w, n).sum(dtype=np.uint64)
         elif kind == "encode":
             assert out.size >= need and a.size >= n
-            codes = g.encode_ref(rest[0], a[:n], rest[1] == "satfinite")
+            x = a[:n]
+            if len(rest) == 3:  # f16 or bf16 input bits
+                assert x.dtype == np.uint16, (name, x.dtype)
+                if rest[2] == "f16":
+                    x = x.view(np.float16).astype(np.float32)
+                else:
+                    x = (x.astype(np.uint32) << np.uint32(16)).view(np.float32)
+            codes = g.encode_ref(rest[0], x, rest[1] == "satfinite")
             out[:need] = g.pack_ref(codes, w)[:need]
         elif kind == "decode":
             assert out.size >= n
