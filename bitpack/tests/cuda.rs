@@ -567,6 +567,7 @@ fn bad_sizes_are_rejected_with_the_numbers() {
     let big = g.alloc_narrow::<u5>(100_000).unwrap();
     let needed = g.sum_scratch_len::<u5>(100_000);
     assert!(needed > 1);
+    let mut scratch = g.alloc::<u64>(needed).unwrap();
     let mut one = g.alloc::<u64>(1).unwrap();
     assert_eq!(
         g.sum_into(
@@ -792,6 +793,11 @@ fn the_device_calls_capture_into_a_graph() {
         tensor_scale: Some(0.25),
         ..Nvfp4Options::default()
     };
+    // Once outside the capture, so that every kernel is loaded first.
+    g.encode_into(&x.as_view(), Mode::Nearest, &mut fp4)
+        .unwrap();
+    g.decode_into(&fp4, &mut y.as_view_mut()).unwrap();
+    g.nvfp4_quantize_into(&y.as_view(), &opts, &mut nv).unwrap();
     stream.synchronize().unwrap();
     stream
         .begin_capture(sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED)

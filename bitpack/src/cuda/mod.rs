@@ -55,7 +55,9 @@
 //! on an event recorded before it began, so capture with the tracking off
 //! (`CudaContext::disable_event_tracking` before the buffers are made, then
 //! order the streams yourself), as the crate's test of a captured graph
-//! does.
+//! does. Run each call once before capturing it: a kernel's function is
+//! looked up (and, under the driver's lazy loading, loaded) on its first
+//! launch.
 //!
 //! To time device work, record `cudarc` events on the [`Gpu::stream`]:
 //!
