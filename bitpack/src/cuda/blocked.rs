@@ -1,56 +1,88 @@
 //! The MX and NVFP4 device arrays and their kernels: scales, encode and
 //! decode on the device, the tensor amax, and the copies to and from the
-//! host arrays.
+//! host arrays; each kernel call on device memory (`*_into`) with a host
+//! convenience on top.
 
 use alloc::vec::Vec;
 
-use cudarc::driver::CudaSlice;
+use cudarc::driver::{CudaSlice, CudaView, CudaViewMut};
 
 use super::Gpu;
 use super::array::{DeviceNarrowArray, format_index};
 use super::launch::{
-    AMAX_PARTIALS, MX_DECODE, MX_ENCODE, MX_SCALES, NVFP4_DECODE, NVFP4_ENCODE, NVFP4_SCALES,
-    THREADS, Threads,
+    AMAX_PARTIALS, MX_DECODE, MX_ENCODE, MX_SCALES, NVFP4_DECODE, NVFP4_ENCODE, NVFP4_SCALES, map,
 };
 use crate::formats::{
     BlockGrid, E2M1, E4M3, E8M0, MxArray, MxElement, MxOptions, Nvfp4Array, Nvfp4Blocks,
-    Nvfp4Options, Rounding, ScaleRule, TinyScale,
+    Nvfp4Options, Rounding, ScaleRule, TinyScale, split_axis, split_shape,
 };
-use crate::kernels::fixed;
-use crate::{BitElement, Error, NarrowArray, Result};
+use crate::{BitElement, Error, LengthOf, NarrowArray, Result};
 
-/// A device buffer of scale bytes (at least one allocated) and their number.
-type DeviceScales = (CudaSlice<u8>, usize);
+/// The scale grid of an MX array of `shape` blocked along `axis`.
+fn mx_grid(shape: &[usize], axis: usize) -> BlockGrid {
+    let (outer, d, inner) = split_axis(shape, axis);
+    BlockGrid::along(outer, d, inner, 32)
+}
 
-/// The methods [`DeviceMxArray`] and [`DeviceNvfp4Array`] share, and a
-/// constructor from their fields: `[generics] Type, value type, other
-/// field: its type,` then the docs of `scales`.
+/// The number of NVFP4 scales of `shape`: one per block of 16 along the
+/// last axis (a 16 x 16 tile repeats its scale in each of its rows).
+fn nvfp4_scales_len(shape: &[usize]) -> usize {
+    let cols = *shape.last().unwrap_or(&0);
+    let n: usize = shape.iter().product();
+    let rows = n.checked_div(cols).unwrap_or(0);
+    rows * cols.div_ceil(Nvfp4Array::BLOCK_SIZE)
+}
+
+/// Checks a shape against `len` values, and `scales` against the `needed`
+/// scales of `scheme`'s blocks of `block`.
+fn check_parts(
+    shape: &[usize],
+    len: usize,
+    scales: &CudaSlice<u8>,
+    needed: usize,
+    scheme: &'static str,
+    block: usize,
+) -> Result<()> {
+    split_shape(shape, len)?;
+    if scales.len() < needed {
+        return Err(Error::Length {
+            of: LengthOf::BlockScales { scheme, block },
+            expected: needed,
+            actual: scales.len(),
+        });
+    }
+    Ok(())
+}
+
+/// The methods [`DeviceMxArray`] and [`DeviceNvfp4Array`] share: `[generics]
+/// Type, value type`.
 macro_rules! device_blocked {
-    ([$($g:tt)*] $t:ty, $v:ty, $extra:ident: $extra_ty:ty, $(#[$scales_doc:meta])*) => {
+    ([$($g:tt)*] $t:ty, $v:ty) => {
         impl<$($g)*> $t {
-            fn new(
-                values: DeviceNarrowArray<$v>,
-                (scales, n_scales): DeviceScales,
-                shape: Vec<usize>,
-                $extra: $extra_ty,
-            ) -> Self {
-                Self {
-                    values,
-                    scales,
-                    n_scales,
-                    shape,
-                    $extra,
-                }
-            }
-
             /// The packed values.
             pub fn values(&self) -> &DeviceNarrowArray<$v> {
                 &self.values
             }
 
-            $(#[$scales_doc])*
+            /// The packed values, to write with a kernel of your own.
+            pub fn values_mut(&mut self) -> &mut DeviceNarrowArray<$v> {
+                &mut self.values
+            }
+
+            /// The device buffer of scale bytes (at least
+            /// [`scales_len`](Self::scales_len) of them).
             pub fn scales(&self) -> &CudaSlice<u8> {
                 &self.scales
+            }
+
+            /// The scale bytes, to read in a kernel of your own.
+            pub fn scales_view(&self) -> CudaView<'_, u8> {
+                self.scales.slice(..self.n_scales)
+            }
+
+            /// The scale bytes, to write in a kernel of your own.
+            pub fn scales_view_mut(&mut self) -> CudaViewMut<'_, u8> {
+                self.scales.slice_mut(..self.n_scales)
             }
 
             /// The number of scales.
@@ -77,8 +109,10 @@ macro_rules! device_blocked {
 }
 
 /// An MX array in device memory: the packed values (the stream of
-/// [`MxArray::values`]) and one E8M0 scale byte per block (row-major, as
-/// [`MxArray::scales`]).
+/// [`MxArray::values`]) and one E8M0 scale byte per block of 32 along the
+/// axis (in the order of [`MxArray::scales`]: row-major over the scale
+/// shape, which is the value shape with the axis divided by 32, rounded
+/// up).
 #[derive(Debug)]
 pub struct DeviceMxArray<F: MxElement> {
     values: DeviceNarrowArray<F>,
@@ -88,13 +122,47 @@ pub struct DeviceMxArray<F: MxElement> {
     axis: usize,
 }
 
-device_blocked!(
-    [F: MxElement] DeviceMxArray<F>, F, axis: usize,
-    /// The device buffer of scale bytes ([`scales_len`](Self::scales_len)
-    /// of them, at least one byte allocated).
-);
+device_blocked!([F: MxElement] DeviceMxArray<F>, F);
 
 impl<F: MxElement> DeviceMxArray<F> {
+    /// The MX array of `shape`, blocked along `axis`, held in `values`
+    /// and `scales` (its first [`scales_len`](Self::scales_len) bytes).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Shape`] when `shape` does not hold `values.len()` values
+    /// ([`Error::Invalid`] for no dimensions); [`Error::Axis`] for an axis
+    /// past the last; [`Error::Length`] (`BlockScales`) when `scales` is
+    /// shorter than one byte per block.
+    pub fn from_parts(
+        values: DeviceNarrowArray<F>,
+        scales: CudaSlice<u8>,
+        shape: &[usize],
+        axis: usize,
+    ) -> Result<Self> {
+        split_shape(shape, values.len)?;
+        if axis >= shape.len() {
+            return Err(Error::Axis {
+                axis,
+                ndim: shape.len(),
+            });
+        }
+        let n_scales = mx_grid(shape, axis).scales();
+        check_parts(shape, values.len, &scales, n_scales, "MX", 32)?;
+        Ok(DeviceMxArray {
+            values,
+            scales,
+            n_scales,
+            shape: shape.to_vec(),
+            axis,
+        })
+    }
+
+    /// The values and the scale buffer, given back.
+    pub fn into_parts(self) -> (DeviceNarrowArray<F>, CudaSlice<u8>) {
+        (self.values, self.scales)
+    }
+
     /// The axis the blocks of 32 run along.
     pub fn axis(&self) -> usize {
         self.axis
@@ -102,8 +170,8 @@ impl<F: MxElement> DeviceMxArray<F> {
 }
 
 /// An NVFP4 array in device memory: packed E2M1 values, one E4M3 scale byte
-/// per block of 16 (row-major, as [`Nvfp4Array::scales`]) and the tensor
-/// scale.
+/// per block of 16 along the last axis (row-major, as
+/// [`Nvfp4Array::scales`]) and the `f32` tensor scale.
 #[derive(Debug)]
 pub struct DeviceNvfp4Array {
     values: DeviceNarrowArray<E2M1>,
@@ -113,15 +181,57 @@ pub struct DeviceNvfp4Array {
     tensor_scale: f32,
 }
 
-device_blocked!(
-    [] DeviceNvfp4Array, E2M1, tensor_scale: f32,
-    /// The device buffer of scale bytes.
-);
+device_blocked!([] DeviceNvfp4Array, E2M1);
 
 impl DeviceNvfp4Array {
+    /// The NVFP4 array of `shape` held in `values`, `scales` (its first
+    /// [`scales_len`](Self::scales_len) bytes) and `tensor_scale`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Shape`] when `shape` does not hold `values.len()` values
+    /// ([`Error::Invalid`] for no dimensions); [`Error::Length`]
+    /// (`BlockScales`) when `scales` is shorter than one byte per block of
+    /// 16; [`Error::Invalid`] for a tensor scale that is not finite and
+    /// positive.
+    pub fn from_parts(
+        values: DeviceNarrowArray<E2M1>,
+        scales: CudaSlice<u8>,
+        shape: &[usize],
+        tensor_scale: f32,
+    ) -> Result<Self> {
+        check_tensor_scale(tensor_scale)?;
+        split_shape(shape, values.len)?;
+        let n_scales = nvfp4_scales_len(shape);
+        check_parts(shape, values.len, &scales, n_scales, "NVFP4", 16)?;
+        Ok(DeviceNvfp4Array {
+            values,
+            scales,
+            n_scales,
+            shape: shape.to_vec(),
+            tensor_scale,
+        })
+    }
+
+    /// The values, the scale buffer and the tensor scale, given back.
+    pub fn into_parts(self) -> (DeviceNarrowArray<E2M1>, CudaSlice<u8>, f32) {
+        (self.values, self.scales, self.tensor_scale)
+    }
+
     /// The tensor scale.
     pub fn tensor_scale(&self) -> f32 {
         self.tensor_scale
+    }
+}
+
+/// `Ok` for a finite, positive tensor scale.
+fn check_tensor_scale(s: f32) -> Result<()> {
+    if s > 0.0 && s.is_finite() {
+        Ok(())
+    } else {
+        Err(Error::Invalid(
+            "the NVFP4 tensor scale must be finite and positive",
+        ))
     }
 }
 
@@ -133,29 +243,65 @@ fn rounding_args(r: Rounding) -> (u64, u32) {
     }
 }
 
+/// [`Error::Length`] unless `actual == expected`.
+fn check_len(of: LengthOf, expected: usize, actual: usize) -> Result<()> {
+    if actual == expected {
+        Ok(())
+    } else {
+        Err(Error::Length {
+            of,
+            expected,
+            actual,
+        })
+    }
+}
+
 impl Gpu {
-    /// `bytes` in device memory (at least one byte allocated).
-    fn upload_bytes(&self, bytes: &[u8]) -> Result<CudaSlice<u8>> {
-        let mut host = bytes.to_vec();
-        host.resize(bytes.len().max(1), 0);
-        self.htod(&host)
+    /// An MX array of `shape` blocked along `axis` in device memory, not
+    /// set: the output of [`mx_quantize_into`](Self::mx_quantize_into),
+    /// whose kernels write every value word and scale byte.
+    ///
+    /// # Errors
+    ///
+    /// As [`DeviceMxArray::from_parts`]; [`Error::Device`] when an
+    /// allocation fails.
+    pub fn alloc_mx<F: MxElement>(&self, shape: &[usize], axis: usize) -> Result<DeviceMxArray<F>> {
+        let n = split_shape(shape, shape.iter().product())?;
+        let len = n.0 * n.1;
+        if axis >= shape.len() {
+            return Err(Error::Axis {
+                axis,
+                ndim: shape.len(),
+            });
+        }
+        let values = self.alloc_narrow::<F>(len)?;
+        let scales = self.alloc::<u8>(mx_grid(shape, axis).scales())?;
+        DeviceMxArray::from_parts(values, scales, shape, axis)
     }
 
-    /// The device copies of a block-scaled array's values and scale bytes
-    /// (with their number).
-    fn upload_blocked<V: BitElement>(
-        &self,
-        values: &NarrowArray<V>,
-        scales: &[u8],
-    ) -> Result<(DeviceNarrowArray<V>, DeviceScales)> {
-        Ok((
-            self.upload(values)?,
-            (self.upload_bytes(scales)?, scales.len()),
-        ))
+    /// An NVFP4 array of `shape` in device memory, not set, with tensor
+    /// scale 1: the output of
+    /// [`nvfp4_quantize_into`](Self::nvfp4_quantize_into), which writes
+    /// every value word, scale byte and the tensor scale.
+    ///
+    /// # Errors
+    ///
+    /// As [`DeviceNvfp4Array::from_parts`]; [`Error::Device`] when an
+    /// allocation fails.
+    pub fn alloc_nvfp4(&self, shape: &[usize]) -> Result<DeviceNvfp4Array> {
+        let n = split_shape(shape, shape.iter().product())?;
+        let values = self.alloc_narrow::<E2M1>(n.0 * n.1)?;
+        let scales = self.alloc::<u8>(nvfp4_scales_len(shape))?;
+        DeviceNvfp4Array::from_parts(values, scales, shape, 1.0)
+    }
+
+    /// `bytes` in device memory (at least one byte allocated).
+    fn upload_bytes(&self, bytes: &[u8]) -> Result<CudaSlice<u8>> {
+        self.htod(bytes)
     }
 
     /// The host copies of a device block-scaled array's values (with
-    /// `shape`) and its `n` scale bytes (1-d).
+    /// `shape`) and its `n` scale bytes (1-d). Waits for the stream.
     fn download_blocked<V: BitElement, S: BitElement>(
         &self,
         values: &DeviceNarrowArray<V>,
@@ -165,35 +311,86 @@ impl Gpu {
     ) -> Result<(NarrowArray<V>, NarrowArray<S>)> {
         let mut host = self.download(values)?;
         host.reshape(shape)?;
-        let mut bytes = self.dtoh(scales)?;
-        bytes.truncate(n);
+        let bytes = self.dtoh(scales, n)?;
         Ok((host, NarrowArray::from_bytes(&bytes, n)?))
     }
 
-    /// The largest finite magnitude of `x` (0 if none), on the device.
-    fn amax(&self, x: &CudaSlice<f32>, n: usize) -> Result<f32> {
+    /// The largest finite magnitude of `x` (0 if none), on the device, read
+    /// back (waits for the stream).
+    fn amax(&self, x: &CudaView<'_, f32>) -> Result<f32> {
+        let n = x.len();
         if n == 0 {
             return Ok(0.0);
         }
-        // Eight values per thread at least, at most 1024 CTAs (grid-stride).
-        let ctas = n.div_ceil(8 * THREADS as usize).min(1024);
-        let threads = Threads::PerUnit(ctas * THREADS as usize);
-        let mut partials = self.zeros::<u32>(threads.warps())?;
-        let n = n as u64;
+        let threads = map::amax(n);
+        let mut partials = self.alloc::<u32>(threads.warps())?;
+        let n64 = n as u64;
         let mut launch = self.launch(AMAX_PARTIALS, threads)?;
-        launch.arg(x).arg(&n).arg(&mut partials);
+        launch.arg(x).arg(&n64).arg(&mut partials);
         // SAFETY: `amax_partials(src, n, partials)` reads `src[..n]` (`x`
-        // holds `n` values) and writes one `u32` per warp of the grid, which
-        // `partials` holds; the CTA size is a multiple of 32.
+        // holds `n` values) and writes one `u32` per warp of the grid
+        // (every one: a warp with no value writes 0), which `partials`
+        // holds; the CTA size is a multiple of 32.
         unsafe { launch.run() }?;
-        let p = self.dtoh(&partials)?;
+        let p = self.dtoh(&partials, threads.warps())?;
         Ok(f32::from_bits(p.into_iter().max().unwrap_or(0)))
     }
 
-    /// Quantizes `data` (row-major, `shape`) to MX on the device: the bits
-    /// of [`MxArray::quantize_with`] for the same options (any axis, every
-    /// scale rule, both roundings). One scale kernel (a thread per block),
-    /// then one encode kernel (a thread per word block of the stream).
+    /// Quantizes `f32`s in device memory (row-major, `out`'s shape) into
+    /// the MX array `out`, along `out`'s axis: the bits of
+    /// [`MxArray::quantize_with`] for the same options (every scale rule,
+    /// both roundings). One scale kernel (a thread per block), then one
+    /// encode kernel (a thread per word block of the stream). Capturable.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Invalid`] when `opts.axis` is given and is not `out`'s
+    /// axis; [`Error::Length`] (`EncodeInput`) unless `src` has
+    /// `out.len()` values; [`Error::Device`] when a launch fails.
+    pub fn mx_quantize_into<F: MxElement>(
+        &self,
+        src: &CudaView<'_, f32>,
+        opts: &MxOptions,
+        out: &mut DeviceMxArray<F>,
+    ) -> Result<()> {
+        let f = format_index::<F>()?;
+        if opts.axis.is_some_and(|a| a != out.axis) {
+            return Err(Error::Invalid(
+                "MxOptions::axis is not the axis of the output MX array",
+            ));
+        }
+        let n = out.len();
+        check_len(LengthOf::EncodeInput, n, src.len())?;
+        if n == 0 {
+            return Ok(());
+        }
+        let (outer, d, inner) = split_axis(&out.shape, out.axis);
+        let (o, dd, i) = (outer as u64, d as u64, inner as u64);
+        let rule = match opts.scale {
+            ScaleRule::Floor => 0u32,
+            ScaleRule::Ceil => 1,
+            ScaleRule::Even => 2,
+            ScaleRule::RCeil => 3,
+        };
+        let mut launch = self.launch(MX_SCALES[f], map::scales(out.n_scales))?;
+        launch.arg(src).arg(&o).arg(&dd).arg(&i).arg(&rule);
+        // SAFETY: `mx_scales_*(src, outer, d, inner, rule, scales)` reads
+        // `outer * d * inner` = `n` values (`src` holds them, checked) and
+        // writes one byte for each of the grid's scales, which `out.scales`
+        // holds (checked when `out` was made); threads past them return.
+        unsafe { launch.arg(&mut out.scales).run() }?;
+        let (seed, stochastic) = rounding_args(opts.rounding);
+        let mut launch = self.launch(MX_ENCODE[f], map::word_blocks(F::BITS, n))?;
+        launch.arg(src).arg(&o).arg(&dd).arg(&i).arg(&out.scales);
+        launch.arg(&seed).arg(&stochastic);
+        // SAFETY: `mx_encode_*` reads the values and scales sized above and
+        // writes the words of `n` packed values (`out.values` holds them);
+        // one thread per word block, threads past the end return.
+        unsafe { launch.arg(&mut out.values.words).run() }
+    }
+
+    /// Quantizes `data` (row-major, `shape`) to MX on the device: uploads,
+    /// [`mx_quantize_into`](Self::mx_quantize_into) a new array.
     ///
     /// # Errors
     ///
@@ -205,83 +402,53 @@ impl Gpu {
         shape: &[usize],
         opts: &MxOptions,
     ) -> Result<DeviceMxArray<F>> {
-        crate::formats::split_shape(shape, data.len())?;
+        split_shape(shape, data.len())?;
+        format_index::<F>()?;
         let axis = opts.axis.unwrap_or(shape.len() - 1);
-        if axis >= shape.len() {
-            return Err(Error::Axis {
-                axis,
-                ndim: shape.len(),
-            });
-        }
-        let f = format_index::<F>()?;
-        let (outer, d, inner) = crate::formats::split_axis(shape, axis);
-        let grid = BlockGrid::along(outer, d, inner, MxArray::<F>::BLOCK_SIZE);
-        let n = data.len();
-        let mut scales = self.zeros::<u8>(grid.scales())?;
-        let mut words = self.alloc_words(F::BITS, n)?;
-        if n > 0 {
-            let input = self.htod(data)?;
-            let (o, dd, i) = (outer as u64, d as u64, inner as u64);
-            let rule = match opts.scale {
-                ScaleRule::Floor => 0u32,
-                ScaleRule::Ceil => 1,
-                ScaleRule::Even => 2,
-                ScaleRule::RCeil => 3,
-            };
-            let mut launch = self.launch(MX_SCALES[f], Threads::PerUnit(grid.scales()))?;
-            launch.arg(&input).arg(&o).arg(&dd).arg(&i).arg(&rule);
-            // SAFETY: `mx_scales_*(src, outer, d, inner, rule, scales)`
-            // reads `outer * d * inner` values (`input` holds them) and
-            // writes one byte for each of the grid's `scales()` threads
-            // (`scales` holds them); threads past them return.
-            unsafe { launch.arg(&mut scales).run() }?;
-            let (seed, stochastic) = rounding_args(opts.rounding);
-            let blocks = n.div_ceil(fixed::block_elems(F::BITS));
-            let mut launch = self.launch(MX_ENCODE[f], Threads::PerUnit(blocks))?;
-            launch.arg(&input).arg(&o).arg(&dd).arg(&i).arg(&scales);
-            launch.arg(&seed).arg(&stochastic);
-            // SAFETY: `mx_encode_*` reads the values and scales sized above
-            // and writes the words of `n` packed values (`words` holds them);
-            // one thread per word block, threads past the end return.
-            unsafe { launch.arg(&mut words).run() }?;
-        }
-        let values = DeviceNarrowArray::from_words(words, n);
-        Ok(DeviceMxArray::new(
-            values,
-            (scales, grid.scales()),
-            shape.to_vec(),
-            axis,
-        ))
+        let mut out = self.alloc_mx::<F>(shape, axis)?;
+        let input = self.htod(data)?;
+        self.mx_quantize_into(&input.slice(..data.len()), opts, &mut out)?;
+        Ok(out)
     }
 
-    /// Dequantizes an MX array on the device: the bits of
-    /// [`MxArray::dequantize`] (NaN for a NaN scale).
+    /// Dequantizes an MX array on the device into `out`: the bits of
+    /// [`MxArray::dequantize`] (NaN for a NaN scale). Capturable.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Length`] (`DequantizeOutput`) unless `out` holds
+    /// `a.len()` values; [`Error::Device`] when the launch fails.
+    pub fn mx_dequantize_into<F: MxElement>(
+        &self,
+        a: &DeviceMxArray<F>,
+        out: &mut CudaViewMut<'_, f32>,
+    ) -> Result<()> {
+        let f = format_index::<F>()?;
+        let n = a.len();
+        check_len(LengthOf::DequantizeOutput, n, out.len())?;
+        if n == 0 {
+            return Ok(());
+        }
+        let (outer, d, inner) = split_axis(&a.shape, a.axis);
+        let (o, dd, i) = (outer as u64, d as u64, inner as u64);
+        let mut launch = self.launch(MX_DECODE[f], map::word_blocks(F::BITS, n))?;
+        launch.arg(&a.values.words).arg(&o).arg(&dd).arg(&i);
+        launch.arg(&a.scales);
+        // SAFETY: `mx_decode_*` reads the `n` packed values and the grid's
+        // scales of `a` (which hold them) and writes `n` values (`out`
+        // holds them, checked); one thread per word block.
+        unsafe { launch.arg(out).run() }
+    }
+
+    /// Dequantizes an MX array on the device and reads the values back.
     ///
     /// # Errors
     ///
     /// [`Error::Device`] when a driver call fails.
     pub fn mx_dequantize<F: MxElement>(&self, a: &DeviceMxArray<F>) -> Result<Vec<f32>> {
-        let f = format_index::<F>()?;
-        let n = a.len();
-        let (outer, d, inner) = crate::formats::split_axis(&a.shape, a.axis);
-        self.to_host(n, |out| {
-            if n == 0 {
-                return Ok(());
-            }
-            let (o, dd, i) = (outer as u64, d as u64, inner as u64);
-            let blocks = n.div_ceil(fixed::block_elems(F::BITS));
-            let mut launch = self.launch(MX_DECODE[f], Threads::PerUnit(blocks))?;
-            launch
-                .arg(&a.values.words)
-                .arg(&o)
-                .arg(&dd)
-                .arg(&i)
-                .arg(&a.scales);
-            // SAFETY: `mx_decode_*` reads the `n` packed values and the
-            // grid's scales of `a` (which hold them) and writes `n` values
-            // (`out` holds them); one thread per word block.
-            unsafe { launch.arg(out).run() }
-        })
+        let mut out = self.alloc::<f32>(a.len())?;
+        self.mx_dequantize_into(a, &mut out.slice_mut(..a.len()))?;
+        self.dtoh(&out, a.len())
     }
 
     /// Copies an MX array to the device.
@@ -290,11 +457,12 @@ impl Gpu {
     ///
     /// [`Error::Device`] when an allocation or a copy fails.
     pub fn upload_mx<F: MxElement>(&self, a: &MxArray<F>) -> Result<DeviceMxArray<F>> {
-        let (v, s) = self.upload_blocked(a.values(), a.scales().as_bytes())?;
-        Ok(DeviceMxArray::new(v, s, a.shape().to_vec(), a.axis()))
+        let values = self.upload(a.values())?;
+        let scales = self.upload_bytes(a.scales().as_bytes())?;
+        DeviceMxArray::from_parts(values, scales, a.shape(), a.axis())
     }
 
-    /// Copies an MX array back to the host.
+    /// Copies an MX array back to the host (waits for the stream).
     ///
     /// # Errors
     ///
@@ -310,11 +478,99 @@ impl Gpu {
         MxArray::from_parts_along(values, scales, a.axis)
     }
 
-    /// Quantizes `data` (row-major, `shape`) to NVFP4 on the device: the
-    /// bits of [`Nvfp4Array::quantize_with`] for the same options (1 x 16
-    /// blocks or 16 x 16 tiles, every tiny-scale rule, both roundings, a
-    /// given or the default tensor scale, whose amax is a device
-    /// reduction).
+    /// Quantizes `f32`s in device memory (row-major, `out`'s shape) into
+    /// the NVFP4 array `out`: the bits of [`Nvfp4Array::quantize_with`] for
+    /// the same options (1 x 16 blocks or 16 x 16 tiles, every tiny-scale
+    /// rule, both roundings, a given or the default tensor scale). With a
+    /// given tensor scale it is capturable; without one, the default scale
+    /// is the device amax read back (a wait for the stream), and an input
+    /// whose amax is 0 is read back too, to tell all zeros (scale 1) from
+    /// no finite value (an error).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Invalid`] for a tensor scale that is not finite and
+    /// positive, or for data without a finite value and no tensor scale;
+    /// [`Error::Length`] (`EncodeInput`) unless `src` has `out.len()`
+    /// values; [`Error::Device`] when a driver call fails.
+    pub fn nvfp4_quantize_into(
+        &self,
+        src: &CudaView<'_, f32>,
+        opts: &Nvfp4Options,
+        out: &mut DeviceNvfp4Array,
+    ) -> Result<()> {
+        if let Some(s) = opts.tensor_scale {
+            check_tensor_scale(s)?;
+        }
+        let n = out.len();
+        check_len(LengthOf::EncodeInput, n, src.len())?;
+        let tensor_scale = match opts.tensor_scale {
+            Some(s) => s,
+            None => self.default_tensor_scale(src)?,
+        };
+        out.tensor_scale = tensor_scale;
+        if n == 0 {
+            return Ok(());
+        }
+        let (rows, cols) = split_shape(&out.shape, n)?;
+        let tile = match opts.blocks {
+            Nvfp4Blocks::Rows => 1u64,
+            Nvfp4Blocks::Tiles16x16 => 16,
+        };
+        let shape = &out.shape;
+        let matrix_rows = if shape.len() >= 2 {
+            shape[shape.len() - 2]
+        } else {
+            1
+        };
+        let (r, c, m) = (rows as u64, cols as u64, matrix_rows as u64);
+        let tiny = match opts.tiny {
+            TinyScale::Flush => 0u32,
+            TinyScale::Smallest => 1,
+            TinyScale::MinNormal => 2,
+        };
+        let mut launch = self.launch(NVFP4_SCALES, map::scales(out.n_scales))?;
+        launch.arg(src).arg(&r).arg(&c).arg(&m).arg(&tile);
+        launch.arg(&tensor_scale).arg(&tiny);
+        // SAFETY: `nvfp4_scales` reads `rows * cols` = `n` values (`src`
+        // holds them, checked) and writes one byte per scale thread, which
+        // `out.scales` holds (checked when `out` was made); threads past
+        // them return.
+        unsafe { launch.arg(&mut out.scales).run() }?;
+        let (seed, stochastic) = rounding_args(opts.rounding);
+        let mut launch = self.launch(NVFP4_ENCODE, map::word_blocks(4, n))?;
+        launch.arg(src).arg(&r).arg(&c).arg(&out.scales);
+        launch.arg(&tensor_scale).arg(&seed).arg(&stochastic);
+        // SAFETY: `nvfp4_encode` reads the values and scales sized above
+        // and writes the words of `n` packed codes (`out.values` holds
+        // them); one thread per word block.
+        unsafe { launch.arg(&mut out.values.words).run() }
+    }
+
+    /// As `Nvfp4Array::default_tensor_scale`: the amax in `f32` over
+    /// 6 * 448, or 1 for an all-zero tensor; an error for data without a
+    /// finite value (the amax leaves those out, so it is 0 there: the data,
+    /// read back, says which).
+    fn default_tensor_scale(&self, src: &CudaView<'_, f32>) -> Result<f32> {
+        let s = self.amax(src)? / crate::formats::FP4_TIMES_FP8_MAX;
+        if s > 0.0 {
+            return Ok(s);
+        }
+        if !src.is_empty() {
+            let mut host = alloc::vec![0f32; src.len()];
+            self.stream
+                .memcpy_dtoh(src, &mut host[..])
+                .map_err(super::driver_error::driver("cuMemcpyDtoH"))?;
+            if !host.iter().any(|x| x.is_finite()) {
+                return Err(crate::formats::NO_FINITE_VALUE);
+            }
+        }
+        Ok(1.0)
+    }
+
+    /// Quantizes `data` (row-major, `shape`) to NVFP4 on the device:
+    /// uploads, [`nvfp4_quantize_into`](Self::nvfp4_quantize_into) a new
+    /// array.
     ///
     /// # Errors
     ///
@@ -326,108 +582,53 @@ impl Gpu {
         shape: &[usize],
         opts: &Nvfp4Options,
     ) -> Result<DeviceNvfp4Array> {
-        if let Some(s) = opts.tensor_scale
-            && !(s > 0.0 && s.is_finite())
-        {
-            return Err(Error::Invalid(
-                "the NVFP4 tensor scale must be finite and positive",
-            ));
+        if let Some(s) = opts.tensor_scale {
+            check_tensor_scale(s)?;
         }
-        let (rows, cols) = crate::formats::split_shape(shape, data.len())?;
-        let n = data.len();
-        let input = self.htod(if n == 0 { &[0f32][..] } else { data })?;
-        let tensor_scale = match opts.tensor_scale {
-            Some(s) => s,
-            None => {
-                // As `Nvfp4Array::default_tensor_scale`: the amax in f32 over
-                // 6 * 448, or 1 for an all-zero tensor; an error for data
-                // without a finite value (the amax leaves those out, so it is
-                // 0 there: the host data says which).
-                let s = self.amax(&input, n)? / crate::formats::FP4_TIMES_FP8_MAX;
-                if s > 0.0 {
-                    s
-                } else if n > 0 && !data.iter().any(|x| x.is_finite()) {
-                    return Err(crate::formats::NO_FINITE_VALUE);
-                } else {
-                    1.0
-                }
-            }
-        };
-        let tile = match opts.blocks {
-            Nvfp4Blocks::Rows => 1usize,
-            Nvfp4Blocks::Tiles16x16 => 16,
-        };
-        let matrix_rows = if shape.len() >= 2 {
-            shape[shape.len() - 2]
-        } else {
-            1
-        };
-        let (rows, cols) = if n == 0 { (0, 0) } else { (rows, cols) };
-        let grid = BlockGrid::tiles(rows, cols, matrix_rows, tile, Nvfp4Array::BLOCK_SIZE);
-        let n_scales = grid.scales();
-        let mut scales = self.zeros::<u8>(n_scales)?;
-        let mut words = self.alloc_words(4, n)?;
-        if n > 0 {
-            let (r, c, m, t) = (rows as u64, cols as u64, matrix_rows as u64, tile as u64);
-            let tiny = match opts.tiny {
-                TinyScale::Flush => 0u32,
-                TinyScale::Smallest => 1,
-                TinyScale::MinNormal => 2,
-            };
-            let mut launch = self.launch(NVFP4_SCALES, Threads::PerUnit(grid.scales()))?;
-            launch.arg(&input).arg(&r).arg(&c).arg(&m).arg(&t);
-            launch.arg(&tensor_scale).arg(&tiny);
-            // SAFETY: `nvfp4_scales` reads `rows * cols` values (`input`
-            // holds them) and writes one byte per scale thread (`scales`
-            // holds the grid's scales); threads past them return.
-            unsafe { launch.arg(&mut scales).run() }?;
-            let (seed, stochastic) = rounding_args(opts.rounding);
-            let threads = Threads::PerUnit(n.div_ceil(fixed::block_elems(4)));
-            let mut launch = self.launch(NVFP4_ENCODE, threads)?;
-            launch
-                .arg(&input)
-                .arg(&r)
-                .arg(&c)
-                .arg(&scales)
-                .arg(&tensor_scale);
-            launch.arg(&seed).arg(&stochastic);
-            // SAFETY: `nvfp4_encode` reads the values and scales sized
-            // above and writes the words of `n` packed codes (`words` holds
-            // them); one thread per 16 values.
-            unsafe { launch.arg(&mut words).run() }?;
-        }
-        let values = DeviceNarrowArray::from_words(words, n);
-        let shape = shape.to_vec();
-        Ok(DeviceNvfp4Array::new(
-            values,
-            (scales, n_scales),
-            shape,
-            tensor_scale,
-        ))
+        split_shape(shape, data.len())?;
+        let mut out = self.alloc_nvfp4(shape)?;
+        let input = self.htod(data)?;
+        self.nvfp4_quantize_into(&input.slice(..data.len()), opts, &mut out)?;
+        Ok(out)
     }
 
-    /// Dequantizes an NVFP4 array on the device: the bits of
-    /// [`Nvfp4Array::dequantize`].
+    /// Dequantizes an NVFP4 array on the device into `out`: the bits of
+    /// [`Nvfp4Array::dequantize`]. Capturable.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Length`] (`DequantizeOutput`) unless `out` holds
+    /// `a.len()` values; [`Error::Device`] when the launch fails.
+    pub fn nvfp4_dequantize_into(
+        &self,
+        a: &DeviceNvfp4Array,
+        out: &mut CudaViewMut<'_, f32>,
+    ) -> Result<()> {
+        let n = a.len();
+        check_len(LengthOf::DequantizeOutput, n, out.len())?;
+        if n == 0 {
+            return Ok(());
+        }
+        let cols = *a.shape.last().unwrap_or(&0);
+        let rows = n.checked_div(cols).unwrap_or(0);
+        let (r, c) = (rows as u64, cols as u64);
+        let mut launch = self.launch(NVFP4_DECODE, map::word_blocks(4, n))?;
+        launch.arg(&a.values.words).arg(&r).arg(&c).arg(&a.scales);
+        // SAFETY: `nvfp4_decode` reads the `n` packed codes and the scales
+        // of `a` and writes `n` values (`out` holds them, checked); one
+        // thread per word block.
+        unsafe { launch.arg(&a.tensor_scale).arg(out).run() }
+    }
+
+    /// Dequantizes an NVFP4 array on the device and reads the values back.
     ///
     /// # Errors
     ///
     /// [`Error::Device`] when a driver call fails.
     pub fn nvfp4_dequantize(&self, a: &DeviceNvfp4Array) -> Result<Vec<f32>> {
-        let n = a.len();
-        let cols = *a.shape.last().unwrap_or(&0);
-        let rows = n.checked_div(cols).unwrap_or(0);
-        self.to_host(n, |out| {
-            if n == 0 {
-                return Ok(());
-            }
-            let (r, c) = (rows as u64, cols as u64);
-            let threads = Threads::PerUnit(n.div_ceil(fixed::block_elems(4)));
-            let mut launch = self.launch(NVFP4_DECODE, threads)?;
-            launch.arg(&a.values.words).arg(&r).arg(&c).arg(&a.scales);
-            // SAFETY: `nvfp4_decode` reads the `n` packed codes and the
-            // scales of `a` and writes `n` values (`out` holds them).
-            unsafe { launch.arg(&a.tensor_scale).arg(out).run() }
-        })
+        let mut out = self.alloc::<f32>(a.len())?;
+        self.nvfp4_dequantize_into(a, &mut out.slice_mut(..a.len()))?;
+        self.dtoh(&out, a.len())
     }
 
     /// Copies an NVFP4 array to the device.
@@ -436,16 +637,12 @@ impl Gpu {
     ///
     /// [`Error::Device`] when an allocation or a copy fails.
     pub fn upload_nvfp4(&self, a: &Nvfp4Array) -> Result<DeviceNvfp4Array> {
-        let (v, s) = self.upload_blocked(a.values(), a.scales().as_bytes())?;
-        Ok(DeviceNvfp4Array::new(
-            v,
-            s,
-            a.shape().to_vec(),
-            a.tensor_scale(),
-        ))
+        let values = self.upload(a.values())?;
+        let scales = self.upload_bytes(a.scales().as_bytes())?;
+        DeviceNvfp4Array::from_parts(values, scales, a.shape(), a.tensor_scale())
     }
 
-    /// Copies an NVFP4 array back to the host.
+    /// Copies an NVFP4 array back to the host (waits for the stream).
     ///
     /// # Errors
     ///

@@ -1,13 +1,15 @@
 //! The one way a kernel is launched: the names of the entries the crate
-//! runs, the functions loaded once per [`Gpu`], the thread mapping of a
-//! launch, and the builder that checks its size and runs it.
+//! runs, the functions loaded once per loaded module, the thread mapping of
+//! each entry family (in [`map`], one function a family), and the builder
+//! that runs a launch.
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use cudarc::driver::{CudaFunction, CudaModule, LaunchArgs, LaunchConfig, PushKernelArg};
 
-use super::{Gpu, driver};
+use super::Gpu;
+use super::driver_error::driver;
 use crate::{Error, Result};
 
 /// Threads per CTA of every launch of one thread per unit.
@@ -65,23 +67,71 @@ impl Threads {
     }
 }
 
+/// The thread mapping of each entry family, as the kernels document it:
+/// the one place a launch's size is computed, so that a change of a
+/// kernel's mapping is one edit here. The kernels loop grid-stride, so any
+/// grid is correct; these are the sizes they are tuned for.
+pub(super) mod map {
+    use super::{THREADS, Threads};
+    use crate::kernels::fixed;
+
+    /// The word-block kernels (`pack_*`, `unpack_*`, `encode_*`,
+    /// `decode_*`, `mx_encode_*`, `mx_decode_*`, `nvfp4_encode`,
+    /// `nvfp4_decode`): one thread per word block of `n` values of `bits`
+    /// bits.
+    pub(in super::super) fn word_blocks(bits: u32, n: usize) -> Threads {
+        Threads::PerUnit(n.div_ceil(fixed::block_elems(bits.min(64))))
+    }
+
+    /// `sum_w*`: one thread per four word blocks (the kernels'
+    /// `SUM_BLOCKS`), one `u64` partial per warp.
+    pub(in super::super) fn sum(bits: u32, n: usize) -> Threads {
+        Threads::PerUnit(n.div_ceil(4 * fixed::block_elems(bits.min(64))))
+    }
+
+    /// `sum_partials`: exactly one warp.
+    pub(in super::super) fn sum_partials() -> Threads {
+        Threads::OneWarp
+    }
+
+    /// The scale kernels (`mx_scales_*`, `nvfp4_scales`): one thread per
+    /// scale.
+    pub(in super::super) fn scales(n_scales: usize) -> Threads {
+        Threads::PerUnit(n_scales)
+    }
+
+    /// `amax_partials`: eight values per thread at least, at most 1024
+    /// CTAs (the kernel loops grid-stride), one `u32` partial per warp.
+    pub(in super::super) fn amax(n: usize) -> Threads {
+        let ctas = n.div_ceil(8 * THREADS as usize).min(1024);
+        Threads::PerUnit(ctas * THREADS as usize)
+    }
+}
+
 /// The entry points of the embedded PTX (one name a line), the same in
 /// every build.
 const ENTRIES: &str = include_str!("../../ptx/ENTRIES");
 
 /// The functions of a loaded module, each looked up the first time it is
-/// launched and kept for the life of the [`Gpu`].
-pub(super) struct Functions(HashMap<&'static str, OnceLock<CudaFunction>>);
+/// launched and kept for the life of the module (no name is formatted or
+/// looked up in the driver again).
+pub(super) struct Functions {
+    module: Arc<CudaModule>,
+    cache: HashMap<&'static str, OnceLock<CudaFunction>>,
+}
 
 impl Functions {
-    /// An empty cache with a place for every entry of the PTX.
-    pub(super) fn new() -> Functions {
-        Functions(ENTRIES.lines().map(|e| (e, OnceLock::new())).collect())
+    /// An empty cache of `module`'s functions, with a place for every entry
+    /// of the PTX.
+    pub(super) fn new(module: Arc<CudaModule>) -> Functions {
+        let cache = ENTRIES.lines().map(|e| (e, OnceLock::new())).collect();
+        Functions { module, cache }
     }
 
-    /// The function `entry` of `module`, loaded on first use.
-    fn get(&self, module: &Arc<CudaModule>, entry: &'static str) -> Result<&CudaFunction> {
-        let Some(cell) = self.0.get(entry) else {
+    /// The function `entry`, loaded on first use.
+    fn get(&self, entry: &'static str) -> Result<&CudaFunction> {
+        let module = &self.module;
+        let Some(cell) = self.cache.get(entry) else {
             return Err(Error::Invalid(
                 "a kernel entry that the embedded PTX does not have",
             ));
@@ -98,8 +148,8 @@ impl Functions {
 
 impl core::fmt::Debug for Functions {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        let loaded = self.0.values().filter(|c| c.get().is_some()).count();
-        write!(f, "Functions({loaded} of {} loaded)", self.0.len())
+        let loaded = self.cache.values().filter(|c| c.get().is_some()).count();
+        write!(f, "Functions({loaded} of {} loaded)", self.cache.len())
     }
 }
 
@@ -156,7 +206,7 @@ impl Gpu {
     /// be loaded.
     pub(super) fn launch(&self, entry: &'static str, threads: Threads) -> Result<Launch<'_>> {
         let config = threads.config()?;
-        let f = self.functions.get(&self.module, entry)?;
+        let f = self.kernels.functions.get(entry)?;
         Ok(Launch {
             args: self.stream.launch_builder(f),
             config,
@@ -283,6 +333,24 @@ mod tests {
             by_width(&UNPACK_U16, 9, 8, 32),
             Err(Error::Width { width: 8, max: 32 })
         );
+    }
+
+    #[test]
+    fn each_family_has_its_mapping_in_one_place() {
+        use crate::kernels::fixed::block_elems;
+        let b = block_elems(5);
+        assert_eq!(map::word_blocks(5, 0), Threads::PerUnit(0));
+        assert_eq!(map::word_blocks(5, 1), Threads::PerUnit(1));
+        assert_eq!(map::word_blocks(5, b), Threads::PerUnit(1));
+        assert_eq!(map::word_blocks(5, b + 1), Threads::PerUnit(2));
+        assert_eq!(map::sum(5, 4 * b), Threads::PerUnit(1));
+        assert_eq!(map::sum(5, 4 * b + 1), Threads::PerUnit(2));
+        assert_eq!(map::sum_partials(), Threads::OneWarp);
+        assert_eq!(map::scales(77), Threads::PerUnit(77));
+        assert_eq!(map::amax(1), Threads::PerUnit(256));
+        assert_eq!(map::amax(8 * 256 + 1), Threads::PerUnit(512));
+        assert_eq!(map::amax(1 << 40), Threads::PerUnit(1024 * 256));
+        assert_eq!(map::amax(0), Threads::PerUnit(0));
     }
 
     #[test]
