@@ -488,7 +488,11 @@ METHOD = """\
   rounded up to whole sectors for a warp of contiguous lanes. time = the
   larger; **GB/s** = basis bytes per second; **share** = memory time / time,
   the fraction of copy (HBM) bandwidth the entry can reach (100% when
-  memory-bound).
+  memory-bound). Only issue slots and DRAM bytes are modelled, not the
+  memory pipeline: a warp's byte store whose lanes each own a chunk
+  touches 32 sectors for 32 bytes (32 L2 transactions), so for entries with
+  byte stores or narrow, strided accesses the share is an upper bound
+  (the byte-store and 128-bit limits are there for that reason).
 """
 
 LIMITS_DOC = """\
