@@ -11,13 +11,20 @@
 #      that have them, and none appears in the sm_80 build;
 #   5. ptxas (from the registry package nvidia-cuda-nvcc, installed into the
 #      shared venv) assembles each file for its target;
-#   6. the example kernel crate (examples/kernel-crate) builds the same way
+#   6. the SASS of the committed PTX (ptxas, then cuobjdump from the registry
+#      package nvidia-cuda-cuobjdump): bitpack/ptx/SASS.md equals what
+#      scripts/sass_report.py writes, and its limits (no local memory, no
+#      f64, no byte store in a loop, 128-bit accesses in the bulk entries)
+#      hold but for the exemptions of bitpack/ptx/SASS-LIMITS, none of them
+#      stale;
+#   7. the example kernel crate (examples/kernel-crate) builds the same way
 #      for sm_80 and sm_100a, ptxas accepts both, and the sm_100a build
 #      encodes with the FP4 cvt.
 #
 #   scripts/check-ptx.sh            # all of the above
-#   scripts/check-ptx.sh --update   # rebuild into bitpack/ptx/, rewrite bitpack/ptx/TOOLCHAIN
-#                                   # and bitpack/ptx/RESOURCES.md (ptxas -v)
+#   scripts/check-ptx.sh --update   # rebuild into bitpack/ptx/, rewrite bitpack/ptx/TOOLCHAIN,
+#                                   # bitpack/ptx/RESOURCES.md (ptxas -v) and
+#                                   # bitpack/ptx/SASS.md (the limits are still checked)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -109,7 +116,7 @@ done
 echo "check-ptx: the packed cvt forms are where the targets have them, and only there"
 
 status=0
-py=$(scripts/venv.sh nvidia-cuda-nvcc) || status=$?
+py=$(scripts/venv.sh nvidia-cuda-nvcc nvidia-cuda-cuobjdump) || status=$?
 if [ "$status" = 3 ]; then
     echo "check-ptx: SKIP ptxas: python3 is missing, so nvidia-cuda-nvcc cannot be installed"
     exit 0
@@ -140,11 +147,17 @@ for t in "${targets[@]}"; do
              /Used [0-9]+ registers/ {match($0, /Used [0-9]+ registers/); r=substr($0, RSTART+5, RLENGTH-15); print "| `" e "` | " r " | " ss " | " sl " | " st " |"}' "$log" | sort
     } >>"$resources"
 done
+sass_args=(--bin "$(dirname "$ptxas")" --ptx-dir bitpack/ptx)
 if [ "$update" = 1 ]; then
     cp "$resources" bitpack/ptx/RESOURCES.md
     echo "check-ptx: wrote bitpack/ptx/ and bitpack/ptx/RESOURCES.md"
+    python3 scripts/sass_report.py "${sass_args[@]}" --update ||
+        fail "a SASS limit breaks (bitpack/ptx/SASS.md was written; see bitpack/ptx/SASS-LIMITS)"
     exit 0
 fi
+python3 scripts/sass_report.py "${sass_args[@]}" ||
+    fail "bitpack/ptx/SASS.md is stale or a SASS limit breaks (see above)"
+echo "check-ptx: bitpack/ptx/SASS.md is current and every SASS limit holds or is exempt"
 
 scripts/build-ptx.sh --crate examples/kernel-crate --name kernel-crate --out "$fresh" sm_80 sm_100a
 for t in sm_80 sm_100a; do

@@ -134,3 +134,47 @@ macro_rules! __impl_record_dlpack {
 macro_rules! __impl_record_dlpack {
     ($t:ty) => {};
 }
+
+/// `cudarc`, for [`__impl_device_repr!`](crate::__impl_device_repr) (the
+/// crate that derives `DeviceCopy` need not depend on `cudarc` itself).
+#[cfg(feature = "cuda")]
+pub use cudarc;
+
+/// Makes a `#[derive(DeviceCopy)]` type a `cudarc` kernel argument: with the
+/// `cuda` feature, `unsafe impl cudarc::driver::DeviceRepr` for it (so
+/// `launch_builder(&f).arg(&value)` takes it without `unsafe` in the user's
+/// code); without the feature, nothing. The derive emits one call per type:
+/// `__impl_device_repr!([<impl generics>] Type<..> [where clause])`, the
+/// generics and where clause of its `DeviceCopy` impl (so a generic type is
+/// a `DeviceRepr` under the same bounds: every parameter that a field names
+/// is `DeviceCopy`).
+#[cfg(feature = "cuda")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __impl_device_repr {
+    ([$($generics:tt)*] $t:ty [$($where_clause:tt)*]) => {
+        // SAFETY: the derive emits this only beside `unsafe impl DeviceCopy`
+        // for the same type under the same bounds, and `DeviceCopy`'s
+        // guarantees are what `DeviceRepr` requires of a kernel argument:
+        // a fixed layout (`repr(C)`, `repr(transparent)` or an integer
+        // repr) that the device code sees field for field, no host
+        // pointers, references or handles (every field is `DeviceCopy`),
+        // and `Copy` with no `Drop`, so passing the value's bytes as the
+        // kernel parameter (which is what `cudarc` does with a `DeviceRepr`
+        // argument) passes the value. Padding bytes go along as raw bytes,
+        // which the driver copies and the kernel never reads as values.
+        #[automatically_derived]
+        unsafe impl $($generics)* $crate::__private::cudarc::driver::DeviceRepr for $t
+            $($where_clause)*
+        {
+        }
+    };
+}
+
+/// Without the `cuda` feature there is no `cudarc`: nothing to implement.
+#[cfg(not(feature = "cuda"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __impl_device_repr {
+    ([$($generics:tt)*] $t:ty [$($where_clause:tt)*]) => {};
+}

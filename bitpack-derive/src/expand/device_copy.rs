@@ -74,10 +74,17 @@ fn expand(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
     //   no interior mutability through `UnsafeCell`, which is not `Copy`);
     // - padding bytes are moved as raw bytes and never read as values, which
     //   the trait's copy rule allows.
+    //
+    // The runtime crate's `__impl_device_repr!` then makes the type a
+    // `cudarc` kernel argument (`DeviceRepr`) under the same generics and
+    // bounds when its `cuda` feature is on, and expands to nothing without
+    // it; its SAFETY comment is beside the impl it writes.
     quote! {
         #checks
 
         #[automatically_derived]
         unsafe impl #impl_generics #device_copy_trait for #ident #ty_generics #where_clause {}
+
+        #krate::__impl_device_repr!([#impl_generics] #ident #ty_generics [#where_clause]);
     }
 }

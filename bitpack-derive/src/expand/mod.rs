@@ -92,6 +92,28 @@ mod expansion_tests {
     }
 
     #[test]
+    fn device_copy_asks_the_runtime_crate_for_device_repr_under_the_same_bounds() {
+        let out =
+            device_copy(parse_quote! { #[bitpack(crate = "f")] #[repr(C)] struct P { a: u8 } });
+        assert!(out.contains("f :: __impl_device_repr ! ([] P [])"), "{out}");
+        let out = device_copy(
+            parse_quote! { #[repr(C)] struct P<T: Copy, const N: usize> { a: [T; N] } },
+        );
+        assert!(
+            out.contains(
+                ":: bitpack :: __impl_device_repr ! ([< T : Copy , const N : usize >] P < T , N > \
+                 [where [T ; N] : :: bitpack :: DeviceCopy])"
+            ),
+            "{out}"
+        );
+        // Not for an input with errors: the stub `DeviceCopy` impl beside
+        // them promises nothing, so no `DeviceRepr` rests on it.
+        let out = device_copy(parse_quote! { struct P { a: u8 } });
+        assert!(out.contains("compile_error"), "{out}");
+        assert!(!out.contains("__impl_device_repr"), "{out}");
+    }
+
+    #[test]
     fn lanes_only_for_non_generic_types() {
         let out = bit_element(parse_quote! { #[repr(transparent)] #[bitwidth(4)] struct F(u8); });
         assert!(out.contains(":: bitpack :: __impl_lanes ! (F)"), "{out}");

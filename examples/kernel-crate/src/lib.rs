@@ -4,38 +4,20 @@
 //! `cvt.rn.satfinite.e2m1x2.f32` on targets that have it (`sm_100a`,
 //! `sm_101a`, `sm_120a`; the portable rounding elsewhere, same bits).
 //!
-//! Build (see the repository README, "Using bitpack in your GPU kernels"):
-//!
-//! ```sh
-//! scripts/build-ptx.sh --crate examples/kernel-crate --name kernel-crate --out target/ptx sm_100a
-//! ```
+//! Build: `./build.sh` in this folder (README.md), which writes
+//! `target/ptx/kernel-crate-TARGET.ptx`; `../kernel-host` launches it.
 #![no_std]
 #![feature(abi_ptx, stdarch_nvptx)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
 use core::arch::nvptx;
 
+use bitpack::E2M1;
 use bitpack::formats::Mode;
 use bitpack::kernels::fixed;
-use bitpack::{DeviceCopy, DevicePtr, E2M1, NArray};
 
-/// Eight FP4 values in one register.
-pub type Fp4x8 = NArray<E2M1, 8>;
-
-/// The kernel's arguments, passed by value: device buffers as `DevicePtr`s,
-/// so the struct derives `DeviceCopy` (a `*mut` field would be refused).
-#[derive(Clone, Copy, DeviceCopy)]
-#[repr(C)]
-pub struct ScaleArgs {
-    /// `groups` packed inputs.
-    pub x: DevicePtr<Fp4x8>,
-    /// `groups` packed outputs.
-    pub y: DevicePtr<Fp4x8>,
-    /// The number of `u32` groups (eight values each).
-    pub groups: u64,
-    /// The factor every value is multiplied by.
-    pub scale: f32,
-}
+mod args;
+pub use args::{Fp4x8, ScaleArgs};
 
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
