@@ -265,7 +265,9 @@ pub(super) fn quotient<S: Real>(a: f64, b: f64) -> f64 {
     if S::WIDENS { a / b } else { div_odd(a, b) }
 }
 
-/// The E4M3 block scale for a block whose largest magnitude is `amax`.
+/// The E4M3 block scale for a block whose largest magnitude is `amax`
+/// (the `f64` path, for `f64` data; `f32`-exact data takes
+/// [`nvfp4_scale_f32`]).
 #[inline]
 pub(super) fn block_scale<S: Real>(amax: f64, st: f64, tiny: TinyScale) -> E4M3 {
     let q = quotient::<S>(amax, 6.0 * st);
@@ -274,6 +276,12 @@ pub(super) fn block_scale<S: Real>(amax: f64, st: f64, tiny: TinyScale) -> E4M3 
     let scale = E4M3::from_bits(minifloat::encode_fast::<E4M3, true>(
         super::wide::f64_to_f32_odd(q),
     ));
+    tiny_rule(scale, tiny)
+}
+
+/// `scale` under the tiny-scale rule `tiny`.
+#[inline(always)]
+fn tiny_rule(scale: E4M3, tiny: TinyScale) -> E4M3 {
     match tiny {
         TinyScale::Flush => scale,
         TinyScale::Smallest if scale.to_bits() == 0 => E4M3::MIN_POSITIVE_SUBNORMAL,
@@ -282,6 +290,161 @@ pub(super) fn block_scale<S: Real>(amax: f64, st: f64, tiny: TinyScale) -> E4M3 
             E4M3::MIN_POSITIVE
         }
         TinyScale::MinNormal => scale,
+    }
+}
+
+/// `(m, e)` with `x = m * 2^(e - 23)` and bit 23 of `m` its leading bit,
+/// for the bits `b` of a positive finite non-zero `f32` (subnormals
+/// normalized).
+#[inline(always)]
+const fn f32_parts(b: u32) -> (u32, i32) {
+    let field = (b >> 23) as i32;
+    let frac = b & 0x7f_ffff;
+    if field == 0 {
+        // The leading bit of `frac` moves up to bit 23.
+        let lz = frac.leading_zeros() as i32 - 8;
+        (frac << lz, -126 - lz)
+    } else {
+        (frac | 0x80_0000, field - 127)
+    }
+}
+
+/// The [`E4M3`] scale of an NVFP4 block whose largest magnitude has the
+/// `f32` bits `amax_bits` (the sign bit is ignored; NaN and infinite bits
+/// give the NaN scale), for the tensor scale `tensor_scale` (finite and
+/// positive; any other gives the NaN scale) and the rule `tiny`:
+/// `E4M3(amax / (6 * tensor_scale))` rounded once to nearest, ties to even,
+/// saturating at 448. Computed with integer arithmetic on the two `f32`s'
+/// bits, no `f64` (the GPU kernels' path, and the host's for `f32`, `f16`
+/// and `bf16` data): the same scale as [`nvfp4_scale`] of the same amax.
+///
+/// Device-callable.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::{TinyScale, nvfp4_scale_f32};
+///
+/// let s = nvfp4_scale_f32(3.0f32.to_bits(), 0.25, TinyScale::Flush);
+/// assert_eq!(s.to_f32(), 2.0); // 3 / (6 * 0.25)
+/// // 1 / 6 = 0.1666..: between the E4M3 values 0.15625 and 0.171875.
+/// assert_eq!(nvfp4_scale_f32(1.0f32.to_bits(), 1.0, TinyScale::Flush).to_f32(), 0.171875);
+/// assert!(nvfp4_scale_f32(f32::INFINITY.to_bits(), 1.0, TinyScale::Flush).to_f32().is_nan());
+/// ```
+#[inline]
+pub fn nvfp4_scale_f32(amax_bits: u32, tensor_scale: f32, tiny: TinyScale) -> E4M3 {
+    let a = amax_bits & 0x7fff_ffff;
+    let t = tensor_scale.to_bits();
+    // A finite positive tensor scale has bits 1..0x7f80_0000.
+    if a >= 0x7f80_0000 || t.wrapping_sub(1) >= 0x7f7f_ffff {
+        return E4M3::NAN;
+    }
+    let code = if a == 0 { 0 } else { e4m3_quotient(a, t) };
+    tiny_rule(E4M3::from_bits(code), tiny)
+}
+
+/// The E4M3 code (saturating, round to nearest even) of `a / (6 * t)` for
+/// the bits `a`, `t` of two positive finite non-zero `f32`s.
+#[inline(always)]
+fn e4m3_quotient(a: u32, t: u32) -> u8 {
+    let (ma, ea) = f32_parts(a);
+    let (mt, et) = f32_parts(t);
+    // a / (6 t) = (ma * 2^8) / (3 mt) * 2^(ea - et - 9). The integer
+    // quotient lies in (42, 171): 6 to 8 bits, and `sticky` says whether a
+    // fraction follows.
+    let (n, den) = (ma << 8, 3 * mt);
+    let q = n / den;
+    let sticky = n % den != 0;
+    let e = ea - et - 9;
+    let len = 32 - q.leading_zeros() as i32;
+    // Bits of `q` below the E4M3 quantum: 4 significant bits for a normal
+    // result (exponent >= -6), the quantum 2^-9 below; at least 2 either way.
+    let normal = len - 1 + e >= -6;
+    let shift = if normal { len - 4 } else { -9 - e };
+    if shift > len {
+        // Below half the smallest subnormal 2^-9.
+        return 0;
+    }
+    let kept = q >> shift;
+    let rest = q & ((1 << shift) - 1);
+    let half = 1 << (shift - 1);
+    let up = rest > half || (rest == half && (sticky || kept & 1 == 1));
+    let kept = kept + up as u32;
+    if !normal {
+        // `kept * 2^-9`, at most 8 (the smallest normal, code 8).
+        return kept as u8;
+    }
+    // `kept * 2^(e + shift)` with kept in 8..=16: the exponent field is
+    // `e + shift + 3 + 7`, a carry to 16 adds one to it.
+    let field = e + shift + 10 + (kept >> 4) as i32;
+    let man = kept & 7;
+    if field > 15 || (field == 15 && man == 7) {
+        // Past 448 (the code 0x7f is NaN): saturate.
+        return 0x7e;
+    }
+    ((field as u32) << 3 | man) as u8
+}
+
+/// The `f32` thresholds of the E2M1 codes of `x / (scale * tensor_scale)`
+/// for a positive (non-zero, non-NaN) E4M3 `scale` and a finite positive
+/// `tensor_scale`: [`e2m1_thresholds`] of that product, computed with
+/// integer arithmetic (no `f64`). Threshold `k` is the smallest `f32` at
+/// least (odd `k`) or above (even `k`) `MIDS[k] * scale * tensor_scale`,
+/// infinity past the largest `f32`.
+#[inline]
+pub(super) fn e2m1_thresholds_f32(scale: E4M3, tensor_scale: f32) -> [f32; 7] {
+    // scale = sm * 2^se (a 4-bit integer), tensor_scale = mt * 2^(et - 23),
+    // MIDS[k] = MIDS4[k] / 4.
+    const MIDS4: [u64; 7] = [1, 3, 5, 7, 10, 14, 20];
+    let c = scale.to_bits() & 0x7f;
+    let (field, m) = ((c >> 3) as i32, u64::from(c & 7));
+    let (sm, se) = if field == 0 {
+        (m, -9)
+    } else {
+        (8 | m, field - 10)
+    };
+    let (mt, et) = f32_parts(tensor_scale.to_bits());
+    let e = se + et - 25;
+    let mut u = [0f32; 7];
+    for (k, (&m4, uk)) in MIDS4.iter().zip(u.iter_mut()).enumerate() {
+        *uk = f32_above(m4 * sm * u64::from(mt), e, k % 2 == 0);
+    }
+    u
+}
+
+/// The smallest `f32` at least (`strict`: above) `p * 2^e`, `p` non-zero
+/// and below 2^40; infinity past the largest `f32`.
+#[inline(always)]
+fn f32_above(p: u64, e: i32, strict: bool) -> f32 {
+    let len = 64 - p.leading_zeros() as i32;
+    if len - 1 + e > 127 {
+        return f32::INFINITY;
+    }
+    // Bits of `p` below the f32 quantum: 24 significant bits for a normal
+    // value, the quantum 2^-149 below.
+    let shift = if len - 1 + e >= -126 {
+        len - 24
+    } else {
+        -149 - e
+    };
+    let (kept, exact) = if shift <= 0 {
+        (p << -shift, true)
+    } else if shift >= 64 {
+        (0, false)
+    } else {
+        (p >> shift, p & ((1 << shift) - 1) == 0)
+    };
+    // Up one quantum when inexact, or exact and strict.
+    let kept = kept + u64::from(!exact || strict);
+    // `kept * 2^q` with q = e + shift: a normal value has kept in
+    // 2^23..=2^24 and its bits are ((q + 149) << 23) + kept (a carry to 2^24
+    // is the next binade); a subnormal has q = -149 and bits `kept`.
+    let q = e + shift;
+    let bits = (((q + 149) as u64) << 23) + kept;
+    if bits >= 0x7f80_0000 {
+        f32::INFINITY
+    } else {
+        f32::from_bits(bits as u32)
     }
 }
 
@@ -495,6 +658,9 @@ pub fn mx_codes<F: MxElement, S: Real>(
 #[inline]
 pub fn nvfp4_scale<S: Real>(amax: Option<f64>, tensor_scale: f32, tiny: TinyScale) -> E4M3 {
     match amax {
+        // `f32`-exact data: the amax is an `f32`.
+        Some(a) if S::WIDENS => nvfp4_scale_f32((a as f32).to_bits(), tensor_scale, tiny),
+        Some(_) if !(tensor_scale > 0.0 && tensor_scale.is_finite()) => E4M3::NAN,
         Some(a) => block_scale::<S>(a, tensor_scale as f64, tiny),
         None => E4M3::NAN,
     }
@@ -529,6 +695,16 @@ pub fn nvfp4_codes<S: Real>(
         codes.iter_mut().for_each(|c| *c = 0);
         return;
     }
+    if let (Rounding::Nearest, true, 1..0x7f) = (rounding, S::WIDENS, scale.to_bits()) {
+        // `f32`-exact data under a positive scale: compares with the
+        // thresholds, no `f64`.
+        let u = e2m1_thresholds_f32(scale, tensor_scale);
+        for (o, x) in codes.iter_mut().zip(xs) {
+            let b = x.to_f32_odd().to_bits();
+            *o = e2m1_magnitude_code(b, &u) | ((b >> 31) as u8) << 3;
+        }
+        return;
+    }
     // Exact: a 4-bit significand times a 24-bit one.
     let d = Tables::<E4M3>::DECODE_F32[scale.to_bits() as usize] as f64 * tensor_scale as f64;
     value_codes::<S>(xs, d, rounding, first, codes);
@@ -553,8 +729,8 @@ pub fn mx_value<F: MxElement>(x: F, scale: E8M0) -> f32 {
 }
 
 /// The value of code `x` of an NVFP4 block whose scale is `scale`: `x *
-/// scale * tensor_scale`, computed exactly in `f64` and rounded once to
-/// `f32`, what [`Nvfp4Array::dequantize`](super::Nvfp4Array::dequantize)
+/// scale * tensor_scale` rounded once to `f32` (in `f32` arithmetic: `x *
+/// scale` is exact), what [`Nvfp4Array::dequantize`](super::Nvfp4Array::dequantize)
 /// gives.
 ///
 /// Device-callable.
@@ -568,8 +744,60 @@ pub fn mx_value<F: MxElement>(x: F, scale: E8M0) -> f32 {
 /// ```
 #[inline]
 pub fn nvfp4_value(x: E2M1, scale: E4M3, tensor_scale: f32) -> f32 {
-    let s = scale.to_f64() * tensor_scale as f64;
-    (crate::kernels::fixed::decode(x) as f64 * s) as f32
+    // `x * scale` is exact in `f32` (2 + 4 significant bits, at least
+    // 2^-10), so one `f32` product rounds the exact value once.
+    let s = Tables::<E4M3>::DECODE_F32[scale.to_bits() as usize];
+    crate::kernels::fixed::decode(x) * s * tensor_scale
+}
+
+/// Where the scale of row `r`, block column `c` of a `[rows, cols]` scale
+/// matrix lies in the 128 x 4 tiled layout that cuBLASLt and CUTLASS
+/// block-scaled GEMMs read (cuBLAS docs, "1D block scaling factors
+/// layout"; [`swizzle_scales`](super::swizzle_scales) applies it to a whole
+/// matrix): the matrix is padded with zero bytes to 128-row by 4-column
+/// tiles, each stored as 512 bytes, tiles row-major (`ceil(cols / 4)` tiles
+/// a tile row); inside a tile, row `r % 128` and column `c % 4` are at
+/// byte `(r % 32) * 16 + (r / 32 % 4) * 4 + c % 4`. The same layout serves
+/// MX (`VEC32_UE8M0`) and NVFP4 (`VEC16_UE4M3`) scales.
+///
+/// Device-callable.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::swizzled_index;
+///
+/// assert_eq!(swizzled_index(0, 3, 6), 3);
+/// assert_eq!(swizzled_index(1, 0, 6), 16);
+/// assert_eq!(swizzled_index(32, 0, 6), 4);
+/// assert_eq!(swizzled_index(0, 4, 6), 512); // the next tile of the row
+/// assert_eq!(swizzled_index(128, 0, 6), 1024); // the next tile row
+/// ```
+#[inline]
+pub const fn swizzled_index(r: usize, c: usize, cols: usize) -> usize {
+    ((r / 128) * cols.div_ceil(4) + c / 4) * 512 + (r % 32) * 16 + (r / 32 % 4) * 4 + c % 4
+}
+
+/// The bytes of the 128 x 4 tiled layout of a `[rows, cols]` scale matrix
+/// ([`swizzled_index`]): `ceil(rows / 128) * ceil(cols / 4) * 512`
+/// (saturating).
+///
+/// Device-callable.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::swizzled_len;
+///
+/// assert_eq!(swizzled_len(3, 2), 512);
+/// assert_eq!(swizzled_len(129, 5), 2048);
+/// assert_eq!(swizzled_len(0, 5), 0);
+/// ```
+#[inline]
+pub const fn swizzled_len(rows: usize, cols: usize) -> usize {
+    rows.div_ceil(128)
+        .saturating_mul(cols.div_ceil(4))
+        .saturating_mul(512)
 }
 
 /// Where the blocks of a block-scaled array lie in its row-major data, and

@@ -386,6 +386,54 @@ impl<F: MxElement> MxArray<F> {
         Self::from_parts_along(values, scales, axis)
     }
 
+    /// Quantizes the transpose of `data` (row-major, shape `shape`, seen as
+    /// a `[rows, cols]` matrix with the leading dimensions flattened into
+    /// `rows`): the columnwise ("K-major") copy TransformerEngine keeps
+    /// beside the rowwise one for the backward pass. The result has shape
+    /// `[cols, rows]` and blocks of 32 along its last axis, that is along
+    /// the columns of `data`; its scales are `[cols, ceil(rows / 32)]`.
+    /// It is [`quantize_with`](Self::quantize_with) of the transposed data,
+    /// stochastic rounding included (element `i` of the transposed,
+    /// row-major data uses `random_bits(seed, i)`).
+    ///
+    /// # Errors
+    ///
+    /// The errors of [`quantize_with`](Self::quantize_with), and
+    /// [`Error::Invalid`] when `opts.axis` is given (the blocks run along
+    /// the columns of `data` by definition).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::{E4M3, MxArray, MxOptions};
+    ///
+    /// // 64 rows x 2 columns: each column is 64 values, two blocks.
+    /// let data: Vec<f32> = (0..128).map(|i| (i % 2) as f32 * 2.0 + 1.0).collect();
+    /// let t = MxArray::<E4M3>::quantize_columnwise(&data, &[64, 2], &MxOptions::default())?;
+    /// assert_eq!(t.shape(), [2, 64]);
+    /// assert_eq!(t.scales().shape(), [2, 2]);
+    /// assert_eq!(t.dequantize()[..2], [1.0, 1.0]);
+    /// assert_eq!(t.dequantize()[64..66], [3.0, 3.0]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn quantize_columnwise<S: Real>(
+        data: &[S],
+        shape: &[usize],
+        opts: &MxOptions,
+    ) -> Result<Self> {
+        if opts.axis.is_some() {
+            return Err(Error::Invalid(
+                "a columnwise MX quantization takes no axis: its blocks run along the columns",
+            ));
+        }
+        let (rows, cols) = split_shape(shape, data.len())?;
+        let mut t = Vec::with_capacity(data.len());
+        for c in 0..cols {
+            t.extend((0..rows).map(|r| data[r * cols + c]));
+        }
+        Self::quantize_with(&t, &[cols, rows], opts)
+    }
+
     /// An array from packed values and their scales (as produced by a GPU
     /// kernel, or read from a file): `values` carries the shape, and
     /// `scales` must hold one scale per block, row-major (its own shape is
