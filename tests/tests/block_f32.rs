@@ -1,4 +1,6 @@
-//! The `f64`-free NVFP4 block core (`nvfp4_scale_f32`, and the `f32`
+//! The `f64`-free MX scale (`mx_scale_f32`) against `mx_scale` of the
+//! same amax, for every element format and rule; and the `f64`-free NVFP4
+//! block core (`nvfp4_scale_f32`, and the `f32`
 //! threshold path of `nvfp4_codes` and `nvfp4_value` that `f32`, `f16` and
 //! `bf16` data take) against the `f64` path (`f64` data, a corrected
 //! quotient) bit for bit: random `f32` bits (subnormals, zeros, infinities,
@@ -6,7 +8,8 @@
 //! E2M1 midpoints of every block scale.
 
 use bitpack::formats::{
-    E2M1, E4M3, Rounding, TinyScale, nvfp4_codes, nvfp4_scale, nvfp4_scale_f32, nvfp4_value,
+    E2M1, E2M3, E3M2, E4M3, E5M2, MxElement, Rounding, ScaleRule, TinyScale, mx_scale,
+    mx_scale_f32, nvfp4_codes, nvfp4_scale, nvfp4_scale_f32, nvfp4_value,
 };
 use proptest::prelude::*;
 
@@ -183,4 +186,69 @@ fn scale_specials() {
         nvfp4_scale_f32(f32::MAX.to_bits(), f32::from_bits(1), TinyScale::Flush).to_bits(),
         0x7e
     );
+}
+
+const RULES: [ScaleRule; 4] = [
+    ScaleRule::Floor,
+    ScaleRule::Ceil,
+    ScaleRule::Even,
+    ScaleRule::RCeil,
+];
+
+fn check_mx_scale<F: MxElement>(a: u32) {
+    let x = f32::from_bits(a & 0x7fff_ffff);
+    let amax = x.is_finite().then_some(x as f64);
+    for rule in RULES {
+        assert_eq!(
+            mx_scale_f32::<F>(a, rule).to_bits(),
+            mx_scale::<F>(amax, rule).to_bits(),
+            "amax bits {a:#010x}, {rule:?}"
+        );
+    }
+}
+
+fn check_mx_all(a: u32) {
+    check_mx_scale::<E2M1>(a);
+    check_mx_scale::<E2M3>(a);
+    check_mx_scale::<E3M2>(a);
+    check_mx_scale::<E4M3>(a);
+    check_mx_scale::<E5M2>(a);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 4096, ..ProptestConfig::default() })]
+
+    #[test]
+    fn mx_scale_matches_f64_path(a in any::<u32>()) {
+        check_mx_all(a);
+    }
+}
+
+/// Every exponent (subnormals, zero, infinity and NaN included) with the
+/// fractions where the rules change: zero, the top bits of each format's
+/// largest value and its neighbours, the Even rounding points.
+#[test]
+fn mx_scale_every_exponent_and_edge_fraction() {
+    let mut fracs = vec![0u32, 1, 0x7f_ffff, 0x40_0000, 0x3f_ffff];
+    for top in 0..16u32 {
+        let f = top << 19;
+        fracs.extend([f, f.wrapping_sub(1) & 0x7f_ffff, f + 1]);
+    }
+    for m in 1..=3u32 {
+        let half = 1u32 << (22 - m);
+        fracs.extend([
+            half,
+            half - 1,
+            half + 1,
+            0x7f_ffff - half,
+            0x7f_ffff - half + 1,
+        ]);
+    }
+    for field in 0..=255u32 {
+        for &f in &fracs {
+            for sign in [0, 0x8000_0000] {
+                check_mx_all(sign | field << 23 | (f & 0x7f_ffff));
+            }
+        }
+    }
 }

@@ -583,6 +583,56 @@ pub fn mx_scale<F: MxElement>(amax: Option<f64>, rule: ScaleRule) -> E8M0 {
     E8M0::from_bits(scale_code(amax.and_then(|a| shared_exponent::<F>(a, rule))))
 }
 
+/// The [`E8M0`] scale of an MX block of `F` whose largest magnitude has
+/// the `f32` bits `amax_bits` (the sign bit is ignored; NaN and infinite
+/// bits give the NaN scale), under `rule`: [`mx_scale`] of that amax,
+/// computed from the bits with integer arithmetic (no `f64`: the GPU
+/// kernels' path, and the host's for `f32`, `f16` and `bf16` data).
+///
+/// Device-callable.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::{E2M1, ScaleRule, mx_scale_f32};
+///
+/// assert_eq!(mx_scale_f32::<E2M1>(6.5f32.to_bits(), ScaleRule::Floor).to_f32(), 1.0);
+/// assert_eq!(mx_scale_f32::<E2M1>(6.5f32.to_bits(), ScaleRule::RCeil).to_f32(), 2.0);
+/// assert_eq!(mx_scale_f32::<E2M1>(0, ScaleRule::Ceil).to_bits(), 0); // 2^-127
+/// assert!(mx_scale_f32::<E2M1>(f32::NAN.to_bits(), ScaleRule::Floor).to_f32().is_nan());
+/// ```
+#[inline]
+pub fn mx_scale_f32<F: MxElement>(amax_bits: u32, rule: ScaleRule) -> E8M0 {
+    let a = amax_bits & 0x7fff_ffff;
+    if a >= 0x7f80_0000 {
+        return E8M0::from_bits(0xff);
+    }
+    if a == 0 {
+        return E8M0::from_bits(0);
+    }
+    // floor(log2(a)) and the 23 fraction bits of a's significand.
+    let (m, fl) = f32_parts(a);
+    let frac = m & 0x7f_ffff;
+    let emax = F::EMAX;
+    let e = match rule {
+        ScaleRule::Floor => fl - emax,
+        ScaleRule::Ceil => fl + (frac != 0) as i32 - emax,
+        ScaleRule::Even => {
+            let mb = F::FORMAT.mantissa_bits;
+            let carry = (frac + (1 << (22 - mb))) >> 23;
+            fl + carry as i32 - emax
+        }
+        ScaleRule::RCeil => {
+            // The largest value's fraction (at most 3 bits: exact in f32).
+            let max_frac =
+                const { (log2_parts(F::FORMAT.decode_f64(F::FORMAT.max_code())).1 >> 29) as u32 };
+            fl - emax + (frac > max_frac) as i32
+        }
+    };
+    // From an `f32`, `e` stays below 127; clamped below at -127.
+    E8M0::from_bits((e.max(-127) + 127) as u8)
+}
+
 /// The codes of `xs`, values of one MX block (or a part of one) whose scale
 /// is `scale`: `x / scale` rounded into `F`, saturating, with `rounding`
 /// (element `k` of `xs` has row-major index `first + k`, which seeds the

@@ -5,10 +5,12 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 pub use super::block::{MxElement, ScaleRule};
-use super::block::{block_amax, inv_pow2_f32, mx_code, mx_operand, mx_scale, scale_exponent};
+use super::block::{
+    block_amax, inv_pow2_f32, mx_code, mx_operand, mx_scale, mx_scale_f32, scale_exponent,
+};
 use super::blocked::{Blocked, split_axis, split_shape};
 use super::types::E8M0;
-use super::wide::{Real, Rounding, amax_of_bits, block_amax_bits_f32};
+use super::wide::{Real, Rounding, block_amax_bits_f32};
 use crate::kernels::minifloat;
 use crate::{Error, NarrowArray, Result};
 
@@ -111,10 +113,7 @@ fn scale_f32_blocks<F: MxElement>(
     crate::kernels::with_avx2(|| block_amax_bits_f32(xs, B, &mut bits));
     let mut factors = [0f32; CHUNK / B];
     for ((&m, s), f) in bits.iter().zip(scales.iter_mut()).zip(&mut factors) {
-        let Some(amax) = amax_of_bits(m) else {
-            return false;
-        };
-        let scale = mx_scale::<F>(Some(amax), rule);
+        let scale = mx_scale_f32::<F>(m, rule);
         let Some(e) = scale_exponent(scale) else {
             return false;
         };
