@@ -1,15 +1,15 @@
-//! The `f64`-free MX scale (`mx_scale_f32`) against `mx_scale` of the
-//! same amax, for every element format and rule; and the `f64`-free NVFP4
-//! block core (`nvfp4_scale_f32`, and the `f32`
-//! threshold path of `nvfp4_codes` and `nvfp4_value` that `f32`, `f16` and
-//! `bf16` data take) against the `f64` path (`f64` data, a corrected
-//! quotient) bit for bit: random `f32` bits (subnormals, zeros, infinities,
-//! NaN, huge and tiny tensor scales), every E4M3 rounding tie, and the
-//! E2M1 midpoints of every block scale.
+//! The `f64`-free block core against the `f64` paths, bit for bit: the MX
+//! scale (`mx_scale_f32` against `mx_scale` of the same amax, every element
+//! format and rule); the NVFP4 scale (`nvfp4_scale_f32` against `f64`
+//! data's corrected quotient), the E2M1 codes of `f32` data (threshold
+//! compares, and stochastic rounding's integer quotient) and `nvfp4_value`.
+//! Random `f32` bits (subnormals, zeros, infinities, NaN, huge and tiny
+//! tensor scales), every E4M3 rounding tie, and the E2M1 midpoints of every
+//! block scale.
 
 use bitpack::formats::{
-    E2M1, E2M3, E3M2, E4M3, E5M2, MxElement, Rounding, ScaleRule, TinyScale, mx_scale,
-    mx_scale_f32, nvfp4_codes, nvfp4_scale, nvfp4_scale_f32, nvfp4_value,
+    E2M1, E2M3, E3M2, E4M3, E5M2, Encoder, Mode, MxElement, Rounding, ScaleRule, TinyScale,
+    mx_scale, mx_scale_f32, nvfp4_codes, nvfp4_scale, nvfp4_scale_f32, nvfp4_value,
 };
 use proptest::prelude::*;
 
@@ -248,6 +248,77 @@ fn mx_scale_every_exponent_and_edge_fraction() {
         for &f in &fracs {
             for sign in [0, 0x8000_0000] {
                 check_mx_all(sign | field << 23 | (f & 0x7f_ffff));
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    /// Stochastic rounding of `f32` data (the integer quotient) against the
+    /// `f64` quotient rounded with the same random bits, for any unsigned
+    /// scale and tensor scale and any `f32` bits.
+    #[test]
+    fn stochastic_codes_match_f64_quotient(
+        code in 0u8..0x80,
+        ts in tensor_scale(),
+        xs in prop::collection::vec(any::<u32>(), 16),
+        seed: u64,
+        first in 0u64..1 << 40,
+    ) {
+        let scale = E4M3::from_bits(code);
+        let data: Vec<f32> = xs.iter().map(|&b| f32::from_bits(b)).collect();
+        let mut got = [0u8; 16];
+        nvfp4_codes::<f32>(&data, scale, ts, Rounding::Stochastic { seed }, first, &mut got);
+        let d = scale.to_f32() as f64 * ts as f64;
+        let enc = Encoder::new(Mode::SatFinite).stochastic(seed);
+        for (k, (&x, &g)) in data.iter().zip(&got).enumerate() {
+            let want = match code {
+                0x7f => 0,
+                0 => (x.is_sign_negative() as u8) << 3,
+                _ => enc.value::<E2M1, f64>(x as f64 / d, first + k as u64).to_bits(),
+            };
+            prop_assert_eq!(g, want, "x {:e} ({:#010x}), scale {:#04x}, ts {:e}", x, x.to_bits(), code, ts);
+        }
+    }
+}
+
+/// Quotients near the E2M1 values and midpoints, where the random bits
+/// decide: values `v * d` (and their neighbours) for every E2M1 magnitude
+/// and midpoint `v`, every scale code and a few tensor scales, each with
+/// several seeds.
+#[test]
+fn stochastic_codes_near_the_grid() {
+    let grid = [
+        0.25f64, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0, 7.0,
+    ];
+    for ts in [1.0f32, 1.0 / 2688.0, 0.1, 3.0e-39, 1.0e30] {
+        for code in 1..0x7fu8 {
+            let scale = E4M3::from_bits(code);
+            let d = scale.to_f32() as f64 * ts as f64;
+            let mut data = Vec::new();
+            for &v in &grid {
+                let t = (v * d) as f32;
+                if t.is_finite() && t > 0.0 {
+                    for step in -1i32..=1 {
+                        let b = (t.to_bits() as i32 + step) as u32;
+                        data.push(f32::from_bits(b));
+                        data.push(-f32::from_bits(b));
+                    }
+                }
+            }
+            for seed in [0u64, 1, 0xdead_beef] {
+                let mut got = vec![0u8; data.len()];
+                nvfp4_codes::<f32>(&data, scale, ts, Rounding::Stochastic { seed }, 5, &mut got);
+                let enc = Encoder::new(Mode::SatFinite).stochastic(seed);
+                for (k, (&x, &g)) in data.iter().zip(&got).enumerate() {
+                    let want = enc.value::<E2M1, f64>(x as f64 / d, 5 + k as u64).to_bits();
+                    assert_eq!(
+                        g, want,
+                        "x {x:e}, scale {code:#04x}, ts {ts:e}, seed {seed}"
+                    );
+                }
             }
         }
     }

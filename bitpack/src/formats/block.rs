@@ -10,7 +10,9 @@
 
 use super::types::{E2M1, E2M3, E3M2, E4M3, E5M2, E8M0};
 use super::wide::{Real, Rounding, random_bits};
-use crate::float::{FloatFormat, MiniFloat, Mode, Parts, Tables};
+use core::num::{NonZeroU32, NonZeroU64};
+
+use crate::float::{Class, FloatFormat, MiniFloat, Mode, Parts, Tables};
 use crate::kernels::minifloat;
 
 mod sealed {
@@ -352,7 +354,9 @@ fn e4m3_quotient(a: u32, t: u32) -> u8 {
     // a / (6 t) = (ma * 2^8) / (3 mt) * 2^(ea - et - 9). The integer
     // quotient lies in (42, 171): 6 to 8 bits, and `sticky` says whether a
     // fraction follows.
-    let (n, den) = (ma << 8, 3 * mt);
+    // `mt` has bit 23 set: never zero (and a `NonZeroU32` divisor leaves
+    // no division-by-zero branch in a kernel).
+    let (n, den) = (ma << 8, NonZeroU32::new(3 * mt).unwrap_or(NonZeroU32::MAX));
     let q = n / den;
     let sticky = n % den != 0;
     let e = ea - et - 9;
@@ -446,6 +450,64 @@ fn f32_above(p: u64, e: i32, strict: bool) -> f32 {
     } else {
         f32::from_bits(bits as u32)
     }
+}
+
+/// The E2M1 code of `x / (scale * tensor_scale)` rounded stochastically
+/// with the random bits `r`, for a positive (non-zero, non-NaN) E4M3
+/// `scale` and a finite positive `tensor_scale`: the quotient rounded to
+/// nearest in `f64` (what `f32`-exact data gets on the host), then the
+/// rounding routine with `r`, computed with integer arithmetic (a 64-bit
+/// long division) instead of `f64`.
+#[inline]
+pub(super) fn e2m1_stochastic_f32(x: f32, scale: E4M3, tensor_scale: f32, r: u32) -> u8 {
+    let b = x.to_bits();
+    let negative = b >> 31 == 1;
+    let a = b & 0x7fff_ffff;
+    let class = if a >= 0x7f80_0000 {
+        if a == 0x7f80_0000 {
+            Class::Infinite
+        } else {
+            Class::Nan
+        }
+    } else if a == 0 {
+        Class::Zero
+    } else {
+        // x = mx * 2^(ex - 23); d = sm * mt * 2^(se + et - 23), d's integer
+        // D = sm * mt in 2^23..2^28; q = (mx / D) * 2^(ex - se - et).
+        let (mx, ex) = f32_parts(a);
+        let c = scale.to_bits() & 0x7f;
+        let (field, m) = ((c >> 3) as i32, u64::from(c & 7));
+        let (sm, se) = if field == 0 {
+            (m, -9)
+        } else {
+            (8 | m, field - 10)
+        };
+        let (mt, et) = f32_parts(tensor_scale.to_bits());
+        // Never zero: `sm >= 1` for a positive scale and `mt` has bit 23
+        // set (`max(1)` keeps any other byte from dividing by zero).
+        let den = NonZeroU64::new(sm.max(1) * u64::from(mt)).unwrap_or(NonZeroU64::MAX);
+        // mx / D = (q1 * 2^26 + q2 + sticky) * 2^-62, in two steps that fit
+        // 64 bits: q1 in 2^31..2^37, the whole in 2^57..2^63.
+        let n1 = u64::from(mx) << 36;
+        let (q1, r1) = (n1 / den, n1 % den);
+        let n2 = r1 << 26;
+        let (q2, r2) = (n2 / den, n2 % den);
+        let q = q1 << 26 | q2;
+        let lz = q.leading_zeros() as i32;
+        let sig = q << lz;
+        // Round to the 53 bits of an f64, to nearest, ties to even (the
+        // quotient is a normal f64: |exponent| < 300).
+        let (keep, rest) = (sig >> 11, sig & 0x7ff);
+        let up = rest > 0x400 || (rest == 0x400 && (r2 != 0 || keep & 1 == 1));
+        let keep = keep + up as u64;
+        let carry = (keep >> 53) as i32;
+        let exp = 1 - lz + ex - se - et + carry;
+        Class::Finite {
+            exp,
+            sig: (keep >> carry) << 11,
+        }
+    };
+    FloatFormat::E2M1.round(Parts { negative, class }, Mode::SatFinite, Some(r)) as u8
 }
 
 /// The midpoints of the E2M1 magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6; a tie
@@ -745,13 +807,23 @@ pub fn nvfp4_codes<S: Real>(
         codes.iter_mut().for_each(|c| *c = 0);
         return;
     }
-    if let (Rounding::Nearest, true, 1..0x7f) = (rounding, S::WIDENS, scale.to_bits()) {
-        // `f32`-exact data under a positive scale: compares with the
-        // thresholds, no `f64`.
-        let u = e2m1_thresholds_f32(scale, tensor_scale);
-        for (o, x) in codes.iter_mut().zip(xs) {
-            let b = x.to_f32_odd().to_bits();
-            *o = e2m1_magnitude_code(b, &u) | ((b >> 31) as u8) << 3;
+    if let (true, 1..0x7f) = (S::WIDENS, scale.to_bits()) {
+        // `f32`-exact data under a positive scale: no `f64`.
+        match rounding {
+            Rounding::Nearest => {
+                // Compares with the thresholds.
+                let u = e2m1_thresholds_f32(scale, tensor_scale);
+                for (o, x) in codes.iter_mut().zip(xs) {
+                    let b = x.to_f32_odd().to_bits();
+                    *o = e2m1_magnitude_code(b, &u) | ((b >> 31) as u8) << 3;
+                }
+            }
+            Rounding::Stochastic { seed } => {
+                for (k, (o, x)) in codes.iter_mut().zip(xs).enumerate() {
+                    let r = random_bits(seed, first + k as u64);
+                    *o = e2m1_stochastic_f32(x.to_f32_odd(), scale, tensor_scale, r);
+                }
+            }
         }
         return;
     }
