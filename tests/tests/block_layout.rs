@@ -3,11 +3,11 @@
 //! an enumeration of the tiles as cuBLAS describes them, and the columnwise
 //! MX output (`MxArray::quantize_columnwise`) against blocks along axis 0.
 
+use bitpack::Error;
 use bitpack::formats::{
     E2M1, E4M3, E5M2, MxArray, MxElement, MxOptions, Rounding, ScaleRule, swizzle_scales,
     swizzled_index, swizzled_len, unswizzle_scales,
 };
-use bitpack::Error;
 use proptest::prelude::*;
 
 /// The tiled bytes by enumeration: the scales padded with zeros to
