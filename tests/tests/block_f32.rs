@@ -323,3 +323,49 @@ fn stochastic_codes_near_the_grid() {
         }
     }
 }
+
+/// `BlockGrid::amax_bits_f32` against `BlockGrid::amax` (the scale each
+/// gives is the same) on rows, axes and tiles, with NaN, infinities,
+/// subnormals and data shorter than the grid.
+#[test]
+fn grid_amax_bits_matches_amax() {
+    use bitpack::formats::BlockGrid;
+    let mut s = 7u64;
+    let data: Vec<f32> = (0..4096)
+        .map(|i| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            match (s >> 40) % 97 {
+                0 => f32::NAN,
+                1 => f32::NEG_INFINITY,
+                2 => f32::from_bits((s >> 20) as u32 & 0x807f_ffff),
+                3 => -0.0,
+                _ => ((s >> 33) as f32 - 2e9) * 1e-6 * (i % 7) as f32,
+            }
+        })
+        .collect();
+    let grids = [
+        BlockGrid::along(16, 100, 1, 32),
+        BlockGrid::along(4, 70, 3, 32),
+        BlockGrid::along(2, 64, 32, 16),
+        BlockGrid::tiles(40, 50, 20, 16, 16),
+        BlockGrid::tiles(100, 33, 100, 16, 16),
+        BlockGrid::along(64, 64, 2, 32), // longer than the data
+    ];
+    for grid in grids {
+        for g in 0..grid.scales() {
+            let bits = grid.amax_bits_f32(&data, g);
+            match grid.amax(&data, g) {
+                Some(a) => assert_eq!(bits, (a as f32).to_bits(), "{grid:?} scale {g}"),
+                None => assert!(bits >= 0x7f80_0000, "{grid:?} scale {g}"),
+            }
+            for rule in RULES {
+                assert_eq!(
+                    mx_scale_f32::<E4M3>(bits, rule).to_bits(),
+                    mx_scale::<E4M3>(grid.amax(&data, g), rule).to_bits()
+                );
+            }
+        }
+    }
+}

@@ -1059,6 +1059,46 @@ impl BlockGrid {
     /// `None` when one is NaN or infinite). Values past the end of `data`
     /// are left out, so no `g` can make it panic.
     pub fn amax<S: Real>(&self, data: &[S], g: usize) -> Option<f64> {
+        let mut amax = 0f64;
+        let finite = self.visit(data.len(), g, |k| {
+            let (a, finite) = S::amax(core::slice::from_ref(&data[k]));
+            if a > amax {
+                amax = a;
+            }
+            finite
+        });
+        finite.then_some(amax)
+    }
+
+    /// The largest `|x|` bits of the `f32` values of scale `g` (the sign
+    /// bits cleared; NaN and infinite bits order above every finite one, so
+    /// a block holding one gives bits of `0x7f80_0000` or more), 0 for a
+    /// block without values: what [`mx_scale_f32`] and [`nvfp4_scale_f32`]
+    /// take, with no `f64`. Values past the end of `data` are left out.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::BlockGrid;
+    ///
+    /// let g = BlockGrid::along(1, 40, 1, 32);
+    /// let data: Vec<f32> = (0..40).map(|i| -(i as f32)).collect();
+    /// assert_eq!(g.amax_bits_f32(&data, 0), 31.0f32.to_bits());
+    /// assert_eq!(g.amax_bits_f32(&data, 1), 39.0f32.to_bits());
+    /// ```
+    pub fn amax_bits_f32(&self, data: &[f32], g: usize) -> u32 {
+        let mut m = 0u32;
+        self.visit(data.len(), g, |k| {
+            m = m.max(data[k].to_bits() & 0x7fff_ffff);
+            true
+        });
+        m
+    }
+
+    /// Calls `f(k)` for the index `k` (below `n`) of each value of scale
+    /// `g`, until it returns `false`; whether it never did.
+    #[inline(always)]
+    fn visit(&self, n: usize, g: usize, mut f: impl FnMut(usize) -> bool) -> bool {
         let nb = self.per_run().max(1);
         let inner = self.inner.max(1);
         let (t, j) = (g / inner, g % inner);
@@ -1067,20 +1107,15 @@ impl BlockGrid {
         // any slice, so the block has no values there.
         let a0 = b.saturating_mul(self.block);
         let a1 = self.d.min(a0.saturating_add(self.block));
-        let mut amax = 0f64;
-        // The values at `lo, lo + step, ...` below `hi`, within `data`.
+        // The values at `lo, lo + step, ...` below `hi`, below `n`.
         let mut run = |lo: Option<usize>, hi: Option<usize>, step: usize| -> bool {
             let (Some(mut k), Some(hi)) = (lo, hi) else {
                 return true;
             };
-            let hi = hi.min(data.len());
+            let hi = hi.min(n);
             while k < hi {
-                let (a, finite) = S::amax(core::slice::from_ref(&data[k]));
-                if !finite {
+                if !f(k) {
                     return false;
-                }
-                if a > amax {
-                    amax = a;
                 }
                 match k.checked_add(step) {
                     Some(next) => k = next,
@@ -1095,31 +1130,28 @@ impl BlockGrid {
                 .and_then(|x| x.checked_mul(inner))
                 .and_then(|x| x.checked_add(j));
             let at = |a: usize| base?.checked_add(a.checked_mul(inner)?);
-            if !run(at(a0), at(a1), inner) {
-                return None;
+            return run(at(a0), at(a1), inner);
+        }
+        // The tile holding row `o`: from the tile's first row, at most
+        // `tile` rows, not past the row's matrix.
+        let in_matrix = o % self.matrix;
+        let r0 = o - in_matrix % self.tile;
+        let end = (o - in_matrix)
+            .saturating_add(self.matrix)
+            .min(self.outer)
+            .min(r0.saturating_add(self.tile));
+        for r in r0..end {
+            let Some(base) = r.checked_mul(self.d) else {
+                break;
+            };
+            if base >= n {
+                break;
             }
-        } else {
-            // The tile holding row `o`: from the tile's first row, at most
-            // `tile` rows, not past the row's matrix.
-            let in_matrix = o % self.matrix;
-            let r0 = o - in_matrix % self.tile;
-            let end = (o - in_matrix)
-                .saturating_add(self.matrix)
-                .min(self.outer)
-                .min(r0.saturating_add(self.tile));
-            for r in r0..end {
-                let Some(base) = r.checked_mul(self.d) else {
-                    break;
-                };
-                if base >= data.len() {
-                    break;
-                }
-                if !run(base.checked_add(a0), base.checked_add(a1), 1) {
-                    return None;
-                }
+            if !run(base.checked_add(a0), base.checked_add(a1), 1) {
+                return false;
             }
         }
-        Some(amax)
+        true
     }
 }
 
