@@ -80,6 +80,9 @@ use bitpack::formats::{
 use bitpack::kernels::fixed::{self, Lane};
 use bitpack::kernels::words_for;
 
+mod simt;
+pub use simt::Gpu;
+
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
     // SAFETY: `trap` aborts the kernel; it has no preconditions.
