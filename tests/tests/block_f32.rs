@@ -369,3 +369,29 @@ fn grid_amax_bits_matches_amax() {
         }
     }
 }
+
+/// `mx_value` (the scale from its bits) against the decoded code times
+/// `E8M0::to_f32`, for every code of every element format and every scale.
+#[test]
+fn mx_value_matches_to_f32_product() {
+    use bitpack::formats::{E8M0, mx_value};
+    fn check<F: MxElement>() {
+        for s in 0..=255u8 {
+            let scale = E8M0::from_bits(s);
+            for c in 0..1u16 << F::BITS {
+                let x = F::from_raw_bits(c as u8);
+                let want = x.to_f32() * scale.to_f32();
+                let got = mx_value(x, scale);
+                assert!(
+                    got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                    "code {c:#x}, scale {s:#04x}: {got:e} != {want:e}"
+                );
+            }
+        }
+    }
+    check::<E2M1>();
+    check::<E2M3>();
+    check::<E3M2>();
+    check::<E4M3>();
+    check::<E5M2>();
+}
