@@ -56,9 +56,10 @@
 //! when `inner > 1`, and writes one byte), then the encode kernel (one
 //! thread per word block of the packed stream, as for `encode_*`: each value
 //! takes the scale of its block through `BlockGrid::scale_walk`). Both call
-//! the device-callable block core of `bitpack::formats` (`mx_scale`,
-//! `mx_codes`, `nvfp4_scale`, `nvfp4_codes`, `mx_value`, `nvfp4_value`),
-//! which the host arrays run too, so the bytes are the host's. `rule` is
+//! the device-callable block core of `bitpack::formats` (`mx_scale_f32`,
+//! `mx_codes`, `nvfp4_scale_f32`, `nvfp4_codes`, `mx_value`, `nvfp4_value`,
+//! with the block amax as `f32` bits from `BlockGrid::amax_bits_f32`: no
+//! `f64`), which the host arrays run too, so the bytes are the host's. `rule` is
 //! 0 Floor, 1 Ceil, 2 Even, 3 RCeil; `tiny` 0 Flush, 1 Smallest, 2
 //! MinNormal; `stochastic` non-zero rounds stochastically with `seed` (the
 //! random bits of element `i` are `random_bits(seed, i)`, as on the host).
@@ -73,10 +74,14 @@ use core::slice;
 
 use bitpack::formats::{
     BlockGrid, E2M1, E2M3, E3M2, E4M3, E5M2, E8M0, MiniFloat, Mode, MxElement, Rounding, ScaleRule,
-    ScaleWalk, TinyScale, mx_codes, mx_scale, mx_value, nvfp4_codes, nvfp4_scale, nvfp4_value,
+    ScaleWalk, TinyScale, mx_codes, mx_scale_f32, mx_value, nvfp4_codes, nvfp4_scale_f32,
+    nvfp4_value,
 };
 use bitpack::kernels::fixed::{self, Lane};
 use bitpack::kernels::words_for;
+
+mod simt;
+pub use simt::Gpu;
 
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
@@ -767,7 +772,7 @@ unsafe fn mx_scales_kernel<F: MxElement>(
     }
     // SAFETY: the caller's promise; only this thread writes byte `g`.
     let data = unsafe { slice::from_raw_parts(src, grid.len()) };
-    let s = mx_scale::<F>(grid.amax(data, g), rule_of(rule));
+    let s = mx_scale_f32::<F>(grid.amax_bits_f32(data, g), rule_of(rule));
     // SAFETY: `g` is below the number of scales the caller sized.
     unsafe { scales.add(g).write(s.to_bits()) };
 }
@@ -937,7 +942,7 @@ pub unsafe extern "ptx-kernel" fn nvfp4_scales(
     };
     // SAFETY: the caller's promise.
     let data = unsafe { slice::from_raw_parts(src, grid.len()) };
-    let s = nvfp4_scale::<f32>(grid.amax(data, g), tensor_scale, tiny);
+    let s = nvfp4_scale_f32(grid.amax_bits_f32(data, g), tensor_scale, tiny);
     // SAFETY: `g` is below the number of scales; only this thread writes it.
     unsafe { scales.add(g).write(s.to_bits()) };
 }

@@ -668,6 +668,10 @@ pub enum LengthOf {
     /// A column written into one field of every record of an array of
     /// `expected` records (`NarrowArray::set_field`).
     Column,
+    /// Block scales in the 128 x 4 tiled layout (`unswizzle_scales`): the
+    /// rows and columns padded to whole tiles of 512 bytes, `expected`
+    /// bytes.
+    SwizzledScales,
 }
 
 impl LengthOf {
@@ -713,6 +717,9 @@ impl LengthOf {
             AssignSource => w!("the source holds {a} values, the view {e}"),
             AxisSumOutput => holds(f, "axis-sum"),
             Column => w!("the column holds {a} values for {e} records"),
+            SwizzledScales => {
+                w!("the tiled scales hold {a} bytes, need {e} (128 x 4 tiles of 512 bytes)")
+            }
             BlockScales { scheme, block } => {
                 w!("{scheme} needs one scale per {block}-value block: {e} blocks, {a} scales")
             }

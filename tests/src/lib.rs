@@ -6,6 +6,7 @@ use std::path::PathBuf;
 pub mod element;
 #[cfg(feature = "dlpack")]
 pub mod lying;
+pub mod simt_sim;
 pub mod views;
 
 /// The environment variable that points the tests at another copy of the

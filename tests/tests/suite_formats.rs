@@ -6,6 +6,8 @@
 //! name beside this one.
 
 mod block_core;
+mod block_f32;
+mod block_layout;
 mod conformance_files;
 mod device_kernels;
 mod float_bulk;

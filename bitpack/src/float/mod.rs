@@ -27,4 +27,4 @@ pub use format::{FloatFormat, NanFallback, Overflow, Specials, Ties};
 pub use minifloat::MiniFloat;
 pub(crate) use minifloat::Tables;
 pub use round::Mode;
-pub(crate) use round::Parts;
+pub(crate) use round::{Class, Parts};

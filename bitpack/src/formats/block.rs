@@ -10,7 +10,9 @@
 
 use super::types::{E2M1, E2M3, E3M2, E4M3, E5M2, E8M0};
 use super::wide::{Real, Rounding, random_bits};
-use crate::float::{FloatFormat, MiniFloat, Mode, Parts, Tables};
+use core::num::{NonZeroU32, NonZeroU64};
+
+use crate::float::{Class, FloatFormat, MiniFloat, Mode, Parts, Tables};
 use crate::kernels::minifloat;
 
 mod sealed {
@@ -265,7 +267,9 @@ pub(super) fn quotient<S: Real>(a: f64, b: f64) -> f64 {
     if S::WIDENS { a / b } else { div_odd(a, b) }
 }
 
-/// The E4M3 block scale for a block whose largest magnitude is `amax`.
+/// The E4M3 block scale for a block whose largest magnitude is `amax`
+/// (the `f64` path, for `f64` data; `f32`-exact data takes
+/// [`nvfp4_scale_f32`]).
 #[inline]
 pub(super) fn block_scale<S: Real>(amax: f64, st: f64, tiny: TinyScale) -> E4M3 {
     let q = quotient::<S>(amax, 6.0 * st);
@@ -274,6 +278,12 @@ pub(super) fn block_scale<S: Real>(amax: f64, st: f64, tiny: TinyScale) -> E4M3 
     let scale = E4M3::from_bits(minifloat::encode_fast::<E4M3, true>(
         super::wide::f64_to_f32_odd(q),
     ));
+    tiny_rule(scale, tiny)
+}
+
+/// `scale` under the tiny-scale rule `tiny`.
+#[inline(always)]
+fn tiny_rule(scale: E4M3, tiny: TinyScale) -> E4M3 {
     match tiny {
         TinyScale::Flush => scale,
         TinyScale::Smallest if scale.to_bits() == 0 => E4M3::MIN_POSITIVE_SUBNORMAL,
@@ -283,6 +293,221 @@ pub(super) fn block_scale<S: Real>(amax: f64, st: f64, tiny: TinyScale) -> E4M3 
         }
         TinyScale::MinNormal => scale,
     }
+}
+
+/// `(m, e)` with `x = m * 2^(e - 23)` and bit 23 of `m` its leading bit,
+/// for the bits `b` of a positive finite non-zero `f32` (subnormals
+/// normalized).
+#[inline(always)]
+const fn f32_parts(b: u32) -> (u32, i32) {
+    let field = (b >> 23) as i32;
+    let frac = b & 0x7f_ffff;
+    if field == 0 {
+        // The leading bit of `frac` moves up to bit 23.
+        let lz = frac.leading_zeros() as i32 - 8;
+        (frac << lz, -126 - lz)
+    } else {
+        (frac | 0x80_0000, field - 127)
+    }
+}
+
+/// The [`E4M3`] scale of an NVFP4 block whose largest magnitude has the
+/// `f32` bits `amax_bits` (the sign bit is ignored; NaN and infinite bits
+/// give the NaN scale), for the tensor scale `tensor_scale` (finite and
+/// positive; any other gives the NaN scale) and the rule `tiny`:
+/// `E4M3(amax / (6 * tensor_scale))` rounded once to nearest, ties to even,
+/// saturating at 448. Computed with integer arithmetic on the two `f32`s'
+/// bits, no `f64` (the GPU kernels' path, and the host's for `f32`, `f16`
+/// and `bf16` data): the same scale as [`nvfp4_scale`] of the same amax.
+///
+/// Device-callable.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::{TinyScale, nvfp4_scale_f32};
+///
+/// let s = nvfp4_scale_f32(3.0f32.to_bits(), 0.25, TinyScale::Flush);
+/// assert_eq!(s.to_f32(), 2.0); // 3 / (6 * 0.25)
+/// // 1 / 6 = 0.1666..: between the E4M3 values 0.15625 and 0.171875.
+/// assert_eq!(nvfp4_scale_f32(1.0f32.to_bits(), 1.0, TinyScale::Flush).to_f32(), 0.171875);
+/// assert!(nvfp4_scale_f32(f32::INFINITY.to_bits(), 1.0, TinyScale::Flush).to_f32().is_nan());
+/// ```
+#[inline]
+pub fn nvfp4_scale_f32(amax_bits: u32, tensor_scale: f32, tiny: TinyScale) -> E4M3 {
+    let a = amax_bits & 0x7fff_ffff;
+    let t = tensor_scale.to_bits();
+    // A finite positive tensor scale has bits 1..0x7f80_0000.
+    if a >= 0x7f80_0000 || t.wrapping_sub(1) >= 0x7f7f_ffff {
+        return E4M3::NAN;
+    }
+    let code = if a == 0 { 0 } else { e4m3_quotient(a, t) };
+    tiny_rule(E4M3::from_bits(code), tiny)
+}
+
+/// The E4M3 code (saturating, round to nearest even) of `a / (6 * t)` for
+/// the bits `a`, `t` of two positive finite non-zero `f32`s.
+#[inline(always)]
+fn e4m3_quotient(a: u32, t: u32) -> u8 {
+    let (ma, ea) = f32_parts(a);
+    let (mt, et) = f32_parts(t);
+    // a / (6 t) = (ma * 2^8) / (3 mt) * 2^(ea - et - 9). The integer
+    // quotient lies in (42, 171): 6 to 8 bits, and `sticky` says whether a
+    // fraction follows.
+    // `mt` has bit 23 set: never zero (and a `NonZeroU32` divisor leaves
+    // no division-by-zero branch in a kernel).
+    let (n, den) = (ma << 8, NonZeroU32::new(3 * mt).unwrap_or(NonZeroU32::MAX));
+    let q = n / den;
+    let sticky = n % den != 0;
+    let e = ea - et - 9;
+    let len = 32 - q.leading_zeros() as i32;
+    // Bits of `q` below the E4M3 quantum: 4 significant bits for a normal
+    // result (exponent >= -6), the quantum 2^-9 below; at least 2 either way.
+    let normal = len - 1 + e >= -6;
+    let shift = if normal { len - 4 } else { -9 - e };
+    if shift > len {
+        // Below half the smallest subnormal 2^-9.
+        return 0;
+    }
+    let kept = q >> shift;
+    let rest = q & ((1 << shift) - 1);
+    let half = 1 << (shift - 1);
+    let up = rest > half || (rest == half && (sticky || kept & 1 == 1));
+    let kept = kept + up as u32;
+    if !normal {
+        // `kept * 2^-9`, at most 8 (the smallest normal, code 8).
+        return kept as u8;
+    }
+    // `kept * 2^(e + shift)` with kept in 8..=16: the exponent field is
+    // `e + shift + 3 + 7`, a carry to 16 adds one to it.
+    let field = e + shift + 10 + (kept >> 4) as i32;
+    let man = kept & 7;
+    if field > 15 || (field == 15 && man == 7) {
+        // Past 448 (the code 0x7f is NaN): saturate.
+        return 0x7e;
+    }
+    ((field as u32) << 3 | man) as u8
+}
+
+/// The `f32` thresholds of the E2M1 codes of `x / (scale * tensor_scale)`
+/// for a positive (non-zero, non-NaN) E4M3 `scale` and a finite positive
+/// `tensor_scale`: [`e2m1_thresholds`] of that product, computed with
+/// integer arithmetic (no `f64`). Threshold `k` is the smallest `f32` at
+/// least (odd `k`) or above (even `k`) `MIDS[k] * scale * tensor_scale`,
+/// infinity past the largest `f32`.
+#[inline]
+pub(super) fn e2m1_thresholds_f32(scale: E4M3, tensor_scale: f32) -> [f32; 7] {
+    // scale = sm * 2^se (a 4-bit integer), tensor_scale = mt * 2^(et - 23),
+    // MIDS[k] = MIDS4[k] / 4.
+    const MIDS4: [u64; 7] = [1, 3, 5, 7, 10, 14, 20];
+    let c = scale.to_bits() & 0x7f;
+    let (field, m) = ((c >> 3) as i32, u64::from(c & 7));
+    let (sm, se) = if field == 0 {
+        (m, -9)
+    } else {
+        (8 | m, field - 10)
+    };
+    let (mt, et) = f32_parts(tensor_scale.to_bits());
+    let e = se + et - 25;
+    let mut u = [0f32; 7];
+    for (k, (&m4, uk)) in MIDS4.iter().zip(u.iter_mut()).enumerate() {
+        *uk = f32_above(m4 * sm * u64::from(mt), e, k % 2 == 0);
+    }
+    u
+}
+
+/// The smallest `f32` at least (`strict`: above) `p * 2^e`, `p` non-zero
+/// and below 2^40; infinity past the largest `f32`.
+#[inline(always)]
+fn f32_above(p: u64, e: i32, strict: bool) -> f32 {
+    let len = 64 - p.leading_zeros() as i32;
+    if len - 1 + e > 127 {
+        return f32::INFINITY;
+    }
+    // Bits of `p` below the f32 quantum: 24 significant bits for a normal
+    // value, the quantum 2^-149 below.
+    let shift = if len - 1 + e >= -126 {
+        len - 24
+    } else {
+        -149 - e
+    };
+    let (kept, exact) = if shift <= 0 {
+        (p << -shift, true)
+    } else if shift >= 64 {
+        (0, false)
+    } else {
+        (p >> shift, p & ((1 << shift) - 1) == 0)
+    };
+    // Up one quantum when inexact, or exact and strict.
+    let kept = kept + u64::from(!exact || strict);
+    // `kept * 2^q` with q = e + shift: a normal value has kept in
+    // 2^23..=2^24 and its bits are ((q + 149) << 23) + kept (a carry to 2^24
+    // is the next binade); a subnormal has q = -149 and bits `kept`.
+    let q = e + shift;
+    let bits = (((q + 149) as u64) << 23) + kept;
+    if bits >= 0x7f80_0000 {
+        f32::INFINITY
+    } else {
+        f32::from_bits(bits as u32)
+    }
+}
+
+/// The E2M1 code of `x / (scale * tensor_scale)` rounded stochastically
+/// with the random bits `r`, for a positive (non-zero, non-NaN) E4M3
+/// `scale` and a finite positive `tensor_scale`: the quotient rounded to
+/// nearest in `f64` (what `f32`-exact data gets on the host), then the
+/// rounding routine with `r`, computed with integer arithmetic (a 64-bit
+/// long division) instead of `f64`.
+#[inline]
+pub(super) fn e2m1_stochastic_f32(x: f32, scale: E4M3, tensor_scale: f32, r: u32) -> u8 {
+    let b = x.to_bits();
+    let negative = b >> 31 == 1;
+    let a = b & 0x7fff_ffff;
+    let class = if a >= 0x7f80_0000 {
+        if a == 0x7f80_0000 {
+            Class::Infinite
+        } else {
+            Class::Nan
+        }
+    } else if a == 0 {
+        Class::Zero
+    } else {
+        // x = mx * 2^(ex - 23); d = sm * mt * 2^(se + et - 23), d's integer
+        // D = sm * mt in 2^23..2^28; q = (mx / D) * 2^(ex - se - et).
+        let (mx, ex) = f32_parts(a);
+        let c = scale.to_bits() & 0x7f;
+        let (field, m) = ((c >> 3) as i32, u64::from(c & 7));
+        let (sm, se) = if field == 0 {
+            (m, -9)
+        } else {
+            (8 | m, field - 10)
+        };
+        let (mt, et) = f32_parts(tensor_scale.to_bits());
+        // Never zero: `sm >= 1` for a positive scale and `mt` has bit 23
+        // set (`max(1)` keeps any other byte from dividing by zero).
+        let den = NonZeroU64::new(sm.max(1) * u64::from(mt)).unwrap_or(NonZeroU64::MAX);
+        // mx / D = (q1 * 2^26 + q2 + sticky) * 2^-62, in two steps that fit
+        // 64 bits: q1 in 2^31..2^37, the whole in 2^57..2^63.
+        let n1 = u64::from(mx) << 36;
+        let (q1, r1) = (n1 / den, n1 % den);
+        let n2 = r1 << 26;
+        let (q2, r2) = (n2 / den, n2 % den);
+        let q = q1 << 26 | q2;
+        let lz = q.leading_zeros() as i32;
+        let sig = q << lz;
+        // Round to the 53 bits of an f64, to nearest, ties to even (the
+        // quotient is a normal f64: |exponent| < 300).
+        let (keep, rest) = (sig >> 11, sig & 0x7ff);
+        let up = rest > 0x400 || (rest == 0x400 && (r2 != 0 || keep & 1 == 1));
+        let keep = keep + up as u64;
+        let carry = (keep >> 53) as i32;
+        let exp = 1 - lz + ex - se - et + carry;
+        Class::Finite {
+            exp,
+            sig: (keep >> carry) << 11,
+        }
+    };
+    FloatFormat::E2M1.round(Parts { negative, class }, Mode::SatFinite, Some(r)) as u8
 }
 
 /// The midpoints of the E2M1 magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6; a tie
@@ -420,6 +645,56 @@ pub fn mx_scale<F: MxElement>(amax: Option<f64>, rule: ScaleRule) -> E8M0 {
     E8M0::from_bits(scale_code(amax.and_then(|a| shared_exponent::<F>(a, rule))))
 }
 
+/// The [`E8M0`] scale of an MX block of `F` whose largest magnitude has
+/// the `f32` bits `amax_bits` (the sign bit is ignored; NaN and infinite
+/// bits give the NaN scale), under `rule`: [`mx_scale`] of that amax,
+/// computed from the bits with integer arithmetic (no `f64`: the GPU
+/// kernels' path, and the host's for `f32`, `f16` and `bf16` data).
+///
+/// Device-callable.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::{E2M1, ScaleRule, mx_scale_f32};
+///
+/// assert_eq!(mx_scale_f32::<E2M1>(6.5f32.to_bits(), ScaleRule::Floor).to_f32(), 1.0);
+/// assert_eq!(mx_scale_f32::<E2M1>(6.5f32.to_bits(), ScaleRule::RCeil).to_f32(), 2.0);
+/// assert_eq!(mx_scale_f32::<E2M1>(0, ScaleRule::Ceil).to_bits(), 0); // 2^-127
+/// assert!(mx_scale_f32::<E2M1>(f32::NAN.to_bits(), ScaleRule::Floor).to_f32().is_nan());
+/// ```
+#[inline]
+pub fn mx_scale_f32<F: MxElement>(amax_bits: u32, rule: ScaleRule) -> E8M0 {
+    let a = amax_bits & 0x7fff_ffff;
+    if a >= 0x7f80_0000 {
+        return E8M0::from_bits(0xff);
+    }
+    if a == 0 {
+        return E8M0::from_bits(0);
+    }
+    // floor(log2(a)) and the 23 fraction bits of a's significand.
+    let (m, fl) = f32_parts(a);
+    let frac = m & 0x7f_ffff;
+    let emax = F::EMAX;
+    let e = match rule {
+        ScaleRule::Floor => fl - emax,
+        ScaleRule::Ceil => fl + (frac != 0) as i32 - emax,
+        ScaleRule::Even => {
+            let mb = F::FORMAT.mantissa_bits;
+            let carry = (frac + (1 << (22 - mb))) >> 23;
+            fl + carry as i32 - emax
+        }
+        ScaleRule::RCeil => {
+            // The largest value's fraction (at most 3 bits: exact in f32).
+            let max_frac =
+                const { (log2_parts(F::FORMAT.decode_f64(F::FORMAT.max_code())).1 >> 29) as u32 };
+            fl - emax + (frac > max_frac) as i32
+        }
+    };
+    // From an `f32`, `e` stays below 127; clamped below at -127.
+    E8M0::from_bits((e.max(-127) + 127) as u8)
+}
+
 /// The codes of `xs`, values of one MX block (or a part of one) whose scale
 /// is `scale`: `x / scale` rounded into `F`, saturating, with `rounding`
 /// (element `k` of `xs` has row-major index `first + k`, which seeds the
@@ -495,6 +770,9 @@ pub fn mx_codes<F: MxElement, S: Real>(
 #[inline]
 pub fn nvfp4_scale<S: Real>(amax: Option<f64>, tensor_scale: f32, tiny: TinyScale) -> E4M3 {
     match amax {
+        // `f32`-exact data: the amax is an `f32`.
+        Some(a) if S::WIDENS => nvfp4_scale_f32((a as f32).to_bits(), tensor_scale, tiny),
+        Some(_) if !(tensor_scale > 0.0 && tensor_scale.is_finite()) => E4M3::NAN,
         Some(a) => block_scale::<S>(a, tensor_scale as f64, tiny),
         None => E4M3::NAN,
     }
@@ -529,6 +807,26 @@ pub fn nvfp4_codes<S: Real>(
         codes.iter_mut().for_each(|c| *c = 0);
         return;
     }
+    if let (true, 1..0x7f) = (S::WIDENS, scale.to_bits()) {
+        // `f32`-exact data under a positive scale: no `f64`.
+        match rounding {
+            Rounding::Nearest => {
+                // Compares with the thresholds.
+                let u = e2m1_thresholds_f32(scale, tensor_scale);
+                for (o, x) in codes.iter_mut().zip(xs) {
+                    let b = x.to_f32_odd().to_bits();
+                    *o = e2m1_magnitude_code(b, &u) | ((b >> 31) as u8) << 3;
+                }
+            }
+            Rounding::Stochastic { seed } => {
+                for (k, (o, x)) in codes.iter_mut().zip(xs).enumerate() {
+                    let r = random_bits(seed, first + k as u64);
+                    *o = e2m1_stochastic_f32(x.to_f32_odd(), scale, tensor_scale, r);
+                }
+            }
+        }
+        return;
+    }
     // Exact: a 4-bit significand times a 24-bit one.
     let d = Tables::<E4M3>::DECODE_F32[scale.to_bits() as usize] as f64 * tensor_scale as f64;
     value_codes::<S>(xs, d, rounding, first, codes);
@@ -549,12 +847,19 @@ pub fn nvfp4_codes<S: Real>(
 /// ```
 #[inline]
 pub fn mx_value<F: MxElement>(x: F, scale: E8M0) -> f32 {
-    crate::kernels::fixed::decode(x) * scale.to_f32()
+    // 2^(c - 127) from its bits (2^-127 is the subnormal 0x0040_0000): no
+    // `f64` on the way, the value `to_f32` gives.
+    let s = match scale.to_bits() {
+        0xff => f32::NAN,
+        0 => f32::from_bits(0x0040_0000),
+        c => f32::from_bits(u32::from(c) << 23),
+    };
+    crate::kernels::fixed::decode(x) * s
 }
 
 /// The value of code `x` of an NVFP4 block whose scale is `scale`: `x *
-/// scale * tensor_scale`, computed exactly in `f64` and rounded once to
-/// `f32`, what [`Nvfp4Array::dequantize`](super::Nvfp4Array::dequantize)
+/// scale * tensor_scale` rounded once to `f32` (in `f32` arithmetic: `x *
+/// scale` is exact), what [`Nvfp4Array::dequantize`](super::Nvfp4Array::dequantize)
 /// gives.
 ///
 /// Device-callable.
@@ -568,8 +873,60 @@ pub fn mx_value<F: MxElement>(x: F, scale: E8M0) -> f32 {
 /// ```
 #[inline]
 pub fn nvfp4_value(x: E2M1, scale: E4M3, tensor_scale: f32) -> f32 {
-    let s = scale.to_f64() * tensor_scale as f64;
-    (crate::kernels::fixed::decode(x) as f64 * s) as f32
+    // `x * scale` is exact in `f32` (2 + 4 significant bits, at least
+    // 2^-10), so one `f32` product rounds the exact value once.
+    let s = Tables::<E4M3>::DECODE_F32[scale.to_bits() as usize];
+    crate::kernels::fixed::decode(x) * s * tensor_scale
+}
+
+/// Where the scale of row `r`, block column `c` of a `[rows, cols]` scale
+/// matrix lies in the 128 x 4 tiled layout that cuBLASLt and CUTLASS
+/// block-scaled GEMMs read (cuBLAS docs, "1D block scaling factors
+/// layout"; [`swizzle_scales`](super::swizzle_scales) applies it to a whole
+/// matrix): the matrix is padded with zero bytes to 128-row by 4-column
+/// tiles, each stored as 512 bytes, tiles row-major (`ceil(cols / 4)` tiles
+/// a tile row); inside a tile, row `r % 128` and column `c % 4` are at
+/// byte `(r % 32) * 16 + (r / 32 % 4) * 4 + c % 4`. The same layout serves
+/// MX (`VEC32_UE8M0`) and NVFP4 (`VEC16_UE4M3`) scales.
+///
+/// Device-callable.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::swizzled_index;
+///
+/// assert_eq!(swizzled_index(0, 3, 6), 3);
+/// assert_eq!(swizzled_index(1, 0, 6), 16);
+/// assert_eq!(swizzled_index(32, 0, 6), 4);
+/// assert_eq!(swizzled_index(0, 4, 6), 512); // the next tile of the row
+/// assert_eq!(swizzled_index(128, 0, 6), 1024); // the next tile row
+/// ```
+#[inline]
+pub const fn swizzled_index(r: usize, c: usize, cols: usize) -> usize {
+    ((r / 128) * cols.div_ceil(4) + c / 4) * 512 + (r % 32) * 16 + (r / 32 % 4) * 4 + c % 4
+}
+
+/// The bytes of the 128 x 4 tiled layout of a `[rows, cols]` scale matrix
+/// ([`swizzled_index`]): `ceil(rows / 128) * ceil(cols / 4) * 512`
+/// (saturating).
+///
+/// Device-callable.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::swizzled_len;
+///
+/// assert_eq!(swizzled_len(3, 2), 512);
+/// assert_eq!(swizzled_len(129, 5), 2048);
+/// assert_eq!(swizzled_len(0, 5), 0);
+/// ```
+#[inline]
+pub const fn swizzled_len(rows: usize, cols: usize) -> usize {
+    rows.div_ceil(128)
+        .saturating_mul(cols.div_ceil(4))
+        .saturating_mul(512)
 }
 
 /// Where the blocks of a block-scaled array lie in its row-major data, and
@@ -709,6 +1066,46 @@ impl BlockGrid {
     /// `None` when one is NaN or infinite). Values past the end of `data`
     /// are left out, so no `g` can make it panic.
     pub fn amax<S: Real>(&self, data: &[S], g: usize) -> Option<f64> {
+        let mut amax = 0f64;
+        let finite = self.visit(data.len(), g, |k| {
+            let (a, finite) = S::amax(core::slice::from_ref(&data[k]));
+            if a > amax {
+                amax = a;
+            }
+            finite
+        });
+        finite.then_some(amax)
+    }
+
+    /// The largest `|x|` bits of the `f32` values of scale `g` (the sign
+    /// bits cleared; NaN and infinite bits order above every finite one, so
+    /// a block holding one gives bits of `0x7f80_0000` or more), 0 for a
+    /// block without values: what [`mx_scale_f32`] and [`nvfp4_scale_f32`]
+    /// take, with no `f64`. Values past the end of `data` are left out.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::BlockGrid;
+    ///
+    /// let g = BlockGrid::along(1, 40, 1, 32);
+    /// let data: Vec<f32> = (0..40).map(|i| -(i as f32)).collect();
+    /// assert_eq!(g.amax_bits_f32(&data, 0), 31.0f32.to_bits());
+    /// assert_eq!(g.amax_bits_f32(&data, 1), 39.0f32.to_bits());
+    /// ```
+    pub fn amax_bits_f32(&self, data: &[f32], g: usize) -> u32 {
+        let mut m = 0u32;
+        self.visit(data.len(), g, |k| {
+            m = m.max(data[k].to_bits() & 0x7fff_ffff);
+            true
+        });
+        m
+    }
+
+    /// Calls `f(k)` for the index `k` (below `n`) of each value of scale
+    /// `g`, until it returns `false`; whether it never did.
+    #[inline(always)]
+    fn visit(&self, n: usize, g: usize, mut f: impl FnMut(usize) -> bool) -> bool {
         let nb = self.per_run().max(1);
         let inner = self.inner.max(1);
         let (t, j) = (g / inner, g % inner);
@@ -717,20 +1114,15 @@ impl BlockGrid {
         // any slice, so the block has no values there.
         let a0 = b.saturating_mul(self.block);
         let a1 = self.d.min(a0.saturating_add(self.block));
-        let mut amax = 0f64;
-        // The values at `lo, lo + step, ...` below `hi`, within `data`.
+        // The values at `lo, lo + step, ...` below `hi`, below `n`.
         let mut run = |lo: Option<usize>, hi: Option<usize>, step: usize| -> bool {
             let (Some(mut k), Some(hi)) = (lo, hi) else {
                 return true;
             };
-            let hi = hi.min(data.len());
+            let hi = hi.min(n);
             while k < hi {
-                let (a, finite) = S::amax(core::slice::from_ref(&data[k]));
-                if !finite {
+                if !f(k) {
                     return false;
-                }
-                if a > amax {
-                    amax = a;
                 }
                 match k.checked_add(step) {
                     Some(next) => k = next,
@@ -745,31 +1137,28 @@ impl BlockGrid {
                 .and_then(|x| x.checked_mul(inner))
                 .and_then(|x| x.checked_add(j));
             let at = |a: usize| base?.checked_add(a.checked_mul(inner)?);
-            if !run(at(a0), at(a1), inner) {
-                return None;
+            return run(at(a0), at(a1), inner);
+        }
+        // The tile holding row `o`: from the tile's first row, at most
+        // `tile` rows, not past the row's matrix.
+        let in_matrix = o % self.matrix;
+        let r0 = o - in_matrix % self.tile;
+        let end = (o - in_matrix)
+            .saturating_add(self.matrix)
+            .min(self.outer)
+            .min(r0.saturating_add(self.tile));
+        for r in r0..end {
+            let Some(base) = r.checked_mul(self.d) else {
+                break;
+            };
+            if base >= n {
+                break;
             }
-        } else {
-            // The tile holding row `o`: from the tile's first row, at most
-            // `tile` rows, not past the row's matrix.
-            let in_matrix = o % self.matrix;
-            let r0 = o - in_matrix % self.tile;
-            let end = (o - in_matrix)
-                .saturating_add(self.matrix)
-                .min(self.outer)
-                .min(r0.saturating_add(self.tile));
-            for r in r0..end {
-                let Some(base) = r.checked_mul(self.d) else {
-                    break;
-                };
-                if base >= data.len() {
-                    break;
-                }
-                if !run(base.checked_add(a0), base.checked_add(a1), 1) {
-                    return None;
-                }
+            if !run(base.checked_add(a0), base.checked_add(a1), 1) {
+                return false;
             }
         }
-        Some(amax)
+        true
     }
 }
 

@@ -9,6 +9,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
+use super::block::{swizzled_index, swizzled_len};
 use super::bulk::decode_stream;
 use crate::error::LengthOf;
 use crate::float::MiniFloat;
@@ -237,14 +238,51 @@ pub fn swizzle_scales(scales: &[u8], rows: usize, cols: usize) -> Result<Vec<u8>
             len: scales.len(),
         });
     }
-    let row_tiles = rows.div_ceil(128);
-    let col_tiles = cols.div_ceil(4);
-    let mut out = vec![0u8; row_tiles * col_tiles * 512];
+    let mut out = vec![0u8; swizzled_len(rows, cols)];
     for (r, row) in scales.chunks_exact(cols.max(1)).enumerate().take(rows) {
-        let tile_row = (r / 128) * col_tiles;
-        let within = (r % 32) * 16 + ((r % 128) / 32) * 4;
         for (c, &s) in row.iter().enumerate() {
-            out[(tile_row + c / 4) * 512 + within + c % 4] = s;
+            out[swizzled_index(r, c, cols)] = s;
+        }
+    }
+    Ok(out)
+}
+
+/// The row-major scales (`rows` x `cols` bytes) of a tiled layout made by
+/// [`swizzle_scales`]: its inverse (the padding is dropped).
+///
+/// # Errors
+///
+/// [`Error::Length`] when `tiled` is not [`swizzled_len`]`(rows, cols)`
+/// bytes long (or that size overflows).
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::{swizzle_scales, unswizzle_scales};
+///
+/// let scales: Vec<u8> = (0..=255).cycle().take(130 * 5).collect();
+/// let tiled = swizzle_scales(&scales, 130, 5)?;
+/// assert_eq!(tiled.len(), 2 * 2 * 512);
+/// assert_eq!(unswizzle_scales(&tiled, 130, 5)?, scales);
+/// assert!(unswizzle_scales(&tiled[1..], 130, 5).is_err());
+/// # Ok::<(), bitpack::Error>(())
+/// ```
+pub fn unswizzle_scales(tiled: &[u8], rows: usize, cols: usize) -> Result<Vec<u8>> {
+    let expected = rows
+        .div_ceil(128)
+        .checked_mul(cols.div_ceil(4))
+        .and_then(|t| t.checked_mul(512));
+    if expected != Some(tiled.len()) {
+        return Err(Error::Length {
+            of: LengthOf::SwizzledScales,
+            expected: expected.unwrap_or(usize::MAX),
+            actual: tiled.len(),
+        });
+    }
+    let mut out = vec![0u8; rows * cols];
+    for (r, row) in out.chunks_exact_mut(cols.max(1)).enumerate().take(rows) {
+        for (c, s) in row.iter_mut().enumerate() {
+            *s = tiled[swizzled_index(r, c, cols)];
         }
     }
     Ok(out)

@@ -152,12 +152,13 @@ pub use crate::float::{FloatFormat, MiniFloat, Mode, NanFallback, Overflow, Spec
 pub(crate) use block::FP4_TIMES_FP8_MAX;
 pub use block::{
     BlockGrid, MxElement, ScaleRule, ScaleWalk, TinyScale, block_amax, mx_codes, mx_scale,
-    mx_value, nvfp4_codes, nvfp4_scale, nvfp4_value,
+    mx_scale_f32, mx_value, nvfp4_codes, nvfp4_scale, nvfp4_scale_f32, nvfp4_value, swizzled_index,
+    swizzled_len,
 };
-#[cfg(feature = "alloc")]
-pub use blocked::swizzle_scales;
 #[cfg(feature = "cuda")]
 pub(crate) use blocked::{scale_shape_along, split_axis, split_shape};
+#[cfg(feature = "alloc")]
+pub use blocked::{swizzle_scales, unswizzle_scales};
 #[cfg(feature = "alloc")]
 pub use bulk::{decode, decode_into, encode, encode_into};
 pub use bulk::{decode_packed, decode_slice, encode_slice};

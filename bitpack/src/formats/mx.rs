@@ -5,10 +5,12 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 pub use super::block::{MxElement, ScaleRule};
-use super::block::{block_amax, inv_pow2_f32, mx_code, mx_operand, mx_scale, scale_exponent};
+use super::block::{
+    block_amax, inv_pow2_f32, mx_code, mx_operand, mx_scale, mx_scale_f32, scale_exponent,
+};
 use super::blocked::{Blocked, split_axis, split_shape};
 use super::types::E8M0;
-use super::wide::{Real, Rounding, amax_of_bits, block_amax_bits_f32};
+use super::wide::{Real, Rounding, block_amax_bits_f32};
 use crate::kernels::minifloat;
 use crate::{Error, NarrowArray, Result};
 
@@ -111,10 +113,7 @@ fn scale_f32_blocks<F: MxElement>(
     crate::kernels::with_avx2(|| block_amax_bits_f32(xs, B, &mut bits));
     let mut factors = [0f32; CHUNK / B];
     for ((&m, s), f) in bits.iter().zip(scales.iter_mut()).zip(&mut factors) {
-        let Some(amax) = amax_of_bits(m) else {
-            return false;
-        };
-        let scale = mx_scale::<F>(Some(amax), rule);
+        let scale = mx_scale_f32::<F>(m, rule);
         let Some(e) = scale_exponent(scale) else {
             return false;
         };
@@ -384,6 +383,54 @@ impl<F: MxElement> MxArray<F> {
         values.reshape(shape)?;
         let scales = NarrowArray::<E8M0>::from_bytes(&scale_codes, scale_codes.len())?;
         Self::from_parts_along(values, scales, axis)
+    }
+
+    /// Quantizes the transpose of `data` (row-major, shape `shape`, seen as
+    /// a `[rows, cols]` matrix with the leading dimensions flattened into
+    /// `rows`): the columnwise ("K-major") copy TransformerEngine keeps
+    /// beside the rowwise one for the backward pass. The result has shape
+    /// `[cols, rows]` and blocks of 32 along its last axis, that is along
+    /// the columns of `data`; its scales are `[cols, ceil(rows / 32)]`.
+    /// It is [`quantize_with`](Self::quantize_with) of the transposed data,
+    /// stochastic rounding included (element `i` of the transposed,
+    /// row-major data uses `random_bits(seed, i)`).
+    ///
+    /// # Errors
+    ///
+    /// The errors of [`quantize_with`](Self::quantize_with), and
+    /// [`Error::Invalid`] when `opts.axis` is given (the blocks run along
+    /// the columns of `data` by definition).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::{E4M3, MxArray, MxOptions};
+    ///
+    /// // 64 rows x 2 columns: each column is 64 values, two blocks.
+    /// let data: Vec<f32> = (0..128).map(|i| (i % 2) as f32 * 2.0 + 1.0).collect();
+    /// let t = MxArray::<E4M3>::quantize_columnwise(&data, &[64, 2], &MxOptions::default())?;
+    /// assert_eq!(t.shape(), [2, 64]);
+    /// assert_eq!(t.scales().shape(), [2, 2]);
+    /// assert_eq!(t.dequantize()[..2], [1.0, 1.0]);
+    /// assert_eq!(t.dequantize()[64..66], [3.0, 3.0]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn quantize_columnwise<S: Real>(
+        data: &[S],
+        shape: &[usize],
+        opts: &MxOptions,
+    ) -> Result<Self> {
+        if opts.axis.is_some() {
+            return Err(Error::Invalid(
+                "a columnwise MX quantization takes no axis: its blocks run along the columns",
+            ));
+        }
+        let (rows, cols) = split_shape(shape, data.len())?;
+        let mut t = Vec::with_capacity(data.len());
+        for c in 0..cols {
+            t.extend((0..rows).map(|r| data[r * cols + c]));
+        }
+        Self::quantize_with(&t, &[cols, rows], opts)
     }
 
     /// An array from packed values and their scales (as produced by a GPU

@@ -6,12 +6,12 @@ use alloc::vec::Vec;
 
 pub use super::block::TinyScale;
 use super::block::{
-    FP4_TIMES_FP8_MAX, block_amax, e2m1_magnitude_code, e2m1_thresholds, nvfp4_codes, nvfp4_scale,
+    FP4_TIMES_FP8_MAX, block_amax, e2m1_magnitude_code, e2m1_thresholds_f32, nvfp4_codes,
+    nvfp4_scale, nvfp4_scale_f32,
 };
 use super::blocked::{Blocked, split_shape};
 use super::types::{E2M1, E4M3};
-use super::wide::{Real, Rounding, amax_of_bits, block_amax_bits_f32};
-use crate::float::Tables;
+use super::wide::{Real, Rounding, block_amax_bits_f32};
 use crate::{Error, NarrowArray, Result};
 
 /// Which values share an NVFP4 block scale.
@@ -590,16 +590,12 @@ fn rows_f32(
         let mut thr = [[f32::NAN; 8]; CHUNK_BLOCKS];
         let mut sign = [8u8; CHUNK_BLOCKS];
         for (((&m, s), t), sg) in bits.iter().zip(ss.iter_mut()).zip(&mut thr).zip(&mut sign) {
-            let scale = nvfp4_scale::<f32>(amax_of_bits(m), tensor_scale, tiny);
+            let scale = nvfp4_scale_f32(m, tensor_scale, tiny);
             *s = scale.to_bits();
-            if scale.to_bits() & 0x7f == 0x7f {
-                *sg = 0;
-                continue;
-            }
-            let d =
-                Tables::<E4M3>::DECODE_F32[scale.to_bits() as usize] as f64 * tensor_scale as f64;
-            if d != 0.0 {
-                t[..7].copy_from_slice(&e2m1_thresholds(d));
+            match scale.to_bits() & 0x7f {
+                0x7f => *sg = 0,
+                0 => {}
+                _ => t[..7].copy_from_slice(&e2m1_thresholds_f32(scale, tensor_scale)),
             }
         }
         crate::kernels::with_avx2(|| threshold_codes(xs, &thr, &sign, cs));

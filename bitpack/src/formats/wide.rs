@@ -114,14 +114,6 @@ pub(super) fn block_amax_bits_f32(xs: &[f32], len: usize, bits: &mut [u32]) {
     }
 }
 
-/// The amax of [`amax_bits_f32`]'s bits as [`block_amax`](super::block_amax)
-/// gives it: `None` when a value was NaN or infinite.
-#[cfg(feature = "alloc")]
-#[inline(always)]
-pub(super) fn amax_of_bits(m: u32) -> Option<f64> {
-    (m < 0x7f80_0000).then(|| f64::from(f32::from_bits(m)))
-}
-
 impl sealed::Sealed for f32 {}
 impl Real for f32 {
     #[inline(always)]

@@ -199,6 +199,7 @@ pub mod fixed;
 #[cfg(target_arch = "nvptx64")]
 mod ptx;
 mod scalar;
+pub mod simt;
 #[cfg(test)]
 pub(crate) mod tests;
 #[cfg(all(feature = "std", target_arch = "x86_64"))]
