@@ -1,24 +1,40 @@
 //! `bitpack`'s kernels as PTX entry points, for `nvptx64-nvidia-cuda`.
 //!
-//! Every entry point is one instantiation of the generic, width-monomorphized
-//! source in `bitpack::kernels::fixed` (the same functions the host tables
-//! are built from), so the device computes the host's bits.
-//! `scripts/build-ptx.sh` builds this crate for `sm_80` (portable code only),
-//! `sm_90` (the FP8 `cvt`) and `sm_100a` (every packed `cvt`) into
-//! `ptx/bitpack-<target>.ptx`, and CI assembles each with `ptxas`.
+//! Every bulk entry point (unpack, pack, sums, encode, decode, amax) is a
+//! one-line call of a body of `bitpack::kernels::gpu`, generic over the
+//! `bitpack::kernels::simt::Simt` trait, with [`Gpu`] (this crate's `Simt`:
+//! the special registers, `shfl.sync`, `bar.sync`, plain global accesses).
+//! The same bodies run on the host under the tests' simulated grid
+//! (`tests/tests/simulated_grid.rs`), bit-exact against the host kernels.
+//! `scripts/build-ptx.sh` builds this crate for every target of
+//! `bitpack/ptx/TARGETS` into `ptx/bitpack-<target>.ptx`, and CI assembles
+//! each with `ptxas`.
 //!
-//! # Thread mapping
+//! # Thread mapping and alignment
 //!
-//! A thread owns whole *blocks*: the fewest values whose bits fill whole
-//! 64-bit words (16 four-bit values in one word, 64 five-bit values in five,
-//! 32 six-bit values in three). Thread `t` (over the whole grid,
-//! `blockIdx.x * blockDim.x + threadIdx.x`) reads and writes only the words
-//! of its block(s), so no two threads write one word and no atomics are
-//! needed; the thread holding the last, partial block writes its words whole
-//! (padding bits zero). A warp's 32 threads touch 32 consecutive blocks, one
-//! contiguous span of memory, so every sector it fetches is used in full. The
-//! launcher (`bitpack`'s `cuda` feature) uses 256 threads per CTA and
-//! `ceil(blocks / 256)` CTAs.
+//! The bulk bodies walk *units* of values whose packed bits and unpacked
+//! values both fill whole 16-byte chunks (32 four-bit values: 16 bytes
+//! packed, 32 as `u8`). Thread `t` of a grid of `T` threads takes units `t,
+//! t + T, ...` (grid-stride: any grid and block size is correct, so the
+//! launcher may launch fewer CTAs than units), so the lanes of a warp take
+//! consecutive units. A whole unit whose two buffers start 16-byte aligned
+//! moves through 128-bit loads and stores only (`ld/st.global.v4.u32`),
+//! converted in registers; the last, partial unit, and every unit of a
+//! launch with a pointer that is not 16-byte aligned, take an element path
+//! (one load or store per value and per word: slower, the same bits). The
+//! words of the last unit are written whole, padding bits zero. `sum_w*`
+//! and `amax_partials` write one partial per warp of the grid.
+//!
+//! | entry | fast path needs | without it |
+//! |---|---|---|
+//! | `unpack_*`, `decode_*` | `words` and `out` 16-byte aligned | element path |
+//! | `pack_*`, `encode_*` | `src` and `words` 16-byte aligned | element path |
+//! | `sum_w*` | `words` 16-byte aligned | one load per word |
+//! | `sum_partials` | `partials` 16-byte aligned | one load per partial |
+//! | `amax_partials` | `src` 16-byte aligned | one load per value |
+//!
+//! The MX and NVFP4 entries keep their own mapping: a thread owns whole
+//! blocks (the fewest values whose bits fill whole 64-bit words).
 //!
 //! # Entry points
 //!
@@ -30,8 +46,9 @@
 //! | `unpack_u8_w{1..8}`, `unpack_u16_w{9..16}`, `unpack_u32_w{17..32}` | `words, n, out` | `out[i]` = value `i` |
 //! | `pack_u8_w{1..8}`, `pack_u32_w{9..32}` | `src, n, words` | packs `src[..n]` |
 //! | `sum_w{1..32}` | `words, n, partials` | one `u64` partial per warp (`ceil(threads / 32)`) |
-//! | `sum_partials` | `partials, n, out` | one warp: `out[0]` = the sum of `partials[..n]` |
+//! | `sum_partials` | `partials, n, out` | the grid's first warp: `out[0]` = the sum of `partials[..n]` |
 //! | `encode_{e2m1,e2m3,e3m2,e4m3,e5m2,e8m0}_{nearest,satfinite}` | `src, n, words` | `f32` to packed codes |
+//! | `encode_{e2m1,e2m3,e3m2,e4m3,e5m2}_{nearest,satfinite}_{f16,bf16}` | `src, n, words` | `f16` / `bf16` bits to packed codes (widened exactly) |
 //! | `decode_{fmt}_f32`, `decode_{fmt}_f16`, `decode_{fmt}_bf16` | `words, n, out` | packed codes to `f32` / `f16` bits / `bf16` bits |
 //!
 //! | `amax_partials` | `src, n, partials` | one `u32` per warp: the largest finite `\|x\|` bits of a grid-stride share |
@@ -42,7 +59,8 @@
 //! | `nvfp4_encode` | `src, rows, cols, scales, tensor_scale, seed, stochastic, words` | E2M1 codes under their scales |
 //! | `nvfp4_decode` | `words, rows, cols, scales, tensor_scale, out` | `f32` values |
 //!
-//! The `f16`/`bf16` decodes exist for E2M1, E2M3, E3M2, E4M3 and E5M2, whose
+//! The `f16`/`bf16` decodes look each code up in a 256-entry table of the
+//! format's 16-bit values (no `f32` on the way); they exist for E2M1, E2M3, E3M2, E4M3 and E5M2, whose
 //! every value both types hold exactly.
 //!
 //! # Block scaling
@@ -68,16 +86,15 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![deny(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
-use core::arch::asm;
 use core::arch::nvptx;
 use core::slice;
 
 use bitpack::formats::{
-    BlockGrid, E2M1, E2M3, E3M2, E4M3, E5M2, E8M0, MiniFloat, Mode, MxElement, Rounding, ScaleRule,
-    ScaleWalk, TinyScale, mx_codes, mx_scale_f32, mx_value, nvfp4_codes, nvfp4_scale_f32,
-    nvfp4_value,
+    BlockGrid, E2M1, E2M3, E3M2, E4M3, E5M2, E8M0, Mode, MxElement, Rounding, ScaleRule, ScaleWalk,
+    TinyScale, mx_codes, mx_scale_f32, mx_value, nvfp4_codes, nvfp4_scale_f32, nvfp4_value,
 };
-use bitpack::kernels::fixed::{self, Lane};
+use bitpack::kernels::fixed;
+use bitpack::kernels::gpu::{self, float::Half};
 use bitpack::kernels::words_for;
 
 mod simt;
@@ -189,273 +206,9 @@ unsafe fn words_out<'a, V>(
     (src, dst)
 }
 
-/// Unpacks the block of thread `t`.
-///
-/// Whole blocks run the fixed-length block code on the thread's own slices,
-/// whose lengths are constants, so no bounds check is left in it; the last,
-/// partial block moves one value at a time through [`get_bits`] (CI checks
-/// that no entry of the PTX calls a panic).
-///
-/// # Safety
-///
-/// `words` holds `words_for(W, n)` words and `out` `n` values, both valid
-/// device addresses.
-#[inline(always)]
-unsafe fn unpack_kernel<const W: u32, U: Lane>(words: *const u64, n: u64, out: *mut U) {
-    let (b, bw) = (fixed::block_elems(W), fixed::block_words(W));
-    let Some((first, count)) = block_of(global_thread(), b, n) else {
-        return;
-    };
-    let w0 = first / b * bw;
-    if count == b {
-        // SAFETY: as below, for a whole block.
-        let (src, dst) = unsafe { words_in(words, w0, bw, out, first, b) };
-        fixed::unpack::<W, U>(src, 0, dst);
-    } else {
-        // SAFETY: the caller's buffers hold `n` values; this thread's values
-        // `first..first + count` and their words `w0..w0 + words_for(W,
-        // count)` lie inside them, and no other thread writes them.
-        let (src, dst) = unsafe { words_in(words, w0, words_for(W, count), out, first, count) };
-        for (i, d) in dst.iter_mut().enumerate() {
-            *d = U::from_u64(get_bits(src, i * W as usize, W));
-        }
-    }
-}
-
-/// Packs the block of thread `t` (the last block one value at a time, as in
-/// [`unpack_kernel`]; its words are written whole, padding zero).
-///
-/// # Safety
-///
-/// `src` holds `n` values and `words` `words_for(W, n)` words, both valid
-/// device addresses.
-#[inline(always)]
-unsafe fn pack_kernel<const W: u32, U: Lane>(src: *const U, n: u64, words: *mut u64) {
-    let (b, bw) = (fixed::block_elems(W), fixed::block_words(W));
-    let Some((first, count)) = block_of(global_thread(), b, n) else {
-        return;
-    };
-    let w0 = first / b * bw;
-    if count == b {
-        // SAFETY: as below, for a whole block.
-        let (src, dst) = unsafe { words_out(src, first, b, words, w0, bw) };
-        fixed::pack::<W, U>(src, dst, 0);
-    } else {
-        // SAFETY: as in `unpack_kernel`: this thread's values and words lie
-        // inside the caller's buffers and no other thread writes those words.
-        let (src, dst) = unsafe { words_out(src, first, count, words, w0, words_for(W, count)) };
-        dst.fill(0);
-        for (i, &v) in src.iter().enumerate() {
-            or_bits(dst, i * W as usize, W, v.to_u64());
-        }
-    }
-}
-
-/// `shfl.sync.down.b32` of a 64-bit value: lane `l` gets lane `l + delta`'s.
-#[inline(always)]
-fn shfl_down(v: u64, delta: u32) -> u64 {
-    let (lo, hi) = (v as u32, (v >> 32) as u32);
-    let (a, b): (u32, u32);
-    // SAFETY: a register-only warp shuffle; every lane of the warp executes
-    // it (the callers have no lane-dependent exit before it) with the full
-    // mask.
-    unsafe {
-        asm!(
-            "shfl.sync.down.b32 {a}, {lo}, {d}, 0x1f, 0xffffffff;",
-            "shfl.sync.down.b32 {b}, {hi}, {d}, 0x1f, 0xffffffff;",
-            a = out(reg32) a,
-            b = out(reg32) b,
-            lo = in(reg32) lo,
-            hi = in(reg32) hi,
-            d = in(reg32) delta,
-            options(nomem, nostack),
-        )
-    };
-    a as u64 | (b as u64) << 32
-}
-
-/// The sum over the warp's 32 lanes, in lane 0.
-#[inline(always)]
-fn warp_sum(mut v: u64) -> u64 {
-    let mut d = 16;
-    while d > 0 {
-        v += shfl_down(v, d);
-        d /= 2;
-    }
-    v
-}
-
-/// Blocks per thread in `sum`.
-const SUM_BLOCKS: usize = 4;
-
-/// One partial sum per warp.
-///
-/// # Safety
-///
-/// `words` holds `words_for(W, n)` words; `partials` holds one `u64` per warp
-/// of the grid; the CTA size is a multiple of 32.
-#[inline(always)]
-unsafe fn sum_kernel<const W: u32>(words: *const u64, n: u64, partials: *mut u64) {
-    let (b, bw) = (fixed::block_elems(W), fixed::block_words(W));
-    let t = global_thread();
-    let per = b * SUM_BLOCKS;
-    let mine = match block_of(t, per, n) {
-        Some((first, count)) => {
-            let w0 = first / b * bw;
-            if count == per {
-                // SAFETY: this thread's words lie inside the caller's buffer.
-                let src = unsafe { slice::from_raw_parts(words.add(w0), bw * SUM_BLOCKS) };
-                fixed::sum::<W>(src, 0, per) as u64
-            } else {
-                // SAFETY: as above.
-                let src = unsafe { slice::from_raw_parts(words.add(w0), words_for(W, count)) };
-                (0..count).map(|i| get_bits(src, i * W as usize, W)).sum()
-            }
-        }
-        None => 0,
-    };
-    // Every lane reaches the shuffles.
-    let total = warp_sum(mine);
-    if t % 32 == 0 {
-        // SAFETY: one `u64` per warp; warp `t / 32` writes only its own.
-        unsafe { partials.add((t / 32) as usize).write(total) };
-    }
-}
-
-/// Sums `partials[..n]` with one warp into `out[0]`.
-///
-/// # Safety
-///
-/// `partials` holds `n` values, `out` one; launched with one CTA of 32
-/// threads.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn sum_partials(partials: *const u64, n: u64, out: *mut u64) {
-    let lane = global_thread();
-    let mut acc = 0u64;
-    let mut i = lane;
-    while i < n {
-        // SAFETY: `i < n`, inside the caller's buffer.
-        acc += unsafe { partials.add(i as usize).read() };
-        i += 32;
-    }
-    let total = warp_sum(acc);
-    if lane == 0 {
-        // SAFETY: the caller's one-value output.
-        unsafe { out.write(total) };
-    }
-}
-
-/// Encodes the block of thread `t`.
-///
-/// # Safety
-///
-/// `src` holds `n` values and `words` `words_for(F::BITS, n)` words.
-#[inline(always)]
-unsafe fn encode_kernel<F: MiniFloat>(src: *const f32, n: u64, words: *mut u64, mode: Mode) {
-    let w = F::BITS;
-    let (b, bw) = (fixed::block_elems(w), fixed::block_words(w));
-    let Some((first, count)) = block_of(global_thread(), b, n) else {
-        return;
-    };
-    let w0 = first / b * bw;
-    if count == b {
-        // SAFETY: as below, for a whole block.
-        let (src, dst) = unsafe { words_out(src, first, b, words, w0, bw) };
-        fixed::encode_words::<F>(src, mode, dst);
-    } else {
-        // SAFETY: as in `unpack_kernel`.
-        let (src, dst) = unsafe { words_out(src, first, count, words, w0, words_for(w, count)) };
-        dst.fill(0);
-        for (i, &x) in src.iter().enumerate() {
-            let code = fixed::encode::<F>(x, mode).raw_bits();
-            or_bits(dst, i * w as usize, w, code as u64);
-        }
-    }
-}
-
-/// Decodes the codes of `words` to `f32`, or to `f16`/`bf16` bits.
-trait Out: Copy + Default {
-    /// A whole block.
-    fn run<F: MiniFloat>(words: &[u64], dst: &mut [Self]);
-    /// One value.
-    fn one(x: f32) -> Self;
-}
-
-impl Out for f32 {
-    #[inline(always)]
-    fn run<F: MiniFloat>(words: &[u64], dst: &mut [f32]) {
-        fixed::decode_words::<F>(words, dst);
-    }
-    #[inline(always)]
-    fn one(x: f32) -> f32 {
-        x
-    }
-}
-
-/// `f16` bits (`BF = false`) or `bf16` bits.
-#[derive(Clone, Copy, Default)]
-#[repr(transparent)]
-struct Half<const BF: bool>(u16);
-
-impl<const BF: bool> Out for Half<BF> {
-    #[inline(always)]
-    fn run<F: MiniFloat>(words: &[u64], dst: &mut [Half<BF>]) {
-        // A pair of codes at a time, straight from the words (whole blocks
-        // hold an even number of values), so nothing goes through memory.
-        let k = 2 * F::BITS;
-        for (i, d) in dst.chunks_exact_mut(2).enumerate() {
-            let codes = get_bits(words, i * k as usize, k) as u16;
-            let [a, b] = fixed::decode_pair::<F>(codes);
-            let h = if BF {
-                fixed::bf16x2(a, b)
-            } else {
-                fixed::f16x2(a, b)
-            };
-            d[0] = Half(h as u16);
-            d[1] = Half((h >> 16) as u16);
-        }
-    }
-    #[inline(always)]
-    fn one(x: f32) -> Self {
-        let h = if BF {
-            fixed::bf16x2(x, 0.0)
-        } else {
-            fixed::f16x2(x, 0.0)
-        };
-        Half(h as u16)
-    }
-}
-
-/// Decodes the block of thread `t`.
-///
-/// # Safety
-///
-/// `words` holds `words_for(F::BITS, n)` words and `out` `n` values.
-#[inline(always)]
-unsafe fn decode_kernel<F: MiniFloat, O: Out>(words: *const u64, n: u64, out: *mut O) {
-    let w = F::BITS;
-    let (b, bw) = (fixed::block_elems(w), fixed::block_words(w));
-    let Some((first, count)) = block_of(global_thread(), b, n) else {
-        return;
-    };
-    let w0 = first / b * bw;
-    if count == b {
-        // SAFETY: as below, for a whole block.
-        let (src, dst) = unsafe { words_in(words, w0, bw, out, first, b) };
-        O::run::<F>(src, dst);
-    } else {
-        // SAFETY: as in `unpack_kernel`.
-        let (src, dst) = unsafe { words_in(words, w0, words_for(w, count), out, first, count) };
-        for (i, d) in dst.iter_mut().enumerate() {
-            let code = get_bits(src, i * w as usize, w) as u8;
-            *d = O::one(fixed::decode(F::from_raw_bits(code)));
-        }
-    }
-}
-
 macro_rules! unpack_entries {
     ($u:ty; $($name:ident = $w:literal),* $(,)?) => {$(
-        /// Unpacks `n` values (see the crate docs).
+        /// Unpacks `n` values (see the crate docs and `bitpack::kernels::gpu::unpack`).
         ///
         /// # Safety
         ///
@@ -463,14 +216,14 @@ macro_rules! unpack_entries {
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $name(words: *const u64, n: u64, out: *mut $u) {
             // SAFETY: the caller's promise.
-            unsafe { unpack_kernel::<$w, $u>(words, n, out) }
+            unsafe { gpu::unpack::unpack::<_, $w, $u>(&Gpu, words, n as usize, out) }
         }
     )*};
 }
 
 macro_rules! pack_entries {
     ($u:ty; $($name:ident = $w:literal),* $(,)?) => {$(
-        /// Packs `n` values (see the crate docs).
+        /// Packs `n` values (see the crate docs and `bitpack::kernels::gpu::pack`).
         ///
         /// # Safety
         ///
@@ -478,14 +231,14 @@ macro_rules! pack_entries {
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $name(src: *const $u, n: u64, words: *mut u64) {
             // SAFETY: the caller's promise.
-            unsafe { pack_kernel::<$w, $u>(src, n, words) }
+            unsafe { gpu::pack::pack::<_, $w, $u>(&Gpu, src, n as usize, words) }
         }
     )*};
 }
 
 macro_rules! sum_entries {
     ($($name:ident = $w:literal),* $(,)?) => {$(
-        /// One partial sum per warp (see the crate docs).
+        /// One partial sum per warp (see the crate docs and `bitpack::kernels::gpu::sum`).
         ///
         /// # Safety
         ///
@@ -493,70 +246,86 @@ macro_rules! sum_entries {
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $name(words: *const u64, n: u64, partials: *mut u64) {
             // SAFETY: the caller's promise.
-            unsafe { sum_kernel::<$w>(words, n, partials) }
+            unsafe { gpu::sum::sum::<_, $w>(&Gpu, words, n as usize, partials) }
         }
     )*};
 }
 
-macro_rules! float_entries {
-    ($f:ty: $enc_n:ident, $enc_s:ident, $dec:ident) => {
-        /// Encodes `n` `f32`s, round to nearest (`from_f32`).
+/// Sums `partials[..n]` with the grid's first warp into `out[0]`.
+///
+/// # Safety
+///
+/// `partials` holds `n` values, `out` one; the CTA size is a multiple of 32.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn sum_partials(partials: *const u64, n: u64, out: *mut u64) {
+    // SAFETY: the caller's promise.
+    unsafe { gpu::sum::sum_partials(&Gpu, partials, n as usize, out) }
+}
+
+/// One `u32` per warp: the largest finite `|x|` bits of its grid-stride
+/// share of `src[..n]` (see `bitpack::kernels::gpu::amax`).
+///
+/// # Safety
+///
+/// `src` holds `n` values, `partials` one `u32` per warp of the grid; the
+/// CTA size is a multiple of 32.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn amax_partials(src: *const f32, n: u64, partials: *mut u32) {
+    // SAFETY: the caller's promise.
+    unsafe { gpu::amax::amax_partials(&Gpu, src, n as usize, partials) }
+}
+
+macro_rules! encode_entry {
+    ($f:ty, $w:literal, $i:ty, $mode:expr, $name:ident, $doc:literal) => {
+        #[doc = $doc]
         ///
         /// # Safety
         ///
         /// `src` holds `n` values, `words` room for them packed.
         #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $enc_n(src: *const f32, n: u64, words: *mut u64) {
+        pub unsafe extern "ptx-kernel" fn $name(src: *const $i, n: u64, words: *mut u64) {
             // SAFETY: the caller's promise.
-            unsafe { encode_kernel::<$f>(src, n, words, Mode::Nearest) }
-        }
-
-        /// Encodes `n` `f32`s, saturating (`from_f32_satfinite`, `cvt.rn.satfinite`).
-        ///
-        /// # Safety
-        ///
-        /// `src` holds `n` values, `words` room for them packed.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $enc_s(src: *const f32, n: u64, words: *mut u64) {
-            // SAFETY: the caller's promise.
-            unsafe { encode_kernel::<$f>(src, n, words, Mode::SatFinite) }
-        }
-
-        /// Decodes `n` packed codes to `f32`.
-        ///
-        /// # Safety
-        ///
-        /// `words` holds `n` packed codes, `out` room for `n` values.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $dec(words: *const u64, n: u64, out: *mut f32) {
-            // SAFETY: the caller's promise.
-            unsafe { decode_kernel::<$f, f32>(words, n, out) }
+            unsafe { gpu::float::encode::<_, $f, $w, $i>(&Gpu, src, n as usize, words, $mode) }
         }
     };
-    ($f:ty: $enc_n:ident, $enc_s:ident, $dec:ident, $dec16:ident, $decbf:ident) => {
-        float_entries!($f: $enc_n, $enc_s, $dec);
+}
 
-        /// Decodes `n` packed codes to `f16` bits.
+macro_rules! decode_entry {
+    ($f:ty, $w:literal, $o:ty, $name:ident, $doc:literal) => {
+        #[doc = $doc]
         ///
         /// # Safety
         ///
         /// `words` holds `n` packed codes, `out` room for `n` values.
         #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $dec16(words: *const u64, n: u64, out: *mut u16) {
+        pub unsafe extern "ptx-kernel" fn $name(words: *const u64, n: u64, out: *mut $o) {
             // SAFETY: the caller's promise.
-            unsafe { decode_kernel::<$f, Half<false>>(words, n, out.cast()) }
+            unsafe { gpu::float::decode::<_, $f, $w, $o>(&Gpu, words, n as usize, out) }
         }
+    };
+}
 
-        /// Decodes `n` packed codes to `bf16` bits.
-        ///
-        /// # Safety
-        ///
-        /// `words` holds `n` packed codes, `out` room for `n` values.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $decbf(words: *const u64, n: u64, out: *mut u16) {
-            // SAFETY: the caller's promise.
-            unsafe { decode_kernel::<$f, Half<true>>(words, n, out.cast()) }
-        }
+macro_rules! float_entries {
+    ($f:ty, $w:literal: $enc_n:ident, $enc_s:ident, $dec:ident) => {
+        encode_entry!($f, $w, f32, Mode::Nearest, $enc_n,
+            "Encodes `n` `f32`s, round to nearest (`from_f32`).");
+        encode_entry!($f, $w, f32, Mode::SatFinite, $enc_s,
+            "Encodes `n` `f32`s, saturating (`from_f32_satfinite`, `cvt.rn.satfinite`).");
+        decode_entry!($f, $w, f32, $dec, "Decodes `n` packed codes to `f32`.");
+    };
+    ($f:ty, $w:literal: $enc_n:ident, $enc_s:ident, $dec:ident, $dec16:ident, $decbf:ident,
+     $enc_n16:ident, $enc_s16:ident, $enc_nbf:ident, $enc_sbf:ident) => {
+        float_entries!($f, $w: $enc_n, $enc_s, $dec);
+        decode_entry!($f, $w, Half<false>, $dec16, "Decodes `n` packed codes to `f16` bits.");
+        decode_entry!($f, $w, Half<true>, $decbf, "Decodes `n` packed codes to `bf16` bits.");
+        encode_entry!($f, $w, Half<false>, Mode::Nearest, $enc_n16,
+            "Encodes `n` `f16`s (bits), round to nearest.");
+        encode_entry!($f, $w, Half<false>, Mode::SatFinite, $enc_s16,
+            "Encodes `n` `f16`s (bits), saturating.");
+        encode_entry!($f, $w, Half<true>, Mode::Nearest, $enc_nbf,
+            "Encodes `n` `bf16`s (bits), round to nearest.");
+        encode_entry!($f, $w, Half<true>, Mode::SatFinite, $enc_sbf,
+            "Encodes `n` `bf16`s (bits), saturating.");
     };
 }
 
@@ -616,17 +385,22 @@ sum_entries!(
     sum_w32 = 32
 );
 
-float_entries!(E2M1: encode_e2m1_nearest, encode_e2m1_satfinite, decode_e2m1_f32,
-    decode_e2m1_f16, decode_e2m1_bf16);
-float_entries!(E2M3: encode_e2m3_nearest, encode_e2m3_satfinite, decode_e2m3_f32,
-    decode_e2m3_f16, decode_e2m3_bf16);
-float_entries!(E3M2: encode_e3m2_nearest, encode_e3m2_satfinite, decode_e3m2_f32,
-    decode_e3m2_f16, decode_e3m2_bf16);
-float_entries!(E4M3: encode_e4m3_nearest, encode_e4m3_satfinite, decode_e4m3_f32,
-    decode_e4m3_f16, decode_e4m3_bf16);
-float_entries!(E5M2: encode_e5m2_nearest, encode_e5m2_satfinite, decode_e5m2_f32,
-    decode_e5m2_f16, decode_e5m2_bf16);
-float_entries!(E8M0: encode_e8m0_nearest, encode_e8m0_satfinite, decode_e8m0_f32);
+float_entries!(E2M1, 4: encode_e2m1_nearest, encode_e2m1_satfinite, decode_e2m1_f32,
+    decode_e2m1_f16, decode_e2m1_bf16, encode_e2m1_nearest_f16, encode_e2m1_satfinite_f16,
+    encode_e2m1_nearest_bf16, encode_e2m1_satfinite_bf16);
+float_entries!(E2M3, 6: encode_e2m3_nearest, encode_e2m3_satfinite, decode_e2m3_f32,
+    decode_e2m3_f16, decode_e2m3_bf16, encode_e2m3_nearest_f16, encode_e2m3_satfinite_f16,
+    encode_e2m3_nearest_bf16, encode_e2m3_satfinite_bf16);
+float_entries!(E3M2, 6: encode_e3m2_nearest, encode_e3m2_satfinite, decode_e3m2_f32,
+    decode_e3m2_f16, decode_e3m2_bf16, encode_e3m2_nearest_f16, encode_e3m2_satfinite_f16,
+    encode_e3m2_nearest_bf16, encode_e3m2_satfinite_bf16);
+float_entries!(E4M3, 8: encode_e4m3_nearest, encode_e4m3_satfinite, decode_e4m3_f32,
+    decode_e4m3_f16, decode_e4m3_bf16, encode_e4m3_nearest_f16, encode_e4m3_satfinite_f16,
+    encode_e4m3_nearest_bf16, encode_e4m3_satfinite_bf16);
+float_entries!(E5M2, 8: encode_e5m2_nearest, encode_e5m2_satfinite, decode_e5m2_f32,
+    decode_e5m2_f16, decode_e5m2_bf16, encode_e5m2_nearest_f16, encode_e5m2_satfinite_f16,
+    encode_e5m2_nearest_bf16, encode_e5m2_satfinite_bf16);
+float_entries!(E8M0, 8: encode_e8m0_nearest, encode_e8m0_satfinite, decode_e8m0_f32);
 
 /// The codes of values `first..first + count` of a `W`-bit block-scaled
 /// stream, computed by `fill(first, values, codes)`, packed into the
@@ -1012,57 +786,4 @@ pub unsafe extern "ptx-kernel" fn nvfp4_decode(
             },
         )
     };
-}
-
-/// `shfl.sync.down.b32`: lane `l` gets lane `l + delta`'s `v`.
-#[inline(always)]
-fn shfl_down32(v: u32, delta: u32) -> u32 {
-    let a: u32;
-    // SAFETY: a register-only warp shuffle that every lane of the warp
-    // executes with the full mask.
-    unsafe {
-        asm!(
-            "shfl.sync.down.b32 {a}, {v}, {d}, 0x1f, 0xffffffff;",
-            a = out(reg32) a,
-            v = in(reg32) v,
-            d = in(reg32) delta,
-            options(nomem, nostack),
-        )
-    };
-    a
-}
-
-/// One `u32` per warp: the largest `|x|` bits (sign cleared) over the
-/// finite values of a grid-stride share of `src[..n]` (0 if none), whose
-/// order is the order of the magnitudes. The launcher takes the largest
-/// partial: the amax of the NVFP4 default tensor scale.
-///
-/// # Safety
-///
-/// `src` holds `n` values, `partials` one `u32` per warp of the grid; the
-/// CTA size is a multiple of 32.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn amax_partials(src: *const f32, n: u64, partials: *mut u32) {
-    let t = global_thread();
-    // SAFETY: reading the special registers has no preconditions.
-    let stride = unsafe { nvptx::_grid_dim_x() as u64 * nvptx::_block_dim_x() as u64 };
-    let mut m = 0u32;
-    let mut i = t;
-    while i < n {
-        // SAFETY: `i < n`, inside the caller's buffer.
-        let b = unsafe { src.add(i as usize).read() }.to_bits() & 0x7fff_ffff;
-        if b < 0x7f80_0000 && b > m {
-            m = b;
-        }
-        i += stride.max(1);
-    }
-    let mut d = 16;
-    while d > 0 {
-        m = m.max(shfl_down32(m, d));
-        d /= 2;
-    }
-    if t % 32 == 0 {
-        // SAFETY: one `u32` per warp; warp `t / 32` writes only its own.
-        unsafe { partials.add((t / 32) as usize).write(m) };
-    }
 }

@@ -89,6 +89,16 @@ impl Simt for Gpu {
         // SAFETY: the caller's promise: `p.add(i)` is in bounds of one
         // allocation.
         let q = unsafe { p.add(i) };
+        if size_of::<T>() == 16 && align_of::<T>() >= 16 {
+            // One 128-bit load, whatever LLVM would make of the aggregate
+            // (it may split a `[u32; 4]` into two 64-bit loads).
+            // SAFETY: the caller's promise: 16 readable bytes, 16-byte
+            // aligned, in global memory (every kernel argument buffer is).
+            let v = unsafe { ld128(q.cast()) };
+            // SAFETY: `T` is 16 bytes, which `v` holds; `T: Copy` and the
+            // bytes are a `T` read from memory.
+            return unsafe { core::mem::transmute_copy(&v) };
+        }
         // SAFETY: the caller's promise: in bounds, aligned, not written
         // concurrently.
         unsafe { q.read() }
@@ -98,8 +108,61 @@ impl Simt for Gpu {
         // SAFETY: the caller's promise: `p.add(i)` is in bounds of one
         // allocation.
         let q = unsafe { p.add(i) };
+        if size_of::<T>() == 16 && align_of::<T>() >= 16 {
+            // SAFETY: `T` is 16 bytes: read them as four words.
+            let w: [u32; 4] = unsafe { core::mem::transmute_copy(&v) };
+            // SAFETY: the caller's promise: 16 writable bytes, 16-byte
+            // aligned, in global memory, written by this thread alone.
+            unsafe { st128(q.cast(), w) };
+            return;
+        }
         // SAFETY: the caller's promise: in bounds, aligned, not accessed
         // concurrently.
         unsafe { q.write(v) }
     }
+}
+
+/// `ld.global.v4.u32` at the generic address `p`.
+///
+/// # Safety
+///
+/// `p` is a 16-byte aligned address of 16 readable bytes of global memory.
+#[inline(always)]
+unsafe fn ld128(p: *const u32) -> [u32; 4] {
+    let (a, b, c, d): (u32, u32, u32, u32);
+    // SAFETY: the caller's promise; `cvta.to.global` turns the generic
+    // address into the global one it names.
+    unsafe {
+        asm!(
+            "{{ .reg .u64 g; cvta.to.global.u64 g, {p}; ld.global.v4.u32 {{{a}, {b}, {c}, {d}}}, [g]; }}",
+            p = in(reg64) p,
+            a = out(reg32) a,
+            b = out(reg32) b,
+            c = out(reg32) c,
+            d = out(reg32) d,
+            options(readonly, nostack, preserves_flags),
+        )
+    };
+    [a, b, c, d]
+}
+
+/// `st.global.v4.u32` of `w` at the generic address `p`.
+///
+/// # Safety
+///
+/// `p` is a 16-byte aligned address of 16 writable bytes of global memory.
+#[inline(always)]
+unsafe fn st128(p: *mut u32, w: [u32; 4]) {
+    // SAFETY: the caller's promise, as in `ld128`.
+    unsafe {
+        asm!(
+            "{{ .reg .u64 g; cvta.to.global.u64 g, {p}; st.global.v4.u32 [g], {{{a}, {b}, {c}, {d}}}; }}",
+            p = in(reg64) p,
+            a = in(reg32) w[0],
+            b = in(reg32) w[1],
+            c = in(reg32) w[2],
+            d = in(reg32) w[3],
+            options(nostack, preserves_flags),
+        )
+    };
 }

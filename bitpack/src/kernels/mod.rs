@@ -196,6 +196,7 @@ pub(crate) mod aarch64;
 pub(crate) mod aligned;
 pub(crate) mod bits;
 pub mod fixed;
+pub mod gpu;
 #[cfg(target_arch = "nvptx64")]
 mod ptx;
 mod scalar;
