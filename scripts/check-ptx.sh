@@ -123,7 +123,7 @@ done
 echo "check-ptx: the packed cvt forms are where the targets have them, and only there"
 
 status=0
-py=$(scripts/venv.sh nvidia-cuda-nvcc nvidia-cuda-cuobjdump) || status=$?
+py=$(scripts/venv.sh nvidia-cuda-nvcc nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm) || status=$?
 if [ "$status" = 3 ]; then
     echo "check-ptx: SKIP ptxas: python3 is missing, so nvidia-cuda-nvcc cannot be installed"
     exit 0
