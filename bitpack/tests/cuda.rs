@@ -287,6 +287,36 @@ fn check_format<F: MiniFloat>(g: &Gpu, n: usize) {
         g.decode_into(&into, &mut y.slice_mut(..n)).unwrap();
         assert!(bits_eq(&g.stream().clone_dtoh(&y).unwrap()[..n], &want));
         if F::FORMAT != bitpack::formats::FloatFormat::E8M0 {
+            // f16 and bf16 sources, spread over every bit pattern: the
+            // codes of the same values as f32.
+            let bits: Vec<u16> = (0..n as u32)
+                .map(|i| (i.wrapping_mul(40503) >> 3) as u16)
+                .collect();
+            let xh: Vec<half::f16> = bits.iter().map(|&b| half::f16::from_bits(b)).collect();
+            let xb: Vec<half::bf16> = bits.iter().map(|&b| half::bf16::from_bits(b)).collect();
+            let wh = bitpack::formats::encode::<F>(
+                &xh.iter().map(|v| v.to_f32()).collect::<Vec<_>>(),
+                mode,
+            );
+            let wb = bitpack::formats::encode::<F>(
+                &xb.iter().map(|v| v.to_f32()).collect::<Vec<_>>(),
+                mode,
+            );
+            let dh = g.stream().clone_htod(&pad(&xh)).unwrap();
+            let db = g.stream().clone_htod(&pad(&xb)).unwrap();
+            let mut out = g.alloc_narrow::<F>(n).unwrap();
+            g.encode_into(&dh.slice(..n), mode, &mut out).unwrap();
+            assert_eq!(
+                g.download(&out).unwrap().as_bytes(),
+                wh.as_bytes(),
+                "f16 {n} {mode:?}"
+            );
+            g.encode_into(&db.slice(..n), mode, &mut out).unwrap();
+            assert_eq!(
+                g.download(&out).unwrap().as_bytes(),
+                wb.as_bytes(),
+                "bf16 {n} {mode:?}"
+            );
             let h = g.decode_f16(&d).unwrap();
             assert_eq!(h.len(), n);
             assert!(
@@ -594,8 +624,14 @@ fn bad_sizes_are_rejected_with_the_numbers() {
         }
     );
     let xh = s.clone_htod(&vec![half::f16::ONE; 7]).unwrap();
+    let mut e8m0 = g.alloc_narrow::<E8M0>(7).unwrap();
     assert!(matches!(
-        g.encode_into(&xh.slice(..), Mode::Nearest, &mut fp4),
+        g.encode_into(&xh.slice(..), Mode::Nearest, &mut e8m0),
+        Err(Error::Invalid(_))
+    ));
+    let xu = s.clone_htod(&[1u32; 7]).unwrap();
+    assert!(matches!(
+        g.encode_into(&xu.slice(..), Mode::Nearest, &mut fp4),
         Err(Error::Invalid(_))
     ));
     let mut y = g.alloc::<f32>(8).unwrap();

@@ -10,7 +10,8 @@ use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, DeviceRepr, ValidAsZeroBi
 use super::Gpu;
 use super::driver_error::driver;
 use super::launch::{
-    DECODE_BF16, DECODE_F16, DECODE_F32, ENCODE_NEAREST, ENCODE_SATFINITE, PACK_U8, PACK_U32, SUM,
+    DECODE_BF16, DECODE_F16, DECODE_F32, ENCODE_NEAREST, ENCODE_NEAREST_BF16, ENCODE_NEAREST_F16,
+    ENCODE_SATFINITE, ENCODE_SATFINITE_BF16, ENCODE_SATFINITE_F16, PACK_U8, PACK_U32, SUM,
     SUM_PARTIALS, UNPACK_U8, UNPACK_U16, UNPACK_U32, by_width, map,
 };
 use crate::formats::{FloatFormat, MiniFloat, Mode};
@@ -99,14 +100,28 @@ fn encode_f32(f: usize, mode: Mode) -> Option<&'static str> {
     }
 }
 
+fn encode_f16(f: usize, mode: Mode) -> Option<&'static str> {
+    match mode {
+        Mode::Nearest => ENCODE_NEAREST_F16.get(f).copied(),
+        Mode::SatFinite => ENCODE_SATFINITE_F16.get(f).copied(),
+    }
+}
+
+fn encode_bf16(f: usize, mode: Mode) -> Option<&'static str> {
+    match mode {
+        Mode::Nearest => ENCODE_NEAREST_BF16.get(f).copied(),
+        Mode::SatFinite => ENCODE_SATFINITE_BF16.get(f).copied(),
+    }
+}
+
 device_raw! {
     u8: 8, u64::from, none, no_encode;
     u16: 16, u64::from, none, no_encode;
     u32: 32, u64::from, none, no_encode;
     u64: 0, |_| 0, none, no_encode;
     f32: 0, |_| 0, |f| DECODE_F32.get(f).copied(), encode_f32;
-    half::f16: 0, |_| 0, |f| DECODE_F16.get(f).copied(), no_encode;
-    half::bf16: 0, |_| 0, |f| DECODE_BF16.get(f).copied(), no_encode;
+    half::f16: 0, |_| 0, |f| DECODE_F16.get(f).copied(), encode_f16;
+    half::bf16: 0, |_| 0, |f| DECODE_BF16.get(f).copied(), encode_bf16;
 }
 
 /// A packed array in device memory: the dense LSB-first stream of `len`
@@ -481,9 +496,9 @@ impl Gpu {
     /// Encodes floats in device memory into `out` (the kernels of the
     /// shipped formats; the packed `cvt` where the target has it, in
     /// [`Mode::SatFinite`]): the bits of
-    /// [`formats::encode`](crate::formats::encode). The source is `f32`
-    /// (`f16` and `bf16` sources are an [`Error::Invalid`] until the PTX
-    /// has their kernels). Capturable.
+    /// [`formats::encode`](crate::formats::encode). The source is `f32`,
+    /// or `half::f16`/`half::bf16` for every format but E8M0 (the codes of
+    /// the same values as `f32`, which hold them exactly). Capturable.
     ///
     /// # Errors
     ///
@@ -498,7 +513,7 @@ impl Gpu {
     ) -> Result<()> {
         let Some(entry) = S::encode_entry(format_index::<F>()?, mode) else {
             return Err(Error::Invalid(
-                "the GPU encode kernels read f32 values (f16 and bf16 sources are not built)",
+                "the GPU encode kernels read f32, f16 or bf16 values (E8M0 only from f32)",
             ));
         };
         check_len(LengthOf::EncodeInput, out.len, src.len())?;

@@ -257,6 +257,14 @@ pub(super) const AMAX_PARTIALS: &str = "amax_partials";
 pub(super) const ENCODE_NEAREST: [&str; 6] = per_format!("encode_", "_nearest");
 /// `encode_{f}_satfinite`.
 pub(super) const ENCODE_SATFINITE: [&str; 6] = per_format!("encode_", "_satfinite");
+/// `encode_{f}_nearest_f16` (no E8M0).
+pub(super) const ENCODE_NEAREST_F16: [&str; 5] = per_format!("encode_", "_nearest_f16", mx);
+/// `encode_{f}_satfinite_f16` (no E8M0).
+pub(super) const ENCODE_SATFINITE_F16: [&str; 5] = per_format!("encode_", "_satfinite_f16", mx);
+/// `encode_{f}_nearest_bf16` (no E8M0).
+pub(super) const ENCODE_NEAREST_BF16: [&str; 5] = per_format!("encode_", "_nearest_bf16", mx);
+/// `encode_{f}_satfinite_bf16` (no E8M0).
+pub(super) const ENCODE_SATFINITE_BF16: [&str; 5] = per_format!("encode_", "_satfinite_bf16", mx);
 /// `decode_{f}_f32`.
 pub(super) const DECODE_F32: [&str; 6] = per_format!("decode_", "_f32");
 /// `decode_{f}_f16` (no E8M0).
@@ -306,6 +314,10 @@ mod tests {
             &SUM,
             &ENCODE_NEAREST,
             &ENCODE_SATFINITE,
+            &ENCODE_NEAREST_F16,
+            &ENCODE_SATFINITE_F16,
+            &ENCODE_NEAREST_BF16,
+            &ENCODE_SATFINITE_BF16,
             &DECODE_F32,
             &DECODE_F16,
             &DECODE_BF16,
