@@ -872,6 +872,9 @@ def timed_kernels(n):
         out.append((f"encode_{name}_satfinite", bits, f32, n * bits // 8, "f32", np.uint64))
         out.append((f"decode_{name}_f32", bits, n * bits // 8, f32, "words", np.float32))
         out.append((f"decode_{name}_bf16", bits, n * bits // 8, 2 * n, "words", np.uint16))
+    for name, bits in (("e2m1", 4), ("e4m3", 8)):
+        if f"encode_{name}_satfinite_bf16" in ENTRIES:
+            out.append((f"encode_{name}_satfinite_bf16", bits, 2 * n, n * bits // 8, "bf16", np.uint64))
     out.append(("encode_e4m3_nearest", 8, f32, n, "f32", np.uint64))
     out.append(("encode_e2m1_nearest", 4, f32, n // 2, "f32", np.uint64))
     out.append(("decode_e4m3_f16", 8, n, 2 * n, "words", np.uint16))
@@ -974,6 +977,12 @@ def timings(dev, rec, n=1 << 28, reps=15, budget_end=None, modules=None):
             elif kind == "f32":
                 out = cp.empty(n * w // 64 + 2, dtype=np.uint64)
                 args = (x, u64(n), out)
+            elif kind == "bf16":
+                # The high halves of the f32 values: bf16 inputs in the
+                # formats' ranges.
+                xb = (x.view(np.uint32) >> np.uint32(16)).astype(np.uint16)
+                out = cp.empty(n * w // 64 + 2, dtype=np.uint64)
+                args = (xb, u64(n), out)
             elif kind == "mx":
                 name = kernel.rsplit("_", 1)[1]
                 sc = cp.empty(rows * (cols // 32), dtype=np.uint8)
