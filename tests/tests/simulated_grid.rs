@@ -666,8 +666,8 @@ mod mutation {
                 let bit = (first + i) * W as usize;
                 let (k, sh) = (bit / 64, bit % 64);
                 let word = |k: usize| {
-                    // SAFETY: `k < avail`, inside the buffer.
                     if k < avail {
+                        // SAFETY: `k < avail`, inside the buffer.
                         unsafe { s.load(words, k) }
                     } else {
                         0
