@@ -225,7 +225,12 @@ fn bits_at(words: &[u64], bit: usize, w: u32) -> u64 {
 /// branch-free encode where it covers the format, else the rounding routine.
 #[inline(always)]
 fn encode_code<F: MiniFloat>(x: f32, mode: Mode) -> u8 {
-    if const { elem::encode_fast_ok(&F::FORMAT) } {
+    if const { elem::e8m0_ok(&F::FORMAT) } {
+        match mode {
+            Mode::Nearest => elem::e8m0_encode::<false>(x),
+            Mode::SatFinite => elem::e8m0_encode::<true>(x),
+        }
+    } else if const { elem::encode_fast_ok(&F::FORMAT) } {
         match mode {
             Mode::Nearest => elem::encode_fast::<F, false>(x),
             Mode::SatFinite => elem::encode_fast::<F, true>(x),
@@ -239,7 +244,9 @@ fn encode_code<F: MiniFloat>(x: f32, mode: Mode) -> u8 {
 /// covers the format, else the decoding routine.
 #[inline(always)]
 fn decode_code<F: MiniFloat>(c: u8) -> f32 {
-    if const { elem::decode_fast_ok(&F::FORMAT) } {
+    if const { elem::e8m0_ok(&F::FORMAT) } {
+        elem::e8m0_decode(c)
+    } else if const { elem::decode_fast_ok(&F::FORMAT) } {
         elem::decode_fast::<F>(c)
     } else {
         F::FORMAT.decode_f32(c as u32)

@@ -33,7 +33,7 @@
 //!
 //! The bytes of a chunk are little-endian (the order of every GPU target).
 
-use super::simt::{Simt, U32x4, aligned16};
+use super::simt::{Simt, U32x4, aligned16, grid_stride};
 
 pub mod amax;
 pub mod float;
@@ -41,25 +41,53 @@ pub mod pack;
 pub mod sum;
 pub mod unpack;
 
-/// Expands `$body` 32 times with `$k` bound to `0usize..32` (a literal in
-/// each copy): the chunk loops of a unit (at most 32 chunks a side).
-macro_rules! unroll32 {
-    ($k:ident => $body:block) => {
-        unroll32!(@go $k $body; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25
-            26 27 28 29 30 31)
-    };
-    (@go $k:ident $body:block; $($n:literal)*) => {
-        $( { let $k: usize = $n; $body } )*
-    };
+/// An element of an array a kernel reads or writes, as its little-endian
+/// bits: the unsigned lanes (`u8`..`u64`), `f32` and the 16-bit float bits
+/// ([`float::Half`]).
+pub trait Elem: bytemuck::Pod {
+    /// Width in bits (8 to 64).
+    const BITS: u32;
+    /// The element's bits, zero-extended.
+    fn to_bits(self) -> u64;
+    /// The element of the low [`BITS`](Self::BITS) bits of `x`.
+    fn from_bits(x: u64) -> Self;
 }
 
-/// The most 64-bit words of one unit (128 values of 32 bits).
-pub(crate) const MAX_WORDS: usize = 64;
-/// The most values of one unit.
-pub(crate) const MAX_VALUES: usize = 128;
+impl<T: super::fixed::Lane> Elem for T {
+    const BITS: u32 = <T as super::fixed::Lane>::BITS;
+    #[inline(always)]
+    fn to_bits(self) -> u64 {
+        self.to_u64()
+    }
+    #[inline(always)]
+    fn from_bits(x: u64) -> Self {
+        T::from_u64(x)
+    }
+}
+
+impl Elem for f32 {
+    const BITS: u32 = 32;
+    #[inline(always)]
+    fn to_bits(self) -> u64 {
+        f32::to_bits(self) as u64
+    }
+    #[inline(always)]
+    fn from_bits(x: u64) -> Self {
+        f32::from_bits(x as u32)
+    }
+}
 
 const fn gcd(a: usize, b: usize) -> usize {
     if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// Values per unit of a stream of `a`-bit values turned into one of
+/// `b`-bit values: the least count whose bits on both sides fill whole
+/// 128-bit chunks.
+pub(crate) const fn unit_len(a: u32, b: u32) -> usize {
+    let x = 128 / gcd(a as usize, 128);
+    let y = 128 / gcd(b as usize, 128);
+    x / gcd(x, y) * y
 }
 
 /// Values per unit for width `w` and unpacked values of `size` bytes: the
@@ -75,240 +103,11 @@ const fn gcd(a: usize, b: usize) -> usize {
 /// assert_eq!(unit_values(32, 4), 4);
 /// ```
 pub const fn unit_values(w: u32, size: usize) -> usize {
-    let a = 128 / gcd(w as usize, 128);
-    let b = 16 / size;
-    a / gcd(a, b) * b
+    unit_len(w, 8 * size as u32)
 }
 
-/// The 64-bit words of one unit's packed bits (`v * w / 64`, even).
-pub(crate) const fn unit_words(w: u32, size: usize) -> usize {
-    unit_values(w, size) * w as usize / 64
-}
-
-/// Loads `nw` (even) words of unit `u` of `words` as `nw / 2` chunks.
-///
-/// # Safety
-///
-/// `words` is 16-byte aligned and holds words `u * nw..(u + 1) * nw`.
-#[inline(always)]
-pub(crate) unsafe fn load_words_fast<S: Simt>(
-    s: &S,
-    words: *const u64,
-    u: usize,
-    nw: usize,
-    regs: &mut [u64; MAX_WORDS],
-) {
-    let c = words.cast::<U32x4>();
-    // Unrolled, so that every index into `regs` is a constant and the array
-    // lives in registers.
-    unroll32!(k => {
-        if k < nw / 2 {
-            // SAFETY: the caller's promise: chunk `u * nw / 2 + k` is inside
-            // the aligned buffer.
-            let [a, b] = unsafe { s.load(c, u * nw / 2 + k) }.to_u64s();
-            regs[2 * k] = a;
-            regs[2 * k + 1] = b;
-        }
-    });
-}
-
-/// Loads words `first..first + nw` of `words`, those below `avail` (the
-/// others read as zero), one word at a time.
-///
-/// # Safety
-///
-/// `words` holds `avail` words.
-#[inline(always)]
-pub(crate) unsafe fn load_words_slow<S: Simt>(
-    s: &S,
-    words: *const u64,
-    first: usize,
-    nw: usize,
-    avail: usize,
-    regs: &mut [u64; MAX_WORDS],
-) {
-    for (k, r) in regs.iter_mut().enumerate().take(nw) {
-        if first + k < avail {
-            // SAFETY: `first + k < avail`, inside the buffer.
-            *r = u64::from_le(unsafe { s.load(words, first + k) });
-        }
-    }
-}
-
-/// Stores `nw` (even) words as chunks of unit `u`.
-///
-/// # Safety
-///
-/// `words` is 16-byte aligned and holds words `u * nw..(u + 1) * nw`, which
-/// no other thread writes.
-#[inline(always)]
-pub(crate) unsafe fn store_words_fast<S: Simt>(
-    s: &S,
-    words: *mut u64,
-    u: usize,
-    nw: usize,
-    regs: &[u64; MAX_WORDS],
-) {
-    let c = words.cast::<U32x4>();
-    unroll32!(k => {
-        if k < nw / 2 {
-            let v = U32x4::from_u64s([regs[2 * k], regs[2 * k + 1]]);
-            // SAFETY: the caller's promise.
-            unsafe { s.store(c, u * nw / 2 + k, v) };
-        }
-    });
-}
-
-/// Stores words `first..first + nw`, those below `avail`, one at a time.
-///
-/// # Safety
-///
-/// `words` holds `avail` words; no other thread writes these.
-#[inline(always)]
-pub(crate) unsafe fn store_words_slow<S: Simt>(
-    s: &S,
-    words: *mut u64,
-    first: usize,
-    nw: usize,
-    avail: usize,
-    regs: &[u64; MAX_WORDS],
-) {
-    for (k, &r) in regs.iter().enumerate().take(nw) {
-        if first + k < avail {
-            // SAFETY: `first + k < avail`, inside the buffer.
-            unsafe { s.store(words, first + k, r.to_le()) };
-        }
-    }
-}
-
-/// Loads `v` values `first..first + v` of `src` as chunks into `vals`.
-///
-/// # Safety
-///
-/// `src` is 16-byte aligned and holds those values; `v * size_of::<T>()` is
-/// a multiple of 16.
-#[inline(always)]
-pub(crate) unsafe fn load_values_fast<S: Simt, T: bytemuck::Pod>(
-    s: &S,
-    src: *const T,
-    first: usize,
-    v: usize,
-    vals: &mut [T; MAX_VALUES],
-) {
-    let per = 16 / size_of::<T>();
-    let c = src.cast::<U32x4>();
-    unroll32!(k => {
-        if k < v / per {
-            // SAFETY: the caller's promise.
-            let x = unsafe { s.load(c, first / per + k) };
-            let bytes: [u8; 16] = bytemuck::cast(x.0);
-            for j in 0..per {
-                let b = &bytes[j * size_of::<T>()..(j + 1) * size_of::<T>()];
-                vals[k * per + j] = bytemuck::pod_read_unaligned(b);
-            }
-        }
-    });
-}
-
-/// Loads values `first..first + count` of `src` one at a time.
-///
-/// # Safety
-///
-/// `src` holds those values.
-#[inline(always)]
-pub(crate) unsafe fn load_values_slow<S: Simt, T: Copy>(
-    s: &S,
-    src: *const T,
-    first: usize,
-    count: usize,
-    vals: &mut [T; MAX_VALUES],
-) {
-    for (k, x) in vals.iter_mut().enumerate().take(count) {
-        // SAFETY: the caller's promise.
-        *x = unsafe { s.load(src, first + k) };
-    }
-}
-
-/// Stores `vals[..v]` as chunks at values `first..first + v` of `out`.
-///
-/// # Safety
-///
-/// As [`load_values_fast`], with no other thread writing those values.
-#[inline(always)]
-pub(crate) unsafe fn store_values_fast<S: Simt, T: bytemuck::Pod>(
-    s: &S,
-    out: *mut T,
-    first: usize,
-    v: usize,
-    vals: &[T; MAX_VALUES],
-) {
-    let per = 16 / size_of::<T>();
-    let c = out.cast::<U32x4>();
-    unroll32!(k => {
-        if k < v / per {
-            // The chunk's words from the values' bytes by shifts (a byte
-            // buffer here would become byte stores).
-            let mut x = [0u32; 4];
-            for j in 0..per {
-                let mut bits = 0u32;
-                for (q, &b) in bytemuck::bytes_of(&vals[k * per + j]).iter().enumerate() {
-                    bits |= (b as u32) << (8 * q);
-                }
-                let at = j * size_of::<T>();
-                x[at / 4] |= bits << (8 * (at % 4));
-            }
-            // SAFETY: the caller's promise.
-            unsafe { s.store(c, first / per + k, U32x4(x)) };
-        }
-    });
-}
-
-/// Stores `vals[..count]` at values `first..` of `out` one at a time.
-///
-/// # Safety
-///
-/// `out` holds those values; no other thread writes them.
-#[inline(always)]
-pub(crate) unsafe fn store_values_slow<S: Simt, T: Copy>(
-    s: &S,
-    out: *mut T,
-    first: usize,
-    count: usize,
-    vals: &[T; MAX_VALUES],
-) {
-    for (k, &x) in vals.iter().enumerate().take(count) {
-        // SAFETY: the caller's promise.
-        unsafe { s.store(out, first + k, x) };
-    }
-}
-
-/// Value `j` (`W` bits) of the words `regs`; with `j` a constant every
-/// index and shift is one.
-#[inline(always)]
-pub(crate) fn extract<const W: u32>(regs: &[u64; MAX_WORDS], j: usize) -> u64 {
-    let bit = j * W as usize;
-    let (k, sh) = (bit / 64, (bit % 64) as u32);
-    let mut x = regs[k] >> sh;
-    if sh + W > 64 {
-        x |= regs[k + 1] << (64 - sh);
-    }
-    if W == 64 { x } else { x & ((1u64 << W) - 1) }
-}
-
-/// Ors value `j`'s low `W` bits into the zeroed words `regs`.
-#[inline(always)]
-pub(crate) fn deposit<const W: u32>(regs: &mut [u64; MAX_WORDS], j: usize, x: u64) {
-    let x = if W == 64 { x } else { x & ((1u64 << W) - 1) };
-    let bit = j * W as usize;
-    let (k, sh) = (bit / 64, (bit % 64) as u32);
-    regs[k] |= x << sh;
-    if sh + W > 64 {
-        regs[k + 1] |= x >> (64 - sh);
-    }
-}
-
-/// Calls `f(j)` for `j` in `0..v` (`v <= 128`), unrolled: `j` is a
-/// constant in each copy.
+/// Expands `$body` for `$j` in `0..$v` (`$v <= 128`, a constant), with
+/// `$j` a literal in each copy: the value loop of a unit.
 macro_rules! each_value {
     ($v:expr, $j:ident => $body:block) => {
         unroll64!(j0 => {
@@ -327,8 +126,431 @@ macro_rules! each_value {
 }
 pub(crate) use each_value;
 
-/// Whether two buffers both start 16-byte aligned.
+/// The low `w` bits set (`w` in `1..=64`).
 #[inline(always)]
-pub(crate) fn both_aligned<A, B>(a: *const A, b: *const B) -> bool {
-    aligned16(a) && aligned16(b)
+pub(crate) const fn mask(w: u32) -> u64 {
+    if w >= 64 { !0 } else { (1u64 << w) - 1 }
+}
+
+/// Reads the 128-bit chunks of one unit in order, holding the last chunk
+/// loaded. Every index a unit's walk passes is a constant, so the chunk
+/// held and the test of whether to load are resolved at compile time: the
+/// walk is straight-line code with one 128-bit load per chunk and nothing
+/// kept but one chunk.
+pub(crate) struct ChunkReader<'a, S> {
+    s: &'a S,
+    base: *const U32x4,
+    at: usize,
+    cur: [u64; 2],
+}
+
+impl<'a, S: Simt> ChunkReader<'a, S> {
+    /// The reader of the chunks from chunk `first` of `base`.
+    #[inline(always)]
+    pub(crate) fn new(s: &'a S, base: *const U32x4, first: usize) -> Self {
+        // SAFETY of later loads: the callers' promise on `base.add(first..)`.
+        ChunkReader { s, base: base.wrapping_add(first), at: usize::MAX, cur: [0; 2] }
+    }
+
+    /// Word `k` (64 bits) of the unit.
+    ///
+    /// # Safety
+    ///
+    /// Chunk `k / 2` of the unit is inside the buffer; `k` never decreases
+    /// between calls (the chunk held is the last one loaded).
+    #[inline(always)]
+    pub(crate) unsafe fn word(&mut self, k: usize) -> u64 {
+        if k / 2 != self.at {
+            self.at = k / 2;
+            // SAFETY: the caller's promise.
+            self.cur = unsafe { self.s.load(self.base, k / 2) }.to_u64s();
+        }
+        self.cur[k % 2]
+    }
+
+    /// The `b` bits (`b <= 64`) at bit `bit` of the unit.
+    ///
+    /// # Safety
+    ///
+    /// As [`word`](Self::word), for the words those bits lie in.
+    #[inline(always)]
+    pub(crate) unsafe fn bits(&mut self, bit: usize, b: u32) -> u64 {
+        let (k, sh) = (bit / 64, (bit % 64) as u32);
+        // SAFETY: the caller's promise.
+        let mut x = unsafe { self.word(k) } >> sh;
+        if sh + b > 64 {
+            // SAFETY: the caller's promise.
+            x |= unsafe { self.word(k + 1) } << (64 - sh);
+        }
+        x & mask(b)
+    }
+}
+
+/// Writes the 128-bit chunks of one unit in order, building one chunk in
+/// registers and storing it whole when the walk moves past it (the
+/// counterpart of [`ChunkReader`]).
+pub(crate) struct ChunkWriter<'a, S> {
+    s: &'a S,
+    base: *mut U32x4,
+    at: usize,
+    cur: [u64; 2],
+}
+
+impl<'a, S: Simt> ChunkWriter<'a, S> {
+    /// The writer of the chunks from chunk `first` of `base`.
+    #[inline(always)]
+    pub(crate) fn new(s: &'a S, base: *mut U32x4, first: usize) -> Self {
+        ChunkWriter { s, base: base.wrapping_add(first), at: 0, cur: [0; 2] }
+    }
+
+    /// Ors `x` into word `k` of the unit.
+    ///
+    /// # Safety
+    ///
+    /// Every chunk up to `k / 2` is inside the buffer and this thread's
+    /// alone; `k` never decreases between calls.
+    #[inline(always)]
+    unsafe fn or_word(&mut self, k: usize, x: u64) {
+        if k / 2 != self.at {
+            // SAFETY: the caller's promise.
+            unsafe { self.flush() };
+            self.at = k / 2;
+        }
+        self.cur[k % 2] |= x;
+    }
+
+    /// Puts the low `b` bits (`b <= 64`) of `x` at bit `bit` of the unit.
+    ///
+    /// # Safety
+    ///
+    /// As [`or_word`](Self::or_word), for the words those bits lie in; the
+    /// bits put do not overlap.
+    #[inline(always)]
+    pub(crate) unsafe fn put(&mut self, bit: usize, b: u32, x: u64) {
+        let x = x & mask(b);
+        let (k, sh) = (bit / 64, (bit % 64) as u32);
+        // SAFETY: the caller's promise.
+        unsafe { self.or_word(k, x << sh) };
+        if sh + b > 64 {
+            // SAFETY: the caller's promise.
+            unsafe { self.or_word(k + 1, x >> (64 - sh)) };
+        }
+    }
+
+    /// Stores the chunk being built.
+    ///
+    /// # Safety
+    ///
+    /// As [`or_word`](Self::or_word): the chunk is inside the buffer and
+    /// this thread's alone.
+    #[inline(always)]
+    pub(crate) unsafe fn flush(&mut self) {
+        // SAFETY: the caller's promise.
+        unsafe { self.s.store(self.base, self.at, U32x4::from_u64s(self.cur)) };
+        self.cur = [0; 2];
+    }
+}
+
+/// One side of a kernel: a packed stream of `W`-bit values or an array of
+/// [`Elem`]s, read or written `BITS` bits per value.
+pub(crate) trait Side {
+    /// Bits per value.
+    const BITS: u32;
+    /// The start of the buffer.
+    fn addr(&self) -> usize;
+}
+
+/// A packed stream of `W`-bit values in `words` (`avail` words long).
+#[derive(Clone, Copy)]
+pub(crate) struct Packed<const W: u32, P> {
+    pub(crate) words: P,
+    pub(crate) avail: usize,
+}
+
+/// An array of `T`.
+#[derive(Clone, Copy)]
+pub(crate) struct Array<P>(pub(crate) P);
+
+impl<const W: u32> Side for Packed<W, *const u64> {
+    const BITS: u32 = W;
+    fn addr(&self) -> usize {
+        self.words as usize
+    }
+}
+impl<const W: u32> Side for Packed<W, *mut u64> {
+    const BITS: u32 = W;
+    fn addr(&self) -> usize {
+        self.words as usize
+    }
+}
+impl<T: Elem> Side for Array<*const T> {
+    const BITS: u32 = T::BITS;
+    fn addr(&self) -> usize {
+        self.0 as usize
+    }
+}
+impl<T: Elem> Side for Array<*mut T> {
+    const BITS: u32 = T::BITS;
+    fn addr(&self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// What a kernel reads: value `j` one access at a time (the slow path).
+pub(crate) trait Source: Side + Copy {
+    /// The 16-byte chunks of the buffer.
+    fn chunks(&self) -> *const U32x4;
+    /// Value `j`'s bits, with loads of the words (or the element) it lies
+    /// in.
+    ///
+    /// # Safety
+    ///
+    /// Value `j` is inside the buffer (for a stream: its bits below
+    /// `avail` words are read, the others read as zero).
+    unsafe fn get<S: Simt>(&self, s: &S, j: usize) -> u64;
+}
+
+impl<const W: u32> Source for Packed<W, *const u64> {
+    fn chunks(&self) -> *const U32x4 {
+        self.words.cast()
+    }
+    #[inline(always)]
+    unsafe fn get<S: Simt>(&self, s: &S, j: usize) -> u64 {
+        let bit = j * W as usize;
+        let (k, sh) = (bit / 64, (bit % 64) as u32);
+        let word = |i: usize| {
+            if i < self.avail {
+                // SAFETY: `i < avail`, inside the buffer.
+                u64::from_le(unsafe { s.load(self.words, i) })
+            } else {
+                0
+            }
+        };
+        let mut x = word(k) >> sh;
+        if sh + W > 64 {
+            x |= word(k + 1) << (64 - sh);
+        }
+        x & mask(W)
+    }
+}
+
+impl<T: Elem> Source for Array<*const T> {
+    fn chunks(&self) -> *const U32x4 {
+        self.0.cast()
+    }
+    #[inline(always)]
+    unsafe fn get<S: Simt>(&self, s: &S, j: usize) -> u64 {
+        // SAFETY: the caller's promise.
+        unsafe { s.load(self.0, j) }.to_bits()
+    }
+}
+
+/// What a kernel writes: a run of values one at a time (the slow path).
+pub(crate) trait Sink: Side + Copy {
+    /// The 16-byte chunks of the buffer.
+    fn chunks(&self) -> *mut U32x4;
+    /// Writes values `first..first + count` (the first `count` of unit
+    /// `first / v`, `v` values a unit), value `j` being `value(j)`, with
+    /// no byte store in a loop and no other thread's bytes touched.
+    ///
+    /// # Safety
+    ///
+    /// The buffer holds those values (a stream: `avail` words); this thread
+    /// alone writes them (a stream: the unit's words).
+    unsafe fn write_run<S: Simt>(
+        &self,
+        s: &S,
+        first: usize,
+        count: usize,
+        value: impl FnMut(usize) -> u64,
+    );
+}
+
+impl<const W: u32> Sink for Packed<W, *mut u64> {
+    fn chunks(&self) -> *mut U32x4 {
+        self.words.cast()
+    }
+    #[inline(always)]
+    unsafe fn write_run<S: Simt>(
+        &self,
+        s: &S,
+        first: usize,
+        count: usize,
+        mut value: impl FnMut(usize) -> u64,
+    ) {
+        // A unit starts on a word boundary; its words are this thread's.
+        let mut at = first * W as usize / 64;
+        let mut acc = 0u64;
+        let store = |i: usize, x: u64| {
+            if i < self.avail {
+                // SAFETY: `i < avail`, a word of this thread's unit.
+                unsafe { s.store(self.words, i, x.to_le()) };
+            }
+        };
+        for j in first..first + count {
+            let x = value(j) & mask(W);
+            let bit = j * W as usize;
+            let (k, sh) = (bit / 64, (bit % 64) as u32);
+            if k != at {
+                store(at, acc);
+                (at, acc) = (k, 0);
+            }
+            acc |= x << sh;
+            if sh + W > 64 {
+                store(at, acc);
+                (at, acc) = (k + 1, x >> (64 - sh));
+            }
+        }
+        store(at, acc);
+    }
+}
+
+impl<T: Elem> Sink for Array<*mut T> {
+    fn chunks(&self) -> *mut U32x4 {
+        self.0.cast()
+    }
+    #[inline(always)]
+    unsafe fn write_run<S: Simt>(
+        &self,
+        s: &S,
+        first: usize,
+        count: usize,
+        mut value: impl FnMut(usize) -> u64,
+    ) {
+        let end = first + count;
+        // Elements narrower than 4 bytes go as whole 4-byte words between
+        // a head and a tail of at most 3 elements (each written alone,
+        // unrolled): the words at the ends may hold another thread's
+        // elements, the ones between are this thread's.
+        let per = (4 / size_of::<T>()).max(1);
+        let mis = (self.0 as usize + first * size_of::<T>()) % 4 / size_of::<T>();
+        let head = if per == 1 { 0 } else { ((per - mis) % per).min(count) };
+        let one = |j: usize, x: u64| {
+            // SAFETY: `j` is one of this thread's values.
+            unsafe { s.store(self.0, j, T::from_bits(x)) };
+        };
+        let (mut j, mut k) = (first, 0);
+        while k < 3 {
+            if k < head {
+                one(j, value(j));
+                j += 1;
+            }
+            k += 1;
+        }
+        while j + per <= end {
+            let mut word = 0u32;
+            for i in 0..per {
+                word |= (value(j + i) as u32 & mask(T::BITS) as u32) << (T::BITS as usize * i);
+            }
+            // SAFETY: `per` elements from `j`, all this thread's, start
+            // 4-byte aligned (after the head).
+            unsafe { s.store(self.0.wrapping_add(j).cast::<u32>(), 0, word) };
+            j += per;
+        }
+        let mut k = 0;
+        while k < 3 {
+            if j < end {
+                one(j, value(j));
+                j += 1;
+            }
+            k += 1;
+        }
+    }
+}
+
+/// Maps `n` values of `src` into `dst`: value `j` of `dst` is `f` of value
+/// `j` of `src`, computed a pair at a time (`f(a, b)` returns the two
+/// results; the pair lets a body convert two lanes with one packed `cvt`).
+///
+/// The values are walked by units ([`unit_len`]) of the grid-stride loop.
+/// A whole unit with both buffers 16-byte aligned goes through one
+/// [`ChunkReader`] and one [`ChunkWriter`]: 128-bit loads and stores only,
+/// straight-line code, a chunk of each side in registers. The last partial
+/// unit, and every unit when a buffer lacks 16-byte alignment, goes value by
+/// value ([`Source::get`], [`Sink::write_run`]; `f(a, 0).0` for each): the
+/// same bits.
+///
+/// # Safety
+///
+/// `src` holds `n` values and `dst` room for them (a stream: its `avail`
+/// words), valid for the launch; nothing else writes `dst` during it.
+#[inline(always)]
+pub(crate) unsafe fn map<S: Simt, I: Source, O: Sink>(
+    s: &S,
+    src: I,
+    n: usize,
+    dst: O,
+    f: impl Fn(u64, u64) -> (u64, u64) + Copy,
+) {
+    let v = const { unit_len(I::BITS, O::BITS) };
+    let fast = aligned16(src.addr() as *const u8) && aligned16(dst.addr() as *const u8);
+    for u in grid_stride(s, n.div_ceil(v)) {
+        let first = u * v;
+        let count = (n - first).min(v);
+        if fast && count == v {
+            // SAFETY: a whole unit inside both aligned buffers; this thread
+            // alone writes it.
+            unsafe { map_unit(s, src, u, dst, f) };
+        } else {
+            // SAFETY: the values below `n`; the unit is this thread's.
+            unsafe { map_slow(s, src, first, count, dst, f) };
+        }
+    }
+}
+
+/// One whole unit `u` of [`map`] through 128-bit accesses.
+///
+/// # Safety
+///
+/// Both buffers 16-byte aligned and holding unit `u`; this thread alone
+/// writes it.
+#[inline(always)]
+unsafe fn map_unit<S: Simt, I: Source, O: Sink>(
+    s: &S,
+    src: I,
+    u: usize,
+    dst: O,
+    f: impl Fn(u64, u64) -> (u64, u64),
+) {
+    let v = const { unit_len(I::BITS, O::BITS) };
+    let (ib, ob) = (I::BITS as usize, O::BITS as usize);
+    let mut rd = ChunkReader::new(s, src.chunks(), u * v * ib / 128);
+    let mut wr = ChunkWriter::new(s, dst.chunks(), u * v * ob / 128);
+    // Values in pairs (`v` is even: 128 / gcd(w, 128) is, for w < 128).
+    each_value!(v, j => {
+        if j.is_multiple_of(2) {
+            // SAFETY: the caller's promise; the bits walk forward.
+            let (x, y) = unsafe {
+                let a = rd.bits(j * ib, I::BITS);
+                let b = rd.bits((j + 1) * ib, I::BITS);
+                f(a, b)
+            };
+            // SAFETY: as above.
+            unsafe {
+                wr.put(j * ob, O::BITS, x);
+                wr.put((j + 1) * ob, O::BITS, y);
+            }
+        }
+    });
+    // SAFETY: the unit's last chunk.
+    unsafe { wr.flush() };
+}
+
+/// The values `first..first + count` of [`map`] one at a time (kept out of
+/// line: the rare path).
+///
+/// # Safety
+///
+/// As [`map`], for those values, which this thread alone writes.
+#[inline(never)]
+unsafe fn map_slow<S: Simt, I: Source, O: Sink>(
+    s: &S,
+    src: I,
+    first: usize,
+    count: usize,
+    dst: O,
+    f: impl Fn(u64, u64) -> (u64, u64),
+) {
+    // SAFETY: the caller's promise.
+    unsafe { dst.write_run(s, first, count, |j| f(src.get(s, j), 0).0) };
 }
