@@ -588,11 +588,15 @@ mod device {
         });
         let h = h?;
         let mut v = ptx::f32x2_from_f16x2(h);
+        // A NaN code decodes to the quiet NaN with the code's sign (what
+        // `FloatFormat::decode_f32` gives), whatever payload the `cvt` made.
+        let sign = const { F::FORMAT.sign_mask() };
+        let nan = |c: u8| f32::from_bits(0x7fc0_0000 | ((c as u32 & sign != 0) as u32) << 31);
         if F::FORMAT.is_nan_code(a as u32) {
-            v[0] = decode_code::<F>(a);
+            v[0] = nan(a);
         }
         if F::FORMAT.is_nan_code(b as u32) {
-            v[1] = decode_code::<F>(b);
+            v[1] = nan(b);
         }
         Some(v)
     }

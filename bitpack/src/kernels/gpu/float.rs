@@ -7,8 +7,7 @@
 
 use super::super::fixed;
 use super::super::simt::Simt;
-use super::super::words_for;
-use super::{Array, Elem, Packed, map, mask};
+use super::{Elem, map_in, map_out, mask};
 use crate::float::{MiniFloat, Mode};
 
 /// An element type an encode reads: `f32`, or `f16`/`bf16` bits, each
@@ -72,9 +71,10 @@ impl<const BF: bool> Input for Half<BF> {
 /// value widened to `f32` for `f16`/`bf16` inputs, which is exact).
 ///
 /// Fast path: `src` and `words` 16-byte aligned (128-bit loads and stores,
-/// a pair of lanes per conversion: the packed `cvt` where the target has
-/// it); otherwise, and for the last partial unit, one load per value and
-/// one store per word. See [`map`](super::map).
+/// the lanes of a warp on consecutive chunks of output, a pair of lanes per
+/// conversion: the packed `cvt` where the target has it); otherwise, and
+/// near the ends, one load per value and one store per word. See
+/// [`map_in`](super::map_in).
 ///
 /// # Safety
 ///
@@ -89,16 +89,12 @@ pub unsafe fn encode<S: Simt, F: MiniFloat, const W: u32, I: Input>(
     mode: Mode,
 ) {
     const { assert!(W == F::BITS, "W must be F::BITS") };
-    let dst = Packed::<W, *mut u64> {
-        words,
-        avail: words_for(W, n),
-    };
     let f = move |a: u64, b: u64| {
         let c = fixed::encode_pair::<F>(I::from_bits(a).widen(), I::from_bits(b).widen(), mode);
         (c as u64 & mask(W), (c >> W) as u64)
     };
     // SAFETY: the caller's promise.
-    unsafe { map(s, Array(src), n, dst, f) }
+    unsafe { map_in::<S, I, W>(s, src, n, words, f) }
 }
 
 /// An element type a decode writes.
@@ -146,10 +142,11 @@ impl<const BF: bool> Output for Half<BF> {
 /// `F::to_f32` (for `f32`), or of that value as `f16`/`bf16` bits (exact for
 /// the formats that have these entries).
 ///
-/// Fast path: `words` and `out` 16-byte aligned (128-bit loads and stores,
-/// a pair of codes per conversion); otherwise, and for the last partial
-/// unit, one load per word and whole 4-byte words of output between an
-/// unrolled head and tail. See [`map`](super::map).
+/// Fast path: `words` and `out` 16-byte aligned, one 16-byte chunk of
+/// output per thread (the lanes of a warp on consecutive chunks), a pair of
+/// codes per conversion; otherwise, and for the last partial chunk, one
+/// load per word and whole 4-byte words of output between an unrolled head
+/// and tail. See [`map_out`](super::map_out).
 ///
 /// # Safety
 ///
@@ -163,14 +160,10 @@ pub unsafe fn decode<S: Simt, F: MiniFloat, const W: u32, O: Output>(
     out: *mut O,
 ) {
     const { assert!(W == F::BITS && W <= 8, "W must be F::BITS") };
-    let src = Packed::<W, *const u64> {
-        words,
-        avail: words_for(W, n),
-    };
     let f = |a: u64, b: u64| {
         let [x, y] = O::pair::<F>(a as u8, b as u8);
         (x.to_bits(), y.to_bits())
     };
     // SAFETY: the caller's promise.
-    unsafe { map(s, src, n, Array(out), f) }
+    unsafe { map_out::<S, W, O>(s, words, n, out, f) }
 }

@@ -1,16 +1,16 @@
 //! `pack_u8/u32_w*`: `U` values to the packed `W`-bit stream.
 
 use super::super::simt::Simt;
-use super::super::words_for;
 use super::super::fixed::Lane;
-use super::{Array, Packed, map};
+use super::map_in;
 
 /// Packs `src[..n]` (the low `W` bits of each) into `words_for(W, n)` words;
 /// the last word's bits past value `n` are zero.
 ///
 /// Fast path: `src` and `words` 16-byte aligned (128-bit loads and stores
-/// only); otherwise, and for the last partial unit, one load per value and
-/// one store per word (the same result). See [`map`](super::map).
+/// only, the lanes of a warp on consecutive chunks of output); otherwise,
+/// and near the ends, one load per value and one store per word (the same
+/// result). See [`map_in`](super::map_in).
 ///
 /// # Safety
 ///
@@ -23,10 +23,6 @@ pub unsafe fn pack<S: Simt, const W: u32, U: Lane>(
     n: usize,
     words: *mut u64,
 ) {
-    let dst = Packed::<W, *mut u64> {
-        words,
-        avail: words_for(W, n),
-    };
     // SAFETY: the caller's promise.
-    unsafe { map(s, Array(src), n, dst, |a, b| (a, b)) }
+    unsafe { map_in::<S, U, W>(s, src, n, words, |a, b| (a, b)) }
 }

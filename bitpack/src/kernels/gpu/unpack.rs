@@ -1,17 +1,16 @@
 //! `unpack_u8/u16/u32_w*`: packed `W`-bit values to `U`.
 
 use super::super::simt::Simt;
-use super::super::words_for;
 use super::super::fixed::Lane;
-use super::{Array, Packed, map};
+use super::map_out;
 
 /// `out[i]` = value `i` of the `W`-bit stream `words`, for `i < n`.
 ///
-/// Fast path: `words` and `out` 16-byte aligned (each unit one run of
-/// 128-bit loads and stores, a chunk of each side in registers); otherwise,
-/// and for the last partial unit, one word load per value and whole 4-byte
+/// Fast path: `words` and `out` 16-byte aligned, one 16-byte chunk of
+/// output per thread, the lanes of a warp on consecutive chunks; otherwise,
+/// and for the last partial chunk, one word load per value and whole 4-byte
 /// words between an unrolled head and tail of `U`s (the same result). See
-/// [`map`](super::map).
+/// [`map_out`](super::map_out).
 ///
 /// # Safety
 ///
@@ -24,10 +23,6 @@ pub unsafe fn unpack<S: Simt, const W: u32, U: Lane>(
     n: usize,
     out: *mut U,
 ) {
-    let src = Packed::<W, *const u64> {
-        words,
-        avail: words_for(W, n),
-    };
     // SAFETY: the caller's promise.
-    unsafe { map(s, src, n, Array(out), |a, b| (a, b)) }
+    unsafe { map_out::<S, W, U>(s, words, n, out, |a, b| (a, b)) }
 }
