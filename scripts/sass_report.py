@@ -157,8 +157,9 @@ def is_f64(ins: Instr) -> bool:
 
 
 def branch_target(ins: Instr) -> int | None:
-    """The target address of a direct branch (`BRA 0xba0`), else None."""
-    if ins.base != "BRA":
+    """The target address of a direct branch (`BRA 0xba0`) or call
+    (`CALL.REL.NOINC 0x970`), else None."""
+    if ins.base not in ("BRA", "CALL"):
         return None
     m = re.match(r"(?:`\()?0x([0-9a-f]+)", ins.operands.split(",")[-1].strip())
     return int(m.group(1), 16) if m else None
@@ -190,7 +191,7 @@ def loops(instrs: list[Instr]) -> list[Loop]:
     final `EXIT`) is no loop."""
     ends: dict[int, int] = {}
     for ins in instrs:
-        t = branch_target(ins)
+        t = branch_target(ins) if ins.base == "BRA" else None
         if t is not None and t < ins.addr:
             ends[t] = max(ends.get(t, t), ins.addr)
     return [
@@ -228,6 +229,16 @@ class Entry:
         return "in" if self.hot_loaded else ""
 
     @property
+    def store_lines(self) -> int | None:
+        """128-byte lines one warp store instruction of the hot path touches
+        when each thread stores its `hot_stored` bytes of an iteration
+        contiguously and the lanes take consecutive runs: 4 at one 16-byte
+        chunk per thread, up to 32."""
+        if not self.hot_stored:
+            return None
+        return min(32, -(-32 * self.hot_stored // 128))
+
+    @property
     def per_byte(self) -> float | None:
         """SASS instructions per byte of the hot path."""
         b = self.hot_stored or self.hot_loaded
@@ -237,6 +248,11 @@ class Entry:
 def analyze(name: str, instrs: list[Instr], regs: int | None = None) -> Entry:
     e = Entry(name, regs)
     body = [i for i in instrs if i.base != "NOP"]
+    # Out-of-line functions (`#[inline(never)]`: the rare paths) sit after
+    # the entry's own code, from the lowest call target on. Their
+    # instructions count for the limits, but no hot path is taken from them.
+    calls = [t for i in body if i.base == "CALL" and (t := branch_target(i)) is not None]
+    callee_from = min(calls, default=None)
     ls = loops(body)
     in_loop = {i.addr for lp in ls for i in lp.instrs}
     for i in body:
@@ -260,6 +276,8 @@ def analyze(name: str, instrs: list[Instr], regs: int | None = None) -> Entry:
     # is all of it.
     own = []
     for lp in ls:
+        if callee_from is not None and lp.start >= callee_from:
+            continue
         nested = [b for b in ls if b is not lp and lp.start <= b.start and b.end <= lp.end]
         body_ = [i for i in lp.instrs if not any(b.start <= i.addr <= b.end for b in nested)]
         own.append((Loop(lp.start, lp.end, body_), "loop" if not nested else "outer loop"))
@@ -267,7 +285,15 @@ def analyze(name: str, instrs: list[Instr], regs: int | None = None) -> Entry:
     # branch to itself left out). One-chunk-per-thread kernels do their bulk
     # work here, with a loop only for the tail.
     straight = Loop(
-        -1, -1, [i for i in body if i.addr not in in_loop and branch_target(i) != i.addr]
+        -1,
+        -1,
+        [
+            i
+            for i in body
+            if i.addr not in in_loop
+            and branch_target(i) != i.addr
+            and (callee_from is None or i.addr < callee_from)
+        ],
     )
     # A reduction (sum, amax, the scale passes) writes a few partials once:
     # its hot path is the one that loads the most, and its figures are per
@@ -333,11 +359,11 @@ def nominal_traffic(name: str) -> float | None:
     m = re.fullmatch(r"encode_(e\dm\d)_\w+", name)
     if m:
         return 1 + 32 / FORMAT_BITS[m.group(1)]
-    m = re.fullmatch(r"mx_encode_(e\dm\d)|nvfp4_encode", name)
-    if m:  # f32 in; elements and one scale byte per 32 (NVFP4: per 16) out
+    m = re.fullmatch(r"(?:mx_(?:encode|quantize)_(e\dm\d)|nvfp4_(?:encode|quantize))(?:_(f16|bf16))?", name)
+    if m:  # f32 (f16, bf16) in; elements and one scale byte per 32 (NVFP4: per 16) out
         out = (FORMAT_BITS[m.group(1)] / 8 + 1 / 32) if m.group(1) else (0.5 + 1 / 16)
-        return 1 + 4 / out
-    m = re.fullmatch(r"mx_decode_(e\dm\d)|nvfp4_decode", name)
+        return 1 + (2 if m.group(2) else 4) / out
+    m = re.fullmatch(r"mx_(?:decode|dequantize)_(e\dm\d)|nvfp4_(?:decode|dequantize)", name)
     if m:  # the reverse, f32 out
         packed = (FORMAT_BITS[m.group(1)] / 8 + 1 / 32) if m.group(1) else (0.5 + 1 / 16)
         return 1 + packed / 4
@@ -369,7 +395,10 @@ def roofline(e: Entry, gpu: dict = H200) -> Roofline | None:
 # ---- limits ----
 
 BULK = re.compile(r"^(unpack_|pack_|decode_|encode_|sum_w|amax_partials|mx_|nvfp4_)")
-BULK_WRITER = re.compile(r"^(unpack_|pack_|decode_|encode_|mx_encode_|mx_decode_|nvfp4_encode|nvfp4_decode)")
+BULK_WRITER = re.compile(
+    r"^(unpack_|pack_|decode_|encode_|mx_encode_|mx_decode_|mx_quantize_|mx_dequantize_"
+    r"|nvfp4_encode|nvfp4_decode|nvfp4_quantize|nvfp4_dequantize)"
+)
 
 #: (name, what it requires, test: Entry -> violated?)
 LIMITS = [
@@ -393,6 +422,16 @@ LIMITS = [
         lambda e: bool(BULK_WRITER.match(e.name)) and e.stg128 == 0,
     ),
 ]
+LIMITS.append(
+    (
+        "store-stride",
+        "each thread of a bulk writer stores one 16-byte chunk per iteration of its hot path, "
+        "so the lanes of a warp store consecutive chunks and one store instruction covers 512 "
+        "contiguous bytes (4 lines of 128 B; a thread storing k chunks an iteration puts its "
+        "neighbours 16k bytes apart, and the warp's store touches up to 32 lines)",
+        lambda e: bool(BULK_WRITER.match(e.name)) and e.hot_stored > 16,
+    )
+)
 LIMIT_NAMES = [n for n, _, _ in LIMITS]
 
 
@@ -469,6 +508,16 @@ METHOD = """\
   bytes it loads (`in`) for a path that stores nothing and for a
   reduction (sum, amax, the scale passes: they write a few partials, and
   their hot path is the one that loads the most).
+- **lines/STG**: the 128-byte lines one warp store instruction of the hot
+  path touches, when each thread stores the hot path's bytes (`B out`) of
+  an iteration contiguously and the lanes take consecutive runs: 4 for one
+  16-byte chunk per thread (a warp covers 512 contiguous bytes), 32 for a
+  thread that stores 128 bytes or more an iteration. On the H200 the wide
+  kernels of commit 4516a7b stored 2 to 32 chunks per thread an iteration:
+  at 8 lines `unpack_u8_w4` reached 0.84 of copy bandwidth, at 32 lines
+  `unpack_u8_w1` 0.21 and `decode_e2m1_f32` 0.13 (`GPU.md`). The roofline
+  below does not model this; the `store-stride` limit keeps every bulk
+  writer at 4 lines instead.
 - **Limits of the method**: a conditional path counts as if always taken
   (the straight-line path includes the setup of the tail, and both sides of
   every branch); a `CALL` (`calls`) is one instruction here although the
@@ -545,7 +594,7 @@ def summary(results: dict[str, dict[str, Entry]], targets: list[str]) -> str:
 def entry_table(entries: dict[str, Entry], with_roofline: bool) -> str:
     head = (
         "| entry | regs | LDG.128 | STG.128 | STG.U8 (in loop) | LDL/STL | f64 | hot | instr | "
-        "B out | B in | instr/B | calls |"
+        "B out | B in | instr/B | calls | lines/STG |"
     )
     if with_roofline:
         head += " bound | GB/s | share |"
@@ -558,7 +607,8 @@ def entry_table(entries: dict[str, Entry], with_roofline: bool) -> str:
             f"| `{e.name}` | {e.regs if e.regs is not None else '-'} | {e.ldg128} | {e.stg128} | "
             f"{e.byte_stores} ({e.byte_stores_in_loop}) | {e.local} | {f64} | {e.hot} | "
             f"{e.hot_instrs} | {e.hot_stored} | {e.hot_loaded} | "
-            f"{fmt(pb)}{' ' + e.basis if pb is not None else ''} | {e.calls_in_hot} |"
+            f"{fmt(pb)}{' ' + e.basis if pb is not None else ''} | {e.calls_in_hot} | "
+            f"{e.store_lines if e.store_lines is not None else '-'} |"
         )
         if with_roofline:
             r = roofline(e)

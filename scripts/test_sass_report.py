@@ -143,7 +143,7 @@ class Parse(unittest.TestCase):
         t = lambda ops: sr.branch_target(sr.Instr(0, "", "BRA", ops))  # noqa: E731
         self.assertEqual(t("0xba0"), 0xBA0)
         self.assertEqual(t("P0, 0x40"), 0x40)
-        self.assertIsNone(sr.branch_target(sr.Instr(0, "", "CALL.REL.NOINC", "0x40")))
+        self.assertEqual(sr.branch_target(sr.Instr(0, "", "CALL.REL.NOINC", "0x40")), 0x40)
 
 
 class Loops(unittest.TestCase):
@@ -178,6 +178,33 @@ class Analyze(unittest.TestCase):
         self.assertEqual(e.hot, "outer loop")
         self.assertEqual((e.hot_instrs, e.hot_stored, e.hot_loaded), (5, 16, 16))
         self.assertAlmostEqual(e.per_byte, 5 / 16)
+
+    def test_no_hot_path_in_an_out_of_line_function(self):
+        # A grid loop (0x10..0x50) storing one chunk, calling a rare path
+        # at 0x80 whose own loop stores 32 bytes: the hot path is the grid
+        # loop; the callee's byte store still counts for the limits.
+        text = function(
+            "pack_u32_w10",
+            [
+                (0x00, "S2R R0, SR_TID.X"),
+                (0x10, "LDG.E.128 R4, desc[UR4][R2.64]"),
+                (0x20, "STG.E.128 desc[UR4][R6.64], R4"),
+                (0x30, "@P0 CALL.REL.NOINC 0x80"),
+                (0x40, "IADD3 R0, R0, 0x1, RZ"),
+                (0x50, "@P1 BRA 0x10"),
+                (0x60, "EXIT"),
+                (0x70, "BRA 0x70"),
+                (0x80, "STG.E.64 desc[UR4][R6.64], R4"),
+                (0x90, "STG.E.64 desc[UR4][R6.64+0x8], R4"),
+                (0xA0, "STG.E.64 desc[UR4][R6.64+0x10], R4"),
+                (0xB0, "STG.E.U8 desc[UR4][R6.64+0x18], R4"),
+                (0xC0, "@P2 BRA 0x80"),
+                (0xD0, "RET.REL.NODEC R20 0x0"),
+            ],
+        )
+        e = sr.analyze("pack_u32_w10", sr.parse_sass(text)["pack_u32_w10"])
+        self.assertEqual((e.hot, e.hot_stored, e.hot_loaded, e.calls_in_hot), ("loop", 16, 16, 1))
+        self.assertEqual((e.byte_stores, e.byte_stores_in_loop), (1, 1))
 
     def test_reduction_takes_the_loading_loop_per_byte_read(self):
         e = entries()["sum_w1"]
@@ -214,6 +241,24 @@ class Limits(unittest.TestCase):
         self.assertIn("stale exemption: sum_w1 no longer breaks 'local'", problems[1])
         self.assertEqual(sr.check_limits(self.found, set(self.found)), [])
 
+    def test_store_stride(self):
+        # One chunk per thread an iteration: a warp's store covers 4 lines.
+        one = sr.Entry("decode_e2m1_f32", hot="loop", hot_instrs=90, hot_stored=16, ldg128=1, stg128=1)
+        self.assertEqual(one.store_lines, 4)
+        self.assertEqual(sr.violations({"sm_90": {"d": one}}), {})
+        # Eight chunks per thread: neighbours 128 bytes apart, 32 lines.
+        eight = sr.Entry("decode_e2m1_f32", hot="loop", hot_instrs=90, hot_stored=128, ldg128=1, stg128=8)
+        self.assertEqual(eight.store_lines, 32)
+        self.assertEqual(sr.Entry("x", hot_stored=32).store_lines, 8)
+        self.assertEqual(
+            sr.violations({"sm_90": {"d": eight}}), {("store-stride", "decode_e2m1_f32"): ["sm_90"]}
+        )
+        # A reduction's few partials are no bulk store; new names are writers.
+        self.assertEqual(sr.violations({"sm_90": {"s": sr.Entry("sum_w4", hot_stored=32, ldg128=1)}}), {})
+        q = sr.Entry("mx_quantize_e4m3_f16", hot_stored=32, ldg128=1, stg128=2)
+        self.assertIn(("store-stride", "mx_quantize_e4m3_f16"), sr.violations({"sm_90": {"q": q}}))
+        self.assertIsNone(sr.Entry("sum_w4").store_lines)
+
     def test_limits_file(self):
         text = "# comment\n\nlocal  mx_decode_e2m1   # why\nf64 nvfp4_encode\n"
         self.assertEqual(
@@ -241,6 +286,12 @@ class Roofline(unittest.TestCase):
             "encode_e2m1_satfinite": 9.0,
             "mx_encode_e4m3": 1 + 4 / (1 + 1 / 32),
             "nvfp4_decode": 1 + (0.5 + 1 / 16) / 4,
+            "mx_quantize_e4m3": 1 + 4 / (1 + 1 / 32),
+            "mx_quantize_e2m1_bf16": 1 + 2 / (0.5 + 1 / 32),
+            "nvfp4_quantize_f16": 1 + 2 / (0.5 + 1 / 16),
+            "nvfp4_quantize": 1 + 4 / (0.5 + 1 / 16),
+            "mx_dequantize_e2m1": 1 + (0.5 + 1 / 32) / 4,
+            "nvfp4_dequantize": 1 + (0.5 + 1 / 16) / 4,
         }
         for name, want in cases.items():
             self.assertAlmostEqual(sr.nominal_traffic(name), want, msg=name)
@@ -285,8 +336,8 @@ class Report(unittest.TestCase):
     def test_summary_counts(self):
         s = sr.summary({"sm_90": entries()}, ["sm_90"])
         row = s.splitlines()[2]
-        # local, f64, byte-store-loop, ldg128, stg128
-        self.assertTrue(row.startswith("| sm_90 | 1 | 1 | 1 | 2 | 1 |"), row)
+        # local, f64, byte-store-loop, ldg128, stg128, store-stride
+        self.assertTrue(row.startswith("| sm_90 | 1 | 1 | 1 | 2 | 1 | 0 |"), row)
 
 
 if __name__ == "__main__":
