@@ -2,26 +2,41 @@
 //! as the `bitpack-ptx` entry points (each a one-line call of a body here)
 //! and on the tests' simulated grid.
 //!
-//! # Units and memory access
+//! # Memory access
 //!
-//! Every body walks *units*: the fewest values whose packed bits and whose
-//! unpacked values both fill whole 16-byte chunks ([`U32x4`]), e.g. 32
-//! four-bit values (16 bytes packed, 32 bytes as `u8`), 128 five-bit values
-//! (80 bytes packed, 128 bytes as `u8`, 512 as `u32`), 4 `f32`s of a 32-bit
-//! stream. Thread `t` of a grid of `T` threads takes units `t, t + T, ...`
-//! ([`grid_stride`](super::simt::grid_stride)), so any grid and block size
-//! is correct and the lanes of a warp take consecutive units: a warp's
-//! accesses cover one contiguous span of each buffer.
+//! Every bulk body moves 16-byte chunks ([`U32x4`]) with 128-bit loads and
+//! stores, and gives each thread **one chunk of output** per step of a
+//! grid-stride loop ([`grid_stride`](super::simt::grid_stride)): the lanes
+//! of a warp store consecutive chunks, so one store instruction of a warp
+//! covers 512 contiguous bytes (4 lines of 128 bytes), and any grid and
+//! block size is correct. Nothing a thread keeps is indexed by a run-time
+//! value, so nothing lives in local memory.
 //!
-//! A whole unit whose buffers both start 16-byte aligned (what `cudaMalloc`
-//! and `cuMemAlloc` return) moves as 128-bit loads and stores only: its
-//! chunks are loaded into registers, converted there, and its output chunks
-//! are stored whole (no byte stores). The last, partial unit, and every unit
-//! of a launch whose pointer lacks 16-byte alignment (a sub-slice at an
-//! offset that is not a multiple of 16 bytes), take the slower element path:
-//! one load or store per value (and per word), in the element's own type, so
-//! the result is the same bits and never wrong. The words of a partial last
-//! unit are written whole, padding bits zero, as the host kernels write them.
+//! - [`map_out`] (unpack, decode: a packed stream to an array): output chunk
+//!   `c` needs at most 128 bits of the stream, from a bit that depends on
+//!   `c`; one or two 128-bit loads (neighbouring lanes load the same chunk,
+//!   which one load instruction serves once) and a funnel shift line them
+//!   up, then every value sits at a constant place.
+//! - [`map_in`] (pack, encode: an array to a packed stream): output chunk
+//!   `c` is bits `128c..128c + 128` of the stream; the values that touch it
+//!   are loaded as chunks, shifted into line, converted and placed at
+//!   constant places, and the result is shifted by the first value's bits
+//!   before the chunk. Where `W` divides 128 a chunk holds whole values and
+//!   [`map`]'s units (the fewest values whose bits fill whole chunks on
+//!   both sides, here one output chunk) do the same with every shift a
+//!   constant.
+//! - Sums and `amax_partials` read one unit or chunk per thread and reduce
+//!   across the warp with shuffles.
+//!
+//! A buffer whose start lacks 16-byte alignment (a sub-slice at an offset
+//! that is not a multiple of 16 bytes; `cudaMalloc` and `cuMemAlloc` return
+//! aligned ones), the last partial chunk, and chunks whose input reaches
+//! into a buffer's last partial chunk take the slower element path, kept out
+//! of line: one load per value (and per word), whole 4-byte words of output
+//! between a head and a tail of at most three elements written alone, one
+//! store per word of a stream. The result is the same bits, never wrong;
+//! the words of a stream are written whole, padding bits zero, as the host
+//! kernels write them.
 //!
 //! | family | file | fast path needs |
 //! |---|---|---|
