@@ -74,7 +74,7 @@ impl<const BF: bool> Input for Half<BF> {
 /// the lanes of a warp on consecutive chunks of output, a pair of lanes per
 /// conversion: the packed `cvt` where the target has it); otherwise, and
 /// near the ends, one load per value and one store per word. See
-/// [`map_in`](super::map_in).
+/// `map_in`.
 ///
 /// # Safety
 ///
@@ -146,7 +146,7 @@ impl<const BF: bool> Output for Half<BF> {
 /// output per thread (the lanes of a warp on consecutive chunks), a pair of
 /// codes per conversion; otherwise, and for the last partial chunk, one
 /// load per word and whole 4-byte words of output between an unrolled head
-/// and tail. See [`map_out`](super::map_out).
+/// and tail. See `map_out`.
 ///
 /// # Safety
 ///

@@ -12,17 +12,17 @@
 //! block size is correct. Nothing a thread keeps is indexed by a run-time
 //! value, so nothing lives in local memory.
 //!
-//! - [`map_out`] (unpack, decode: a packed stream to an array): output chunk
+//! - `map_out` (unpack, decode: a packed stream to an array): output chunk
 //!   `c` needs at most 128 bits of the stream, from a bit that depends on
 //!   `c`; one or two 128-bit loads (neighbouring lanes load the same chunk,
 //!   which one load instruction serves once) and a funnel shift line them
 //!   up, then every value sits at a constant place.
-//! - [`map_in`] (pack, encode: an array to a packed stream): output chunk
+//! - `map_in` (pack, encode: an array to a packed stream): output chunk
 //!   `c` is bits `128c..128c + 128` of the stream; the values that touch it
 //!   are loaded as chunks, shifted into line, converted and placed at
 //!   constant places, and the result is shifted by the first value's bits
 //!   before the chunk. Where `W` divides 128 a chunk holds whole values and
-//!   [`map`]'s units (the fewest values whose bits fill whole chunks on
+//!   `map`'s units (the fewest values whose bits fill whole chunks on
 //!   both sides, here one output chunk) do the same with every shift a
 //!   constant.
 //! - Sums and `amax_partials` read one unit or chunk per thread and reduce

@@ -10,7 +10,7 @@ use super::map_in;
 /// Fast path: `src` and `words` 16-byte aligned (128-bit loads and stores
 /// only, the lanes of a warp on consecutive chunks of output); otherwise,
 /// and near the ends, one load per value and one store per word (the same
-/// result). See [`map_in`](super::map_in).
+/// result). See `map_in`.
 ///
 /// # Safety
 ///

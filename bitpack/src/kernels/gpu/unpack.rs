@@ -10,7 +10,7 @@ use super::map_out;
 /// output per thread, the lanes of a warp on consecutive chunks; otherwise,
 /// and for the last partial chunk, one word load per value and whole 4-byte
 /// words between an unrolled head and tail of `U`s (the same result). See
-/// [`map_out`](super::map_out).
+/// `map_out`.
 ///
 /// # Safety
 ///
