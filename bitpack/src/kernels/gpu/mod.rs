@@ -6,7 +6,7 @@
 //!
 //! Every bulk body moves 16-byte chunks ([`U32x4`]) with 128-bit loads and
 //! stores, and gives each thread **one chunk of output** per step of a
-//! grid-stride loop ([`grid_stride`](super::simt::grid_stride)): the lanes
+//! grid-stride loop ([`grid_stride`]): the lanes
 //! of a warp store consecutive chunks, so one store instruction of a warp
 //! covers 512 contiguous bytes (4 lines of 128 bytes), and any grid and
 //! block size is correct. Nothing a thread keeps is indexed by a run-time
