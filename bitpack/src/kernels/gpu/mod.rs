@@ -175,7 +175,12 @@ impl<'a, S: Simt> ChunkReader<'a, S> {
     #[inline(always)]
     pub(crate) fn new(s: &'a S, base: *const U32x4, first: usize) -> Self {
         // SAFETY of later loads: the callers' promise on `base.add(first..)`.
-        ChunkReader { s, base: base.wrapping_add(first), at: usize::MAX, cur: [0; 2] }
+        ChunkReader {
+            s,
+            base: base.wrapping_add(first),
+            at: usize::MAX,
+            cur: [0; 2],
+        }
     }
 
     /// Word `k` (64 bits) of the unit.
@@ -226,7 +231,12 @@ impl<'a, S: Simt> ChunkWriter<'a, S> {
     /// The writer of the chunks from chunk `first` of `base`.
     #[inline(always)]
     pub(crate) fn new(s: &'a S, base: *mut U32x4, first: usize) -> Self {
-        ChunkWriter { s, base: base.wrapping_add(first), at: 0, cur: [0; 2] }
+        ChunkWriter {
+            s,
+            base: base.wrapping_add(first),
+            at: 0,
+            cur: [0; 2],
+        }
     }
 
     /// Ors `x` into word `k` of the unit.
@@ -371,25 +381,23 @@ impl<T: Elem> Source for Array<*const T> {
     }
 }
 
+/// Values `first..first + count`: `Run(first, count)`.
+#[derive(Clone, Copy)]
+pub(crate) struct Run(pub(crate) usize, pub(crate) usize);
+
 /// What a kernel writes: a run of values one at a time (the slow path).
 pub(crate) trait Sink: Side + Copy {
     /// The 16-byte chunks of the buffer.
     fn chunks(&self) -> *mut U32x4;
-    /// Writes values `first..first + count` (the first `count` of unit
-    /// `first / v`, `v` values a unit), value `j` being `value(j)`, with
+    /// Writes the values `first..first + count` of `run` (the first `count`
+    /// of unit `first / v`, `v` values a unit), value `j` being `value(j)`, with
     /// no byte store in a loop and no other thread's bytes touched.
     ///
     /// # Safety
     ///
     /// The buffer holds those values (a stream: `avail` words); this thread
     /// alone writes them (a stream: the unit's words).
-    unsafe fn write_run<S: Simt>(
-        &self,
-        s: &S,
-        first: usize,
-        count: usize,
-        value: impl FnMut(usize) -> u64,
-    );
+    unsafe fn write_run<S: Simt>(&self, s: &S, run: Run, value: impl FnMut(usize) -> u64);
 }
 
 impl<const W: u32> Sink for Packed<W, *mut u64> {
@@ -397,13 +405,8 @@ impl<const W: u32> Sink for Packed<W, *mut u64> {
         self.words.cast()
     }
     #[inline(always)]
-    unsafe fn write_run<S: Simt>(
-        &self,
-        s: &S,
-        first: usize,
-        count: usize,
-        mut value: impl FnMut(usize) -> u64,
-    ) {
+    unsafe fn write_run<S: Simt>(&self, s: &S, run: Run, mut value: impl FnMut(usize) -> u64) {
+        let Run(first, count) = run;
         // A unit starts on a word boundary; its words are this thread's.
         let mut at = first * W as usize / 64;
         let mut acc = 0u64;
@@ -436,13 +439,8 @@ impl<T: Elem> Sink for Array<*mut T> {
         self.0.cast()
     }
     #[inline(always)]
-    unsafe fn write_run<S: Simt>(
-        &self,
-        s: &S,
-        first: usize,
-        count: usize,
-        mut value: impl FnMut(usize) -> u64,
-    ) {
+    unsafe fn write_run<S: Simt>(&self, s: &S, run: Run, mut value: impl FnMut(usize) -> u64) {
+        let Run(first, count) = run;
         let end = first + count;
         // Elements narrower than 4 bytes go as whole 4-byte words between
         // a head and a tail of at most 3 elements (each written alone,
@@ -450,7 +448,11 @@ impl<T: Elem> Sink for Array<*mut T> {
         // elements, the ones between are this thread's.
         let per = (4 / size_of::<T>()).max(1);
         let mis = (self.0 as usize + first * size_of::<T>()) % 4 / size_of::<T>();
-        let head = if per == 1 { 0 } else { ((per - mis) % per).min(count) };
+        let head = if per == 1 {
+            0
+        } else {
+            ((per - mis) % per).min(count)
+        };
         let one = |j: usize, x: u64| {
             // SAFETY: `j` is one of this thread's values.
             unsafe { s.store(self.0, j, T::from_bits(x)) };
@@ -578,7 +580,7 @@ unsafe fn map_slow<S: Simt, I: Source, O: Sink>(
     f: impl Fn(u64, u64) -> (u64, u64),
 ) {
     // SAFETY: the caller's promise.
-    unsafe { dst.write_run(s, first, count, |j| f(src.get(s, j), 0).0) };
+    unsafe { dst.write_run(s, Run(first, count), |j| f(src.get(s, j), 0).0) };
 }
 
 /// `a >> r` continued by the low bits of `b` (`r < 64`): bits `r..r + 64`
@@ -724,7 +726,10 @@ pub(crate) unsafe fn map_in<S: Simt, T: Elem, const W: u32>(
     let qmax = const {
         let q = (128 - T::BITS as usize + kmax_of(W) * T::BITS as usize).div_ceil(128);
         let one_chunk = unit_len(T::BITS, W) * W as usize == 128;
-        assert!(one_chunk || q <= 8, "at most 8 input chunks per output chunk");
+        assert!(
+            one_chunk || q <= 8,
+            "at most 8 input chunks per output chunk"
+        );
         q
     };
     let in_chunks = n * ib / 128;
@@ -754,7 +759,11 @@ pub(crate) unsafe fn map_in<S: Simt, T: Elem, const W: u32>(
         let (wo, sh) = (e >= 64, (e % 64) as u32);
         let at = |i: usize| x.get(i).copied().unwrap_or(0);
         let word = |i: usize| {
-            let (a, b) = if wo { (at(i + 1), at(i + 2)) } else { (at(i), at(i + 1)) };
+            let (a, b) = if wo {
+                (at(i + 1), at(i + 2))
+            } else {
+                (at(i), at(i + 1))
+            };
             funnel(a, b, sh)
         };
         let mut acc = [0u64; 3];
@@ -822,7 +831,11 @@ unsafe fn chunk_slow<S: Simt, T: Elem, const W: u32>(
             // SAFETY: `j < n`.
             let x = f(unsafe { src.get(s, j) }, 0).0 & mask(W);
             let bit = j * w;
-            acc |= if bit >= lo { x << (bit - lo) } else { x >> (lo - bit) };
+            acc |= if bit >= lo {
+                x << (bit - lo)
+            } else {
+                x >> (lo - bit)
+            };
             j += 1;
         }
         // SAFETY: `k < avail`, a word of chunk `c`.

@@ -1,7 +1,7 @@
 //! `pack_u8/u32_w*`: `U` values to the packed `W`-bit stream.
 
-use super::super::simt::Simt;
 use super::super::fixed::Lane;
+use super::super::simt::Simt;
 use super::map_in;
 
 /// Packs `src[..n]` (the low `W` bits of each) into `words_for(W, n)` words;

@@ -1,7 +1,7 @@
 //! `unpack_u8/u16/u32_w*`: packed `W`-bit values to `U`.
 
-use super::super::simt::Simt;
 use super::super::fixed::Lane;
+use super::super::simt::Simt;
 use super::map_out;
 
 /// `out[i]` = value `i` of the `W`-bit stream `words`, for `i < n`.
