@@ -591,13 +591,17 @@ def summary(results: dict[str, dict[str, Entry]], targets: list[str]) -> str:
     return "\n".join(lines)
 
 
-def entry_table(entries: dict[str, Entry], with_roofline: bool) -> str:
+def entry_table(
+    entries: dict[str, Entry], with_roofline: bool, before: dict[str, tuple[str, str, str]] | None = None
+) -> str:
     head = (
         "| entry | regs | LDG.128 | STG.128 | STG.U8 (in loop) | LDL/STL | f64 | hot | instr | "
         "B out | B in | instr/B | calls | lines/STG |"
     )
     if with_roofline:
         head += " bound | GB/s | share |"
+        if before:
+            head += " before: instr/B, lines, share |"
     lines = [head, "|---" * (head.count("|") - 1) + "|"]
     for name in sorted(entries):
         e = entries[name]
@@ -617,6 +621,9 @@ def entry_table(entries: dict[str, Entry], with_roofline: bool) -> str:
                 if r
                 else " - | - | - |"
             )
+            if before:
+                b = before.get(name)
+                row += f" {b[0]}, {b[1]}, {b[2]} |" if b else " (new) |"
         lines.append(row)
     return "\n".join(lines)
 
@@ -654,13 +661,59 @@ def render(
             "",
             f"## {t}" + (" (H200 roofline)" if rl else ""),
             "",
-            entry_table(results[t], rl),
+            entry_table(results[t], rl, parse_before_entries(before) if rl else None),
         ]
     return "\n".join(parts) + "\n"
 
 
 def before_section(results, targets, note: str) -> str:
     return "\n".join([BEFORE_BEGIN, "", note.strip(), "", summary(results, targets), "", BEFORE_END])
+
+
+BEFORE_ROW = re.compile(r"^\| `(\w+)` \| ([^|]*) \| ([^|]*) \| ([^|]*) \|$")
+
+
+def before_entries(entries: dict[str, Entry]) -> str:
+    """Per bulk entry of an older PTX on the H200's target: instr/B, the
+    lines a warp store touches and the roofline share, as a table that a
+    regeneration keeps and the sm_90 table quotes beside today's figures."""
+    lines = ["| entry | instr/B | lines/STG | H200 share |", "|---|---|---|---|"]
+    for name in sorted(entries):
+        e = entries[name]
+        if not BULK.match(name):
+            continue
+        r = roofline(e)
+        share = f"{100 * r.share:.0f}%" if r else "-"
+        sl = e.store_lines if e.store_lines is not None else "-"
+        lines.append(f"| `{name}` | {fmt(e.per_byte)} | {sl} | {share} |")
+    return "\n".join(lines)
+
+
+def with_before_entries(before: str, note: str, entries: dict[str, Entry]) -> str:
+    """`before` (markers included) with the per-entry table of `entries`
+    (an older PTX) and its note added at the end, replacing an earlier one."""
+    body = before[len(BEFORE_BEGIN) : -len(BEFORE_END)]
+    cut = body.find(PER_ENTRY_HEAD)
+    if cut >= 0:
+        body = body[:cut]
+    table = before_entries(entries)
+    return f"{BEFORE_BEGIN}{body.rstrip()}\n\n{PER_ENTRY_HEAD}\n\n{note.strip()}\n\n{table}\n\n{BEFORE_END}"
+
+
+PER_ENTRY_HEAD = "### Per entry on sm_90, before"
+
+
+def parse_before_entries(before: str) -> dict[str, tuple[str, str, str]]:
+    """entry -> (instr/B, lines/STG, share) of the kept per-entry table."""
+    i = before.find(PER_ENTRY_HEAD)
+    if i < 0:
+        return {}
+    out = {}
+    for ln in before[i:].splitlines():
+        m = BEFORE_ROW.match(ln.strip())
+        if m and m.group(1) != "entry":
+            out[m.group(1)] = (m.group(2).strip(), m.group(3).strip(), m.group(4).strip())
+    return out
 
 
 def kept_before(existing: str) -> str | None:
@@ -712,6 +765,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--update", action="store_true", help="write the report")
     ap.add_argument("--baseline", default=None, metavar="NOTE", help="with --update: the current figures become the Before section")
     ap.add_argument("--print-violations", action="store_true", help="print SASS-LIMITS lines for today's violations")
+    ap.add_argument(
+        "--before-ptx",
+        nargs=2,
+        metavar=("PTX", "NOTE"),
+        default=None,
+        help="with --update: the per-entry figures of an older sm_90 PTX (and a note saying "
+        "which) join the Before section; the sm_90 table quotes them beside today's",
+    )
     a = ap.parse_args(argv)
     out = a.out or os.path.join(a.ptx_dir, "SASS.md")
     limits = a.limits or os.path.join(a.ptx_dir, "SASS-LIMITS")
@@ -734,6 +795,12 @@ def main(argv: list[str] | None = None) -> int:
         before = kept_before(existing) or before_section(
             results, targets, "No baseline recorded: these are the figures of the first report."
         )
+    if a.before_ptx is not None:
+        with tempfile.TemporaryDirectory() as work:
+            sass, res = run_tools(a.bin, a.before_ptx[0], H200["target"], work)
+            regs = parse_res_usage(res)
+            old = {n: analyze(n, ins, regs.get(n)) for n, ins in parse_sass(sass).items()}
+        before = with_before_entries(before, a.before_ptx[1], old)
     report = render(results, targets, tool_versions(a.bin), before)
     status = 0
     if a.update:

@@ -333,6 +333,23 @@ class Report(unittest.TestCase):
         self.assertNotEqual(again, text)
         self.assertIsNone(sr.kept_before("no markers"))
 
+    def test_per_entry_before_is_kept_and_quoted(self):
+        results = {"sm_90": entries()}
+        before = sr.before_section(results, ["sm_90"], "The first kernels.")
+        old = entries()
+        old["unpack_u8_w3"].hot_instrs = 400
+        before = sr.with_before_entries(before, "Commit abc, before the rewrite.", old)
+        self.assertEqual(sr.kept_before(before), before)
+        kept = sr.parse_before_entries(before)
+        self.assertEqual(kept["unpack_u8_w3"][0], "100.00")
+        self.assertNotIn("sum_partials_x", kept)
+        text = sr.render(results, ["sm_90"], "ptxas V1", before)
+        row = next(ln for ln in text.splitlines() if ln.startswith("| `unpack_u8_w3` | 32"))
+        self.assertTrue(row.endswith(f" {kept['unpack_u8_w3'][0]}, {kept['unpack_u8_w3'][1]}, {kept['unpack_u8_w3'][2]} |"), row)
+        # Adding it again replaces the table instead of appending a second.
+        again = sr.with_before_entries(before, "Commit abc, before the rewrite.", old)
+        self.assertEqual(again.count(sr.PER_ENTRY_HEAD), 1)
+
     def test_summary_counts(self):
         s = sr.summary({"sm_90": entries()}, ["sm_90"])
         row = s.splitlines()[2]
