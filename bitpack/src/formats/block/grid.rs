@@ -180,7 +180,7 @@ impl BlockGrid {
     /// Calls `f(k)` for the index `k` (below `n`) of each value of scale
     /// `g`, until it returns `false`; whether it never did.
     #[inline(always)]
-    fn visit(&self, n: usize, g: usize, mut f: impl FnMut(usize) -> bool) -> bool {
+    pub(super) fn visit(&self, n: usize, g: usize, mut f: impl FnMut(usize) -> bool) -> bool {
         let nb = self.per_run().max(1);
         let inner = self.inner.max(1);
         let (t, j) = (g / inner, g % inner);

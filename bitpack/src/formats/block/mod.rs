@@ -12,6 +12,7 @@ use super::types::{E2M1, E2M3, E3M2, E4M3, E5M2};
 use crate::float::MiniFloat;
 
 mod codes;
+pub mod gpu;
 mod grid;
 mod swizzle;
 
@@ -21,6 +22,7 @@ pub use codes::{
     block_amax, mx_codes, mx_scale, mx_scale_f32, mx_value, nvfp4_codes, nvfp4_scale,
     nvfp4_scale_f32, nvfp4_value,
 };
+#[cfg(feature = "alloc")]
 pub(super) use codes::{
     e2m1_magnitude_code, e2m1_thresholds_f32, inv_pow2_f32, mx_code, mx_operand, scale_exponent,
 };
