@@ -444,6 +444,7 @@ unsafe fn quantize_fast<S: Simt, I: Input, const W: u32, const B: usize, const U
 /// aligned) room for them, `scales` every `scale_at(g)`; nothing else
 /// writes `out`.
 #[inline(always)]
+#[allow(clippy::needless_range_loop)]
 unsafe fn dequantize_fast<S: Simt, const W: u32, const B: usize, const U: usize>(
     s: &S,
     words: *const u64,
@@ -574,8 +575,7 @@ pub unsafe fn mx_quantize<S: Simt, F: MxElement, const W: u32, I: Input>(
         && aligned16(words)
         && (!q.swizzled || nb.is_multiple_of(4));
     let index = |i: usize| q.src_index(i);
-    // SAFETY (of every `block_scale_slow` below): `src` holds every
-    // `index(k)`, the caller's promise.
+    // SAFETY: `src` holds every `index(k)`, the caller's promise.
     let slow_scale = |g: usize| unsafe { block_scale_slow(s, src, &grid, index, g, scale_of_bits) };
     if fast {
         let units = grid.scales() / u_blocks;
@@ -592,15 +592,13 @@ pub unsafe fn mx_quantize<S: Simt, F: MxElement, const W: u32, I: Input>(
             mx_codes::<F, f32>(xs, scale, rounding, first as u64, codes);
             scale.to_bits()
         };
-        // SAFETY: the fast path's conditions hold (checked above) and the
-        // caller's promise sizes the buffers.
-        unsafe {
-            if u_blocks == 2 {
-                quantize_fast::<S, I, W, 32, 2>(s, src, units, words, scales, pos, quant)
-            } else {
-                quantize_fast::<S, I, W, 32, 1>(s, src, units, words, scales, pos, quant)
-            }
-        };
+        if u_blocks == 2 {
+            // SAFETY: the fast path's conditions hold; the caller's promise.
+            unsafe { quantize_fast::<S, I, W, 32, 2>(s, src, units, words, scales, pos, quant) }
+        } else {
+            // SAFETY: as above.
+            unsafe { quantize_fast::<S, I, W, 32, 1>(s, src, units, words, scales, pos, quant) }
+        }
         let blocks = grid.scales();
         if q.swizzled {
             // The padding rows of the last tile row: zero words.
@@ -682,17 +680,16 @@ pub unsafe fn mx_dequantize<S: Simt, F: MxElement, const W: u32>(
 ) {
     const { assert!(W == F::BITS) };
     let grid = BlockGrid::along(outer, d, inner, 32);
-    let value = |c: u8, sc: u8| mx_value(F::from_raw_bits(c.into()), E8M0::from_bits(sc));
+    let value = |c: u8, sc: u8| mx_value(F::from_raw_bits(c), E8M0::from_bits(sc));
     let u_blocks = mx_unit_blocks(W);
     if inner == 1 && d.is_multiple_of(32 * u_blocks) && aligned16(words) && aligned16(out) {
         let units = grid.scales() / u_blocks;
-        // SAFETY: the fast path's conditions; the caller's promise.
-        unsafe {
-            if u_blocks == 2 {
-                dequantize_fast::<S, W, 32, 2>(s, words, units, scales, out, value)
-            } else {
-                dequantize_fast::<S, W, 32, 1>(s, words, units, scales, out, value)
-            }
+        if u_blocks == 2 {
+            // SAFETY: the fast path's conditions hold; the caller's promise.
+            unsafe { dequantize_fast::<S, W, 32, 2>(s, words, units, scales, out, value) }
+        } else {
+            // SAFETY: as above.
+            unsafe { dequantize_fast::<S, W, 32, 1>(s, words, units, scales, out, value) }
         }
     } else {
         // SAFETY: the caller's promise.
@@ -805,8 +802,7 @@ pub unsafe fn nvfp4_quantize<S: Simt, I: Input>(
     let scale_of_bits = |m: u32| nvfp4_scale_f32(m, ts, tiny).to_bits();
     let nb = q.cols.div_ceil(16);
     let index = |i: usize| i;
-    // SAFETY (of every `block_scale_slow` below): `src` holds every value
-    // of the grid, the caller's promise.
+    // SAFETY: `src` holds every value of the grid, the caller's promise.
     let slow_scale = |g: usize| unsafe { block_scale_slow(s, src, &grid, index, g, scale_of_bits) };
     let fast = q.tile <= 1
         && q.cols.is_multiple_of(32)
