@@ -164,7 +164,7 @@ fn shape_of(c: &MxCase) -> Vec<usize> {
 /// Runs `mx_quantize` for `c` and compares with the host.
 fn mx_quantize_case<F: MxElement, const W: u32, I: In>(c: &MxCase) -> Result<(), String> {
     let n = c.outer * c.d * c.inner;
-    let raw = data(n, c.seed, c.seed % 3 == 0);
+    let raw = data(n, c.seed, c.seed.is_multiple_of(3));
     let input: Vec<I> = raw.iter().map(|&x| I::from_f32(x)).collect();
     let host_in: Vec<I::Host> = input.iter().map(|&x| x.host()).collect();
     let rounding = if c.stochastic {
@@ -219,7 +219,7 @@ fn mx_quantize_case<F: MxElement, const W: u32, I: In>(c: &MxCase) -> Result<(),
     let mut wb = Buf::new::<u64>(nw, c.words_off);
     let mut cb = Buf::new::<u8>(want_scales.len(), 0);
     {
-        let src: &[I] = &sb.mem_view(n, c.src_off);
+        let src: &[I] = sb.mem_view(n, c.src_off);
         let words = wb.get::<u64>(nw, c.words_off);
         let scales = cb.get::<u8>(want_scales.len(), 0);
         let mut l = Launch::new();
@@ -340,7 +340,7 @@ struct NvCase {
 fn nvfp4_quantize_case<I: In>(c: &NvCase) -> Result<(), String> {
     let rows = c.matrices * c.matrix_rows;
     let n = rows * c.cols;
-    let raw = data(n, c.seed, c.seed % 3 == 0);
+    let raw = data(n, c.seed, c.seed.is_multiple_of(3));
     let input: Vec<I> = raw.iter().map(|&x| I::from_f32(x)).collect();
     let host_in: Vec<I::Host> = input.iter().map(|&x| x.host()).collect();
     let widened: Vec<f32> = input.iter().map(|&x| x.widen()).collect();

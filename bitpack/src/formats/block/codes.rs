@@ -738,14 +738,19 @@ pub fn nvfp4_codes<S: Real>(
 /// ```
 #[inline]
 pub fn mx_value<F: MxElement>(x: F, scale: E8M0) -> f32 {
-    // 2^(c - 127) from its bits (2^-127 is the subnormal 0x0040_0000): no
-    // `f64` on the way, the value `to_f32` gives.
-    let s = match scale.to_bits() {
+    crate::kernels::fixed::decode(x) * e8m0_f32(scale)
+}
+
+/// The value of an [`E8M0`] scale: 2^(c - 127) from its bits (2^-127 is
+/// the subnormal 0x0040_0000; NaN for 0xff), no `f64` on the way, the
+/// value `to_f32` gives.
+#[inline(always)]
+pub(in crate::formats) fn e8m0_f32(scale: E8M0) -> f32 {
+    match scale.to_bits() {
         0xff => f32::NAN,
         0 => f32::from_bits(0x0040_0000),
         c => f32::from_bits(u32::from(c) << 23),
-    };
-    crate::kernels::fixed::decode(x) * s
+    }
 }
 
 /// The value of code `x` of an NVFP4 block whose scale is `scale`: `x *

@@ -9,9 +9,15 @@
 //!
 //! Each block's values are read once: the amax (an integer max of the
 //! magnitudes' bits, inputs widened exactly to `f32`), the scale
-//! ([`mx_scale_f32`], [`nvfp4_scale_f32`]: no `f64`), the codes
-//! ([`mx_codes`], [`nvfp4_codes`]: the packed-pair encode) and the scale
-//! byte are all made in registers and written in the same pass.
+//! ([`mx_scale_f32`], [`nvfp4_scale_f32`]: no `f64`), the codes (per value
+//! or pair, the bits of `mx_codes` and `nvfp4_codes`: the packed-pair
+//! encode, the `f32` thresholds, the integer stochastic E2M1 rounding; a
+//! zero NVFP4 scale gives sign-only codes without `f64`) and the scale
+//! byte are all made in registers and written in the same pass. Every
+//! array index of the fast paths is a constant (unrolled by `rep!`), so
+//! nothing goes through local memory; the stochastic codes are one
+//! out-of-line routine per value (scalars only), which keeps the loops
+//! small.
 //!
 //! **Fast path** (chosen once per launch): blocks along the last axis
 //! (`inner == 1`), every row a whole number of a lane's blocks, `src` and
@@ -40,10 +46,15 @@
 //! scale once (one byte load per block), and stores the `f32` values as
 //! 128-bit chunks; an element path as above for the rest.
 
-use super::codes::{mx_codes, mx_scale_f32, mx_value, nvfp4_codes, nvfp4_scale_f32, nvfp4_value};
+use super::codes::{
+    e2m1_stochastic_f32, e2m1_thresholds_f32, e8m0_f32, mx_code, mx_operand, mx_scale_f32,
+    mx_value, nvfp4_scale_f32, nvfp4_value, scale_exponent,
+};
 use super::{BlockGrid, MxElement, ScaleRule, TinyScale, swizzled_index, swizzled_len};
+use crate::float::Mode;
 use crate::formats::types::{E2M1, E4M3, E8M0};
-use crate::formats::wide::Rounding;
+use crate::formats::wide::{Rounding, random_bits};
+use crate::kernels::fixed;
 use crate::kernels::gpu::float::Input;
 use crate::kernels::simt::{
     Simt, U32x4, aligned16, global_thread, global_warp, grid_stride, grid_threads, lane,
@@ -248,20 +259,9 @@ unsafe fn store_scales_slow<S: Simt>(
         unsafe { s.store(scales.cast::<u32>(), w, v) };
     }
     if global_thread(s) == 0 {
-        // Straight-line: no byte store in a loop.
-        let p = 4 * words;
-        if len > p {
-            // SAFETY: `p < len`; only thread 0 writes the tail.
-            unsafe { s.store(scales, p, byte(p)) };
-        }
-        if len > p + 1 {
-            // SAFETY: as above.
-            unsafe { s.store(scales, p + 1, byte(p + 1)) };
-        }
-        if len > p + 2 {
-            // SAFETY: as above.
-            unsafe { s.store(scales, p + 2, byte(p + 2)) };
-        }
+        // SAFETY: bytes `4 * words..len` of the buffer; only thread 0
+        // writes them.
+        unsafe { store_tail_of(s, scales, 4 * words, len, byte) };
     }
 }
 
@@ -318,77 +318,118 @@ unsafe fn store_codes_slow<S: Simt, I: Input, const W: u32>(
     }
 }
 
-/// The most values a lane of the fast paths owns (two MX blocks).
-const V: usize = 64;
+/// Expands `$body` once per literal with `$k` bound to it (a constant in
+/// each copy), so that every array index of the fast paths is a constant
+/// and their arrays live in registers (a run-time index, a slice or an
+/// iterator over one would put them in local memory).
+macro_rules! rep {
+    ($k:ident in [$($n:literal)*] => $body:block) => {
+        $( { let $k: usize = $n; $body } )*
+    };
+}
 
-/// Loads values `first..first + nv` of `src` (16-byte aligned, `first *
-/// size` and `nv * size` multiples of 16) with 128-bit loads, widened.
-///
-/// # Safety
-///
-/// `src` holds them.
+/// Expands `$body` for `$k` in `0..32` (constants).
+macro_rules! rep32 {
+    ($k:ident => $body:block) => {
+        rep!($k in [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27
+            28 29 30 31] => $body)
+    };
+}
+
+/// The bits of value `j` of a chunk of `I`s: an `f32`'s 32, a half's 16.
 #[inline(always)]
-unsafe fn load_unit<S: Simt, I: Input>(
-    s: &S,
-    src: *const I,
-    first: usize,
-    nv: usize,
-    xs: &mut [f32; V],
-) {
-    let per = 16 / size_of::<I>();
-    let c = src.cast::<U32x4>();
-    for k in 0..nv / per {
-        // SAFETY: the caller's promise.
-        let x = unsafe { s.load(c, first / per + k) };
-        let bytes: [u8; 16] = bytemuck::cast(x.0);
-        for j in 0..per {
-            let b = &bytes[j * size_of::<I>()..(j + 1) * size_of::<I>()];
-            xs[k * per + j] = bytemuck::pod_read_unaligned::<I>(b).widen();
-        }
+fn lane_bits<I: Input>(c: U32x4, j: usize) -> u32 {
+    if size_of::<I>() == 4 {
+        c.0[j % 4]
+    } else {
+        (c.0[(j / 2) % 4] >> (16 * (j % 2))) & 0xffff
     }
 }
 
-/// Packs `codes[..nv]` (`W` bits each) into `out` (`nv * W / 64` words).
+/// The value of [`lane_bits`], widened to `f32` (exact).
 #[inline(always)]
-fn pack_unit<const W: u32>(codes: &[u8; V], nv: usize, out: &mut [u64; 8]) {
-    for (j, &c) in codes.iter().enumerate().take(nv) {
-        let (bit, x) = (j * W as usize, u64::from(c) & ((1 << W) - 1));
-        let (k, sh) = (bit / 64, bit % 64);
-        out[k] |= x << sh;
-        if sh + W as usize > 64 {
-            out[k + 1] |= x >> (64 - sh);
-        }
+fn widen_bits<I: Input>(b: u32) -> f32 {
+    if size_of::<I>() == 4 {
+        return f32::from_bits(b);
+    }
+    // `f16` on the GPU: one `cvt.f32.f16` (the same value; a NaN's payload
+    // may differ, and no output depends on it).
+    #[cfg(target_arch = "nvptx64")]
+    if core::any::TypeId::of::<I>()
+        == core::any::TypeId::of::<crate::kernels::gpu::float::Half<false>>()
+    {
+        return crate::kernels::ptx::f32x2_from_f16x2(b)[0];
+    }
+    {
+        bytemuck::try_cast::<u16, I>(b as u16)
+            .unwrap_or_default()
+            .widen()
     }
 }
 
-/// The fast quantize path: units of `V` values (`U` blocks of `B`), unit
-/// `u` of the stream taken by lane `u % 32` of a warp, every unit whole.
-/// `quant(first, xs, codes)` quantizes one block (its first value index,
-/// its values, its codes) and gives its scale byte; `pos(g)` is where block
+/// [`lane_bits`] with the sign cleared: their integer order is the order
+/// of the magnitudes (NaN and infinity above every finite one).
+#[inline(always)]
+fn magnitude_bits<I: Input>(b: u32) -> u32 {
+    if size_of::<I>() == 4 {
+        b & 0x7fff_ffff
+    } else {
+        b & 0x7fff
+    }
+}
+
+/// How a quantize path codes a block: `scale(amax_bits)` its scale byte
+/// from the `f32` bits of its largest magnitude; `prep(scale)` the block's
+/// state `P` and a mask of its code words (0: every code zero, the NaN
+/// scale); `pair(&state, i, x, y)` the codes of values `i` (`x`) and `i +
+/// 1` (`y`), `2 * W` bits.
+#[derive(Clone, Copy)]
+struct Coder<A, B, C> {
+    scale: A,
+    prep: B,
+    pair: C,
+}
+
+/// The fast quantize path: units of `U` blocks of `B` values, unit `u` of
+/// the stream taken by lane `u % 32` of a warp, every unit whole. A lane
+/// loads a block's chunks (128-bit), reduces its amax, codes it through
+/// `coder` (every index a constant: the words live in registers) and
+/// stores the unit's code words as 128-bit chunks; `pos(g)` is where block
 /// `g`'s scale goes (`g` a multiple of 4: the four bytes `g..g + 4` go
 /// together as one `u32` at `pos(g)`). Blocks past the last whole `u32` of
 /// scales are left to the caller.
 ///
 /// # Safety
 ///
-/// `src` (16-byte aligned) holds `units * V` values, `words` (16-byte
+/// `src` (16-byte aligned) holds `units * U * B` values, `words` (16-byte
 /// aligned) their `W`-bit codes, `scales` (4-byte aligned) every `pos(g)
 /// + 4`; nothing else writes them.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn quantize_fast<S: Simt, I: Input, const W: u32, const B: usize, const U: usize>(
+unsafe fn quantize_fast<
+    S: Simt,
+    I: Input,
+    const W: u32,
+    const B: usize,
+    const U: usize,
+    P: Copy,
+>(
     s: &S,
     src: *const I,
     units: usize,
     words: *mut u64,
     scales: *mut u8,
     pos: impl Fn(usize) -> usize,
-    quant: impl Fn(usize, &[f32; B], &mut [u8; B]) -> u8,
+    coder: Coder<impl Fn(u32) -> u8, impl Fn(u8) -> (u64, P), impl Fn(&P, u64, f32, f32) -> u16>,
 ) {
-    // `U * B * W` is a multiple of 128 for the instances the callers run
-    // (both `U` of a format are compiled, one is dead).
-    let nv = U * B;
-    let chunks = nv * W as usize / 128;
+    // `B * W` is a multiple of 64 and `U * B * W` of 128 for every
+    // instance the callers run (both `U` of a format are compiled, one is
+    // dead).
+    let per = 16 / size_of::<I>();
+    let cpb = B / per;
+    let bw = B * W as usize / 64;
+    let cin = src.cast::<U32x4>();
+    let cout = words.cast::<U32x4>();
     let blocks = units * U;
     let tiles = units.div_ceil(32);
     let step = (grid_threads(s) / 32).max(1);
@@ -399,31 +440,69 @@ unsafe fn quantize_fast<S: Simt, I: Input, const W: u32, const B: usize, const U
         let u = t * 32 + lane(s) as usize;
         let mut bits = 0u32;
         if u < units {
-            let mut xs = [0f32; V];
-            // SAFETY: unit `u < units` of the aligned input.
-            unsafe { load_unit(s, src, u * nv, nv, &mut xs) };
-            let mut codes = [0u8; V];
-            for b in 0..U {
-                let (mut x, mut c) = ([0f32; B], [0u8; B]);
-                x.copy_from_slice(&xs[b * B..(b + 1) * B]);
-                let sc = quant(u * nv + b * B, &x, &mut c);
-                codes[b * B..(b + 1) * B].copy_from_slice(&c);
-                bits |= u32::from(sc) << (8 * b);
-            }
             let mut out = [0u64; 8];
-            pack_unit::<W>(&codes, nv, &mut out);
-            for k in 0..chunks {
-                let v = U32x4::from_u64s([out[2 * k], out[2 * k + 1]]);
-                // SAFETY: chunk `k` of unit `u`, this lane's alone.
-                unsafe { s.store(words.cast::<U32x4>(), u * chunks + k, v) };
-            }
+            rep!(b in [0 1] => {
+                if b < U {
+                    let mut ch = [U32x4::default(); 8];
+                    rep!(k in [0 1 2 3 4 5 6 7] => {
+                        if k < cpb {
+                            // SAFETY: chunk `k` of block `b` of unit `u <
+                            // units` of the aligned input.
+                            ch[k] = unsafe { s.load(cin, (u * U + b) * cpb + k) };
+                        }
+                    });
+                    let mut m = 0u32;
+                    rep32!(j => {
+                        if j < B {
+                            m = m.max(magnitude_bits::<I>(lane_bits::<I>(ch[j / per], j % per)));
+                        }
+                    });
+                    let sc = (coder.scale)(widen_bits::<I>(m).to_bits() & 0x7fff_ffff);
+                    let (keep, p) = (coder.prep)(sc);
+                    let first = ((u * U + b) * B) as u64;
+                    let mut wb = [0u64; 8];
+                    rep!(j in [0 2 4 6 8 10 12 14 16 18 20 22 24 26 28 30] => {
+                        if j < B {
+                            let x = widen_bits::<I>(lane_bits::<I>(ch[j / per], j % per));
+                            let y = widen_bits::<I>(lane_bits::<I>(ch[(j + 1) / per], (j + 1) % per));
+                            let c = u64::from((coder.pair)(&p, first + j as u64, x, y));
+                            let bit = j * W as usize;
+                            let (k, sh) = (bit / 64, bit % 64);
+                            wb[k] |= c << sh;
+                            if sh + 2 * W as usize > 64
+                                    && let Some(w) = wb.get_mut(k + 1)
+                            {
+                                *w |= c >> (64 - sh);
+                            }
+                        }
+                    });
+                    rep!(k in [0 1 2 3] => {
+                        if k < bw
+                                && let Some(w) = out.get_mut(b * bw + k)
+                        {
+                            *w = wb[k] & keep;
+                        }
+                    });
+                    bits |= u32::from(sc) << (8 * b);
+                }
+            });
+            rep!(k in [0 1 2] => {
+                if k < U * bw / 2 {
+                    let v = U32x4::from_u64s([out[2 * k], out[2 * k + 1]]);
+                    // SAFETY: chunk `k` of unit `u`'s codes, this lane's
+                    // alone.
+                    unsafe { s.store(cout, u * (U * bw / 2) + k, v) };
+                }
+            });
         }
         // Four scale bytes a `u32`: lanes `l..l + 4 / U` give theirs to
         // lane `l`.
         let mut word = bits;
-        for k in 1..4 / U {
-            word |= s.shfl_down_u32(bits, k as u32) << (8 * U * k);
-        }
+        rep!(k in [1 2 3] => {
+            if k < 4 / U {
+                word |= s.shfl_down_u32(bits, k as u32) << (8 * U * k);
+            }
+        });
         let g = u * U;
         if (lane(s) as usize).is_multiple_of(4 / U) && g + 4 <= blocks {
             // SAFETY: the caller's promise; this lane alone writes blocks
@@ -434,58 +513,183 @@ unsafe fn quantize_fast<S: Simt, I: Input, const W: u32, const B: usize, const U
     }
 }
 
-/// The fast dequantize path: unit `u` (`U` blocks of `B`) by thread `u`
-/// of a grid-stride walk; `value(code, scale byte)`; `scale_at(g)` is the
-/// index of block `g`'s scale.
+/// Bytes `p..end` (at most 3) of `scales`, byte `p + k` = `bytes[k]`:
+/// the scales past the last whole `u32`, by one thread, out of line (its
+/// byte stores in no loop of the entry; only scalars cross the call, so
+/// nothing goes through local memory).
 ///
 /// # Safety
 ///
-/// `words` (16-byte aligned) holds `units * V` codes, `out` (16-byte
-/// aligned) room for them, `scales` every `scale_at(g)`; nothing else
-/// writes `out`.
+/// `scales` holds bytes `p..end`, which no other thread writes.
+#[inline(never)]
+unsafe fn store_tail<S: Simt>(
+    s: &S,
+    scales: *mut u8,
+    p: usize,
+    end: usize,
+    b0: u8,
+    b1: u8,
+    b2: u8,
+) {
+    if end > p {
+        // SAFETY: `p < end`: the caller's promise.
+        unsafe { s.store(scales, p, b0) };
+    }
+    if end > p + 1 {
+        // SAFETY: as above.
+        unsafe { s.store(scales, p + 1, b1) };
+    }
+    if end > p + 2 {
+        // SAFETY: as above.
+        unsafe { s.store(scales, p + 2, b2) };
+    }
+}
+
+/// [`store_tail`] of `byte(q)` for the bytes `q` in `p..end` (at most 3).
+///
+/// # Safety
+///
+/// As [`store_tail`].
 #[inline(always)]
-#[allow(clippy::needless_range_loop)]
-unsafe fn dequantize_fast<S: Simt, const W: u32, const B: usize, const U: usize>(
+unsafe fn store_tail_of<S: Simt>(
+    s: &S,
+    scales: *mut u8,
+    p: usize,
+    end: usize,
+    byte: impl Fn(usize) -> u8,
+) {
+    let b = |q: usize| if q < end { byte(q) } else { 0 };
+    // SAFETY: the caller's promise.
+    unsafe { store_tail(s, scales, p, end, b(p), b(p + 1), b(p + 2)) };
+}
+
+/// Zero `u32` words for the padding rows of the last row of 128 x 4 tiles
+/// of a `[rows, 4 * tiles_row]` scale matrix (the words no lane wrote).
+///
+/// # Safety
+///
+/// `scales` (4-byte aligned) holds the tiled matrix; nothing else writes
+/// its padding.
+#[inline(always)]
+unsafe fn zero_padding<S: Simt>(s: &S, scales: *mut u8, rows: usize, tiles_row: usize) {
+    let first_pad = rows / 128 * 128;
+    if rows > first_pad {
+        let base = rows / 128 * tiles_row * 128;
+        for w in grid_stride(s, tiles_row * 128) {
+            let at = (w % 128) * 4;
+            let r = first_pad + (at % 16) / 4 * 32 + at / 16;
+            if r >= rows {
+                // SAFETY: word `base + w` of the tiled buffer, this
+                // thread's alone (a padding word no lane wrote).
+                unsafe { s.store(scales.cast::<u32>(), base + w, 0) };
+            }
+        }
+    }
+}
+
+/// The element quantize path (see the module docs): the scales, then the
+/// codes, each value's from its block's scale through `coder`.
+///
+/// # Safety
+///
+/// `src` holds every `index(i)`, `i < grid.len()`; `words` holds
+/// `words_for(W, grid.len())` words (8-byte aligned), `scales` `len` bytes
+/// (4-byte aligned); nothing else writes them.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn quantize_slow<S: Simt, I: Input, const W: u32, P: Copy>(
+    s: &S,
+    src: *const I,
+    grid: BlockGrid,
+    index: impl Fn(usize) -> usize + Copy,
+    words: *mut u64,
+    scales: *mut u8,
+    len: usize,
+    at: impl Fn(usize) -> Option<usize>,
+    coder: Coder<
+        impl Fn(u32) -> u8 + Copy,
+        impl Fn(u8) -> (u64, P),
+        impl Fn(&P, u64, f32, f32) -> u16,
+    >,
+) {
+    // SAFETY: `src` holds every `index(k)`, the caller's promise.
+    let slow_scale = |g: usize| unsafe { block_scale_slow(s, src, &grid, index, g, coder.scale) };
+    // SAFETY: `scales` holds `len` bytes, 4-byte aligned: the caller's
+    // promise.
+    unsafe { store_scales_slow(s, scales, len, at, slow_scale) };
+    let mut cur = None;
+    let code = |i: usize, x: f32| {
+        let g = grid.scale_of(i);
+        let (keep, p) = match cur {
+            Some((h, keep, p)) if h == g => (keep, p),
+            _ => {
+                let (keep, p) = (coder.prep)(slow_scale(g));
+                cur = Some((g, keep, p));
+                (keep, p)
+            }
+        };
+        ((coder.pair)(&p, i as u64, x, 0.0) as u64 & keep) as u8
+    };
+    // SAFETY: the caller's promise.
+    unsafe { store_codes_slow::<S, I, W>(s, src, grid.len(), words, index, code) };
+}
+
+/// The fast dequantize path: unit `u` (`U` blocks of `B`) by thread `u`
+/// of a grid-stride walk: its code chunks loaded (128-bit), each block's
+/// scale byte loaded once and made the block's state by `prep`, `pair(&state,
+/// codes)` the values of two codes (`2 * W` bits), stored as 128-bit chunks;
+/// every index a constant.
+///
+/// # Safety
+///
+/// `words` (16-byte aligned) holds `units * U * B` codes, `out` (16-byte
+/// aligned) room for their values, `scales` one byte per block; nothing
+/// else writes `out`.
+#[inline(always)]
+unsafe fn dequantize_fast<S: Simt, const W: u32, const B: usize, const U: usize, P: Copy>(
     s: &S,
     words: *const u64,
     units: usize,
     scales: *const u8,
     out: *mut f32,
-    value: impl Fn(u8, u8) -> f32,
+    prep: impl Fn(u8) -> P,
+    pair: impl Fn(&P, u16) -> [f32; 2],
 ) {
-    let nv = U * B;
-    let chunks = nv * W as usize / 128;
+    let chunks = U * B * W as usize / 128;
+    let cin = words.cast::<U32x4>();
+    let cout = out.cast::<U32x4>();
     for u in grid_stride(s, units) {
         let mut regs = [0u64; 8];
-        for k in 0..chunks {
-            // SAFETY: chunk `k` of unit `u` of the aligned words.
-            let [a, b] = unsafe { s.load(words.cast::<U32x4>(), u * chunks + k) }.to_u64s();
-            (regs[2 * k], regs[2 * k + 1]) = (a, b);
-        }
-        let mut vals = [0f32; V];
-        for b in 0..U {
-            // SAFETY: block `u * U + b`'s scale: the caller's promise.
-            let sc = unsafe { s.load(scales, u * U + b) };
-            for j in b * B..(b + 1) * B {
-                let (bit, m) = (j * W as usize, (1u64 << W) - 1);
-                let (k, sh) = (bit / 64, bit % 64);
-                let mut c = regs[k] >> sh;
-                if sh + W as usize > 64 {
-                    c |= regs[k + 1] << (64 - sh);
-                }
-                vals[j] = value((c & m) as u8, sc);
+        rep!(k in [0 1 2] => {
+            if k < chunks {
+                // SAFETY: chunk `k` of unit `u` of the aligned words.
+                let [a, b] = unsafe { s.load(cin, u * chunks + k) }.to_u64s();
+                (regs[2 * k], regs[2 * k + 1]) = (a, b);
             }
-        }
-        for k in 0..nv / 4 {
-            let x = U32x4([
-                vals[4 * k].to_bits(),
-                vals[4 * k + 1].to_bits(),
-                vals[4 * k + 2].to_bits(),
-                vals[4 * k + 3].to_bits(),
-            ]);
-            // SAFETY: chunk `k` of unit `u`'s values, this thread's.
-            unsafe { s.store(out.cast::<U32x4>(), u * nv / 4 + k, x) };
-        }
+        });
+        rep!(b in [0 1] => {
+            if b < U {
+                // SAFETY: block `u * U + b`'s scale: the caller's promise.
+                let p = prep(unsafe { s.load(scales, u * U + b) });
+                rep!(q in [0 4 8 12 16 20 24 28] => {
+                    if q < B {
+                        let mut x = [0u32; 4];
+                        rep!(i in [0 2] => {
+                            let bit = (b * B + q + i) * W as usize;
+                            let (k, sh) = (bit / 64, bit % 64);
+                            let mut c = regs[k] >> sh;
+                            if sh + 2 * W as usize > 64 {
+                                c |= regs.get(k + 1).copied().unwrap_or(0) << (64 - sh);
+                            }
+                            let [v0, v1] = pair(&p, (c & ((1 << (2 * W)) - 1)) as u16);
+                            (x[i], x[i + 1]) = (v0.to_bits(), v1.to_bits());
+                        });
+                        // SAFETY: chunk of unit `u`'s values, this thread's.
+                        unsafe { s.store(cout, (u * U * B + b * B + q) / 4, U32x4(x)) };
+                    }
+                });
+            }
+        });
     }
 }
 
@@ -500,7 +704,7 @@ unsafe fn dequantize_fast<S: Simt, const W: u32, const B: usize, const U: usize>
 unsafe fn dequantize_slow<S: Simt, const W: u32>(
     s: &S,
     words: *const u64,
-    grid: &BlockGrid,
+    grid: BlockGrid,
     scales: *const u8,
     out: *mut f32,
     value: impl Fn(u8, u8) -> f32,
@@ -562,9 +766,8 @@ pub unsafe fn mx_quantize<S: Simt, F: MxElement, const W: u32, I: Input>(
 ) {
     const { assert!(W == F::BITS) };
     let grid = q.grid();
-    let n = grid.len();
     let (rule, rounding) = (q.rule, q.rounding);
-    let scale_of_bits = |m: u32| mx_scale_f32::<F>(m, rule).to_bits();
+    let scale = move |m: u32| mx_scale_f32::<F>(m, rule).to_bits();
     let (srows, scols) = q.scale_matrix();
     let u_blocks = mx_unit_blocks(W);
     let nb = q.d.div_ceil(32);
@@ -574,89 +777,95 @@ pub unsafe fn mx_quantize<S: Simt, F: MxElement, const W: u32, I: Input>(
         && aligned16(src)
         && aligned16(words)
         && (!q.swizzled || nb.is_multiple_of(4));
-    let index = |i: usize| q.src_index(i);
-    // SAFETY: `src` holds every `index(k)`, the caller's promise.
-    let slow_scale = |g: usize| unsafe { block_scale_slow(s, src, &grid, index, g, scale_of_bits) };
+    let qv = *q;
+    let index = move |i: usize| qv.src_index(i);
+    // Round to nearest: `x * 2^-e` encoded (a pair at a time), the NaN
+    // scale's codes masked to zero; `f` is `2^-e`.
+    let nearest = Coder {
+        scale,
+        prep: |sc: u8| {
+            let f = f32::from_bits(u32::from(254 - sc.min(254)) << 23);
+            (if sc == 0xff { 0 } else { !0 }, f)
+        },
+        pair: |&f: &f32, _: u64, x: f32, y: f32| {
+            fixed::encode_pair::<F>(mx_operand(x, f), mx_operand(y, f), Mode::SatFinite)
+        },
+    };
+    let seed = match rounding {
+        Rounding::Stochastic { seed } => seed,
+        Rounding::Nearest => 0,
+    };
+    let stochastic = Coder {
+        scale,
+        prep: |sc: u8| (!0u64, sc),
+        pair: move |&sc: &u8, i: u64, x: f32, y: f32| {
+            let a = mx_stochastic_code::<F>(x, sc, seed, i);
+            let b = mx_stochastic_code::<F>(y, sc, seed, i + 1);
+            u16::from(a) | u16::from(b) << W
+        },
+    };
+    let is_nearest = matches!(rounding, Rounding::Nearest);
     if fast {
         let units = grid.scales() / u_blocks;
-        let pos = |g: usize| {
-            if q.swizzled {
+        let swz = q.swizzled;
+        let pos = move |g: usize| {
+            if swz {
                 swizzled_index(g / nb, g % nb, nb)
             } else {
                 g
             }
         };
-        let quant = |first: usize, xs: &[f32; 32], codes: &mut [u8; 32]| {
-            let m = xs.iter().fold(0, |m, x| m.max(x.to_bits() & 0x7fff_ffff));
-            let scale = mx_scale_f32::<F>(m, rule);
-            mx_codes::<F, f32>(xs, scale, rounding, first as u64, codes);
-            scale.to_bits()
-        };
-        if u_blocks == 2 {
+        match (u_blocks == 2, is_nearest) {
             // SAFETY: the fast path's conditions hold; the caller's promise.
-            unsafe { quantize_fast::<S, I, W, 32, 2>(s, src, units, words, scales, pos, quant) }
-        } else {
-            // SAFETY: as above.
-            unsafe { quantize_fast::<S, I, W, 32, 1>(s, src, units, words, scales, pos, quant) }
+            (true, true) => unsafe {
+                quantize_fast::<S, I, W, 32, 2, _>(s, src, units, words, scales, pos, nearest)
+            },
+            // SAFETY: the fast path's conditions hold; the caller's promise.
+            (false, true) => unsafe {
+                quantize_fast::<S, I, W, 32, 1, _>(s, src, units, words, scales, pos, nearest)
+            },
+            // SAFETY: the fast path's conditions hold; the caller's promise.
+            (true, false) => unsafe {
+                quantize_fast::<S, I, W, 32, 2, _>(s, src, units, words, scales, pos, stochastic)
+            },
+            // SAFETY: the fast path's conditions hold; the caller's promise.
+            (false, false) => unsafe {
+                quantize_fast::<S, I, W, 32, 1, _>(s, src, units, words, scales, pos, stochastic)
+            },
         }
         let blocks = grid.scales();
         if q.swizzled {
-            // The padding rows of the last tile row: zero words.
-            let tiles_row = nb / 4;
-            let first_pad = srows / 128 * 128;
-            if srows > first_pad {
-                let base = srows / 128 * tiles_row * 128;
-                for w in grid_stride(s, tiles_row * 128) {
-                    let at = (w % 128) * 4;
-                    let r = first_pad + (at % 16) / 4 * 32 + at / 16;
-                    if r >= srows {
-                        // SAFETY: word `base + w` of the tiled buffer, this
-                        // thread's alone (a padding word no lane wrote).
-                        unsafe { s.store(scales.cast::<u32>(), base + w, 0) };
-                    }
-                }
-            }
+            // SAFETY: the tiled buffer: the caller's promise.
+            unsafe { zero_padding(s, scales, srows, nb / 4) };
         } else if global_thread(s) == 0 {
             // The last 1 to 3 scales past the last whole `u32`.
-            let p = blocks / 4 * 4;
-            if blocks > p {
-                // SAFETY: a scale of the grid; only thread 0 writes the tail.
-                unsafe { s.store(scales, p, slow_scale(p)) };
-            }
-            if blocks > p + 1 {
-                // SAFETY: as above.
-                unsafe { s.store(scales, p + 1, slow_scale(p + 1)) };
-            }
-            if blocks > p + 2 {
-                // SAFETY: as above.
-                unsafe { s.store(scales, p + 2, slow_scale(p + 2)) };
-            }
+            // SAFETY: `src` holds every `index(k)`, the caller's promise.
+            let byte = move |g: usize| unsafe { block_scale_slow(s, src, &grid, index, g, scale) };
+            // SAFETY: scales of the grid; only thread 0 writes the tail.
+            unsafe { store_tail_of(s, scales, blocks / 4 * 4, blocks, byte) };
         }
         return;
     }
     let len = q.scales_len();
-    let at = |p: usize| {
-        if q.swizzled {
+    let swz = q.swizzled;
+    let at = move |p: usize| {
+        if swz {
             unswizzle(p, srows, scols)
         } else {
             Some(p)
         }
     };
-    // SAFETY: `scales` holds `len` bytes, 4-byte aligned: the caller's
-    // promise.
-    unsafe { store_scales_slow(s, scales, len, at, slow_scale) };
-    let mut cur = (usize::MAX, E8M0::from_bits(0));
-    let code = |i: usize, x: f32| {
-        let g = grid.scale_of(i);
-        if g != cur.0 {
-            cur = (g, E8M0::from_bits(slow_scale(g)));
+    if is_nearest {
+        // SAFETY: the caller's promise (and the fast path's conditions
+        // where it runs).
+        unsafe { quantize_slow::<S, I, W, _>(s, src, grid, index, words, scales, len, at, nearest) }
+    } else {
+        // SAFETY: the caller's promise (and the fast path's conditions
+        // where it runs).
+        unsafe {
+            quantize_slow::<S, I, W, _>(s, src, grid, index, words, scales, len, at, stochastic)
         }
-        let mut c = [0u8];
-        mx_codes::<F, f32>(&[x], cur.1, rounding, i as u64, &mut c);
-        c[0]
-    };
-    // SAFETY: the caller's promise.
-    unsafe { store_codes_slow::<S, I, W>(s, src, n, words, index, code) };
+    }
 }
 
 /// Dequantizes an MX array (`F`, `W = F::BITS`) of `[outer, d, inner]`
@@ -680,20 +889,23 @@ pub unsafe fn mx_dequantize<S: Simt, F: MxElement, const W: u32>(
 ) {
     const { assert!(W == F::BITS) };
     let grid = BlockGrid::along(outer, d, inner, 32);
-    let value = |c: u8, sc: u8| mx_value(F::from_raw_bits(c), E8M0::from_bits(sc));
     let u_blocks = mx_unit_blocks(W);
     if inner == 1 && d.is_multiple_of(32 * u_blocks) && aligned16(words) && aligned16(out) {
         let units = grid.scales() / u_blocks;
+        // The scale's value (`mx_value`'s), times each decoded code.
+        let prep = |sc: u8| e8m0_f32(E8M0::from_bits(sc));
+        let pair = |&f: &f32, c: u16| fixed::decode_pair::<F>(c).map(|v| v * f);
         if u_blocks == 2 {
             // SAFETY: the fast path's conditions hold; the caller's promise.
-            unsafe { dequantize_fast::<S, W, 32, 2>(s, words, units, scales, out, value) }
+            unsafe { dequantize_fast::<S, W, 32, 2, _>(s, words, units, scales, out, prep, pair) }
         } else {
             // SAFETY: as above.
-            unsafe { dequantize_fast::<S, W, 32, 1>(s, words, units, scales, out, value) }
+            unsafe { dequantize_fast::<S, W, 32, 1, _>(s, words, units, scales, out, prep, pair) }
         }
     } else {
+        let value = |c: u8, sc: u8| mx_value(F::from_raw_bits(c), E8M0::from_bits(sc));
         // SAFETY: the caller's promise.
-        unsafe { dequantize_slow::<S, W>(s, words, &grid, scales, out, value) }
+        unsafe { dequantize_slow::<S, W>(s, words, grid, scales, out, value) }
     }
 }
 
@@ -797,86 +1009,142 @@ pub unsafe fn nvfp4_quantize<S: Simt, I: Input>(
     scales: *mut u8,
 ) {
     let grid = q.grid();
-    let n = grid.len();
     let (ts, tiny, rounding) = (q.tensor_scale, q.tiny, q.rounding);
-    let scale_of_bits = |m: u32| nvfp4_scale_f32(m, ts, tiny).to_bits();
+    let scale = move |m: u32| nvfp4_scale_f32(m, ts, tiny).to_bits();
     let nb = q.cols.div_ceil(16);
     let index = |i: usize| i;
-    // SAFETY: `src` holds every value of the grid, the caller's promise.
-    let slow_scale = |g: usize| unsafe { block_scale_slow(s, src, &grid, index, g, scale_of_bits) };
     let fast = q.tile <= 1
         && q.cols.is_multiple_of(32)
         && aligned16(src)
         && aligned16(words)
         && (!q.swizzled || nb.is_multiple_of(4));
+    // Round to nearest: compares with the block's thresholds; a zero scale
+    // (infinite thresholds) gives zeros of each value's sign, the NaN
+    // scale's codes are masked to zero: `nvfp4_codes`' bits.
+    let nearest = Coder {
+        scale,
+        prep: move |sc: u8| {
+            let u = match sc {
+                0 | 0x7f => [f32::INFINITY; 7],
+                _ => e2m1_thresholds_f32(E4M3::from_bits(sc), ts),
+            };
+            (if sc == 0x7f { 0 } else { !0 }, u)
+        },
+        pair: |u: &[f32; 7], _: u64, x: f32, y: f32| {
+            u16::from(e2m1_nearest(x.to_bits(), u)) | u16::from(e2m1_nearest(y.to_bits(), u)) << 4
+        },
+    };
+    let seed = match rounding {
+        Rounding::Stochastic { seed } => seed,
+        Rounding::Nearest => 0,
+    };
+    let stochastic = Coder {
+        scale,
+        prep: |sc: u8| (!0u64, sc),
+        pair: move |&sc: &u8, i: u64, x: f32, y: f32| {
+            let a = nvfp4_stochastic_code(x, sc, ts, seed, i);
+            let b = nvfp4_stochastic_code(y, sc, ts, seed, i + 1);
+            u16::from(a) | u16::from(b) << 4
+        },
+    };
+    let is_nearest = matches!(rounding, Rounding::Nearest);
     if fast {
-        let pos = |g: usize| {
-            if q.swizzled {
+        let swz = q.swizzled;
+        let pos = move |g: usize| {
+            if swz {
                 swizzled_index(g / nb, g % nb, nb)
             } else {
                 g
             }
         };
-        let quant = |first: usize, xs: &[f32; 16], codes: &mut [u8; 16]| {
-            let m = xs.iter().fold(0, |m, x| m.max(x.to_bits() & 0x7fff_ffff));
-            let scale = nvfp4_scale_f32(m, ts, tiny);
-            nvfp4_codes::<f32>(xs, scale, ts, rounding, first as u64, codes);
-            scale.to_bits()
-        };
         let blocks = grid.scales();
-        // SAFETY: the fast path's conditions hold and the caller's promise
-        // sizes the buffers.
-        unsafe { quantize_fast::<S, I, 4, 16, 2>(s, src, blocks / 2, words, scales, pos, quant) };
+        if is_nearest {
+            // SAFETY: the caller's promise (and the fast path's conditions
+            // where it runs).
+            unsafe {
+                quantize_fast::<S, I, 4, 16, 2, _>(s, src, blocks / 2, words, scales, pos, nearest)
+            };
+        } else {
+            // SAFETY: the caller's promise (and the fast path's conditions
+            // where it runs).
+            unsafe {
+                quantize_fast::<S, I, 4, 16, 2, _>(
+                    s,
+                    src,
+                    blocks / 2,
+                    words,
+                    scales,
+                    pos,
+                    stochastic,
+                )
+            };
+        }
         if q.swizzled {
-            let tiles_row = nb / 4;
-            let first_pad = q.rows / 128 * 128;
-            if q.rows > first_pad {
-                let base = q.rows / 128 * tiles_row * 128;
-                for w in grid_stride(s, tiles_row * 128) {
-                    let at = (w % 128) * 4;
-                    let r = first_pad + (at % 16) / 4 * 32 + at / 16;
-                    if r >= q.rows {
-                        // SAFETY: a padding word of the tiled buffer that
-                        // no lane wrote, this thread's alone.
-                        unsafe { s.store(scales.cast::<u32>(), base + w, 0) };
-                    }
-                }
-            }
+            // SAFETY: the tiled buffer: the caller's promise.
+            unsafe { zero_padding(s, scales, q.rows, nb / 4) };
         } else if global_thread(s) == 0 {
             // `blocks` is even: at most 2 scales past the last `u32`.
-            let p = blocks / 4 * 4;
-            if blocks > p {
-                // SAFETY: a scale of the grid; only thread 0 writes the tail.
-                unsafe { s.store(scales, p, slow_scale(p)) };
-            }
-            if blocks > p + 1 {
-                // SAFETY: as above.
-                unsafe { s.store(scales, p + 1, slow_scale(p + 1)) };
-            }
+            // SAFETY: `src` holds every value of the grid.
+            let byte = move |g: usize| unsafe { block_scale_slow(s, src, &grid, index, g, scale) };
+            // SAFETY: scales of the grid; only thread 0 writes the tail.
+            unsafe { store_tail_of(s, scales, blocks / 4 * 4, blocks, byte) };
         }
         return;
     }
-    let at = |p: usize| {
-        if q.swizzled {
-            unswizzle(p, q.rows, nb)
-        } else {
-            Some(p)
-        }
+    let (swz, rows) = (q.swizzled, q.rows);
+    let at = move |p: usize| {
+        if swz { unswizzle(p, rows, nb) } else { Some(p) }
     };
-    // SAFETY: the caller's promise.
-    unsafe { store_scales_slow(s, scales, q.scales_len(), at, slow_scale) };
-    let mut cur = (usize::MAX, E4M3::from_bits(0));
-    let code = |i: usize, x: f32| {
-        let g = grid.scale_of(i);
-        if g != cur.0 {
-            cur = (g, E4M3::from_bits(slow_scale(g)));
+    let len = q.scales_len();
+    if is_nearest {
+        // SAFETY: the caller's promise (and the fast path's conditions
+        // where it runs).
+        unsafe { quantize_slow::<S, I, 4, _>(s, src, grid, index, words, scales, len, at, nearest) }
+    } else {
+        // SAFETY: the caller's promise (and the fast path's conditions
+        // where it runs).
+        unsafe {
+            quantize_slow::<S, I, 4, _>(s, src, grid, index, words, scales, len, at, stochastic)
         }
-        let mut c = [0u8];
-        nvfp4_codes::<f32>(&[x], cur.1, ts, rounding, i as u64, &mut c);
-        c[0]
-    };
-    // SAFETY: the caller's promise.
-    unsafe { store_codes_slow::<S, I, 4>(s, src, n, words, index, code) };
+    }
+}
+
+/// The MX code of `x` (value `i`) under the scale byte `sc`, rounded
+/// stochastically with `random_bits(seed, i)`: `mx_codes`' bits (the NaN
+/// scale gives 0). Out of line and scalars only: the rounding routine is
+/// long, and one copy of it serves every value of a unit.
+#[inline(never)]
+fn mx_stochastic_code<F: MxElement>(x: f32, sc: u8, seed: u64, i: u64) -> u8 {
+    match scale_exponent(E8M0::from_bits(sc)) {
+        Some(e) => mx_code::<F, f32>(x, e, Rounding::Stochastic { seed }, i),
+        None => 0,
+    }
+}
+
+/// The NVFP4 code of `x` (value `i`) under the E4M3 scale byte `sc` and
+/// the tensor scale `ts`, rounded stochastically with `random_bits(seed,
+/// i)`: `nvfp4_codes`' bits (the NaN scale gives 0, a zero scale the
+/// value's sign). Out of line, as [`mx_stochastic_code`].
+#[inline(never)]
+fn nvfp4_stochastic_code(x: f32, sc: u8, ts: f32, seed: u64, i: u64) -> u8 {
+    match sc {
+        0x7f => 0,
+        0 => ((x.to_bits() >> 31) as u8) << 3,
+        _ => e2m1_stochastic_f32(x, E4M3::from_bits(sc), ts, random_bits(seed, i)),
+    }
+}
+
+/// The E2M1 code (sign included) of the `f32` with bits `b` against a
+/// block's thresholds (`e2m1_thresholds_f32`, or all infinite for a zero
+/// scale): how many of them `|x|` reaches, and the sign.
+#[inline(always)]
+fn e2m1_nearest(b: u32, u: &[f32; 7]) -> u8 {
+    let a = f32::from_bits(b & 0x7fff_ffff);
+    let mut c = ((b >> 31) as u8) << 3;
+    rep!(k in [0 1 2 3 4 5 6] => {
+        c += (a >= u[k]) as u8;
+    });
+    c
 }
 
 /// Dequantizes an NVFP4 array of `[rows, cols]` (row-major scales, one per
@@ -897,13 +1165,19 @@ pub unsafe fn nvfp4_dequantize<S: Simt>(
     out: *mut f32,
 ) {
     let grid = BlockGrid::along(rows, cols, 1, 16);
-    let value =
-        |c: u8, sc: u8| nvfp4_value(E2M1::from_bits(c & 0xf), E4M3::from_bits(sc), tensor_scale);
     if cols.is_multiple_of(32) && aligned16(words) && aligned16(out) {
+        // `nvfp4_value`: (code times scale, exact) times the tensor scale.
+        let prep = |sc: u8| fixed::decode(E4M3::from_bits(sc));
+        let pair = |&f: &f32, c: u16| fixed::decode_pair::<E2M1>(c).map(|v| v * f * tensor_scale);
         // SAFETY: the fast path's conditions; the caller's promise.
-        unsafe { dequantize_fast::<S, 4, 16, 2>(s, words, grid.scales() / 2, scales, out, value) }
+        unsafe {
+            dequantize_fast::<S, 4, 16, 2, _>(s, words, grid.scales() / 2, scales, out, prep, pair)
+        }
     } else {
+        let value = |c: u8, sc: u8| {
+            nvfp4_value(E2M1::from_bits(c & 0xf), E4M3::from_bits(sc), tensor_scale)
+        };
         // SAFETY: the caller's promise.
-        unsafe { dequantize_slow::<S, 4>(s, words, &grid, scales, out, value) }
+        unsafe { dequantize_slow::<S, 4>(s, words, grid, scales, out, value) }
     }
 }
