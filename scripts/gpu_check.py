@@ -553,24 +553,24 @@ def check_blocks(dev, sizes, report, failures):
                     need = (n * bits + 63) // 64
                     seen = []
                     for build in dev.builds:
-                        sc = cp.full(max(want_s.size, 1), 0xAA, dtype=np.uint8)
-                        dev.launch(build, f"mx_scales_{name}", want_s.size,
-                                   (d_x, u64(rows), u64(cols), u64(1), np.uint32(code), sc))
+                        sc = cp.full(max(want_s.size, 4), 0xAA, dtype=np.uint8)
                         words = cp.full(max(need, 1), 0xFFFFFFFFFFFFFFFF, dtype=np.uint64)
-                        dev.launch(build, f"mx_encode_{name}", (n + block_elems(bits) - 1) // block_elems(bits),
-                                   (d_x, u64(rows), u64(cols), u64(1), sc, u64(0), np.uint32(0), words))
+                        # One pass: codes and scales (flags 0: nearest, row-major).
+                        dev.launch(build, f"mx_quantize_{name}", (n + 31) // 32,
+                                   (d_x, u64(rows), u64(cols), u64(1), np.uint32(code), u64(0), np.uint32(0),
+                                    words, sc))
                         got_s = cp.asnumpy(sc)[: want_s.size]
                         got_w = cp.asnumpy(words)[:need]
                         got_c = unpack_ref(got_w, bits, n)
                         ok = np.array_equal(got_s, want_s) and np.array_equal(got_c, want_c.astype(np.uint64))
                         record("mx quantize", ok, f"{build} mx_{name} {rule} {rows}x{cols}")
                         out = cp.zeros(max(n, 1), dtype=np.float32)
-                        dev.launch(build, f"mx_decode_{name}", (n + block_elems(bits) - 1) // block_elems(bits),
+                        dev.launch(build, f"mx_dequantize_{name}", (n + 31) // 32,
                                    (words, u64(rows), u64(cols), u64(1), sc, out))
                         want = mx_dequant_ref(name, want_c, want_s, rows, cols)
                         got = cp.asnumpy(out)[:n]
                         ok = (got.view(np.uint32) == want.view(np.uint32)) | (np.isnan(got) & np.isnan(want))
-                        record("mx dequantize", bool(ok.all()), f"{build} mx_decode_{name} {rule} {rows}x{cols}")
+                        record("mx dequantize", bool(ok.all()), f"{build} mx_dequantize_{name} {rule} {rows}x{cols}")
                         seen.append((got_s.tobytes(), got_w.tobytes()))
                     record("builds agree", len(set(seen)) <= 1, f"mx_{name} {rule} {rows}x{cols}: the builds differ")
             for tiles, tiny in ((False, "flush"), (False, "minnormal"), (True, "flush")):
@@ -590,23 +590,22 @@ def check_blocks(dev, sizes, report, failures):
                         dst = dst if dst > 0 else np.float32(1.0)
                         record("nvfp4 tensor scale", dst.view(np.uint32) == np.float32(st).view(np.uint32),
                                f"{build} amax_partials n={n}")
-                    sc = cp.full(max(want_s.size, 1), 0xAA, dtype=np.uint8)
-                    dev.launch(build, "nvfp4_scales", want_s.size,
-                               (d_x, u64(rows), u64(cols), u64(rows), u64(16 if tiles else 1),
-                                np.float32(st), np.uint32({"flush": 0, "smallest": 1, "minnormal": 2}[tiny]), sc))
+                    sc = cp.full(max(want_s.size, 4), 0xAA, dtype=np.uint8)
                     words = cp.full(max(need, 1), 0xFFFFFFFFFFFFFFFF, dtype=np.uint64)
-                    dev.launch(build, "nvfp4_encode", (n + 15) // 16,
-                               (d_x, u64(rows), u64(cols), sc, np.float32(st), u64(0), np.uint32(0), words))
+                    dev.launch(build, "nvfp4_quantize", (n + 31) // 32,
+                               (d_x, u64(rows), u64(cols), u64(rows), u64(16 if tiles else 1),
+                                np.float32(st), np.uint32({"flush": 0, "smallest": 1, "minnormal": 2}[tiny]),
+                                u64(0), np.uint32(0), words, sc))
                     got_s = cp.asnumpy(sc)[: want_s.size]
                     got_w = cp.asnumpy(words)[:need]
                     ok = np.array_equal(got_s, want_s) and np.array_equal(unpack_ref(got_w, 4, n), want_c.astype(np.uint64))
                     record("nvfp4 quantize", ok, f"{build} nvfp4 tiles={tiles} {tiny} {rows}x{cols}")
                     out = cp.zeros(max(n, 1), dtype=np.float32)
-                    dev.launch(build, "nvfp4_decode", (n + 15) // 16, (words, u64(rows), u64(cols), sc, np.float32(st), out))
+                    dev.launch(build, "nvfp4_dequantize", (n + 31) // 32, (words, u64(rows), u64(cols), sc, np.float32(st), out))
                     want = nvfp4_dequant_ref(want_c, want_s, st, rows, cols)
                     got = cp.asnumpy(out)[:n]
                     ok = (got.view(np.uint32) == want.view(np.uint32)) | (np.isnan(got) & np.isnan(want))
-                    record("nvfp4 dequantize", bool(ok.all()), f"{build} nvfp4_decode tiles={tiles} {rows}x{cols}")
+                    record("nvfp4 dequantize", bool(ok.all()), f"{build} nvfp4_dequantize tiles={tiles} {rows}x{cols}")
                     seen.append((got_s.tobytes(), got_w.tobytes()))
                 record("builds agree", len(set(seen)) <= 1, f"nvfp4 {rows}x{cols}: the builds differ")
         print(f"n={n}: block scaling done", flush=True)
@@ -881,12 +880,10 @@ def timed_kernels(n):
     out.append(("unpack_u16_w12", 12, n * 12 // 8, 2 * n, "words", np.uint16))
     out.append(("amax_partials", 32, f32, 0, "f32", None))
     for name, bits in (("e2m1", 4), ("e4m3", 8)):
-        out.append((f"mx_scales_{name}", bits, f32, n // 32, "mx", None))
-        out.append((f"mx_encode_{name}", bits, f32 + n // 32, n * bits // 8, "mx", None))
-        out.append((f"mx_decode_{name}", bits, n * bits // 8 + n // 32, f32, "mx", None))
-    out.append(("nvfp4_scales", 4, f32, n // 16, "nvfp4", None))
-    out.append(("nvfp4_encode", 4, f32 + n // 16, n // 2, "nvfp4", None))
-    out.append(("nvfp4_decode", 4, n // 2 + n // 16, f32, "nvfp4", None))
+        out.append((f"mx_quantize_{name}", bits, f32, n * bits // 8 + n // 32, "mx", None))
+        out.append((f"mx_dequantize_{name}", bits, n * bits // 8 + n // 32, f32, "mx", None))
+    out.append(("nvfp4_quantize", 4, f32, n // 2 + n // 16, "nvfp4", None))
+    out.append(("nvfp4_dequantize", 4, n // 2 + n // 16, f32, "nvfp4", None))
     return out
 
 
@@ -985,34 +982,26 @@ def timings(dev, rec, n=1 << 28, reps=15, budget_end=None, modules=None):
                 args = (xb, u64(n), out)
             elif kind == "mx":
                 name = kernel.rsplit("_", 1)[1]
-                sc = cp.empty(rows * (cols // 32), dtype=np.uint8)
-                dev.launch_module(module, f"mx_scales_{name}", rows * (cols // 32),
-                                  (x, u64(rows), u64(cols), u64(1), np.uint32(3), sc))
+                sc = cp.empty(max(4, rows * (cols // 32)), dtype=np.uint8)
                 codes = cp.empty(n * w // 64 + 2, dtype=np.uint64)
-                dev.launch_module(module, f"mx_encode_{name}", units,
-                                  (x, u64(rows), u64(cols), u64(1), sc, u64(0), np.uint32(0), codes))
-                if kernel.startswith("mx_scales"):
-                    grid = ((rows * (cols // 32) + THREADS - 1) // THREADS,)
-                    args = (x, u64(rows), u64(cols), u64(1), np.uint32(3), sc)
-                elif kernel.startswith("mx_encode"):
-                    args = (x, u64(rows), u64(cols), u64(1), sc, u64(0), np.uint32(0), codes)
+                qargs = (x, u64(rows), u64(cols), u64(1), np.uint32(3), u64(0), np.uint32(0), codes, sc)
+                dev.launch_module(module, f"mx_quantize_{name}", (n + 31) // 32, qargs)
+                grid = (((n + 31) // 32 + THREADS - 1) // THREADS,)
+                if kernel.startswith("mx_quantize"):
+                    args = qargs
                 else:
                     out = cp.empty(n, dtype=np.float32)
                     args = (codes, u64(rows), u64(cols), u64(1), sc, out)
             else:  # nvfp4
                 st = np.float32(1.0 / 64)
-                sc = cp.empty(rows * (cols // 16), dtype=np.uint8)
-                dev.launch_module(module, "nvfp4_scales", rows * (cols // 16),
-                                  (x, u64(rows), u64(cols), u64(rows), u64(1), st, np.uint32(0), sc))
+                sc = cp.empty(max(4, rows * (cols // 16)), dtype=np.uint8)
                 codes = cp.empty(n // 16 + 2, dtype=np.uint64)
-                dev.launch_module(module, "nvfp4_encode", (n + 15) // 16,
-                                  (x, u64(rows), u64(cols), sc, st, u64(0), np.uint32(0), codes))
-                grid = (((n + 15) // 16 + THREADS - 1) // THREADS,)
-                if kernel == "nvfp4_scales":
-                    grid = ((rows * (cols // 16) + THREADS - 1) // THREADS,)
-                    args = (x, u64(rows), u64(cols), u64(rows), u64(1), st, np.uint32(0), sc)
-                elif kernel == "nvfp4_encode":
-                    args = (x, u64(rows), u64(cols), sc, st, u64(0), np.uint32(0), codes)
+                qargs = (x, u64(rows), u64(cols), u64(rows), u64(1), st, np.uint32(0), u64(0), np.uint32(0),
+                         codes, sc)
+                dev.launch_module(module, "nvfp4_quantize", (n + 31) // 32, qargs)
+                grid = (((n + 31) // 32 + THREADS - 1) // THREADS,)
+                if kernel == "nvfp4_quantize":
+                    args = qargs
                 else:
                     out = cp.empty(n, dtype=np.float32)
                     args = (codes, u64(rows), u64(cols), sc, st, out)

@@ -105,69 +105,41 @@ def block_kernel(name, threads, args):
     if kind == "mx":
         fmt = rest[1]
         bits = g.FORMATS[fmt][0]
-        if rest[0] == "scales":
-            src, outer, d, inner, rule, sc = args
+        if rest[0] == "quantize":
+            src, outer, d, inner, rule, seed, flags, words, sc = args
             rows, cols = int(outer), int(d)
-            assert int(inner) == 1
-            nb = (cols + 31) // 32
-            assert threads >= rows * nb and sc.size >= rows * nb
-            rname = {v: k for k, v in g.MX_RULES.items()}[int(rule)]
-            s, _ = g.mx_ref(fmt, src[: rows * cols], rows, cols, rname)
-            sc[: s.size] = s
-            return
-        if rest[0] == "encode":
-            src, outer, d, inner, sc, seed, stoch, words = args
-            rows, cols = int(outer), int(d)
+            assert int(inner) == 1 and int(flags) == 0
             n = rows * cols
-            assert threads * g.block_elems(bits) >= n
+            assert threads * 32 >= n
+            rname = {v: k for k, v in g.MX_RULES.items()}[int(rule)]
+            s, c = g.mx_ref(fmt, src[:n], rows, cols, rname)
+            sc[: s.size] = s
             need = (n * bits + 63) // 64
-            assert words.size >= need
-            # Codes from the scales given (any rule): recompute with each
-            # rule and take the one whose scales match.
-            for rname in g.MX_RULES:
-                s, c = g.mx_ref(fmt, src[:n], rows, cols, rname)
-                if np.array_equal(s, sc[: s.size]):
-                    words[:need] = g.pack_ref(c, bits)[:need]
-                    return
-            raise AssertionError(f"{name}: scales from no rule")
+            words[:need] = g.pack_ref(c, bits)[:need]
+            return
         src, outer, d, inner, sc, out = args
         rows, cols = int(outer), int(d)
         n = rows * cols
-        assert threads * g.block_elems(bits) >= n and out.size >= n
+        assert threads * 32 >= n and out.size >= n
         codes = g.unpack_ref(src, bits, n).astype(np.uint8)
         out[:n] = g.mx_dequant_ref(fmt, codes, sc[: rows * ((cols + 31) // 32)], rows, cols)
         return
-    if name == "nvfp4_scales":
-        src, rows, cols, matrix, tile, st, tiny, sc = args
-        rows, cols = int(rows), int(cols)
-        nb = (cols + 15) // 16
-        assert threads >= rows * nb and sc.size >= rows * nb
-        t = {0: "flush", 1: "smallest", 2: "minnormal"}[int(tiny)]
-        s, _, _ = g.nvfp4_ref(src[: rows * cols], rows, cols, st, t, int(tile) == 16, int(matrix))
-        sc[: s.size] = s
-        return
-    if name == "nvfp4_encode":
-        src, rows, cols, sc, st, seed, stoch, words = args
+    if name == "nvfp4_quantize":
+        src, rows, cols, matrix, tile, st, tiny, seed, flags, words, sc = args
         rows, cols = int(rows), int(cols)
         n = rows * cols
-        assert threads * 16 >= n and words.size >= (n * 4 + 63) // 64
-        nb = (cols + 15) // 16
-        d = g.decode_table("e4m3")[sc[: rows * nb].astype(np.int64)] * np.float64(st)
-        # The codes for the given scales: the reference with a tensor scale
-        # and tiny rule reproducing them (the stand-in recomputes them).
-        for t in ("flush", "smallest", "minnormal"):
-            for tiles in (False, True):
-                s, c, _ = g.nvfp4_ref(src[:n], rows, cols, st, t, tiles, rows)
-                if np.array_equal(s, sc[: s.size]):
-                    need = (n * 4 + 63) // 64
-                    words[:need] = g.pack_ref(c, 4)[:need]
-                    return
-        raise AssertionError(f"{name}: scales from no rule ({d.size})")
-    if name == "nvfp4_decode":
+        assert threads * 32 >= n and int(flags) == 0
+        t = {0: "flush", 1: "smallest", 2: "minnormal"}[int(tiny)]
+        s, c, _ = g.nvfp4_ref(src[:n], rows, cols, st, t, int(tile) == 16, int(matrix))
+        sc[: s.size] = s
+        need = (n * 4 + 63) // 64
+        words[:need] = g.pack_ref(c, 4)[:need]
+        return
+    if name == "nvfp4_dequantize":
         src, rows, cols, sc, st, out = args
         rows, cols = int(rows), int(cols)
         n = rows * cols
-        assert threads * 16 >= n and out.size >= n
+        assert threads * 32 >= n and out.size >= n
         codes = g.unpack_ref(src, 4, n).astype(np.uint8)
         out[:n] = g.nvfp4_dequant_ref(codes, sc[: rows * ((cols + 15) // 16)], st, rows, cols)
         return

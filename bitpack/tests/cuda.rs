@@ -124,14 +124,18 @@ fn every_kernel_the_launcher_names_is_in_the_ptx() {
     }
     for f in ["e2m1", "e2m3", "e3m2", "e4m3", "e5m2"] {
         assert!(has(&format!("decode_{f}_f16")) && has(&format!("decode_{f}_bf16")));
-        for k in ["scales", "encode", "decode"] {
+        for k in ["quantize", "dequantize"] {
             assert!(has(&format!("mx_{k}_{f}")), "mx_{k}_{f}");
+        }
+        for i in ["f16", "bf16"] {
+            assert!(has(&format!("mx_quantize_{f}_{i}")), "mx_quantize_{f}_{i}");
         }
     }
     for e in [
-        "nvfp4_scales",
-        "nvfp4_encode",
-        "nvfp4_decode",
+        "nvfp4_quantize",
+        "nvfp4_quantize_f16",
+        "nvfp4_quantize_bf16",
+        "nvfp4_dequantize",
         "amax_partials",
     ] {
         assert!(has(e), "{e}");

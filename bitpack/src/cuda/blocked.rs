@@ -5,16 +5,20 @@
 
 use alloc::vec::Vec;
 
+use core::any::TypeId;
+
 use cudarc::driver::{CudaSlice, CudaView, CudaViewMut};
 
 use super::Gpu;
-use super::array::{DeviceNarrowArray, format_index};
+use super::array::{DeviceNarrowArray, DeviceRaw, format_index};
 use super::launch::{
-    AMAX_PARTIALS, MX_DECODE, MX_ENCODE, MX_SCALES, NVFP4_DECODE, NVFP4_ENCODE, NVFP4_SCALES, map,
+    AMAX_PARTIALS, MX_DEQUANTIZE, MX_QUANTIZE, MX_QUANTIZE_BF16, MX_QUANTIZE_F16, NVFP4_DEQUANTIZE,
+    NVFP4_QUANTIZE, map,
 };
+use crate::formats::gpu::{MxQuantize, Nvfp4Quantize};
 use crate::formats::{
     BlockGrid, E2M1, E4M3, E8M0, MxArray, MxElement, MxOptions, Nvfp4Array, Nvfp4Blocks,
-    Nvfp4Options, Rounding, ScaleRule, TinyScale, split_axis, split_shape,
+    Nvfp4Options, split_axis, split_shape,
 };
 use crate::{BitElement, Error, LengthOf, NarrowArray, Result};
 
@@ -235,12 +239,50 @@ fn check_tensor_scale(s: f32) -> Result<()> {
     }
 }
 
-/// `(seed, stochastic)` kernel arguments of a rounding.
-fn rounding_args(r: Rounding) -> (u64, u32) {
-    match r {
-        Rounding::Nearest => (0, 0),
-        Rounding::Stochastic { seed } => (seed, 1),
+/// Index 0, 1, 2 of the source type `S` of a quantize kernel (`f32`,
+/// `half::f16`, `half::bf16`); an error for any other.
+fn source_index<S: 'static>() -> Result<usize> {
+    let t = TypeId::of::<S>();
+    [
+        TypeId::of::<f32>(),
+        TypeId::of::<half::f16>(),
+        TypeId::of::<half::bf16>(),
+    ]
+    .iter()
+    .position(|&x| x == t)
+    .ok_or(Error::Invalid(
+        "the GPU block quantizers read f32, f16 or bf16 values",
+    ))
+}
+
+/// The MX quantize kernel of format `f` from `S`.
+fn mx_quantize_entry<S: 'static>(f: usize) -> Result<&'static str> {
+    let table = [MX_QUANTIZE, MX_QUANTIZE_F16, MX_QUANTIZE_BF16][source_index::<S>()?];
+    Ok(table[f])
+}
+
+/// The blocks along the last axis of `shape` (`opts.axis`, if given, must
+/// be it): the rowwise quantization a GEMM reads, which the swizzled
+/// scales need.
+fn check_last_axis(shape: &[usize], opts: &MxOptions) -> Result<()> {
+    match opts.axis {
+        Some(a) if a + 1 != shape.len() => Err(Error::Invalid(
+            "swizzled MX scales need blocks along the last axis (MxOptions::axis None)",
+        )),
+        _ => Ok(()),
     }
+}
+
+/// [`Error::Length`] (`BlockScales`) unless `actual >= needed`.
+fn check_scales(needed: usize, actual: usize, scheme: &'static str, block: usize) -> Result<()> {
+    if actual < needed {
+        return Err(Error::Length {
+            of: LengthOf::BlockScales { scheme, block },
+            expected: needed,
+            actual,
+        });
+    }
+    Ok(())
 }
 
 /// [`Error::Length`] unless `actual == expected`.
@@ -336,24 +378,27 @@ impl Gpu {
         Ok(f32::from_bits(p.into_iter().max().unwrap_or(0)))
     }
 
-    /// Quantizes `f32`s in device memory (row-major, `out`'s shape) into
-    /// the MX array `out`, along `out`'s axis: the bits of
-    /// [`MxArray::quantize_with`] for the same options (every scale rule,
-    /// both roundings). One scale kernel (a thread per block), then one
-    /// encode kernel (a thread per word block of the stream). Capturable.
+    /// Quantizes values in device memory (`f32`, `half::f16` or
+    /// `half::bf16`, row-major, `out`'s shape) into the MX array `out`,
+    /// along `out`'s axis: the bits of [`MxArray::quantize_with`] for the
+    /// same options (every scale rule, both roundings; `f16`/`bf16` as their
+    /// exact `f32` values). One launch, one pass over the input: each
+    /// block's values are read once and its codes and scale written.
+    /// Capturable.
     ///
     /// # Errors
     ///
     /// [`Error::Invalid`] when `opts.axis` is given and is not `out`'s
-    /// axis; [`Error::Length`] (`EncodeInput`) unless `src` has
-    /// `out.len()` values; [`Error::Device`] when a launch fails.
-    pub fn mx_quantize_into<F: MxElement>(
+    /// axis, or for another source type; [`Error::Length`] (`EncodeInput`)
+    /// unless `src` has `out.len()` values; [`Error::Device`] when a launch
+    /// fails.
+    pub fn mx_quantize_into<F: MxElement, S: DeviceRaw + 'static>(
         &self,
-        src: &CudaView<'_, f32>,
+        src: &CudaView<'_, S>,
         opts: &MxOptions,
         out: &mut DeviceMxArray<F>,
     ) -> Result<()> {
-        let f = format_index::<F>()?;
+        let entry = mx_quantize_entry::<S>(format_index::<F>()?)?;
         if opts.axis.is_some_and(|a| a != out.axis) {
             return Err(Error::Invalid(
                 "MxOptions::axis is not the axis of the output MX array",
@@ -361,32 +406,153 @@ impl Gpu {
         }
         let n = out.len();
         check_len(LengthOf::EncodeInput, n, src.len())?;
+        let (outer, d, inner) = split_axis(&out.shape, out.axis);
+        let q = MxQuantize {
+            outer,
+            d,
+            inner,
+            rule: opts.scale,
+            rounding: opts.rounding,
+            swizzled: false,
+            columnwise: false,
+        };
+        // SAFETY: `out.values` holds `words_for(F::BITS, n)` words and
+        // `out.scales` one byte per block, `q.scales_len()`, both whole
+        // allocations (aligned).
+        unsafe { self.mx_launch(entry, src, &q, &mut out.values.words, &mut out.scales) }
+    }
+
+    /// Quantizes the `[rows, cols]` matrix `src` (row-major, `shape` with
+    /// the leading dimensions flattened into rows) into its columnwise MX
+    /// array `out` (shape `[cols, rows]`, blocks of 32 along the columns of
+    /// `src`): the bits of [`MxArray::quantize_columnwise`], in one launch.
+    /// The rowwise array is [`mx_quantize_into`](Self::mx_quantize_into)
+    /// (a second read of the input). Capturable.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Invalid`] when `opts.axis` is given or `out` is not
+    /// `[cols, rows]` blocked along its last axis; [`Error::Shape`] when
+    /// `shape` does not hold `src.len()` values; [`Error::Device`] when the
+    /// launch fails.
+    pub fn mx_quantize_columnwise_into<F: MxElement, S: DeviceRaw + 'static>(
+        &self,
+        src: &CudaView<'_, S>,
+        shape: &[usize],
+        opts: &MxOptions,
+        out: &mut DeviceMxArray<F>,
+    ) -> Result<()> {
+        let entry = mx_quantize_entry::<S>(format_index::<F>()?)?;
+        if opts.axis.is_some() {
+            return Err(Error::Invalid(
+                "a columnwise MX quantization takes no axis: its blocks run along the columns",
+            ));
+        }
+        let (rows, cols) = split_shape(shape, src.len())?;
+        if out.shape != [cols, rows] || out.axis != 1 {
+            return Err(Error::Invalid(
+                "the columnwise output must have shape [cols, rows], blocked along its last axis",
+            ));
+        }
+        let q = MxQuantize {
+            outer: rows,
+            d: cols,
+            inner: 1,
+            rule: opts.scale,
+            rounding: opts.rounding,
+            swizzled: false,
+            columnwise: true,
+        };
+        // SAFETY: `out` holds the codes and the scales of `[cols, rows]`
+        // blocked along its rows, `q.scales_len()` bytes; whole allocations.
+        unsafe { self.mx_launch(entry, src, &q, &mut out.values.words, &mut out.scales) }
+    }
+
+    /// Quantizes `src` (row-major, `shape`, blocks along the last axis) or,
+    /// with `columnwise`, its transpose `[cols, rows]`, into packed codes
+    /// `values` and scales in the 128 x 4 tiled layout cuBLASLt and CUTLASS
+    /// block-scaled GEMMs read (`scales`: at least
+    /// [`swizzled_len(rows, ceil(cols / 32))`](crate::formats::swizzled_len)
+    /// bytes, `rows`/`cols` those of the output, padding written as zeros):
+    /// the bits of [`MxArray::scales_swizzled`] of the host quantization,
+    /// in one launch. Capturable.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Invalid`] for an axis other than the last, or for another
+    /// source type; [`Error::Shape`] when `shape` does not hold
+    /// `src.len()` values; [`Error::Length`] (`EncodeInput`) unless
+    /// `values` holds `src.len()` values, (`BlockScales`) when `scales` is
+    /// shorter than the tiled layout; [`Error::Device`] when the launch
+    /// fails.
+    pub fn mx_quantize_swizzled_into<F: MxElement, S: DeviceRaw + 'static>(
+        &self,
+        src: &CudaView<'_, S>,
+        shape: &[usize],
+        opts: &MxOptions,
+        columnwise: bool,
+        values: &mut DeviceNarrowArray<F>,
+        scales: &mut CudaSlice<u8>,
+    ) -> Result<()> {
+        let entry = mx_quantize_entry::<S>(format_index::<F>()?)?;
+        check_last_axis(shape, opts)?;
+        if columnwise && opts.axis.is_some() {
+            return Err(Error::Invalid(
+                "a columnwise MX quantization takes no axis: its blocks run along the columns",
+            ));
+        }
+        let (rows, cols) = split_shape(shape, src.len())?;
+        check_len(LengthOf::EncodeInput, values.len, src.len())?;
+        let q = MxQuantize {
+            outer: rows,
+            d: cols,
+            inner: 1,
+            rule: opts.scale,
+            rounding: opts.rounding,
+            swizzled: true,
+            columnwise,
+        };
+        check_scales(q.scales_len(), scales.len(), "MX", 32)?;
+        // SAFETY: `values` holds the codes, `scales` the tiled layout
+        // (checked), whole allocations.
+        unsafe { self.mx_launch(entry, src, &q, &mut values.words, scales) }
+    }
+
+    /// Runs the MX quantize kernel `entry` for `q`.
+    ///
+    /// # Safety
+    ///
+    /// `src` holds `q.len()` values of `S` (the entry's source type),
+    /// `words` the codes of `q.len()` values of `F`, `scales`
+    /// `q.scales_len()` bytes; both are whole allocations (aligned).
+    unsafe fn mx_launch<S: DeviceRaw + 'static>(
+        &self,
+        entry: &'static str,
+        src: &CudaView<'_, S>,
+        q: &MxQuantize,
+        words: &mut CudaSlice<u64>,
+        scales: &mut CudaSlice<u8>,
+    ) -> Result<()> {
+        let n = q.len();
         if n == 0 {
             return Ok(());
         }
-        let (outer, d, inner) = split_axis(&out.shape, out.axis);
-        let (o, dd, i) = (outer as u64, d as u64, inner as u64);
-        let rule = match opts.scale {
-            ScaleRule::Floor => 0u32,
-            ScaleRule::Ceil => 1,
-            ScaleRule::Even => 2,
-            ScaleRule::RCeil => 3,
-        };
-        let mut launch = self.launch(MX_SCALES[f], map::scales(out.n_scales))?;
-        launch.arg(src).arg(&o).arg(&dd).arg(&i).arg(&rule);
-        // SAFETY: `mx_scales_*(src, outer, d, inner, rule, scales)` reads
-        // `outer * d * inner` = `n` values (`src` holds them, checked) and
-        // writes one byte for each of the grid's scales, which `out.scales`
-        // holds (checked when `out` was made); threads past them return.
-        unsafe { launch.arg(&mut out.scales).run() }?;
-        let (seed, stochastic) = rounding_args(opts.rounding);
-        let mut launch = self.launch(MX_ENCODE[f], map::word_blocks(F::BITS, n))?;
-        launch.arg(src).arg(&o).arg(&dd).arg(&i).arg(&out.scales);
-        launch.arg(&seed).arg(&stochastic);
-        // SAFETY: `mx_encode_*` reads the values and scales sized above and
-        // writes the words of `n` packed values (`out.values` holds them);
-        // one thread per word block, threads past the end return.
-        unsafe { launch.arg(&mut out.values.words).run() }
+        let (o, dd, i) = (q.outer as u64, q.d as u64, q.inner as u64);
+        let (rule, seed, flags) = q.args();
+        let mut launch = self.launch(entry, map::blocked(n))?;
+        launch
+            .arg(src)
+            .arg(&o)
+            .arg(&dd)
+            .arg(&i)
+            .arg(&rule)
+            .arg(&seed)
+            .arg(&flags);
+        // SAFETY: `mx_quantize_*(src, outer, d, inner, rule, seed, flags,
+        // words, scales)` reads `outer * d * inner` = `n` values and writes
+        // the words of `n` codes and `q.scales_len()` scale bytes: the
+        // caller's promise sizes them; grid-stride, any grid.
+        unsafe { launch.arg(words).arg(scales).run() }
     }
 
     /// Quantizes `data` (row-major, `shape`) to MX on the device: uploads,
@@ -431,12 +597,12 @@ impl Gpu {
         }
         let (outer, d, inner) = split_axis(&a.shape, a.axis);
         let (o, dd, i) = (outer as u64, d as u64, inner as u64);
-        let mut launch = self.launch(MX_DECODE[f], map::word_blocks(F::BITS, n))?;
+        let mut launch = self.launch(MX_DEQUANTIZE[f], map::blocked(n))?;
         launch.arg(&a.values.words).arg(&o).arg(&dd).arg(&i);
         launch.arg(&a.scales);
-        // SAFETY: `mx_decode_*` reads the `n` packed values and the grid's
-        // scales of `a` (which hold them) and writes `n` values (`out`
-        // holds them, checked); one thread per word block.
+        // SAFETY: `mx_dequantize_*` reads the `n` packed values and the
+        // grid's scales of `a` (which hold them) and writes `n` values
+        // (`out` holds them, checked); grid-stride, any grid.
         unsafe { launch.arg(out).run() }
     }
 
@@ -478,73 +644,143 @@ impl Gpu {
         MxArray::from_parts_along(values, scales, a.axis)
     }
 
-    /// Quantizes `f32`s in device memory (row-major, `out`'s shape) into
-    /// the NVFP4 array `out`: the bits of [`Nvfp4Array::quantize_with`] for
-    /// the same options (1 x 16 blocks or 16 x 16 tiles, every tiny-scale
-    /// rule, both roundings, a given or the default tensor scale). With a
-    /// given tensor scale it is capturable; without one, the default scale
-    /// is the device amax read back (a wait for the stream), and an input
-    /// whose amax is 0 is read back too, to tell all zeros (scale 1) from
-    /// no finite value (an error).
+    /// Quantizes values in device memory (`f32`, `half::f16` or
+    /// `half::bf16`, row-major, `out`'s shape) into the NVFP4 array `out`:
+    /// the bits of [`Nvfp4Array::quantize_with`] for the same options (1 x
+    /// 16 blocks or 16 x 16 tiles, every tiny-scale rule, both roundings, a
+    /// given or the default tensor scale). One launch, one pass over the
+    /// input, with a given tensor scale (capturable); without one, the
+    /// default scale is the device amax read back first (`f32` input only:
+    /// a wait for the stream), and an input whose amax is 0 is read back
+    /// too, to tell all zeros (scale 1) from no finite value (an error).
     ///
     /// # Errors
     ///
     /// [`Error::Invalid`] for a tensor scale that is not finite and
-    /// positive, or for data without a finite value and no tensor scale;
+    /// positive, for data without a finite value and no tensor scale, for
+    /// `f16`/`bf16` input without a tensor scale, or another source type;
     /// [`Error::Length`] (`EncodeInput`) unless `src` has `out.len()`
     /// values; [`Error::Device`] when a driver call fails.
-    pub fn nvfp4_quantize_into(
+    pub fn nvfp4_quantize_into<S: DeviceRaw + 'static>(
         &self,
-        src: &CudaView<'_, f32>,
+        src: &CudaView<'_, S>,
         opts: &Nvfp4Options,
         out: &mut DeviceNvfp4Array,
     ) -> Result<()> {
+        let shape = out.shape.clone();
+        let ts = self.nvfp4_launch(
+            src,
+            &shape,
+            opts,
+            false,
+            &mut out.values.words,
+            &mut out.scales,
+        )?;
+        out.tensor_scale = ts;
+        Ok(())
+    }
+
+    /// Quantizes `src` (row-major, `shape`) to NVFP4 codes `values` and
+    /// scales in the 128 x 4 tiled layout cuBLASLt (`VEC16_UE4M3`) reads
+    /// (`scales`: at least [`swizzled_len(rows, ceil(cols / 16))`](crate::formats::swizzled_len)
+    /// bytes, padding written as zeros): the bits of
+    /// [`Nvfp4Array::scales_swizzled`] of the host quantization, in one
+    /// launch (with a given tensor scale). Returns the tensor scale.
+    ///
+    /// # Errors
+    ///
+    /// As [`nvfp4_quantize_into`](Self::nvfp4_quantize_into);
+    /// [`Error::Shape`] when `shape` does not hold `src.len()` values;
+    /// [`Error::Length`] (`EncodeInput`) unless `values` holds `src.len()`
+    /// values, (`BlockScales`) when `scales` is shorter than the tiled
+    /// layout.
+    pub fn nvfp4_quantize_swizzled_into<S: DeviceRaw + 'static>(
+        &self,
+        src: &CudaView<'_, S>,
+        shape: &[usize],
+        opts: &Nvfp4Options,
+        values: &mut DeviceNarrowArray<E2M1>,
+        scales: &mut CudaSlice<u8>,
+    ) -> Result<f32> {
+        split_shape(shape, src.len())?;
+        check_len(LengthOf::EncodeInput, values.len, src.len())?;
+        self.nvfp4_launch(src, shape, opts, true, &mut values.words, scales)
+    }
+
+    /// The NVFP4 quantize launch of `src` (`shape`) into `words` and
+    /// `scales` (checked against the layout); the tensor scale used.
+    fn nvfp4_launch<S: DeviceRaw + 'static>(
+        &self,
+        src: &CudaView<'_, S>,
+        shape: &[usize],
+        opts: &Nvfp4Options,
+        swizzled: bool,
+        words: &mut CudaSlice<u64>,
+        scales: &mut CudaSlice<u8>,
+    ) -> Result<f32> {
+        let entry = NVFP4_QUANTIZE[source_index::<S>()?];
         if let Some(s) = opts.tensor_scale {
             check_tensor_scale(s)?;
         }
-        let n = out.len();
+        let n: usize = shape.iter().product();
         check_len(LengthOf::EncodeInput, n, src.len())?;
         let tensor_scale = match opts.tensor_scale {
             Some(s) => s,
-            None => self.default_tensor_scale(src)?,
+            None => {
+                // SAFETY: `f32` is `S` (index 0).
+                let Some(x) = (source_index::<S>()? == 0)
+                    .then(|| unsafe { src.transmute::<f32>(n) })
+                    .flatten()
+                else {
+                    return Err(Error::Invalid(
+                        "the NVFP4 default tensor scale is computed from f32 input only: pass one",
+                    ));
+                };
+                self.default_tensor_scale(&x)?
+            }
         };
-        out.tensor_scale = tensor_scale;
         if n == 0 {
-            return Ok(());
+            return Ok(tensor_scale);
         }
-        let (rows, cols) = split_shape(&out.shape, n)?;
-        let tile = match opts.blocks {
-            Nvfp4Blocks::Rows => 1u64,
-            Nvfp4Blocks::Tiles16x16 => 16,
-        };
-        let shape = &out.shape;
+        let (rows, cols) = split_shape(shape, n)?;
         let matrix_rows = if shape.len() >= 2 {
             shape[shape.len() - 2]
         } else {
             1
         };
-        let (r, c, m) = (rows as u64, cols as u64, matrix_rows as u64);
-        let tiny = match opts.tiny {
-            TinyScale::Flush => 0u32,
-            TinyScale::Smallest => 1,
-            TinyScale::MinNormal => 2,
+        let q = Nvfp4Quantize {
+            rows,
+            cols,
+            matrix_rows,
+            tile: match opts.blocks {
+                Nvfp4Blocks::Rows => 1,
+                Nvfp4Blocks::Tiles16x16 => 16,
+            },
+            tensor_scale,
+            tiny: opts.tiny,
+            rounding: opts.rounding,
+            swizzled,
         };
-        let mut launch = self.launch(NVFP4_SCALES, map::scales(out.n_scales))?;
-        launch.arg(src).arg(&r).arg(&c).arg(&m).arg(&tile);
-        launch.arg(&tensor_scale).arg(&tiny);
-        // SAFETY: `nvfp4_scales` reads `rows * cols` = `n` values (`src`
-        // holds them, checked) and writes one byte per scale thread, which
-        // `out.scales` holds (checked when `out` was made); threads past
-        // them return.
-        unsafe { launch.arg(&mut out.scales).run() }?;
-        let (seed, stochastic) = rounding_args(opts.rounding);
-        let mut launch = self.launch(NVFP4_ENCODE, map::word_blocks(4, n))?;
-        launch.arg(src).arg(&r).arg(&c).arg(&out.scales);
-        launch.arg(&tensor_scale).arg(&seed).arg(&stochastic);
-        // SAFETY: `nvfp4_encode` reads the values and scales sized above
-        // and writes the words of `n` packed codes (`out.values` holds
-        // them); one thread per word block.
-        unsafe { launch.arg(&mut out.values.words).run() }
+        check_scales(q.scales_len(), scales.len(), "NVFP4", 16)?;
+        if words.len() < crate::kernels::words_for(4, n) {
+            return Err(Error::Length {
+                of: LengthOf::EncodeInput,
+                expected: n,
+                actual: words.len() * 16,
+            });
+        }
+        let (tiny, seed, flags) = q.args();
+        let (r, c, m, t) = (rows as u64, cols as u64, matrix_rows as u64, q.tile as u64);
+        let mut launch = self.launch(entry, map::blocked(n))?;
+        launch.arg(src).arg(&r).arg(&c).arg(&m).arg(&t);
+        launch.arg(&tensor_scale).arg(&tiny).arg(&seed).arg(&flags);
+        // SAFETY: `nvfp4_quantize*(src, rows, cols, matrix_rows, tile,
+        // tensor_scale, tiny, seed, flags, words, scales)` reads `rows *
+        // cols` = `n` values of `S` (the entry's type; `src` holds them,
+        // checked), writes the words of `n` codes (checked) and
+        // `q.scales_len()` scale bytes (checked); whole allocations.
+        unsafe { launch.arg(words).arg(scales).run() }?;
+        Ok(tensor_scale)
     }
 
     /// As `Nvfp4Array::default_tensor_scale`: the amax in `f32` over
@@ -612,11 +848,11 @@ impl Gpu {
         let cols = *a.shape.last().unwrap_or(&0);
         let rows = n.checked_div(cols).unwrap_or(0);
         let (r, c) = (rows as u64, cols as u64);
-        let mut launch = self.launch(NVFP4_DECODE, map::word_blocks(4, n))?;
+        let mut launch = self.launch(NVFP4_DEQUANTIZE, map::blocked(n))?;
         launch.arg(&a.values.words).arg(&r).arg(&c).arg(&a.scales);
-        // SAFETY: `nvfp4_decode` reads the `n` packed codes and the scales
-        // of `a` and writes `n` values (`out` holds them, checked); one
-        // thread per word block.
+        // SAFETY: `nvfp4_dequantize` reads the `n` packed codes and the
+        // scales of `a` and writes `n` values (`out` holds them, checked);
+        // grid-stride, any grid.
         unsafe { launch.arg(&a.tensor_scale).arg(out).run() }
     }
 

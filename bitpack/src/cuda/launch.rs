@@ -76,8 +76,7 @@ pub(super) mod map {
     use crate::kernels::fixed;
 
     /// The word-block kernels (`pack_*`, `unpack_*`, `encode_*`,
-    /// `decode_*`, `mx_encode_*`, `mx_decode_*`, `nvfp4_encode`,
-    /// `nvfp4_decode`): one thread per word block of `n` values of `bits`
+    /// `decode_*`): one thread per word block of `n` values of `bits`
     /// bits.
     pub(in super::super) fn word_blocks(bits: u32, n: usize) -> Threads {
         Threads::PerUnit(n.div_ceil(fixed::block_elems(bits.min(64))))
@@ -94,10 +93,13 @@ pub(super) mod map {
         Threads::OneWarp
     }
 
-    /// The scale kernels (`mx_scales_*`, `nvfp4_scales`): one thread per
-    /// scale.
-    pub(in super::super) fn scales(n_scales: usize) -> Threads {
-        Threads::PerUnit(n_scales)
+    /// The one-pass block-scaled kernels (`mx_quantize_*`,
+    /// `mx_dequantize_*`, `nvfp4_quantize*`, `nvfp4_dequantize`): one
+    /// thread per 32 values (a lane's unit of the fast path: one MX block,
+    /// two NVFP4 blocks; the 6-bit MX formats' lanes take 64, and the
+    /// grid-stride loops leave the surplus threads idle).
+    pub(in super::super) fn blocked(n: usize) -> Threads {
+        Threads::PerUnit(n.div_ceil(32))
     }
 
     /// `amax_partials`: eight values per thread at least, at most 1024
@@ -272,18 +274,22 @@ pub(super) const DECODE_F16: [&str; 5] = per_format!("decode_", "_f16", mx);
 /// `decode_{f}_bf16` (no E8M0).
 pub(super) const DECODE_BF16: [&str; 5] = per_format!("decode_", "_bf16", mx);
 
-/// `mx_scales_{f}`.
-pub(super) const MX_SCALES: [&str; 5] = per_format!("mx_scales_", "", mx);
-/// `mx_encode_{f}`.
-pub(super) const MX_ENCODE: [&str; 5] = per_format!("mx_encode_", "", mx);
-/// `mx_decode_{f}`.
-pub(super) const MX_DECODE: [&str; 5] = per_format!("mx_decode_", "", mx);
-/// The NVFP4 scale, encode and decode kernels.
-pub(super) const NVFP4_SCALES: &str = "nvfp4_scales";
-/// See [`NVFP4_SCALES`].
-pub(super) const NVFP4_ENCODE: &str = "nvfp4_encode";
-/// See [`NVFP4_SCALES`].
-pub(super) const NVFP4_DECODE: &str = "nvfp4_decode";
+/// `mx_quantize_{f}` (from `f32`).
+pub(super) const MX_QUANTIZE: [&str; 5] = per_format!("mx_quantize_", "", mx);
+/// `mx_quantize_{f}_f16`.
+pub(super) const MX_QUANTIZE_F16: [&str; 5] = per_format!("mx_quantize_", "_f16", mx);
+/// `mx_quantize_{f}_bf16`.
+pub(super) const MX_QUANTIZE_BF16: [&str; 5] = per_format!("mx_quantize_", "_bf16", mx);
+/// `mx_dequantize_{f}`.
+pub(super) const MX_DEQUANTIZE: [&str; 5] = per_format!("mx_dequantize_", "", mx);
+/// The NVFP4 one-pass quantize kernels from `f32`, `f16`, `bf16`.
+pub(super) const NVFP4_QUANTIZE: [&str; 3] = [
+    "nvfp4_quantize",
+    "nvfp4_quantize_f16",
+    "nvfp4_quantize_bf16",
+];
+/// The NVFP4 dequantize kernel.
+pub(super) const NVFP4_DEQUANTIZE: &str = "nvfp4_dequantize";
 
 /// The entry of width `w` in `table`, whose first entry is for width
 /// `first`; [`Error::Width`] (up to `max`) past it.
@@ -305,7 +311,7 @@ mod tests {
 
     #[test]
     fn every_named_entry_is_in_the_ptx() {
-        let tables: [&[&str]; 18] = [
+        let tables: [&[&str]; 20] = [
             &PACK_U8,
             &PACK_U32,
             &UNPACK_U8,
@@ -321,17 +327,13 @@ mod tests {
             &DECODE_F32,
             &DECODE_F16,
             &DECODE_BF16,
-            &MX_SCALES,
-            &MX_ENCODE,
-            &MX_DECODE,
+            &MX_QUANTIZE,
+            &MX_QUANTIZE_F16,
+            &MX_QUANTIZE_BF16,
+            &MX_DEQUANTIZE,
+            &NVFP4_QUANTIZE,
         ];
-        let singles = [
-            SUM_PARTIALS,
-            AMAX_PARTIALS,
-            NVFP4_SCALES,
-            NVFP4_ENCODE,
-            NVFP4_DECODE,
-        ];
+        let singles = [SUM_PARTIALS, AMAX_PARTIALS, NVFP4_DEQUANTIZE];
         for e in tables.iter().flat_map(|t| t.iter()).chain(&singles) {
             assert!(ENTRIES.lines().any(|l| l == *e), "{e}");
         }
@@ -358,7 +360,8 @@ mod tests {
         assert_eq!(map::sum(5, 4 * b), Threads::PerUnit(1));
         assert_eq!(map::sum(5, 4 * b + 1), Threads::PerUnit(2));
         assert_eq!(map::sum_partials(), Threads::OneWarp);
-        assert_eq!(map::scales(77), Threads::PerUnit(77));
+        assert_eq!(map::blocked(0), Threads::PerUnit(0));
+        assert_eq!(map::blocked(33), Threads::PerUnit(2));
         assert_eq!(map::amax(1), Threads::PerUnit(256));
         assert_eq!(map::amax(8 * 256 + 1), Threads::PerUnit(512));
         assert_eq!(map::amax(1 << 40), Threads::PerUnit(1024 * 256));

@@ -150,6 +150,7 @@ mod wide;
 pub use crate::float::{FloatFormat, MiniFloat, Mode, NanFallback, Overflow, Specials, Ties};
 #[cfg(feature = "cuda")]
 pub(crate) use block::FP4_TIMES_FP8_MAX;
+pub use block::gpu;
 pub use block::{
     BlockGrid, MxElement, ScaleRule, ScaleWalk, TinyScale, block_amax, mx_codes, mx_scale,
     mx_scale_f32, mx_value, nvfp4_codes, nvfp4_scale, nvfp4_scale_f32, nvfp4_value, swizzled_index,

@@ -198,7 +198,7 @@ pub(crate) mod bits;
 pub mod fixed;
 pub mod gpu;
 #[cfg(target_arch = "nvptx64")]
-mod ptx;
+pub(crate) mod ptx;
 mod scalar;
 pub mod simt;
 #[cfg(test)]

@@ -1,100 +1,19 @@
-//! The block-scaled core: what one MX or NVFP4 block computes, with no
-//! allocation, so the host arrays ([`MxArray`](super::MxArray),
-//! [`Nvfp4Array`](super::Nvfp4Array)) and GPU kernels run the same code.
-//!
-//! The public functions here are device-callable (they build under
-//! `default-features = false` and for `nvptx64-nvidia-cuda`); a kernel
-//! quantizes a block in registers with [`block_amax`], [`mx_scale`] or
-//! [`nvfp4_scale`], then [`mx_codes`] or [`nvfp4_codes`], and the result is
-//! bit for bit what the host arrays hold.
+//! What one block computes: the MX and NVFP4 scales, the codes of a
+//! block's values under its scale and the values of codes, in `f32` and
+//! integer arithmetic for `f32`-exact data (the `f64` paths only for
+//! `f64` data).
 
-use super::types::{E2M1, E2M3, E3M2, E4M3, E5M2, E8M0};
-use super::wide::{Real, Rounding, random_bits};
+use super::{MxElement, ScaleRule, TinyScale};
+use crate::formats::types::{E2M1, E4M3, E8M0};
+use crate::formats::wide::{Real, Rounding, random_bits};
 use core::num::{NonZeroU32, NonZeroU64};
 
-use crate::float::{Class, FloatFormat, MiniFloat, Mode, Parts, Tables};
+use crate::float::{Class, FloatFormat, Mode, Parts, Tables};
 use crate::kernels::minifloat;
 
-mod sealed {
-    pub trait Sealed {}
-}
-
-/// An element format of OCP MX v1.0: [`E2M1`] (MXFP4), [`E2M3`] and
-/// [`E3M2`] (MXFP6), [`E4M3`] and [`E5M2`] (MXFP8). Sealed.
-///
-/// # Examples
-///
-/// ```
-/// use bitpack::formats::{E4M3, MxElement};
-///
-/// fn block_emax<F: MxElement>() -> i32 {
-///     F::EMAX
-/// }
-/// assert_eq!(block_emax::<E4M3>(), 8);
-/// ```
-pub trait MxElement: MiniFloat + sealed::Sealed {
-    /// The exponent of the format's largest normal value (`emax_elem` in
-    /// the spec): E2M1 2, E2M3 2, E3M2 4, E4M3 8, E5M2 15.
-    const EMAX: i32 = Self::FORMAT.max_exponent();
-}
-
-macro_rules! mx_element {
-    ($($t:ident),*) => {$(
-        impl sealed::Sealed for $t {}
-        impl MxElement for $t {}
-    )*};
-}
-
-mx_element!(E2M1, E2M3, E3M2, E4M3, E5M2);
-
-/// How an MX block's shared exponent is chosen from its largest magnitude
-/// `amax` (the four rules torchao names; `emax` is the element format's
-/// [`MxElement::EMAX`], `max` its largest value, `m` its mantissa bits).
-/// Each is computed exactly from the bits of `amax`.
-///
-/// | rule | shared exponent `e` | the block maximum after scaling |
-/// |---|---|---|
-/// | [`Floor`](Self::Floor) | `floor(log2(amax)) - emax` (OCP MX v1.0) | may exceed `max` and clamp |
-/// | [`Ceil`](Self::Ceil) | `ceil(log2(amax)) - emax` | at most `2^emax` |
-/// | [`Even`](Self::Even) | `floor(log2(round(amax))) - emax`, `round` to `m` mantissa bits, half up | may clamp |
-/// | [`RCeil`](Self::RCeil) | `ceil(log2(amax / max))` (NVIDIA's `cvt.rp` scale rule) | at most `max`: never clamps |
-///
-/// For all four, a block of zeros gets `e = -127`, `e` is clamped below at
-/// -127, and `e > 127` (only reachable from `f64` input) gives the NaN scale.
-///
-/// # Examples
-///
-/// ```
-/// use bitpack::formats::{E2M1, MxArray, MxOptions, ScaleRule};
-///
-/// let data = [7.0f32, 1.0];
-/// let floor = MxArray::<E2M1>::quantize(&data, &[2])?;
-/// assert_eq!(floor.dequantize(), [6.0, 1.0]); // 2^(2 - 2) = 1: 7 clamps to 6
-/// let opts = MxOptions { scale: ScaleRule::RCeil, ..MxOptions::default() };
-/// let rceil = MxArray::<E2M1>::quantize_with(&data, &[2], &opts)?;
-/// assert_eq!(rceil.scales().get(0).unwrap().to_f32(), 2.0); // ceil(log2(7 / 6)) = 1
-/// assert_eq!(rceil.dequantize(), [8.0, 1.0]);
-/// # Ok::<(), bitpack::Error>(())
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub enum ScaleRule {
-    /// `floor(log2(amax)) - emax`: the OCP MX v1.0 rule (and microxcaling's).
-    #[default]
-    Floor,
-    /// `ceil(log2(amax)) - emax`: torchao's `CEIL`.
-    Ceil,
-    /// `floor(log2(amax'))- emax` where `amax'` is `amax` rounded to the
-    /// element's mantissa bits, ties up: torchao's `EVEN`.
-    Even,
-    /// `ceil(log2(amax / max_elem))`: NVIDIA's rule (torchao's `RCEIL`), what
-    /// `cvt.rp.satfinite.ue8m0x2.f32` of `amax / max` gives.
-    RCeil,
-}
-
-/// `(floor(log2(a)), the 52 fraction bits of a's significand)` for a
 /// positive finite `f64`, exactly (subnormals included).
 #[inline]
-pub(super) const fn log2_parts(a: f64) -> (i32, u64) {
+pub(in crate::formats) const fn log2_parts(a: f64) -> (i32, u64) {
     let bits = a.to_bits();
     let field = (bits >> 52) as i32;
     let frac = bits & ((1u64 << 52) - 1);
@@ -112,7 +31,7 @@ pub(super) const fn log2_parts(a: f64) -> (i32, u64) {
 /// The shared exponent of a block whose largest magnitude is `amax`
 /// (finite, >= 0) under `rule`; `None` for the NaN scale.
 #[inline]
-pub(super) fn shared_exponent<F: MxElement>(amax: f64, rule: ScaleRule) -> Option<i32> {
+pub(in crate::formats) fn shared_exponent<F: MxElement>(amax: f64, rule: ScaleRule) -> Option<i32> {
     if amax == 0.0 {
         return Some(-127);
     }
@@ -137,7 +56,7 @@ pub(super) fn shared_exponent<F: MxElement>(amax: f64, rule: ScaleRule) -> Optio
 
 /// `2^-e` as an `f32`, for `-127 <= e <= 126`.
 #[inline(always)]
-pub(super) fn inv_pow2_f32(e: i32) -> f32 {
+pub(in crate::formats) fn inv_pow2_f32(e: i32) -> f32 {
     f32::from_bits(((127 - e) as u32) << 23)
 }
 
@@ -153,7 +72,7 @@ fn scale_code(e: Option<i32>) -> u8 {
 /// The shared exponent an [`E8M0`] scale stands for (`None`: the NaN
 /// scale), the inverse of [`scale_code`].
 #[inline(always)]
-pub(super) fn scale_exponent(scale: E8M0) -> Option<i32> {
+pub(in crate::formats) fn scale_exponent(scale: E8M0) -> Option<i32> {
     match scale.to_bits() {
         0xff => None,
         code => Some(i32::from(code) - 127),
@@ -165,7 +84,12 @@ pub(super) fn scale_exponent(scale: E8M0) -> Option<i32> {
 /// value's row-major index, seeds the stochastic rounding). The rule every
 /// path that does not run the `f32` kernels uses.
 #[inline(always)]
-pub(super) fn mx_code<F: MxElement, S: Real>(x: S, e: i32, rounding: Rounding, index: u64) -> u8 {
+pub(in crate::formats) fn mx_code<F: MxElement, S: Real>(
+    x: S,
+    e: i32,
+    rounding: Rounding,
+    index: u64,
+) -> u8 {
     let random = match rounding {
         Rounding::Nearest => None,
         Rounding::Stochastic { seed } => Some(random_bits(seed, index)),
@@ -178,7 +102,7 @@ pub(super) fn mx_code<F: MxElement, S: Real>(x: S, e: i32, rounding: Rounding, i
 /// exact for `f32`-widening `S` except below `f32`'s smallest normal,
 /// where it encodes to zero either way.
 #[inline(always)]
-pub(super) fn mx_operand<S: Real>(x: S, f: f32) -> f32 {
+pub(in crate::formats) fn mx_operand<S: Real>(x: S, f: f32) -> f32 {
     x.to_f32_odd() * f
 }
 
@@ -186,51 +110,13 @@ pub(super) fn mx_operand<S: Real>(x: S, f: f32) -> f32 {
 #[cfg(feature = "alloc")]
 pub(crate) const FP4_TIMES_FP8_MAX: f32 = 6.0 * 448.0;
 
-/// What happens to a block whose scale `amax / (6 * tensor_scale)` is below
-/// the smallest E4M3 value.
-///
-/// # Examples
-///
-/// ```
-/// use bitpack::formats::{Nvfp4Array, Nvfp4Options, TinyScale};
-///
-/// let data = [1.0f32, 1e-9];
-/// let rows = [2, 1]; // two blocks of one value
-/// let flush = Nvfp4Array::quantize_with(&data, &rows, &Nvfp4Options::default())?;
-/// assert_eq!(flush.dequantize()[1], 0.0); // 1e-9 / (6 * ts) rounds to a zero scale
-/// let opts = Nvfp4Options { tiny: TinyScale::MinNormal, ..Nvfp4Options::default() };
-/// let clamp = Nvfp4Array::quantize_with(&data, &rows, &opts)?;
-/// assert_eq!(clamp.scales().get(1).unwrap().to_f32(), 2f32.powi(-6));
-/// # Ok::<(), bitpack::Error>(())
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub enum TinyScale {
-    /// bitpack's default: the scale is the E4M3 rounding of the formula,
-    /// subnormal scales (`2^-9`..) included; when it rounds to zero the
-    /// block's values are stored as zeros of their sign. Every stored scale
-    /// is then what the formula gives, so any dequantizer or re-quantizer
-    /// that knows the formula agrees with the bytes, and a zero scale only
-    /// happens for blocks below `2^-10` of the scale the tensor maximum
-    /// gets (values under about `amax_tensor / 458752`).
-    #[default]
-    Flush,
-    /// The scale is at least the smallest subnormal E4M3 (`2^-9`): a block
-    /// that would flush keeps its largest values (more accurate than
-    /// [`Flush`](Self::Flush) for such blocks, at the cost of a scale the
-    /// formula does not give).
-    Smallest,
-    /// The scale is at least the smallest normal E4M3 (`2^-6`), as torchao
-    /// clamps it (`E4M3_EPS`); no subnormal scales.
-    MinNormal,
-}
-
 /// `x / d` rounded to odd in `f64` (toward zero, last bit set when
 /// inexact), for finite `x` and positive finite `d` away from the ends of
 /// `f64`'s range: exact enough for one correct rounding to any format of at
 /// most 51 significand bits. The residual comes from Dekker's exact
 /// product.
 #[inline]
-pub(super) fn div_odd(x: f64, d: f64) -> f64 {
+pub(in crate::formats) fn div_odd(x: f64, d: f64) -> f64 {
     let q = x / d;
     if !q.is_finite() || q == 0.0 {
         return q;
@@ -263,7 +149,7 @@ pub(super) fn div_odd(x: f64, d: f64) -> f64 {
 /// for every input type (`f32`-exact inputs need no correction, see the
 /// quantizer's docs).
 #[inline(always)]
-pub(super) fn quotient<S: Real>(a: f64, b: f64) -> f64 {
+pub(in crate::formats) fn quotient<S: Real>(a: f64, b: f64) -> f64 {
     if S::WIDENS { a / b } else { div_odd(a, b) }
 }
 
@@ -271,12 +157,12 @@ pub(super) fn quotient<S: Real>(a: f64, b: f64) -> f64 {
 /// (the `f64` path, for `f64` data; `f32`-exact data takes
 /// [`nvfp4_scale_f32`]).
 #[inline]
-pub(super) fn block_scale<S: Real>(amax: f64, st: f64, tiny: TinyScale) -> E4M3 {
+pub(in crate::formats) fn block_scale<S: Real>(amax: f64, st: f64, tiny: TinyScale) -> E4M3 {
     let q = quotient::<S>(amax, 6.0 * st);
     // Round to odd into f32 (exact for a 4-bit target), then the
     // branch-free E4M3 encode: the same code as the rounding routine.
     let scale = E4M3::from_bits(minifloat::encode_fast::<E4M3, true>(
-        super::wide::f64_to_f32_odd(q),
+        crate::formats::wide::f64_to_f32_odd(q),
     ));
     tiny_rule(scale, tiny)
 }
@@ -396,7 +282,7 @@ fn e4m3_quotient(a: u32, t: u32) -> u8 {
 /// least (odd `k`) or above (even `k`) `MIDS[k] * scale * tensor_scale`,
 /// infinity past the largest `f32`.
 #[inline]
-pub(super) fn e2m1_thresholds_f32(scale: E4M3, tensor_scale: f32) -> [f32; 7] {
+pub(in crate::formats) fn e2m1_thresholds_f32(scale: E4M3, tensor_scale: f32) -> [f32; 7] {
     // scale = sm * 2^se (a 4-bit integer), tensor_scale = mt * 2^(et - 23),
     // MIDS[k] = MIDS4[k] / 4.
     const MIDS4: [u64; 7] = [1, 3, 5, 7, 10, 14, 20];
@@ -459,7 +345,12 @@ fn f32_above(p: u64, e: i32, strict: bool) -> f32 {
 /// rounding routine with `r`, computed with integer arithmetic (a 64-bit
 /// long division) instead of `f64`.
 #[inline]
-pub(super) fn e2m1_stochastic_f32(x: f32, scale: E4M3, tensor_scale: f32, r: u32) -> u8 {
+pub(in crate::formats) fn e2m1_stochastic_f32(
+    x: f32,
+    scale: E4M3,
+    tensor_scale: f32,
+    r: u32,
+) -> u8 {
     let b = x.to_bits();
     let negative = b >> 31 == 1;
     let a = b & 0x7fff_ffff;
@@ -513,7 +404,7 @@ pub(super) fn e2m1_stochastic_f32(x: f32, scale: E4M3, tensor_scale: f32, r: u32
 /// The midpoints of the E2M1 magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6; a tie
 /// at an even index stays down (the lower code is even), at an odd index
 /// goes up.
-pub(super) const MIDS: [f64; 7] = [0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0];
+pub(in crate::formats) const MIDS: [f64; 7] = [0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0];
 
 /// The `f32` thresholds of the E2M1 codes of `x / d` (`d > 0`): the code
 /// of a magnitude `a` is the number of thresholds `u` with `a >= u`. `a > t`
@@ -521,7 +412,7 @@ pub(super) const MIDS: [f64; 7] = [0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0];
 /// for the smallest `f32` `u` above (resp. at least) `t`: a tie at an even
 /// index stays down, at an odd one goes up.
 #[inline]
-pub(super) fn e2m1_thresholds(d: f64) -> [f32; 7] {
+pub(in crate::formats) fn e2m1_thresholds(d: f64) -> [f32; 7] {
     let mut u = [0f32; 7];
     for (k, (&m, uk)) in MIDS.iter().zip(u.iter_mut()).enumerate() {
         let t = m * d;
@@ -538,7 +429,7 @@ pub(super) fn e2m1_thresholds(d: f64) -> [f32; 7] {
 /// thresholds `u` ([`e2m1_thresholds`]; more that no magnitude reaches may
 /// follow, NaN ones for instance): how many of them `|x|` reaches.
 #[inline(always)]
-pub(super) fn e2m1_magnitude_code(b: u32, u: &[f32]) -> u8 {
+pub(in crate::formats) fn e2m1_magnitude_code(b: u32, u: &[f32]) -> u8 {
     let a = f32::from_bits(b & 0x7fff_ffff);
     u.iter().map(|&uk| (a >= uk) as u8).sum()
 }
@@ -548,7 +439,7 @@ pub(super) fn e2m1_magnitude_code(b: u32, u: &[f32]) -> u8 {
 /// seven midpoints times `d` (exact in `f64`), which is the rounding of the
 /// exact quotient without a division.
 #[inline]
-pub(super) fn value_codes<S: Real>(
+pub(in crate::formats) fn value_codes<S: Real>(
     xs: &[S],
     d: f64,
     rounding: Rounding,
@@ -625,7 +516,7 @@ pub fn block_amax<S: Real>(xs: &[S]) -> Option<f64> {
 
 /// The [`E8M0`] scale of an MX block of `F` whose largest magnitude is
 /// `amax` ([`block_amax`]; `None` gives the NaN scale), under `rule`: what
-/// [`MxArray::quantize_with`](super::MxArray::quantize_with) stores.
+/// [`MxArray::quantize_with`](crate::formats::MxArray::quantize_with) stores.
 ///
 /// Device-callable.
 ///
@@ -754,7 +645,7 @@ pub fn mx_codes<F: MxElement, S: Real>(
 /// ([`block_amax`]; `None` gives the NaN scale `0x7f`), for the tensor
 /// scale `tensor_scale` and the rule `tiny`: `E4M3(amax / (6 *
 /// tensor_scale))`, rounded once, what
-/// [`Nvfp4Array::quantize_with`](super::Nvfp4Array::quantize_with) stores.
+/// [`Nvfp4Array::quantize_with`](crate::formats::Nvfp4Array::quantize_with) stores.
 /// `S` is the type of the data (`f64` data needs a corrected quotient).
 ///
 /// Device-callable.
@@ -834,7 +725,7 @@ pub fn nvfp4_codes<S: Real>(
 
 /// The value of code `x` of an MX block whose scale is `scale`: `x *
 /// scale` in `f32` (exact; NaN for the NaN scale), what
-/// [`MxArray::dequantize`](super::MxArray::dequantize) gives.
+/// [`MxArray::dequantize`](crate::formats::MxArray::dequantize) gives.
 ///
 /// Device-callable.
 ///
@@ -847,19 +738,24 @@ pub fn nvfp4_codes<S: Real>(
 /// ```
 #[inline]
 pub fn mx_value<F: MxElement>(x: F, scale: E8M0) -> f32 {
-    // 2^(c - 127) from its bits (2^-127 is the subnormal 0x0040_0000): no
-    // `f64` on the way, the value `to_f32` gives.
-    let s = match scale.to_bits() {
+    crate::kernels::fixed::decode(x) * e8m0_f32(scale)
+}
+
+/// The value of an [`E8M0`] scale: 2^(c - 127) from its bits (2^-127 is
+/// the subnormal 0x0040_0000; NaN for 0xff), no `f64` on the way, the
+/// value `to_f32` gives.
+#[inline(always)]
+pub(in crate::formats) fn e8m0_f32(scale: E8M0) -> f32 {
+    match scale.to_bits() {
         0xff => f32::NAN,
         0 => f32::from_bits(0x0040_0000),
         c => f32::from_bits(u32::from(c) << 23),
-    };
-    crate::kernels::fixed::decode(x) * s
+    }
 }
 
 /// The value of code `x` of an NVFP4 block whose scale is `scale`: `x *
 /// scale * tensor_scale` rounded once to `f32` (in `f32` arithmetic: `x *
-/// scale` is exact), what [`Nvfp4Array::dequantize`](super::Nvfp4Array::dequantize)
+/// scale` is exact), what [`Nvfp4Array::dequantize`](crate::formats::Nvfp4Array::dequantize)
 /// gives.
 ///
 /// Device-callable.
@@ -877,316 +773,4 @@ pub fn nvfp4_value(x: E2M1, scale: E4M3, tensor_scale: f32) -> f32 {
     // 2^-10), so one `f32` product rounds the exact value once.
     let s = Tables::<E4M3>::DECODE_F32[scale.to_bits() as usize];
     crate::kernels::fixed::decode(x) * s * tensor_scale
-}
-
-/// Where the scale of row `r`, block column `c` of a `[rows, cols]` scale
-/// matrix lies in the 128 x 4 tiled layout that cuBLASLt and CUTLASS
-/// block-scaled GEMMs read (cuBLAS docs, "1D block scaling factors
-/// layout"; [`swizzle_scales`](super::swizzle_scales) applies it to a whole
-/// matrix): the matrix is padded with zero bytes to 128-row by 4-column
-/// tiles, each stored as 512 bytes, tiles row-major (`ceil(cols / 4)` tiles
-/// a tile row); inside a tile, row `r % 128` and column `c % 4` are at
-/// byte `(r % 32) * 16 + (r / 32 % 4) * 4 + c % 4`. The same layout serves
-/// MX (`VEC32_UE8M0`) and NVFP4 (`VEC16_UE4M3`) scales.
-///
-/// Device-callable.
-///
-/// # Examples
-///
-/// ```
-/// use bitpack::formats::swizzled_index;
-///
-/// assert_eq!(swizzled_index(0, 3, 6), 3);
-/// assert_eq!(swizzled_index(1, 0, 6), 16);
-/// assert_eq!(swizzled_index(32, 0, 6), 4);
-/// assert_eq!(swizzled_index(0, 4, 6), 512); // the next tile of the row
-/// assert_eq!(swizzled_index(128, 0, 6), 1024); // the next tile row
-/// ```
-#[inline]
-pub const fn swizzled_index(r: usize, c: usize, cols: usize) -> usize {
-    ((r / 128) * cols.div_ceil(4) + c / 4) * 512 + (r % 32) * 16 + (r / 32 % 4) * 4 + c % 4
-}
-
-/// The bytes of the 128 x 4 tiled layout of a `[rows, cols]` scale matrix
-/// ([`swizzled_index`]): `ceil(rows / 128) * ceil(cols / 4) * 512`
-/// (saturating).
-///
-/// Device-callable.
-///
-/// # Examples
-///
-/// ```
-/// use bitpack::formats::swizzled_len;
-///
-/// assert_eq!(swizzled_len(3, 2), 512);
-/// assert_eq!(swizzled_len(129, 5), 2048);
-/// assert_eq!(swizzled_len(0, 5), 0);
-/// ```
-#[inline]
-pub const fn swizzled_len(rows: usize, cols: usize) -> usize {
-    rows.div_ceil(128)
-        .saturating_mul(cols.div_ceil(4))
-        .saturating_mul(512)
-}
-
-/// Where the blocks of a block-scaled array lie in its row-major data, and
-/// which scale each value uses: the index arithmetic a kernel needs, with
-/// no allocation.
-///
-/// Two kinds of grid:
-///
-/// - [`along`](Self::along): blocks of `block` consecutive values of one
-///   axis of extent `d` (the row-major shape seen as `[outer, d, inner]`),
-///   the last block of each run possibly shorter. The scales are row-major
-///   `[outer, ceil(d / block), inner]`: [`MxArray`](super::MxArray) along
-///   any axis, [`Nvfp4Array`](super::Nvfp4Array) with 1 x 16 blocks.
-/// - [`tiles`](Self::tiles): `tile x block` tiles of `[rows, cols]` (tiles
-///   never cross a matrix of `matrix_rows` rows), one scale per tile stored
-///   once for each of its rows, row-major `[rows, ceil(cols / block)]`: NVFP4
-///   with 16 x 16 tiles.
-///
-/// Device-callable.
-///
-/// # Examples
-///
-/// ```
-/// use bitpack::formats::BlockGrid;
-///
-/// // A [2, 40] array in blocks of 32 along the last axis: 2 blocks a row.
-/// let g = BlockGrid::along(2, 40, 1, 32);
-/// assert_eq!(g.scales(), 4);
-/// assert_eq!(g.scale_of(0), 0);
-/// assert_eq!(g.scale_of(39), 1);
-/// assert_eq!(g.scale_of(40), 2);
-/// assert_eq!(g.scale_walk(31).take(3).collect::<Vec<_>>(), [0, 1, 1]);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct BlockGrid {
-    outer: usize,
-    d: usize,
-    inner: usize,
-    block: usize,
-    /// Rows per tile: 1 for [`along`](Self::along).
-    tile: usize,
-    /// Rows per matrix (tiles only).
-    matrix: usize,
-}
-
-impl BlockGrid {
-    /// Blocks of `block` (at least 1) consecutive values along the middle
-    /// axis of `[outer, d, inner]`.
-    pub const fn along(outer: usize, d: usize, inner: usize, block: usize) -> BlockGrid {
-        BlockGrid {
-            outer,
-            d,
-            inner,
-            block: if block == 0 { 1 } else { block },
-            tile: 1,
-            matrix: 1,
-        }
-    }
-
-    /// `tile x block` tiles of a `[rows, cols]` array made of matrices of
-    /// `matrix_rows` rows each (tiles do not cross them).
-    pub const fn tiles(
-        rows: usize,
-        cols: usize,
-        matrix_rows: usize,
-        tile: usize,
-        block: usize,
-    ) -> BlockGrid {
-        BlockGrid {
-            outer: rows,
-            d: cols,
-            inner: 1,
-            block: if block == 0 { 1 } else { block },
-            tile: if tile == 0 { 1 } else { tile },
-            matrix: if matrix_rows == 0 { 1 } else { matrix_rows },
-        }
-    }
-
-    /// Blocks per run of `d` values.
-    #[inline]
-    const fn per_run(&self) -> usize {
-        self.d.div_ceil(self.block)
-    }
-
-    /// The number of values (saturating: a grid from a validated shape
-    /// never saturates).
-    #[inline]
-    pub const fn len(&self) -> usize {
-        self.outer.saturating_mul(self.d).saturating_mul(self.inner)
-    }
-
-    /// Whether the grid holds no values.
-    #[inline]
-    pub const fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// The number of scales (saturating, as [`len`](Self::len)).
-    #[inline]
-    pub const fn scales(&self) -> usize {
-        self.outer
-            .saturating_mul(self.per_run())
-            .saturating_mul(self.inner)
-    }
-
-    /// `(o, a, j)` of value `i` (row-major): its run along the axis, its
-    /// place in that run, and its inner index.
-    #[inline(always)]
-    fn coords(&self, i: usize) -> (usize, usize, usize) {
-        let inner = self.inner.max(1);
-        let d = self.d.max(1);
-        let (t, j) = (i / inner, i % inner);
-        (t / d, t % d, j)
-    }
-
-    /// The scale of value `i` (row-major), for `i < len()`.
-    #[inline]
-    pub fn scale_of(&self, i: usize) -> usize {
-        let (o, a, j) = self.coords(i);
-        (o * self.per_run() + a / self.block) * self.inner.max(1) + j
-    }
-
-    /// The scales of values `first, first + 1, ...`: [`scale_of`](Self::scale_of)
-    /// of each, with one division for the first and none after.
-    #[inline]
-    pub fn scale_walk(&self, first: usize) -> ScaleWalk {
-        let (o, a, j) = self.coords(first);
-        ScaleWalk {
-            grid: *self,
-            o,
-            a,
-            j,
-        }
-    }
-
-    /// The largest magnitude of the values of scale `g` ([`block_amax`]:
-    /// `None` when one is NaN or infinite). Values past the end of `data`
-    /// are left out, so no `g` can make it panic.
-    pub fn amax<S: Real>(&self, data: &[S], g: usize) -> Option<f64> {
-        let mut amax = 0f64;
-        let finite = self.visit(data.len(), g, |k| {
-            let (a, finite) = S::amax(core::slice::from_ref(&data[k]));
-            if a > amax {
-                amax = a;
-            }
-            finite
-        });
-        finite.then_some(amax)
-    }
-
-    /// The largest `|x|` bits of the `f32` values of scale `g` (the sign
-    /// bits cleared; NaN and infinite bits order above every finite one, so
-    /// a block holding one gives bits of `0x7f80_0000` or more), 0 for a
-    /// block without values: what [`mx_scale_f32`] and [`nvfp4_scale_f32`]
-    /// take, with no `f64`. Values past the end of `data` are left out.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bitpack::formats::BlockGrid;
-    ///
-    /// let g = BlockGrid::along(1, 40, 1, 32);
-    /// let data: Vec<f32> = (0..40).map(|i| -(i as f32)).collect();
-    /// assert_eq!(g.amax_bits_f32(&data, 0), 31.0f32.to_bits());
-    /// assert_eq!(g.amax_bits_f32(&data, 1), 39.0f32.to_bits());
-    /// ```
-    pub fn amax_bits_f32(&self, data: &[f32], g: usize) -> u32 {
-        let mut m = 0u32;
-        self.visit(data.len(), g, |k| {
-            m = m.max(data[k].to_bits() & 0x7fff_ffff);
-            true
-        });
-        m
-    }
-
-    /// Calls `f(k)` for the index `k` (below `n`) of each value of scale
-    /// `g`, until it returns `false`; whether it never did.
-    #[inline(always)]
-    fn visit(&self, n: usize, g: usize, mut f: impl FnMut(usize) -> bool) -> bool {
-        let nb = self.per_run().max(1);
-        let inner = self.inner.max(1);
-        let (t, j) = (g / inner, g % inner);
-        let (o, b) = (t / nb, t % nb);
-        // Every position is computed checked: one that overflows is past
-        // any slice, so the block has no values there.
-        let a0 = b.saturating_mul(self.block);
-        let a1 = self.d.min(a0.saturating_add(self.block));
-        // The values at `lo, lo + step, ...` below `hi`, below `n`.
-        let mut run = |lo: Option<usize>, hi: Option<usize>, step: usize| -> bool {
-            let (Some(mut k), Some(hi)) = (lo, hi) else {
-                return true;
-            };
-            let hi = hi.min(n);
-            while k < hi {
-                if !f(k) {
-                    return false;
-                }
-                match k.checked_add(step) {
-                    Some(next) => k = next,
-                    None => break,
-                }
-            }
-            true
-        };
-        if self.tile == 1 {
-            let base = o
-                .checked_mul(self.d)
-                .and_then(|x| x.checked_mul(inner))
-                .and_then(|x| x.checked_add(j));
-            let at = |a: usize| base?.checked_add(a.checked_mul(inner)?);
-            return run(at(a0), at(a1), inner);
-        }
-        // The tile holding row `o`: from the tile's first row, at most
-        // `tile` rows, not past the row's matrix.
-        let in_matrix = o % self.matrix;
-        let r0 = o - in_matrix % self.tile;
-        let end = (o - in_matrix)
-            .saturating_add(self.matrix)
-            .min(self.outer)
-            .min(r0.saturating_add(self.tile));
-        for r in r0..end {
-            let Some(base) = r.checked_mul(self.d) else {
-                break;
-            };
-            if base >= n {
-                break;
-            }
-            if !run(base.checked_add(a0), base.checked_add(a1), 1) {
-                return false;
-            }
-        }
-        true
-    }
-}
-
-/// The scale of each next value: see [`BlockGrid::scale_walk`].
-#[derive(Clone, Debug)]
-pub struct ScaleWalk {
-    grid: BlockGrid,
-    o: usize,
-    a: usize,
-    j: usize,
-}
-
-impl Iterator for ScaleWalk {
-    type Item = usize;
-
-    #[inline]
-    fn next(&mut self) -> Option<usize> {
-        let g = &self.grid;
-        let s = (self.o * g.per_run() + self.a / g.block) * g.inner.max(1) + self.j;
-        self.j += 1;
-        if self.j >= g.inner.max(1) {
-            self.j = 0;
-            self.a += 1;
-            if self.a >= g.d.max(1) {
-                self.a = 0;
-                self.o += 1;
-            }
-        }
-        Some(s)
-    }
 }

@@ -1,0 +1,1183 @@
+//! The one-pass MX and NVFP4 GPU kernel bodies, generic over [`Simt`]:
+//! `bitpack-ptx`'s `mx_*` and `nvfp4_*` entries are one-line calls of
+//! them, and the tests run them on a simulated grid. They live here, beside
+//! the block core whose scales and codes they compute (`kernels/` may not
+//! import `formats/`), and give the bits of [`MxArray`](crate::formats::MxArray)
+//! and [`Nvfp4Array`](crate::formats::Nvfp4Array).
+//!
+//! # Quantize: one pass
+//!
+//! Each block's values are read once: the amax (an integer max of the
+//! magnitudes' bits, inputs widened exactly to `f32`), the scale
+//! ([`mx_scale_f32`], [`nvfp4_scale_f32`]: no `f64`), the codes (per value
+//! or pair, the bits of `mx_codes` and `nvfp4_codes`: the packed-pair
+//! encode, the `f32` thresholds, the integer stochastic E2M1 rounding; a
+//! zero NVFP4 scale gives sign-only codes without `f64`) and the scale
+//! byte are all made in registers and written in the same pass. Every
+//! array index of the fast paths is a constant (unrolled by `rep!`), so
+//! nothing goes through local memory; the stochastic codes are one
+//! out-of-line routine per value (scalars only), which keeps the loops
+//! small.
+//!
+//! **Fast path** (chosen once per launch): blocks along the last axis
+//! (`inner == 1`), every row a whole number of a lane's blocks, `src` and
+//! `words` 16-byte aligned. One lane owns 32 values (MX E2M1 and
+//! 8-bit formats: one block; MX 6-bit formats: two blocks, 64 values, so
+//! that their codes fill three whole 16-byte chunks; NVFP4: two blocks of
+//! 16): it reads them with 128-bit loads, writes their codes with 128-bit
+//! stores, and the lanes of a warp (consecutive units) gather their scale
+//! bytes with shuffles into `u32` stores, row-major or swizzled.
+//!
+//! **Element path** (any other launch: blocks along another axis, the
+//! columnwise output, a row that is not a whole number of units, a pointer
+//! that is not 16-byte aligned, NVFP4 16 x 16 tiles): slower, the same
+//! bits. The scales are written as `u32` words (each word's scales from
+//! their blocks' values), a row-major tail of 1 to 3 bytes by one thread
+//! after the loops; the codes by units of 32 output values, one load per
+//! value and one `u64` store per word, each value's scale computed from its
+//! block again.
+//!
+//! Swizzled scales ([`swizzled_index`]) are written whole, the padding of
+//! the 128 x 4 tiles as zeros. `scales` must be 4-byte aligned, `words` 8.
+//!
+//! # Dequantize
+//!
+//! A lane owns the same units: it loads the codes (128-bit), each block's
+//! scale once (one byte load per block), and stores the `f32` values as
+//! 128-bit chunks; an element path as above for the rest.
+
+use super::codes::{
+    e2m1_stochastic_f32, e2m1_thresholds_f32, e8m0_f32, mx_code, mx_operand, mx_scale_f32,
+    mx_value, nvfp4_scale_f32, nvfp4_value, scale_exponent,
+};
+use super::{BlockGrid, MxElement, ScaleRule, TinyScale, swizzled_index, swizzled_len};
+use crate::float::Mode;
+use crate::formats::types::{E2M1, E4M3, E8M0};
+use crate::formats::wide::{Rounding, random_bits};
+use crate::kernels::fixed;
+use crate::kernels::gpu::float::Input;
+use crate::kernels::simt::{
+    Simt, U32x4, aligned16, global_thread, global_warp, grid_stride, grid_threads, lane,
+};
+use crate::kernels::words_for;
+
+/// Flag bit of the entries' `flags` argument: stochastic rounding with
+/// `seed` (element `i` of the output uses `random_bits(seed, i)`).
+pub const STOCHASTIC: u32 = 1;
+/// Flag bit: the scales in the 128 x 4 tiled layout ([`swizzled_index`]).
+pub const SWIZZLED: u32 = 2;
+/// Flag bit (MX): the columnwise output, the transpose of `[outer, d]`.
+pub const COLUMNWISE: u32 = 4;
+
+/// The rounding of the entries' `(seed, flags)`.
+#[inline(always)]
+fn rounding_of(seed: u64, flags: u32) -> Rounding {
+    if flags & STOCHASTIC != 0 {
+        Rounding::Stochastic { seed }
+    } else {
+        Rounding::Nearest
+    }
+}
+
+/// What an MX quantization launch computes: the input shape, the rule, the
+/// rounding and where the outputs go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MxQuantize {
+    /// The input as `[outer, d, inner]`, blocks of 32 along `d`; for
+    /// [`columnwise`](Self::columnwise), the `[outer, d]` matrix (`inner`
+    /// must be 1) whose columns are blocked.
+    pub outer: usize,
+    /// The extent of the blocked axis.
+    pub d: usize,
+    /// The product of the dimensions after the axis.
+    pub inner: usize,
+    /// The scale rule.
+    pub rule: ScaleRule,
+    /// Nearest or stochastic.
+    pub rounding: Rounding,
+    /// Scales in the 128 x 4 tiled layout of the scale matrix
+    /// `[scales / last, last]`, `last` = the blocks of a run for `inner ==
+    /// 1` (and for the columnwise output), else `inner`.
+    pub swizzled: bool,
+    /// The output is the transpose `[d, outer]` of the input, blocked
+    /// along its last axis: [`MxArray::quantize_columnwise`](crate::formats::MxArray::quantize_columnwise).
+    pub columnwise: bool,
+}
+
+impl MxQuantize {
+    /// From the entries' arguments (`rule`: 0 Floor, 1 Ceil, 2 Even, 3
+    /// RCeil; `flags`: [`STOCHASTIC`], [`SWIZZLED`], [`COLUMNWISE`]).
+    #[inline(always)]
+    pub fn from_args(outer: u64, d: u64, inner: u64, rule: u32, seed: u64, flags: u32) -> Self {
+        MxQuantize {
+            outer: outer as usize,
+            d: d as usize,
+            inner: inner as usize,
+            rule: match rule {
+                1 => ScaleRule::Ceil,
+                2 => ScaleRule::Even,
+                3 => ScaleRule::RCeil,
+                _ => ScaleRule::Floor,
+            },
+            rounding: rounding_of(seed, flags),
+            swizzled: flags & SWIZZLED != 0,
+            columnwise: flags & COLUMNWISE != 0,
+        }
+    }
+
+    /// The entries' `(rule, seed, flags)` for these options.
+    pub fn args(&self) -> (u32, u64, u32) {
+        let rule = match self.rule {
+            ScaleRule::Floor => 0,
+            ScaleRule::Ceil => 1,
+            ScaleRule::Even => 2,
+            ScaleRule::RCeil => 3,
+        };
+        let (seed, st) = match self.rounding {
+            Rounding::Nearest => (0, 0),
+            Rounding::Stochastic { seed } => (seed, STOCHASTIC),
+        };
+        let flags = st
+            | if self.swizzled { SWIZZLED } else { 0 }
+            | if self.columnwise { COLUMNWISE } else { 0 };
+        (rule, seed, flags)
+    }
+
+    /// The grid of the output (row-major over the output's shape).
+    #[inline(always)]
+    pub fn grid(&self) -> BlockGrid {
+        if self.columnwise {
+            BlockGrid::along(self.d, self.outer, 1, 32)
+        } else {
+            BlockGrid::along(self.outer, self.d, self.inner, 32)
+        }
+    }
+
+    /// The number of values.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.grid().len()
+    }
+
+    /// Whether there are no values.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The scale matrix `(rows, cols)` that [`swizzled`](Self::swizzled)
+    /// tiles.
+    #[inline(always)]
+    fn scale_matrix(&self) -> (usize, usize) {
+        let g = self.grid();
+        let cols = if self.columnwise {
+            self.outer.div_ceil(32)
+        } else if self.inner <= 1 {
+            self.d.div_ceil(32)
+        } else {
+            self.inner
+        };
+        (g.scales().checked_div(cols).unwrap_or(0), cols)
+    }
+
+    /// The bytes the scale output holds: the grid's scales, or their
+    /// tiled layout with its padding.
+    pub fn scales_len(&self) -> usize {
+        if self.swizzled {
+            let (r, c) = self.scale_matrix();
+            swizzled_len(r, c)
+        } else {
+            self.grid().scales()
+        }
+    }
+
+    /// The input index of output value `i`.
+    #[inline(always)]
+    fn src_index(&self, i: usize) -> usize {
+        if self.columnwise {
+            let rows = self.outer.max(1);
+            (i % rows) * self.d + i / rows
+        } else {
+            i
+        }
+    }
+}
+
+/// The scale of block `g` of `grid` from its values (`src` read at
+/// `index(k)` for each output index `k` of the block, widened), through
+/// `scale(amax_bits)`: the element path.
+///
+/// # Safety
+///
+/// `src` holds every `index(k)` for `k < grid.len()`.
+#[inline(always)]
+unsafe fn block_scale_slow<S: Simt, I: Input>(
+    s: &S,
+    src: *const I,
+    grid: &BlockGrid,
+    index: impl Fn(usize) -> usize,
+    g: usize,
+    scale: impl Fn(u32) -> u8,
+) -> u8 {
+    let mut m = 0u32;
+    grid.visit(grid.len(), g, |k| {
+        // SAFETY: the caller's promise: `k < grid.len()`.
+        let x = unsafe { s.load(src, index(k)) }.widen();
+        m = m.max(x.to_bits() & 0x7fff_ffff);
+        true
+    });
+    scale(m)
+}
+
+/// The scale bytes of the element path: `len` bytes at `scales`, byte `p`
+/// the scale of block `at(p)` (`None`: a padding byte, 0), written as
+/// `u32` words by a grid-stride loop, the last 1 to 3 bytes of a length
+/// that is not a multiple of 4 by the grid's thread 0 after it.
+///
+/// # Safety
+///
+/// `scales` holds `len` bytes, 4-byte aligned, which no other thread
+/// writes.
+#[inline(always)]
+unsafe fn store_scales_slow<S: Simt>(
+    s: &S,
+    scales: *mut u8,
+    len: usize,
+    at: impl Fn(usize) -> Option<usize>,
+    scale_of: impl Fn(usize) -> u8,
+) {
+    let byte = |p: usize| at(p).map_or(0, &scale_of);
+    let words = len / 4;
+    for w in grid_stride(s, words) {
+        let v = u32::from_le_bytes([
+            byte(4 * w),
+            byte(4 * w + 1),
+            byte(4 * w + 2),
+            byte(4 * w + 3),
+        ]);
+        // SAFETY: word `w < len / 4` of the aligned buffer, this thread's.
+        unsafe { s.store(scales.cast::<u32>(), w, v) };
+    }
+    if global_thread(s) == 0 {
+        // SAFETY: bytes `4 * words..len` of the buffer; only thread 0
+        // writes them.
+        unsafe { store_tail_of(s, scales, 4 * words, len, byte) };
+    }
+}
+
+/// The block of scale-matrix position `p` of a `[rows, cols]` scale matrix
+/// stored tiled ([`swizzled_index`] inverted), `None` for padding.
+#[inline(always)]
+fn unswizzle(p: usize, rows: usize, cols: usize) -> Option<usize> {
+    let (tile, at) = (p / 512, p % 512);
+    let per_row = cols.div_ceil(4).max(1);
+    let r = tile / per_row * 128 + (at % 16) / 4 * 32 + at / 16;
+    let c = tile % per_row * 4 + at % 4;
+    (r < rows && c < cols).then(|| r * cols + c)
+}
+
+/// The codes of the element path: units of 32 output values, each value's
+/// code from `code(i, x)` (`x` = input `index(i)`), packed `W` bits each
+/// into the words, one `u64` store per word (the stream's last word
+/// whole, padding bits zero).
+///
+/// # Safety
+///
+/// `src` holds every `index(i)`, `i < n`; `words` holds `words_for(W, n)`
+/// words, which no other thread writes.
+#[inline(always)]
+unsafe fn store_codes_slow<S: Simt, I: Input, const W: u32>(
+    s: &S,
+    src: *const I,
+    n: usize,
+    words: *mut u64,
+    index: impl Fn(usize) -> usize,
+    mut code: impl FnMut(usize, f32) -> u8,
+) {
+    let avail = words_for(W, n);
+    for u in grid_stride(s, n.div_ceil(32)) {
+        let first = u * 32;
+        let count = (n - first).min(32);
+        let mut w = first * W as usize / 64;
+        let (mut acc, mut fill) = (0u128, 0u32);
+        for i in first..first + count {
+            // SAFETY: `i < n`: the caller's promise.
+            let x = unsafe { s.load(src, index(i)) }.widen();
+            acc |= u128::from(code(i, x) & ((1 << W) - 1) as u8) << fill;
+            fill += W;
+            if fill >= 64 {
+                // SAFETY: a whole word of this unit's (`w < avail`).
+                unsafe { s.store(words, w, acc as u64) };
+                (acc, fill, w) = (acc >> 64, fill - 64, w + 1);
+            }
+        }
+        if fill > 0 && w < avail {
+            // SAFETY: the unit's last, partial word.
+            unsafe { s.store(words, w, acc as u64) };
+        }
+    }
+}
+
+/// Expands `$body` once per literal with `$k` bound to it (a constant in
+/// each copy), so that every array index of the fast paths is a constant
+/// and their arrays live in registers (a run-time index, a slice or an
+/// iterator over one would put them in local memory).
+macro_rules! rep {
+    ($k:ident in [$($n:literal)*] => $body:block) => {
+        $( { let $k: usize = $n; $body } )*
+    };
+}
+
+/// Expands `$body` for `$k` in `0..32` (constants).
+macro_rules! rep32 {
+    ($k:ident => $body:block) => {
+        rep!($k in [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27
+            28 29 30 31] => $body)
+    };
+}
+
+/// The bits of value `j` of a chunk of `I`s: an `f32`'s 32, a half's 16.
+#[inline(always)]
+fn lane_bits<I: Input>(c: U32x4, j: usize) -> u32 {
+    if size_of::<I>() == 4 {
+        c.0[j % 4]
+    } else {
+        (c.0[(j / 2) % 4] >> (16 * (j % 2))) & 0xffff
+    }
+}
+
+/// The value of [`lane_bits`], widened to `f32` (exact).
+#[inline(always)]
+fn widen_bits<I: Input>(b: u32) -> f32 {
+    if size_of::<I>() == 4 {
+        return f32::from_bits(b);
+    }
+    // `f16` on the GPU: one `cvt.f32.f16` (the same value; a NaN's payload
+    // may differ, and no output depends on it).
+    #[cfg(target_arch = "nvptx64")]
+    if core::any::TypeId::of::<I>()
+        == core::any::TypeId::of::<crate::kernels::gpu::float::Half<false>>()
+    {
+        return crate::kernels::ptx::f32x2_from_f16x2(b)[0];
+    }
+    {
+        bytemuck::try_cast::<u16, I>(b as u16)
+            .unwrap_or_default()
+            .widen()
+    }
+}
+
+/// [`lane_bits`] with the sign cleared: their integer order is the order
+/// of the magnitudes (NaN and infinity above every finite one).
+#[inline(always)]
+fn magnitude_bits<I: Input>(b: u32) -> u32 {
+    if size_of::<I>() == 4 {
+        b & 0x7fff_ffff
+    } else {
+        b & 0x7fff
+    }
+}
+
+/// How a quantize path codes a block: `scale(amax_bits)` its scale byte
+/// from the `f32` bits of its largest magnitude; `prep(scale)` the block's
+/// state `P` and a mask of its code words (0: every code zero, the NaN
+/// scale); `pair(&state, i, x, y)` the codes of values `i` (`x`) and `i +
+/// 1` (`y`), `2 * W` bits.
+#[derive(Clone, Copy)]
+struct Coder<A, B, C> {
+    scale: A,
+    prep: B,
+    pair: C,
+}
+
+/// The fast quantize path: units of `U` blocks of `B` values, unit `u` of
+/// the stream taken by lane `u % 32` of a warp, every unit whole. A lane
+/// loads a block's chunks (128-bit), reduces its amax, codes it through
+/// `coder` (every index a constant: the words live in registers) and
+/// stores the unit's code words as 128-bit chunks; `pos(g)` is where block
+/// `g`'s scale goes (`g` a multiple of 4: the four bytes `g..g + 4` go
+/// together as one `u32` at `pos(g)`). Blocks past the last whole `u32` of
+/// scales are left to the caller.
+///
+/// # Safety
+///
+/// `src` (16-byte aligned) holds `units * U * B` values, `words` (16-byte
+/// aligned) their `W`-bit codes, `scales` (4-byte aligned) every `pos(g)
+/// + 4`; nothing else writes them.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn quantize_fast<
+    S: Simt,
+    I: Input,
+    const W: u32,
+    const B: usize,
+    const U: usize,
+    P: Copy,
+>(
+    s: &S,
+    src: *const I,
+    units: usize,
+    words: *mut u64,
+    scales: *mut u8,
+    pos: impl Fn(usize) -> usize,
+    coder: Coder<impl Fn(u32) -> u8, impl Fn(u8) -> (u64, P), impl Fn(&P, u64, f32, f32) -> u16>,
+) {
+    // `B * W` is a multiple of 64 and `U * B * W` of 128 for every
+    // instance the callers run (both `U` of a format are compiled, one is
+    // dead).
+    let per = 16 / size_of::<I>();
+    let cpb = B / per;
+    let bw = B * W as usize / 64;
+    let cin = src.cast::<U32x4>();
+    let cout = words.cast::<U32x4>();
+    let blocks = units * U;
+    let tiles = units.div_ceil(32);
+    let step = (grid_threads(s) / 32).max(1);
+    let mut t = global_warp(s);
+    // Warp-uniform: every lane of a warp runs the same tiles (the
+    // shuffles below need all 32).
+    while t < tiles {
+        let u = t * 32 + lane(s) as usize;
+        let mut bits = 0u32;
+        if u < units {
+            let mut out = [0u64; 8];
+            rep!(b in [0 1] => {
+                if b < U {
+                    let mut ch = [U32x4::default(); 8];
+                    rep!(k in [0 1 2 3 4 5 6 7] => {
+                        if k < cpb {
+                            // SAFETY: chunk `k` of block `b` of unit `u <
+                            // units` of the aligned input.
+                            ch[k] = unsafe { s.load(cin, (u * U + b) * cpb + k) };
+                        }
+                    });
+                    let mut m = 0u32;
+                    rep32!(j => {
+                        if j < B {
+                            m = m.max(magnitude_bits::<I>(lane_bits::<I>(ch[j / per], j % per)));
+                        }
+                    });
+                    let sc = (coder.scale)(widen_bits::<I>(m).to_bits() & 0x7fff_ffff);
+                    let (keep, p) = (coder.prep)(sc);
+                    let first = ((u * U + b) * B) as u64;
+                    let mut wb = [0u64; 8];
+                    rep!(j in [0 2 4 6 8 10 12 14 16 18 20 22 24 26 28 30] => {
+                        if j < B {
+                            let x = widen_bits::<I>(lane_bits::<I>(ch[j / per], j % per));
+                            let y = widen_bits::<I>(lane_bits::<I>(ch[(j + 1) / per], (j + 1) % per));
+                            let c = u64::from((coder.pair)(&p, first + j as u64, x, y));
+                            let bit = j * W as usize;
+                            let (k, sh) = (bit / 64, bit % 64);
+                            wb[k] |= c << sh;
+                            if sh + 2 * W as usize > 64
+                                    && let Some(w) = wb.get_mut(k + 1)
+                            {
+                                *w |= c >> (64 - sh);
+                            }
+                        }
+                    });
+                    rep!(k in [0 1 2 3] => {
+                        if k < bw
+                                && let Some(w) = out.get_mut(b * bw + k)
+                        {
+                            *w = wb[k] & keep;
+                        }
+                    });
+                    bits |= u32::from(sc) << (8 * b);
+                }
+            });
+            rep!(k in [0 1 2] => {
+                if k < U * bw / 2 {
+                    let v = U32x4::from_u64s([out[2 * k], out[2 * k + 1]]);
+                    // SAFETY: chunk `k` of unit `u`'s codes, this lane's
+                    // alone.
+                    unsafe { s.store(cout, u * (U * bw / 2) + k, v) };
+                }
+            });
+        }
+        // Four scale bytes a `u32`: lanes `l..l + 4 / U` give theirs to
+        // lane `l`.
+        let mut word = bits;
+        rep!(k in [1 2 3] => {
+            if k < 4 / U {
+                word |= s.shfl_down_u32(bits, k as u32) << (8 * U * k);
+            }
+        });
+        let g = u * U;
+        if (lane(s) as usize).is_multiple_of(4 / U) && g + 4 <= blocks {
+            // SAFETY: the caller's promise; this lane alone writes blocks
+            // `g..g + 4`'s scales.
+            unsafe { s.store(scales.cast::<u32>(), pos(g) / 4, word) };
+        }
+        t += step;
+    }
+}
+
+/// Bytes `p..end` (at most 3) of `scales`, byte `p + k` = `bytes[k]`:
+/// the scales past the last whole `u32`, by one thread, out of line (its
+/// byte stores in no loop of the entry; only scalars cross the call, so
+/// nothing goes through local memory).
+///
+/// # Safety
+///
+/// `scales` holds bytes `p..end`, which no other thread writes.
+#[inline(never)]
+unsafe fn store_tail<S: Simt>(
+    s: &S,
+    scales: *mut u8,
+    p: usize,
+    end: usize,
+    b0: u8,
+    b1: u8,
+    b2: u8,
+) {
+    if end > p {
+        // SAFETY: `p < end`: the caller's promise.
+        unsafe { s.store(scales, p, b0) };
+    }
+    if end > p + 1 {
+        // SAFETY: as above.
+        unsafe { s.store(scales, p + 1, b1) };
+    }
+    if end > p + 2 {
+        // SAFETY: as above.
+        unsafe { s.store(scales, p + 2, b2) };
+    }
+}
+
+/// [`store_tail`] of `byte(q)` for the bytes `q` in `p..end` (at most 3).
+///
+/// # Safety
+///
+/// As [`store_tail`].
+#[inline(always)]
+unsafe fn store_tail_of<S: Simt>(
+    s: &S,
+    scales: *mut u8,
+    p: usize,
+    end: usize,
+    byte: impl Fn(usize) -> u8,
+) {
+    let b = |q: usize| if q < end { byte(q) } else { 0 };
+    // SAFETY: the caller's promise.
+    unsafe { store_tail(s, scales, p, end, b(p), b(p + 1), b(p + 2)) };
+}
+
+/// Zero `u32` words for the padding rows of the last row of 128 x 4 tiles
+/// of a `[rows, 4 * tiles_row]` scale matrix (the words no lane wrote).
+///
+/// # Safety
+///
+/// `scales` (4-byte aligned) holds the tiled matrix; nothing else writes
+/// its padding.
+#[inline(always)]
+unsafe fn zero_padding<S: Simt>(s: &S, scales: *mut u8, rows: usize, tiles_row: usize) {
+    let first_pad = rows / 128 * 128;
+    if rows > first_pad {
+        let base = rows / 128 * tiles_row * 128;
+        for w in grid_stride(s, tiles_row * 128) {
+            let at = (w % 128) * 4;
+            let r = first_pad + (at % 16) / 4 * 32 + at / 16;
+            if r >= rows {
+                // SAFETY: word `base + w` of the tiled buffer, this
+                // thread's alone (a padding word no lane wrote).
+                unsafe { s.store(scales.cast::<u32>(), base + w, 0) };
+            }
+        }
+    }
+}
+
+/// The element quantize path (see the module docs): the scales, then the
+/// codes, each value's from its block's scale through `coder`.
+///
+/// # Safety
+///
+/// `src` holds every `index(i)`, `i < grid.len()`; `words` holds
+/// `words_for(W, grid.len())` words (8-byte aligned), `scales` `len` bytes
+/// (4-byte aligned); nothing else writes them.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn quantize_slow<S: Simt, I: Input, const W: u32, P: Copy>(
+    s: &S,
+    src: *const I,
+    grid: BlockGrid,
+    index: impl Fn(usize) -> usize + Copy,
+    words: *mut u64,
+    scales: *mut u8,
+    len: usize,
+    at: impl Fn(usize) -> Option<usize>,
+    coder: Coder<
+        impl Fn(u32) -> u8 + Copy,
+        impl Fn(u8) -> (u64, P),
+        impl Fn(&P, u64, f32, f32) -> u16,
+    >,
+) {
+    // SAFETY: `src` holds every `index(k)`, the caller's promise.
+    let slow_scale = |g: usize| unsafe { block_scale_slow(s, src, &grid, index, g, coder.scale) };
+    // SAFETY: `scales` holds `len` bytes, 4-byte aligned: the caller's
+    // promise.
+    unsafe { store_scales_slow(s, scales, len, at, slow_scale) };
+    let mut cur = None;
+    let code = |i: usize, x: f32| {
+        let g = grid.scale_of(i);
+        let (keep, p) = match cur {
+            Some((h, keep, p)) if h == g => (keep, p),
+            _ => {
+                let (keep, p) = (coder.prep)(slow_scale(g));
+                cur = Some((g, keep, p));
+                (keep, p)
+            }
+        };
+        ((coder.pair)(&p, i as u64, x, 0.0) as u64 & keep) as u8
+    };
+    // SAFETY: the caller's promise.
+    unsafe { store_codes_slow::<S, I, W>(s, src, grid.len(), words, index, code) };
+}
+
+/// The fast dequantize path: unit `u` (`U` blocks of `B`) by thread `u`
+/// of a grid-stride walk: its code chunks loaded (128-bit), each block's
+/// scale byte loaded once and made the block's state by `prep`, `pair(&state,
+/// codes)` the values of two codes (`2 * W` bits), stored as 128-bit chunks;
+/// every index a constant.
+///
+/// # Safety
+///
+/// `words` (16-byte aligned) holds `units * U * B` codes, `out` (16-byte
+/// aligned) room for their values, `scales` one byte per block; nothing
+/// else writes `out`.
+#[inline(always)]
+unsafe fn dequantize_fast<S: Simt, const W: u32, const B: usize, const U: usize, P: Copy>(
+    s: &S,
+    words: *const u64,
+    units: usize,
+    scales: *const u8,
+    out: *mut f32,
+    prep: impl Fn(u8) -> P,
+    pair: impl Fn(&P, u16) -> [f32; 2],
+) {
+    let chunks = U * B * W as usize / 128;
+    let cin = words.cast::<U32x4>();
+    let cout = out.cast::<U32x4>();
+    for u in grid_stride(s, units) {
+        let mut regs = [0u64; 8];
+        rep!(k in [0 1 2] => {
+            if k < chunks {
+                // SAFETY: chunk `k` of unit `u` of the aligned words.
+                let [a, b] = unsafe { s.load(cin, u * chunks + k) }.to_u64s();
+                (regs[2 * k], regs[2 * k + 1]) = (a, b);
+            }
+        });
+        rep!(b in [0 1] => {
+            if b < U {
+                // SAFETY: block `u * U + b`'s scale: the caller's promise.
+                let p = prep(unsafe { s.load(scales, u * U + b) });
+                rep!(q in [0 4 8 12 16 20 24 28] => {
+                    if q < B {
+                        let mut x = [0u32; 4];
+                        rep!(i in [0 2] => {
+                            let bit = (b * B + q + i) * W as usize;
+                            let (k, sh) = (bit / 64, bit % 64);
+                            let mut c = regs[k] >> sh;
+                            if sh + 2 * W as usize > 64 {
+                                c |= regs.get(k + 1).copied().unwrap_or(0) << (64 - sh);
+                            }
+                            let [v0, v1] = pair(&p, (c & ((1 << (2 * W)) - 1)) as u16);
+                            (x[i], x[i + 1]) = (v0.to_bits(), v1.to_bits());
+                        });
+                        // SAFETY: chunk of unit `u`'s values, this thread's.
+                        unsafe { s.store(cout, (u * U * B + b * B + q) / 4, U32x4(x)) };
+                    }
+                });
+            }
+        });
+    }
+}
+
+/// The element dequantize path: value `i` is `value(code i, scale byte of
+/// grid.scale_of(i))`, one store per value.
+///
+/// # Safety
+///
+/// `words` holds `words_for(W, n)` words, `scales` the grid's scales, `out`
+/// `n` values, which no other thread writes.
+#[inline(always)]
+unsafe fn dequantize_slow<S: Simt, const W: u32>(
+    s: &S,
+    words: *const u64,
+    grid: BlockGrid,
+    scales: *const u8,
+    out: *mut f32,
+    value: impl Fn(u8, u8) -> f32,
+) {
+    let n = grid.len();
+    let avail = words_for(W, n);
+    for u in grid_stride(s, n.div_ceil(32)) {
+        let first = u * 32;
+        let mut walk = grid.scale_walk(first);
+        let (mut cur, mut sc) = (usize::MAX, 0u8);
+        for i in first..n.min(first + 32) {
+            let g = walk.next().unwrap_or(0);
+            if g != cur {
+                // SAFETY: `g` is one of the grid's scales.
+                (cur, sc) = (g, unsafe { s.load(scales, g) });
+            }
+            let bit = i * W as usize;
+            let (k, sh) = (bit / 64, (bit % 64) as u32);
+            // SAFETY: word `k < avail` holds value `i`.
+            let mut c = unsafe { s.load(words, k) } >> sh;
+            if sh + W > 64 && k + 1 < avail {
+                // SAFETY: `k + 1 < avail`.
+                c |= unsafe { s.load(words, k + 1) } << (64 - sh);
+            }
+            let v = value((c & ((1 << W) - 1)) as u8, sc);
+            // SAFETY: `i < n`, this thread's value.
+            unsafe { s.store(out, i, v) };
+        }
+    }
+}
+
+/// Blocks per lane of the MX fast paths: two for the 6-bit formats (so
+/// that a lane's codes fill whole 16-byte chunks), else one.
+const fn mx_unit_blocks(w: u32) -> usize {
+    if w == 6 { 2 } else { 1 }
+}
+
+/// Quantizes `q.len()` values of `src` to MX (`F`, `W = F::BITS`) in one
+/// pass: the codes into `words` (the dense stream of the output, row-major
+/// over the output shape, `words_for(W, len)` words) and the scales into
+/// `scales` (`q.scales_len()` bytes). The bits of
+/// [`MxArray::quantize_with`](crate::formats::MxArray::quantize_with) (and
+/// of `quantize_columnwise` for `q.columnwise`, and `scales_swizzled` of
+/// their scales for `q.swizzled`).
+///
+/// # Safety
+///
+/// `src` holds `q.outer * q.d * q.inner` values (`q.inner == 1` when
+/// columnwise); `words` room for `words_for(W, len)` words (8-byte aligned),
+/// `scales` for `q.scales_len()` bytes (4-byte aligned); nothing else writes
+/// them during the launch.
+#[inline(always)]
+pub unsafe fn mx_quantize<S: Simt, F: MxElement, const W: u32, I: Input>(
+    s: &S,
+    src: *const I,
+    q: &MxQuantize,
+    words: *mut u64,
+    scales: *mut u8,
+) {
+    const { assert!(W == F::BITS) };
+    let grid = q.grid();
+    let (rule, rounding) = (q.rule, q.rounding);
+    let scale = move |m: u32| mx_scale_f32::<F>(m, rule).to_bits();
+    let (srows, scols) = q.scale_matrix();
+    let u_blocks = mx_unit_blocks(W);
+    let nb = q.d.div_ceil(32);
+    let fast = !q.columnwise
+        && q.inner == 1
+        && q.d.is_multiple_of(32 * u_blocks)
+        && aligned16(src)
+        && aligned16(words)
+        && (!q.swizzled || nb.is_multiple_of(4));
+    let qv = *q;
+    let index = move |i: usize| qv.src_index(i);
+    // Round to nearest: `x * 2^-e` encoded (a pair at a time), the NaN
+    // scale's codes masked to zero; `f` is `2^-e`.
+    let nearest = Coder {
+        scale,
+        prep: |sc: u8| {
+            let f = f32::from_bits(u32::from(254 - sc.min(254)) << 23);
+            (if sc == 0xff { 0 } else { !0 }, f)
+        },
+        pair: |&f: &f32, _: u64, x: f32, y: f32| {
+            fixed::encode_pair::<F>(mx_operand(x, f), mx_operand(y, f), Mode::SatFinite)
+        },
+    };
+    let seed = match rounding {
+        Rounding::Stochastic { seed } => seed,
+        Rounding::Nearest => 0,
+    };
+    let stochastic = Coder {
+        scale,
+        prep: |sc: u8| (!0u64, sc),
+        pair: move |&sc: &u8, i: u64, x: f32, y: f32| {
+            let a = mx_stochastic_code::<F>(x, sc, seed, i);
+            let b = mx_stochastic_code::<F>(y, sc, seed, i + 1);
+            u16::from(a) | u16::from(b) << W
+        },
+    };
+    let is_nearest = matches!(rounding, Rounding::Nearest);
+    if fast {
+        let units = grid.scales() / u_blocks;
+        let swz = q.swizzled;
+        let pos = move |g: usize| {
+            if swz {
+                swizzled_index(g / nb, g % nb, nb)
+            } else {
+                g
+            }
+        };
+        match (u_blocks == 2, is_nearest) {
+            // SAFETY: the fast path's conditions hold; the caller's promise.
+            (true, true) => unsafe {
+                quantize_fast::<S, I, W, 32, 2, _>(s, src, units, words, scales, pos, nearest)
+            },
+            // SAFETY: the fast path's conditions hold; the caller's promise.
+            (false, true) => unsafe {
+                quantize_fast::<S, I, W, 32, 1, _>(s, src, units, words, scales, pos, nearest)
+            },
+            // SAFETY: the fast path's conditions hold; the caller's promise.
+            (true, false) => unsafe {
+                quantize_fast::<S, I, W, 32, 2, _>(s, src, units, words, scales, pos, stochastic)
+            },
+            // SAFETY: the fast path's conditions hold; the caller's promise.
+            (false, false) => unsafe {
+                quantize_fast::<S, I, W, 32, 1, _>(s, src, units, words, scales, pos, stochastic)
+            },
+        }
+        let blocks = grid.scales();
+        if q.swizzled {
+            // SAFETY: the tiled buffer: the caller's promise.
+            unsafe { zero_padding(s, scales, srows, nb / 4) };
+        } else if global_thread(s) == 0 {
+            // The last 1 to 3 scales past the last whole `u32`.
+            // SAFETY: `src` holds every `index(k)`, the caller's promise.
+            let byte = move |g: usize| unsafe { block_scale_slow(s, src, &grid, index, g, scale) };
+            // SAFETY: scales of the grid; only thread 0 writes the tail.
+            unsafe { store_tail_of(s, scales, blocks / 4 * 4, blocks, byte) };
+        }
+        return;
+    }
+    let len = q.scales_len();
+    let swz = q.swizzled;
+    let at = move |p: usize| {
+        if swz {
+            unswizzle(p, srows, scols)
+        } else {
+            Some(p)
+        }
+    };
+    if is_nearest {
+        // SAFETY: the caller's promise (and the fast path's conditions
+        // where it runs).
+        unsafe { quantize_slow::<S, I, W, _>(s, src, grid, index, words, scales, len, at, nearest) }
+    } else {
+        // SAFETY: the caller's promise (and the fast path's conditions
+        // where it runs).
+        unsafe {
+            quantize_slow::<S, I, W, _>(s, src, grid, index, words, scales, len, at, stochastic)
+        }
+    }
+}
+
+/// Dequantizes an MX array (`F`, `W = F::BITS`) of `[outer, d, inner]`
+/// blocked along `d`: `words` the packed codes, `scales` the row-major
+/// scales, `out` the `f32` values: the bits of
+/// [`MxArray::dequantize`](crate::formats::MxArray::dequantize).
+///
+/// # Safety
+///
+/// `words` holds `words_for(W, len)` words, `scales` one byte per block,
+/// `out` room for `outer * d * inner` values; nothing else writes `out`.
+#[inline(always)]
+pub unsafe fn mx_dequantize<S: Simt, F: MxElement, const W: u32>(
+    s: &S,
+    words: *const u64,
+    outer: usize,
+    d: usize,
+    inner: usize,
+    scales: *const u8,
+    out: *mut f32,
+) {
+    const { assert!(W == F::BITS) };
+    let grid = BlockGrid::along(outer, d, inner, 32);
+    let u_blocks = mx_unit_blocks(W);
+    if inner == 1 && d.is_multiple_of(32 * u_blocks) && aligned16(words) && aligned16(out) {
+        let units = grid.scales() / u_blocks;
+        // The scale's value (`mx_value`'s), times each decoded code.
+        let prep = |sc: u8| e8m0_f32(E8M0::from_bits(sc));
+        let pair = |&f: &f32, c: u16| fixed::decode_pair::<F>(c).map(|v| v * f);
+        if u_blocks == 2 {
+            // SAFETY: the fast path's conditions hold; the caller's promise.
+            unsafe { dequantize_fast::<S, W, 32, 2, _>(s, words, units, scales, out, prep, pair) }
+        } else {
+            // SAFETY: as above.
+            unsafe { dequantize_fast::<S, W, 32, 1, _>(s, words, units, scales, out, prep, pair) }
+        }
+    } else {
+        let value = |c: u8, sc: u8| mx_value(F::from_raw_bits(c), E8M0::from_bits(sc));
+        // SAFETY: the caller's promise.
+        unsafe { dequantize_slow::<S, W>(s, words, grid, scales, out, value) }
+    }
+}
+
+/// What an NVFP4 quantization launch computes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Nvfp4Quantize {
+    /// Rows of the `[rows, cols]` input (the leading dimensions flattened).
+    pub rows: usize,
+    /// Columns: blocks of 16 run along them.
+    pub cols: usize,
+    /// Rows per matrix: 16 x 16 tiles do not cross matrices.
+    pub matrix_rows: usize,
+    /// 1 (1 x 16 blocks) or 16 (16 x 16 tiles).
+    pub tile: usize,
+    /// The tensor scale (finite, positive).
+    pub tensor_scale: f32,
+    /// The rule for tiny scales.
+    pub tiny: TinyScale,
+    /// Nearest or stochastic.
+    pub rounding: Rounding,
+    /// Scales in the 128 x 4 tiled layout of `[rows, ceil(cols / 16)]`.
+    pub swizzled: bool,
+}
+
+impl Nvfp4Quantize {
+    /// From the entries' arguments (`tiny`: 0 Flush, 1 Smallest, 2
+    /// MinNormal; `flags`: [`STOCHASTIC`], [`SWIZZLED`]).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn from_args(
+        rows: u64,
+        cols: u64,
+        matrix_rows: u64,
+        tile: u64,
+        tensor_scale: f32,
+        tiny: u32,
+        seed: u64,
+        flags: u32,
+    ) -> Self {
+        Nvfp4Quantize {
+            rows: rows as usize,
+            cols: cols as usize,
+            matrix_rows: matrix_rows as usize,
+            tile: tile as usize,
+            tensor_scale,
+            tiny: match tiny {
+                1 => TinyScale::Smallest,
+                2 => TinyScale::MinNormal,
+                _ => TinyScale::Flush,
+            },
+            rounding: rounding_of(seed, flags),
+            swizzled: flags & SWIZZLED != 0,
+        }
+    }
+
+    /// The entries' `(tiny, seed, flags)` for these options.
+    pub fn args(&self) -> (u32, u64, u32) {
+        let tiny = match self.tiny {
+            TinyScale::Flush => 0,
+            TinyScale::Smallest => 1,
+            TinyScale::MinNormal => 2,
+        };
+        let (seed, st) = match self.rounding {
+            Rounding::Nearest => (0, 0),
+            Rounding::Stochastic { seed } => (seed, STOCHASTIC),
+        };
+        (tiny, seed, st | if self.swizzled { SWIZZLED } else { 0 })
+    }
+
+    /// The block grid.
+    #[inline(always)]
+    pub fn grid(&self) -> BlockGrid {
+        BlockGrid::tiles(self.rows, self.cols, self.matrix_rows, self.tile, 16)
+    }
+
+    /// The bytes the scale output holds.
+    pub fn scales_len(&self) -> usize {
+        if self.swizzled {
+            swizzled_len(self.rows, self.cols.div_ceil(16))
+        } else {
+            self.grid().scales()
+        }
+    }
+}
+
+/// Quantizes `rows * cols` values of `src` to NVFP4 in one pass: the E2M1
+/// codes into `words`, the E4M3 scales into `scales` (`q.scales_len()`
+/// bytes): the bits of [`Nvfp4Array::quantize_with`](crate::formats::Nvfp4Array::quantize_with)
+/// with `q.tensor_scale` given (and of `scales_swizzled` for
+/// `q.swizzled`).
+///
+/// # Safety
+///
+/// As [`mx_quantize`], for `rows * cols` values of 4 bits.
+#[inline(always)]
+pub unsafe fn nvfp4_quantize<S: Simt, I: Input>(
+    s: &S,
+    src: *const I,
+    q: &Nvfp4Quantize,
+    words: *mut u64,
+    scales: *mut u8,
+) {
+    let grid = q.grid();
+    let (ts, tiny, rounding) = (q.tensor_scale, q.tiny, q.rounding);
+    let scale = move |m: u32| nvfp4_scale_f32(m, ts, tiny).to_bits();
+    let nb = q.cols.div_ceil(16);
+    let index = |i: usize| i;
+    let fast = q.tile <= 1
+        && q.cols.is_multiple_of(32)
+        && aligned16(src)
+        && aligned16(words)
+        && (!q.swizzled || nb.is_multiple_of(4));
+    // Round to nearest: compares with the block's thresholds; a zero scale
+    // (infinite thresholds) gives zeros of each value's sign, the NaN
+    // scale's codes are masked to zero: `nvfp4_codes`' bits.
+    let nearest = Coder {
+        scale,
+        prep: move |sc: u8| {
+            let u = match sc {
+                0 | 0x7f => [f32::INFINITY; 7],
+                _ => e2m1_thresholds_f32(E4M3::from_bits(sc), ts),
+            };
+            (if sc == 0x7f { 0 } else { !0 }, u)
+        },
+        pair: |u: &[f32; 7], _: u64, x: f32, y: f32| {
+            u16::from(e2m1_nearest(x.to_bits(), u)) | u16::from(e2m1_nearest(y.to_bits(), u)) << 4
+        },
+    };
+    let seed = match rounding {
+        Rounding::Stochastic { seed } => seed,
+        Rounding::Nearest => 0,
+    };
+    let stochastic = Coder {
+        scale,
+        prep: |sc: u8| (!0u64, sc),
+        pair: move |&sc: &u8, i: u64, x: f32, y: f32| {
+            let a = nvfp4_stochastic_code(x, sc, ts, seed, i);
+            let b = nvfp4_stochastic_code(y, sc, ts, seed, i + 1);
+            u16::from(a) | u16::from(b) << 4
+        },
+    };
+    let is_nearest = matches!(rounding, Rounding::Nearest);
+    if fast {
+        let swz = q.swizzled;
+        let pos = move |g: usize| {
+            if swz {
+                swizzled_index(g / nb, g % nb, nb)
+            } else {
+                g
+            }
+        };
+        let blocks = grid.scales();
+        if is_nearest {
+            // SAFETY: the caller's promise (and the fast path's conditions
+            // where it runs).
+            unsafe {
+                quantize_fast::<S, I, 4, 16, 2, _>(s, src, blocks / 2, words, scales, pos, nearest)
+            };
+        } else {
+            // SAFETY: the caller's promise (and the fast path's conditions
+            // where it runs).
+            unsafe {
+                quantize_fast::<S, I, 4, 16, 2, _>(
+                    s,
+                    src,
+                    blocks / 2,
+                    words,
+                    scales,
+                    pos,
+                    stochastic,
+                )
+            };
+        }
+        if q.swizzled {
+            // SAFETY: the tiled buffer: the caller's promise.
+            unsafe { zero_padding(s, scales, q.rows, nb / 4) };
+        } else if global_thread(s) == 0 {
+            // `blocks` is even: at most 2 scales past the last `u32`.
+            // SAFETY: `src` holds every value of the grid.
+            let byte = move |g: usize| unsafe { block_scale_slow(s, src, &grid, index, g, scale) };
+            // SAFETY: scales of the grid; only thread 0 writes the tail.
+            unsafe { store_tail_of(s, scales, blocks / 4 * 4, blocks, byte) };
+        }
+        return;
+    }
+    let (swz, rows) = (q.swizzled, q.rows);
+    let at = move |p: usize| {
+        if swz { unswizzle(p, rows, nb) } else { Some(p) }
+    };
+    let len = q.scales_len();
+    if is_nearest {
+        // SAFETY: the caller's promise (and the fast path's conditions
+        // where it runs).
+        unsafe { quantize_slow::<S, I, 4, _>(s, src, grid, index, words, scales, len, at, nearest) }
+    } else {
+        // SAFETY: the caller's promise (and the fast path's conditions
+        // where it runs).
+        unsafe {
+            quantize_slow::<S, I, 4, _>(s, src, grid, index, words, scales, len, at, stochastic)
+        }
+    }
+}
+
+/// The MX code of `x` (value `i`) under the scale byte `sc`, rounded
+/// stochastically with `random_bits(seed, i)`: `mx_codes`' bits (the NaN
+/// scale gives 0). Out of line and scalars only: the rounding routine is
+/// long, and one copy of it serves every value of a unit.
+#[inline(never)]
+fn mx_stochastic_code<F: MxElement>(x: f32, sc: u8, seed: u64, i: u64) -> u8 {
+    match scale_exponent(E8M0::from_bits(sc)) {
+        Some(e) => mx_code::<F, f32>(x, e, Rounding::Stochastic { seed }, i),
+        None => 0,
+    }
+}
+
+/// The NVFP4 code of `x` (value `i`) under the E4M3 scale byte `sc` and
+/// the tensor scale `ts`, rounded stochastically with `random_bits(seed,
+/// i)`: `nvfp4_codes`' bits (the NaN scale gives 0, a zero scale the
+/// value's sign). Out of line, as [`mx_stochastic_code`].
+#[inline(never)]
+fn nvfp4_stochastic_code(x: f32, sc: u8, ts: f32, seed: u64, i: u64) -> u8 {
+    match sc {
+        0x7f => 0,
+        0 => ((x.to_bits() >> 31) as u8) << 3,
+        _ => e2m1_stochastic_f32(x, E4M3::from_bits(sc), ts, random_bits(seed, i)),
+    }
+}
+
+/// The E2M1 code (sign included) of the `f32` with bits `b` against a
+/// block's thresholds (`e2m1_thresholds_f32`, or all infinite for a zero
+/// scale): how many of them `|x|` reaches, and the sign.
+#[inline(always)]
+fn e2m1_nearest(b: u32, u: &[f32; 7]) -> u8 {
+    let a = f32::from_bits(b & 0x7fff_ffff);
+    let mut c = ((b >> 31) as u8) << 3;
+    rep!(k in [0 1 2 3 4 5 6] => {
+        c += (a >= u[k]) as u8;
+    });
+    c
+}
+
+/// Dequantizes an NVFP4 array of `[rows, cols]` (row-major scales, one per
+/// block of 16 of a row): the bits of
+/// [`Nvfp4Array::dequantize`](crate::formats::Nvfp4Array::dequantize).
+///
+/// # Safety
+///
+/// As [`mx_dequantize`], for `rows * cols` values of 4 bits.
+#[inline(always)]
+pub unsafe fn nvfp4_dequantize<S: Simt>(
+    s: &S,
+    words: *const u64,
+    rows: usize,
+    cols: usize,
+    scales: *const u8,
+    tensor_scale: f32,
+    out: *mut f32,
+) {
+    let grid = BlockGrid::along(rows, cols, 1, 16);
+    if cols.is_multiple_of(32) && aligned16(words) && aligned16(out) {
+        // `nvfp4_value`: (code times scale, exact) times the tensor scale.
+        let prep = |sc: u8| fixed::decode(E4M3::from_bits(sc));
+        let pair = |&f: &f32, c: u16| fixed::decode_pair::<E2M1>(c).map(|v| v * f * tensor_scale);
+        // SAFETY: the fast path's conditions; the caller's promise.
+        unsafe {
+            dequantize_fast::<S, 4, 16, 2, _>(s, words, grid.scales() / 2, scales, out, prep, pair)
+        }
+    } else {
+        let value = |c: u8, sc: u8| {
+            nvfp4_value(E2M1::from_bits(c & 0xf), E4M3::from_bits(sc), tensor_scale)
+        };
+        // SAFETY: the caller's promise.
+        unsafe { dequantize_slow::<S, 4>(s, words, grid, scales, out, value) }
+    }
+}
