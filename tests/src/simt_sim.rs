@@ -279,6 +279,7 @@ struct RvState {
     generation: u64,
     exited: u32,
     slots: Vec<u32>,
+    args: Vec<u32>,
     out: Vec<u32>,
 }
 
@@ -290,6 +291,7 @@ impl Rendezvous {
                 generation: 0,
                 exited: 0,
                 slots: vec![0; n as usize],
+                args: vec![0; n as usize],
                 out: vec![0; n as usize],
             }),
             cv: Condvar::new(),
@@ -297,15 +299,15 @@ impl Rendezvous {
         }
     }
 
-    /// Party `me` offers `v`; once all have, `pick(slots, me)` gives each its
-    /// result.
+    /// Party `me` offers `v` and its own argument `arg` (a shuffle's source
+    /// lane, delta or mask, which may differ between lanes); once all have,
+    /// `pick(slots, me, args[me])` gives each its result.
     fn exchange(
         &self,
-        me: u32,
-        v: u32,
+        (me, v, arg): (u32, u32, u32),
         abort: &AtomicBool,
         what: &str,
-        pick: impl Fn(&[u32], u32) -> u32,
+        pick: fn(&[u32], u32, u32) -> u32,
     ) -> u32 {
         let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
         if s.exited > 0 {
@@ -315,12 +317,13 @@ impl Rendezvous {
             );
         }
         s.slots[me as usize] = v;
+        s.args[me as usize] = arg;
         s.arrived += 1;
         let gen_ = s.generation;
         if s.arrived == self.n {
-            let slots = s.slots.clone();
+            let (slots, args) = (s.slots.clone(), s.args.clone());
             for i in 0..self.n {
-                s.out[i as usize] = pick(&slots, i);
+                s.out[i as usize] = pick(&slots, i, args[i as usize]);
             }
             s.arrived = 0;
             s.generation += 1;
@@ -464,11 +467,10 @@ impl Simt for SimThread<'_> {
     }
     fn shfl_down_u32(&self, v: u32, delta: u32) -> u32 {
         self.warp().exchange(
-            self.thread_idx % 32,
-            v,
+            (self.thread_idx % 32, v, delta),
             &self.block.abort,
             "shfl_down_u32",
-            |s, l| {
+            |s, l, delta| {
                 let src = l + delta;
                 if src < 32 {
                     s[src as usize]
@@ -480,29 +482,28 @@ impl Simt for SimThread<'_> {
     }
     fn shfl_xor_u32(&self, v: u32, mask: u32) -> u32 {
         self.warp().exchange(
-            self.thread_idx % 32,
-            v,
+            (self.thread_idx % 32, v, mask),
             &self.block.abort,
             "shfl_xor_u32",
-            |s, l| s[((l ^ mask) % 32) as usize],
+            |s, l, mask| s[((l ^ mask) % 32) as usize],
         )
     }
     fn shfl_idx_u32(&self, v: u32, src_lane: u32) -> u32 {
+        // Each lane's own source lane (the last to arrive must not decide
+        // for all).
         self.warp().exchange(
-            self.thread_idx % 32,
-            v,
+            (self.thread_idx % 32, v, src_lane),
             &self.block.abort,
             "shfl_idx_u32",
-            |s, _| s[(src_lane % 32) as usize],
+            |s, _, src| s[(src % 32) as usize],
         )
     }
     fn sync_threads(&self) {
         self.block.barrier.exchange(
-            self.thread_idx,
-            0,
+            (self.thread_idx, 0, 0),
             &self.block.abort,
             "sync_threads",
-            |_, _| 0,
+            |_, _, _| 0,
         );
     }
     unsafe fn load<T: Copy>(&self, p: *const T, i: usize) -> T {

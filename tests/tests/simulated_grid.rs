@@ -44,6 +44,32 @@ mod simulator {
     }
 
     #[test]
+    fn warp_store_puts_each_lanes_chunks_in_lane_order() {
+        use bitpack::kernels::simt::U32x4;
+        for g in 1..=8usize {
+            // Two warps, each storing its 32 lanes' `g` chunks.
+            let mut out = vec![U32x4::default(); 2 * 32 * g];
+            let mut l = Launch::new();
+            let o = l.output("out", &mut out);
+            l.run(Grid::new(1, 64), |t| {
+                let gt = bitpack::kernels::simt::global_thread(t);
+                let mut v = [U32x4::default(); 8];
+                for (k, c) in v.iter_mut().enumerate() {
+                    *c = U32x4([gt as u32, k as u32, 1000 + g as u32, 7]);
+                }
+                let base = gt / 32 * 32 * g;
+                // SAFETY: each warp its own `32g` chunks.
+                unsafe { bitpack::kernels::gpu::warp_store(t, o.get(), base, g, &v) };
+            });
+            drop(l);
+            for (i, c) in out.iter().enumerate() {
+                let want = U32x4([(i / g) as u32, (i % g) as u32, 1000 + g as u32, 7]);
+                assert_eq!(*c, want, "g {g}, chunk {i}");
+            }
+        }
+    }
+
+    #[test]
     fn an_access_out_of_bounds_fails_the_launch() {
         let src = vec![1u32; 64];
         let mut dst = vec![0u32; 64];

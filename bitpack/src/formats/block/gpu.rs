@@ -56,6 +56,7 @@ use crate::formats::types::{E2M1, E4M3, E8M0};
 use crate::formats::wide::{Rounding, random_bits};
 use crate::kernels::fixed;
 use crate::kernels::gpu::float::Input;
+use crate::kernels::gpu::{map_out_by, warp_store};
 use crate::kernels::simt::{
     Simt, U32x4, aligned16, global_thread, global_warp, grid_stride, grid_threads, lane,
 };
@@ -439,8 +440,8 @@ unsafe fn quantize_fast<
     while t < tiles {
         let u = t * 32 + lane(s) as usize;
         let mut bits = 0u32;
+        let mut out = [0u64; 8];
         if u < units {
-            let mut out = [0u64; 8];
             rep!(b in [0 1] => {
                 if b < U {
                     let mut ch = [U32x4::default(); 8];
@@ -486,12 +487,28 @@ unsafe fn quantize_fast<
                     bits |= u32::from(sc) << (8 * b);
                 }
             });
+        }
+        // A unit's codes are `g` chunks. With more than one, a whole tile
+        // goes through the warp's shuffles, so that each store instruction
+        // covers 32 consecutive chunks; a lane storing its own would put
+        // its neighbours `16g` bytes apart.
+        let g = U * bw / 2;
+        if g > 1 && (t + 1) * 32 <= units {
+            let mut v = [U32x4::default(); 8];
             rep!(k in [0 1 2] => {
-                if k < U * bw / 2 {
+                if k < g {
+                    v[k] = U32x4::from_u64s([out[2 * k], out[2 * k + 1]]);
+                }
+            });
+            // SAFETY: the tile's `32g` chunks of codes, this warp's alone.
+            unsafe { warp_store(s, cout, t * 32 * g, g, &v) };
+        } else if u < units {
+            rep!(k in [0 1 2] => {
+                if k < g {
                     let v = U32x4::from_u64s([out[2 * k], out[2 * k + 1]]);
                     // SAFETY: chunk `k` of unit `u`'s codes, this lane's
                     // alone.
-                    unsafe { s.store(cout, u * (U * bw / 2) + k, v) };
+                    unsafe { s.store(cout, u * g + k, v) };
                 }
             });
         }
@@ -632,65 +649,6 @@ unsafe fn quantize_slow<S: Simt, I: Input, const W: u32, P: Copy>(
     };
     // SAFETY: the caller's promise.
     unsafe { store_codes_slow::<S, I, W>(s, src, grid.len(), words, index, code) };
-}
-
-/// The fast dequantize path: unit `u` (`U` blocks of `B`) by thread `u`
-/// of a grid-stride walk: its code chunks loaded (128-bit), each block's
-/// scale byte loaded once and made the block's state by `prep`, `pair(&state,
-/// codes)` the values of two codes (`2 * W` bits), stored as 128-bit chunks;
-/// every index a constant.
-///
-/// # Safety
-///
-/// `words` (16-byte aligned) holds `units * U * B` codes, `out` (16-byte
-/// aligned) room for their values, `scales` one byte per block; nothing
-/// else writes `out`.
-#[inline(always)]
-unsafe fn dequantize_fast<S: Simt, const W: u32, const B: usize, const U: usize, P: Copy>(
-    s: &S,
-    words: *const u64,
-    units: usize,
-    scales: *const u8,
-    out: *mut f32,
-    prep: impl Fn(u8) -> P,
-    pair: impl Fn(&P, u16) -> [f32; 2],
-) {
-    let chunks = U * B * W as usize / 128;
-    let cin = words.cast::<U32x4>();
-    let cout = out.cast::<U32x4>();
-    for u in grid_stride(s, units) {
-        let mut regs = [0u64; 8];
-        rep!(k in [0 1 2] => {
-            if k < chunks {
-                // SAFETY: chunk `k` of unit `u` of the aligned words.
-                let [a, b] = unsafe { s.load(cin, u * chunks + k) }.to_u64s();
-                (regs[2 * k], regs[2 * k + 1]) = (a, b);
-            }
-        });
-        rep!(b in [0 1] => {
-            if b < U {
-                // SAFETY: block `u * U + b`'s scale: the caller's promise.
-                let p = prep(unsafe { s.load(scales, u * U + b) });
-                rep!(q in [0 4 8 12 16 20 24 28] => {
-                    if q < B {
-                        let mut x = [0u32; 4];
-                        rep!(i in [0 2] => {
-                            let bit = (b * B + q + i) * W as usize;
-                            let (k, sh) = (bit / 64, bit % 64);
-                            let mut c = regs[k] >> sh;
-                            if sh + 2 * W as usize > 64 {
-                                c |= regs.get(k + 1).copied().unwrap_or(0) << (64 - sh);
-                            }
-                            let [v0, v1] = pair(&p, (c & ((1 << (2 * W)) - 1)) as u16);
-                            (x[i], x[i + 1]) = (v0.to_bits(), v1.to_bits());
-                        });
-                        // SAFETY: chunk of unit `u`'s values, this thread's.
-                        unsafe { s.store(cout, (u * U * B + b * B + q) / 4, U32x4(x)) };
-                    }
-                });
-            }
-        });
-    }
 }
 
 /// The element dequantize path: value `i` is `value(code i, scale byte of
@@ -889,19 +847,22 @@ pub unsafe fn mx_dequantize<S: Simt, F: MxElement, const W: u32>(
 ) {
     const { assert!(W == F::BITS) };
     let grid = BlockGrid::along(outer, d, inner, 32);
-    let u_blocks = mx_unit_blocks(W);
-    if inner == 1 && d.is_multiple_of(32 * u_blocks) && aligned16(words) && aligned16(out) {
-        let units = grid.scales() / u_blocks;
-        // The scale's value (`mx_value`'s), times each decoded code.
-        let prep = |sc: u8| e8m0_f32(E8M0::from_bits(sc));
-        let pair = |&f: &f32, c: u16| fixed::decode_pair::<F>(c).map(|v| v * f);
-        if u_blocks == 2 {
-            // SAFETY: the fast path's conditions hold; the caller's promise.
-            unsafe { dequantize_fast::<S, W, 32, 2, _>(s, words, units, scales, out, prep, pair) }
-        } else {
-            // SAFETY: as above.
-            unsafe { dequantize_fast::<S, W, 32, 1, _>(s, words, units, scales, out, prep, pair) }
-        }
+    if inner == 1 && d.is_multiple_of(32) {
+        // Blocks of 32 consecutive values: value `j`'s scale is byte
+        // `j / 32`, the same for the 4 values of a chunk of output. One
+        // scale load per chunk (the 8 lanes of a block load the same byte,
+        // which their load instruction serves once), then the scale's value
+        // (`mx_value`'s) times each decoded code.
+        let prep = move |j: usize| {
+            // SAFETY: block `j / 32 < grid.scales()`: the caller's promise.
+            e8m0_f32(E8M0::from_bits(unsafe { s.load(scales, j / 32) }))
+        };
+        let f = move |m: f32, a: u64, b: u64| {
+            let [x, y] = fixed::decode_pair::<F>((a | b << W) as u16);
+            ((x * m).to_bits() as u64, (y * m).to_bits() as u64)
+        };
+        // SAFETY: the caller's promise.
+        unsafe { map_out_by::<S, W, f32, f32>(s, words, grid.len(), out, prep, f) }
     } else {
         let value = |c: u8, sc: u8| mx_value(F::from_raw_bits(c), E8M0::from_bits(sc));
         // SAFETY: the caller's promise.
@@ -1165,14 +1126,23 @@ pub unsafe fn nvfp4_dequantize<S: Simt>(
     out: *mut f32,
 ) {
     let grid = BlockGrid::along(rows, cols, 1, 16);
-    if cols.is_multiple_of(32) && aligned16(words) && aligned16(out) {
-        // `nvfp4_value`: (code times scale, exact) times the tensor scale.
-        let prep = |sc: u8| fixed::decode(E4M3::from_bits(sc));
-        let pair = |&f: &f32, c: u16| fixed::decode_pair::<E2M1>(c).map(|v| v * f * tensor_scale);
-        // SAFETY: the fast path's conditions; the caller's promise.
-        unsafe {
-            dequantize_fast::<S, 4, 16, 2, _>(s, words, grid.scales() / 2, scales, out, prep, pair)
-        }
+    if cols.is_multiple_of(16) {
+        // Blocks of 16 consecutive values: value `j`'s scale is byte
+        // `j / 16` (one load per chunk of 4 values). `nvfp4_value`: (code
+        // times scale, exact) times the tensor scale.
+        let prep = move |j: usize| {
+            // SAFETY: block `j / 16 < grid.scales()`: the caller's promise.
+            fixed::decode(E4M3::from_bits(unsafe { s.load(scales, j / 16) }))
+        };
+        let f = move |m: f32, a: u64, b: u64| {
+            let [x, y] = fixed::decode_pair::<E2M1>((a | b << 4) as u16);
+            (
+                (x * m * tensor_scale).to_bits() as u64,
+                (y * m * tensor_scale).to_bits() as u64,
+            )
+        };
+        // SAFETY: the caller's promise.
+        unsafe { map_out_by::<S, 4, f32, f32>(s, words, grid.len(), out, prep, f) }
     } else {
         let value = |c: u8, sc: u8| {
             nvfp4_value(E2M1::from_bits(c & 0xf), E4M3::from_bits(sc), tensor_scale)

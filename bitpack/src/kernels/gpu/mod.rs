@@ -627,15 +627,42 @@ pub(crate) unsafe fn map_out<S: Simt, const W: u32, T: Elem>(
     out: *mut T,
     f: impl Fn(u64, u64) -> (u64, u64) + Copy,
 ) {
+    // SAFETY: the caller's promise.
+    unsafe { map_out_by::<S, W, T, ()>(s, words, n, out, |_| (), move |_, a, b| f(a, b)) }
+}
+
+/// [`map_out`] with a value `prep(j)` computed once per chunk of output
+/// from the index `j` of its first value (a block's scale, for instance)
+/// and handed to `f` with each pair of the chunk. `prep(j)` must be the
+/// same for every value of a chunk (`p = 128 / T::BITS` values from a
+/// multiple of `p`); the element path calls it for each value.
+///
+/// # Safety
+///
+/// As [`map_out`], and `prep` is safe to call for every `j < n`.
+#[inline(always)]
+pub(crate) unsafe fn map_out_by<S: Simt, const W: u32, T: Elem, P: Copy>(
+    s: &S,
+    words: *const u64,
+    n: usize,
+    out: *mut T,
+    prep: impl Fn(usize) -> P + Copy,
+    f: impl Fn(P, u64, u64) -> (u64, u64) + Copy,
+) {
     const { assert!(W >= 1 && W <= T::BITS, "W must fit the output element") };
     let src = Packed::<W, *const u64> {
         words,
         avail: super::words_for(W, n),
     };
     let dst = Array(out);
+    let one = move |j: usize, x: u64| f(prep(j), x, 0).0;
     if !(aligned16(words) && aligned16(out)) {
-        // SAFETY: the caller's promise.
-        return unsafe { map(s, src, n, dst, f) };
+        for u in grid_stride(s, n.div_ceil(64)) {
+            let first = 64 * u;
+            // SAFETY: the values below `n`, `64u..64u + 64` this thread's.
+            unsafe { each_slow(s, src, first, (n - first).min(64), dst, one) };
+        }
+        return;
     }
     let p = const { 128 / T::BITS as usize };
     let span = p * W as usize;
@@ -648,7 +675,7 @@ pub(crate) unsafe fn map_out<S: Simt, const W: u32, T: Elem>(
         if (c + 1) * p > n || last >= in_chunks {
             let first = c * p;
             // SAFETY: the values below `n`, chunk `c` this thread's alone.
-            unsafe { map_slow(s, src, first, (n - first).min(p), dst, f) };
+            unsafe { each_slow(s, src, first, (n - first).min(p), dst, one) };
             continue;
         }
         let a = b0 / 128;
@@ -668,11 +695,12 @@ pub(crate) unsafe fn map_out<S: Simt, const W: u32, T: Elem>(
         };
         let lo = funnel(x0, x1, r);
         let hi = if span > 64 { funnel(x1, x2, r) } else { 0 };
+        let pc = prep(c * p);
         let mut acc = [0u64; 2];
         let ob = T::BITS as usize;
         unroll16!(j => {
             if j < p && j.is_multiple_of(2) {
-                let (x, y) = f(field(lo, hi, j * W as usize, W), field(lo, hi, (j + 1) * W as usize, W));
+                let (x, y) = f(pc, field(lo, hi, j * W as usize, W), field(lo, hi, (j + 1) * W as usize, W));
                 acc[j * ob / 64] |= (x & mask(T::BITS)) << (j * ob % 64);
                 acc[(j + 1) * ob / 64] |= (y & mask(T::BITS)) << ((j + 1) * ob % 64);
             }
@@ -681,6 +709,25 @@ pub(crate) unsafe fn map_out<S: Simt, const W: u32, T: Elem>(
         // thread alone writes it.
         unsafe { s.store(outp, c, U32x4::from_u64s(acc)) };
     }
+}
+
+/// Values `first..first + count` of [`map_out_by`], value `j` being
+/// `one(j, code j)`, one at a time (kept out of line: the rare path).
+///
+/// # Safety
+///
+/// The values below `n` of the launch; this thread alone writes them.
+#[inline(never)]
+unsafe fn each_slow<S: Simt, const W: u32, T: Elem>(
+    s: &S,
+    src: Packed<W, *const u64>,
+    first: usize,
+    count: usize,
+    dst: Array<*mut T>,
+    one: impl Fn(usize, u64) -> u64,
+) {
+    // SAFETY: the caller's promise.
+    unsafe { dst.write_run(s, Run(first, count), |j| one(j, src.get(s, j))) };
 }
 
 /// [`map`] from an array of `T` to a packed stream of `W`-bit values
@@ -841,4 +888,45 @@ unsafe fn chunk_slow<S: Simt, T: Elem, const W: u32>(
         // SAFETY: `k < avail`, a word of chunk `c`.
         unsafe { s.store(dst.words, k, acc.to_le()) };
     }
+}
+
+/// Stores `g` chunks per lane (`g <= 8`, `v[..g]`) so that lane `l`'s chunk
+/// `k` lands at chunk `base + g * l + k`, with every store instruction of
+/// the warp on 32 consecutive chunks: step `i` stores chunk `base + 32i +
+/// l`, which lane `(32i + l) / g` holds and hands over by shuffles (`4g`
+/// per step, `4g²` in all). For bodies whose lanes each own `g` chunks of
+/// output: their plain stores would put neighbours `16g` bytes apart. Called
+/// by all 32 lanes of the warp (converged); every lane's `v[..g]` is stored.
+///
+/// # Safety
+///
+/// `out` holds chunks `base..base + 32g`, which no other thread writes.
+#[inline(always)]
+pub unsafe fn warp_store<S: Simt>(
+    s: &S,
+    out: *mut U32x4,
+    base: usize,
+    g: usize,
+    v: &[U32x4; 8],
+) {
+    let l = super::simt::lane(s) as usize;
+    unroll16!(@go i {
+        if i < g {
+            let idx = 32 * i + l;
+            let (from, k) = ((idx / g) as u32, idx % g);
+            let mut w = [0u32; 4];
+            unroll16!(@go r {
+                if r < g {
+                    unroll16!(@go q {
+                        let x = s.shfl_idx_u32(v[r].0[q], from);
+                        if k == r {
+                            w[q] = x;
+                        }
+                    }; 0 1 2 3);
+                }
+            }; 0 1 2 3 4 5 6 7);
+            // SAFETY: `idx < 32g`: the caller's promise.
+            unsafe { s.store(out, base + idx, U32x4(w)) };
+        }
+    }; 0 1 2 3 4 5 6 7);
 }
