@@ -228,21 +228,53 @@ class Entry:
             return "out"
         return "in" if self.hot_loaded else ""
 
+    #: The longest run of the hot path's 128-bit stores through one address
+    #: register at offsets 16 bytes apart: chunks one thread stores next to
+    #: each other in an iteration (0: no 128-bit store in the hot path).
+    store_run: int = 0
+
     @property
     def store_lines(self) -> int | None:
         """128-byte lines one warp store instruction of the hot path touches
-        when each thread stores its `hot_stored` bytes of an iteration
-        contiguously and the lanes take consecutive runs: 4 at one 16-byte
-        chunk per thread, up to 32."""
-        if not self.hot_stored:
+        when each thread stores `store_run` consecutive chunks an iteration
+        and the lanes take consecutive runs: 4 at one chunk per thread (a
+        warp covers 512 contiguous bytes), 4k at k chunks, up to 32."""
+        if not self.store_run:
             return None
-        return min(32, -(-32 * self.hot_stored // 128))
+        return min(32, 4 * self.store_run)
 
     @property
     def per_byte(self) -> float | None:
         """SASS instructions per byte of the hot path."""
         b = self.hot_stored or self.hot_loaded
         return self.hot_instrs / b if b else None
+
+
+ADDR_RE = re.compile(r"\[(R\d+)(?:\.64)?(?:\+(0x[0-9a-f]+))?\]")
+
+
+def store_run(instrs: list[Instr]) -> int:
+    """The longest run of 128-bit global stores through one address register
+    whose offsets are 16 bytes apart (a thread's neighbouring chunks). A
+    warp-interleaved store (offsets 512 apart: lane `l` of step `i` at chunk
+    `32i + l`) is a run of one."""
+    offsets: dict[str, set[int]] = {}
+    for i in instrs:
+        if i.base in GLOBAL_STORES and access_bytes(i) >= 16:
+            ms = ADDR_RE.findall(i.operands)
+            if ms:
+                reg, off = ms[-1]
+                offsets.setdefault(reg, set()).add(int(off, 16) if off else 0)
+    best = 0
+    for offs in offsets.values():
+        for o in offs:
+            if o - 16 in offs:
+                continue
+            k = 1
+            while o + 16 * k in offs:
+                k += 1
+            best = max(best, k)
+    return best
 
 
 def analyze(name: str, instrs: list[Instr], regs: int | None = None) -> Entry:
@@ -311,6 +343,7 @@ def analyze(name: str, instrs: list[Instr], regs: int | None = None) -> Entry:
     e.hot_loaded = hot.loaded()
     e.hot_stored = 0 if reduction and e.hot_loaded else hot.stored()
     e.calls_in_hot = sum(1 for i in hot.instrs if i.base == "CALL")
+    e.store_run = store_run(hot.instrs)
     return e
 
 
@@ -425,11 +458,12 @@ LIMITS = [
 LIMITS.append(
     (
         "store-stride",
-        "each thread of a bulk writer stores one 16-byte chunk per iteration of its hot path, "
-        "so the lanes of a warp store consecutive chunks and one store instruction covers 512 "
-        "contiguous bytes (4 lines of 128 B; a thread storing k chunks an iteration puts its "
+        "no thread of a bulk writer stores two neighbouring 16-byte chunks in an iteration of "
+        "its hot path (two `STG.128` through one address register 16 bytes apart), so the "
+        "lanes of a warp store consecutive chunks and one store instruction covers 512 "
+        "contiguous bytes (4 lines of 128 B; a thread storing k neighbouring chunks puts its "
         "neighbours 16k bytes apart, and the warp's store touches up to 32 lines)",
-        lambda e: bool(BULK_WRITER.match(e.name)) and e.hot_stored > 16,
+        lambda e: bool(BULK_WRITER.match(e.name)) and e.store_run > 1,
     )
 )
 LIMIT_NAMES = [n for n, _, _ in LIMITS]
@@ -509,10 +543,11 @@ METHOD = """\
   reduction (sum, amax, the scale passes: they write a few partials, and
   their hot path is the one that loads the most).
 - **lines/STG**: the 128-byte lines one warp store instruction of the hot
-  path touches, when each thread stores the hot path's bytes (`B out`) of
-  an iteration contiguously and the lanes take consecutive runs: 4 for one
-  16-byte chunk per thread (a warp covers 512 contiguous bytes), 32 for a
-  thread that stores 128 bytes or more an iteration. On the H200 the wide
+  path touches: 4k for the longest run of k 128-bit stores through one
+  address register at offsets 16 bytes apart (a thread's neighbouring
+  chunks; the lanes take consecutive runs), so 4 for one chunk per thread
+  (a warp covers 512 contiguous bytes) and for a warp-interleaved store
+  (offsets 512 apart), 32 for a thread that stores 8 neighbouring chunks. On the H200 the wide
   kernels of commit 4516a7b stored 2 to 32 chunks per thread an iteration:
   at 8 lines `unpack_u8_w4` reached 0.84 of copy bandwidth, at 32 lines
   `unpack_u8_w1` 0.21 and `decode_e2m1_f32` 0.13 (`GPU.md`). The roofline

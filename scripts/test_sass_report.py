@@ -242,21 +242,40 @@ class Limits(unittest.TestCase):
         self.assertEqual(sr.check_limits(self.found, set(self.found)), [])
 
     def test_store_stride(self):
-        # One chunk per thread an iteration: a warp's store covers 4 lines.
-        one = sr.Entry("decode_e2m1_f32", hot="loop", hot_instrs=90, hot_stored=16, ldg128=1, stg128=1)
-        self.assertEqual(one.store_lines, 4)
+        def entry(name, stores):
+            body = [(0x00, "S2R R0, SR_TID.X"), (0x10, "LDG.E.128 R4, desc[UR4][R2.64]")]
+            body += [(0x20 + 0x10 * k, st) for k, st in enumerate(stores)]
+            end = 0x20 + 0x10 * len(stores)
+            body += [(end, "@P0 BRA 0x10"), (end + 0x10, "EXIT"), (end + 0x20, f"BRA {hex(end + 0x20)}")]
+            return sr.analyze(name, sr.parse_sass(function(name, body))[name])
+
+        # One chunk per thread an iteration (plus a scale word): 4 lines.
+        one = entry("decode_e2m1_f32", ["STG.E.128 desc[UR4][R6.64], R4", "STG.E desc[UR4][R8.64], R9"])
+        self.assertEqual((one.store_run, one.store_lines), (1, 4))
         self.assertEqual(sr.violations({"sm_90": {"d": one}}), {})
-        # Eight chunks per thread: neighbours 128 bytes apart, 32 lines.
-        eight = sr.Entry("decode_e2m1_f32", hot="loop", hot_instrs=90, hot_stored=128, ldg128=1, stg128=8)
-        self.assertEqual(eight.store_lines, 32)
-        self.assertEqual(sr.Entry("x", hot_stored=32).store_lines, 8)
+        # A warp-interleaved store (steps 512 bytes apart): still 4 lines.
+        inter = entry(
+            "mx_quantize_e4m3",
+            ["STG.E.128 desc[UR4][R6.64], R4", "STG.E.128 desc[UR4][R6.64+0x200], R8"],
+        )
+        self.assertEqual((inter.store_run, inter.store_lines), (1, 4))
+        self.assertEqual(sr.violations({"sm_90": {"q": inter}}), {})
+        # Eight neighbouring chunks per thread: neighbours 128 bytes apart.
+        eight = entry(
+            "decode_e2m1_f32",
+            [f"STG.E.128 desc[UR4][R6.64{'+' + hex(16 * k) if k else ''}], R4" for k in range(8)],
+        )
+        self.assertEqual((eight.store_run, eight.store_lines), (8, 32))
         self.assertEqual(
             sr.violations({"sm_90": {"d": eight}}), {("store-stride", "decode_e2m1_f32"): ["sm_90"]}
         )
-        # A reduction's few partials are no bulk store; new names are writers.
-        self.assertEqual(sr.violations({"sm_90": {"s": sr.Entry("sum_w4", hot_stored=32, ldg128=1)}}), {})
-        q = sr.Entry("mx_quantize_e4m3_f16", hot_stored=32, ldg128=1, stg128=2)
-        self.assertIn(("store-stride", "mx_quantize_e4m3_f16"), sr.violations({"sm_90": {"q": q}}))
+        # Through two address registers: no run (their relation is unknown).
+        two = entry(
+            "mx_quantize_e2m1_f16",
+            ["STG.E.128 desc[UR4][R6.64], R4", "STG.E.128 desc[UR4][R10.64+0x10], R8"],
+        )
+        self.assertEqual(two.store_run, 1)
+        # A reduction stores no chunk: no figure, no violation.
         self.assertIsNone(sr.Entry("sum_w4").store_lines)
 
     def test_limits_file(self):

@@ -488,29 +488,25 @@ unsafe fn quantize_fast<
                 }
             });
         }
-        // A unit's codes are `g` chunks. With more than one, a whole tile
-        // goes through the warp's shuffles, so that each store instruction
-        // covers 32 consecutive chunks; a lane storing its own would put
-        // its neighbours `16g` bytes apart.
+        // A unit's codes are `g` chunks. With more than one, the tile goes
+        // through the warp's shuffles, so that each store instruction covers
+        // 32 consecutive chunks; a lane storing its own would put its
+        // neighbours `16g` bytes apart.
         let g = U * bw / 2;
-        if g > 1 && (t + 1) * 32 <= units {
+        if g > 1 {
             let mut v = [U32x4::default(); 8];
             rep!(k in [0 1 2] => {
                 if k < g {
                     v[k] = U32x4::from_u64s([out[2 * k], out[2 * k + 1]]);
                 }
             });
-            // SAFETY: the tile's `32g` chunks of codes, this warp's alone.
-            unsafe { warp_store(s, cout, t * 32 * g, g, &v) };
+            // SAFETY: the tile's chunks of codes below `units * g`, this
+            // warp's alone.
+            unsafe { warp_store(s, cout, (t * 32 * g, units * g), g, &v) };
         } else if u < units {
-            rep!(k in [0 1 2] => {
-                if k < g {
-                    let v = U32x4::from_u64s([out[2 * k], out[2 * k + 1]]);
-                    // SAFETY: chunk `k` of unit `u`'s codes, this lane's
-                    // alone.
-                    unsafe { s.store(cout, u * g + k, v) };
-                }
-            });
+            let v = U32x4::from_u64s([out[0], out[1]]);
+            // SAFETY: unit `u`'s one chunk of codes, this lane's alone.
+            unsafe { s.store(cout, u, v) };
         }
         // Four scale bytes a `u32`: lanes `l..l + 4 / U` give theirs to
         // lane `l`.

@@ -895,17 +895,20 @@ unsafe fn chunk_slow<S: Simt, T: Elem, const W: u32>(
 /// the warp on 32 consecutive chunks: step `i` stores chunk `base + 32i +
 /// l`, which lane `(32i + l) / g` holds and hands over by shuffles (`4g`
 /// per step, `4g²` in all). For bodies whose lanes each own `g` chunks of
-/// output: their plain stores would put neighbours `16g` bytes apart. Called
-/// by all 32 lanes of the warp (converged); every lane's `v[..g]` is stored.
+/// output: their plain stores would put neighbours `16g` bytes apart.
+/// Chunks from `end` on are not stored (the lanes past the end of the work
+/// of a last, partial warp). Called by all 32 lanes of the warp
+/// (converged).
 ///
 /// # Safety
 ///
-/// `out` holds chunks `base..base + 32g`, which no other thread writes.
+/// `out` holds chunks `base..min(base + 32g, end)`, which no other thread
+/// writes.
 #[inline(always)]
 pub unsafe fn warp_store<S: Simt>(
     s: &S,
     out: *mut U32x4,
-    base: usize,
+    (base, end): (usize, usize),
     g: usize,
     v: &[U32x4; 8],
 ) {
@@ -925,8 +928,11 @@ pub unsafe fn warp_store<S: Simt>(
                     }; 0 1 2 3);
                 }
             }; 0 1 2 3 4 5 6 7);
-            // SAFETY: `idx < 32g`: the caller's promise.
-            unsafe { s.store(out, base + idx, U32x4(w)) };
+            if base + idx < end {
+                // SAFETY: `idx < 32g` and `base + idx < end`: the caller's
+                // promise.
+                unsafe { s.store(out, base + idx, U32x4(w)) };
+            }
         }
     }; 0 1 2 3 4 5 6 7);
 }
