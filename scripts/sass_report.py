@@ -228,6 +228,9 @@ class Entry:
             return "out"
         return "in" if self.hot_loaded else ""
 
+    #: Instructions of the costliest other path that moves the same bytes as
+    #: the hot path (a run-time mode's copy of the loop), 0 if none.
+    alt_instrs: int = 0
     #: The longest run of the hot path's 128-bit stores through one address
     #: register at offsets 16 bytes apart: chunks one thread stores next to
     #: each other in an iteration (0: no 128-bit store in the hot path).
@@ -333,11 +336,18 @@ def analyze(name: str, instrs: list[Instr], regs: int | None = None) -> Entry:
     reduction = bool(REDUCTION.fullmatch(name))
     cands = own + [(straight, "straight")]
 
-    def weight(c: tuple[Loop, str]) -> tuple:
+    def shape(c: tuple[Loop, str]) -> tuple:
         moved = (c[0].loaded(), c[0].stored()) if reduction else (c[0].stored(), c[0].loaded())
-        return (*moved, c[1] != "straight", c[1] == "loop", c[0].count)
+        return (*moved, c[1] != "straight", c[1] == "loop")
 
-    hot, kind = max(cands, key=weight)
+    # Of the paths that move the most, the shortest: an entry with a mode
+    # chosen at run time (stochastic rounding) keeps a copy of its loop per
+    # mode, and the default one is the cheapest; the others are `alt`.
+    top = max(shape(c) for c in cands)
+    tied = [c for c in cands if shape(c) == top]
+    hot, kind = min(tied, key=lambda c: c[0].count)
+    alts = [c[0].count for c in tied if c[0] is not hot]
+    e.alt_instrs = max(alts) if alts else 0
     e.hot = kind
     e.hot_instrs = hot.count
     e.hot_loaded = hot.loaded()
@@ -536,7 +546,10 @@ METHOD = """\
   pass), the one that stores the most bytes, then the one that loads the
   most, then a loop, then an innermost one: a grid-stride kernel's main
   loop, or the unrolled chunk of a one-chunk-per-thread kernel (whose loop
-  is only the tail). **hot** says which (`outer loop`: a loop with loops
+  is only the tail); of paths that move the same bytes, the shortest (an
+  entry with a mode chosen at run time, stochastic rounding, keeps a copy
+  of its loop per mode: **alt** is the instr/B of the costliest other
+  copy, which the roofline does not use). **hot** says which (`outer loop`: a loop with loops
   inside, whose iterations are not counted). **instr/B** = its
   instructions (no `NOP`) / the bytes it stores per thread (`out`), or the
   bytes it loads (`in`) for a path that stores nothing and for a
@@ -631,7 +644,7 @@ def entry_table(
 ) -> str:
     head = (
         "| entry | regs | LDG.128 | STG.128 | STG.U8 (in loop) | LDL/STL | f64 | hot | instr | "
-        "B out | B in | instr/B | calls | lines/STG |"
+        "B out | B in | instr/B | alt | calls | lines/STG |"
     )
     if with_roofline:
         head += " bound | GB/s | share |"
@@ -646,7 +659,9 @@ def entry_table(
             f"| `{e.name}` | {e.regs if e.regs is not None else '-'} | {e.ldg128} | {e.stg128} | "
             f"{e.byte_stores} ({e.byte_stores_in_loop}) | {e.local} | {f64} | {e.hot} | "
             f"{e.hot_instrs} | {e.hot_stored} | {e.hot_loaded} | "
-            f"{fmt(pb)}{' ' + e.basis if pb is not None else ''} | {e.calls_in_hot} | "
+            f"{fmt(pb)}{' ' + e.basis if pb is not None else ''} | "
+            f"{fmt(e.alt_instrs / (e.hot_stored or e.hot_loaded)) if e.alt_instrs and pb else '-'} | "
+            f"{e.calls_in_hot} | "
             f"{e.store_lines if e.store_lines is not None else '-'} |"
         )
         if with_roofline:

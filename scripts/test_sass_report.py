@@ -206,6 +206,30 @@ class Analyze(unittest.TestCase):
         self.assertEqual((e.hot, e.hot_stored, e.hot_loaded, e.calls_in_hot), ("loop", 16, 16, 1))
         self.assertEqual((e.byte_stores, e.byte_stores_in_loop), (1, 1))
 
+    def test_of_equal_loops_the_shortest_is_hot(self):
+        # Two copies of a grid loop (a run-time mode each), the second
+        # longer: the first is the hot path, the second its `alt`.
+        text = function(
+            "nvfp4_quantize",
+            [
+                (0x00, "@P0 BRA 0x60"),
+                (0x10, "LDG.E.128 R4, desc[UR4][R2.64]"),
+                (0x20, "STG.E.128 desc[UR4][R6.64], R4"),
+                (0x30, "@P1 BRA 0x10"),
+                (0x40, "EXIT"),
+                (0x60, "LDG.E.128 R4, desc[UR4][R2.64]"),
+                (0x70, "FMUL R4, R4, R5"),
+                (0x80, "FMUL R4, R4, R5"),
+                (0x90, "STG.E.128 desc[UR4][R6.64], R4"),
+                (0xA0, "@P1 BRA 0x60"),
+                (0xB0, "EXIT"),
+                (0xC0, "BRA 0xc0"),
+            ],
+        )
+        e = sr.analyze("nvfp4_quantize", sr.parse_sass(text)["nvfp4_quantize"])
+        self.assertEqual((e.hot, e.hot_instrs, e.alt_instrs), ("loop", 3, 5))
+        self.assertIn("| 0.19 out | 0.31 |", sr.entry_table({"n": e}, False))
+
     def test_reduction_takes_the_loading_loop_per_byte_read(self):
         e = entries()["sum_w1"]
         self.assertEqual(e.hot, "loop")
