@@ -5,8 +5,6 @@
 
 use alloc::vec::Vec;
 
-use core::any::TypeId;
-
 use cudarc::driver::{CudaSlice, CudaView, CudaViewMut};
 
 use super::Gpu;
@@ -239,26 +237,34 @@ fn check_tensor_scale(s: f32) -> Result<()> {
     }
 }
 
-/// Index 0, 1, 2 of the source type `S` of a quantize kernel (`f32`,
-/// `half::f16`, `half::bf16`); an error for any other.
-fn source_index<S: 'static>() -> Result<usize> {
-    let t = TypeId::of::<S>();
-    [
-        TypeId::of::<f32>(),
-        TypeId::of::<half::f16>(),
-        TypeId::of::<half::bf16>(),
-    ]
-    .iter()
-    .position(|&x| x == t)
-    .ok_or(Error::Invalid(
-        "the GPU block quantizers read f32, f16 or bf16 values",
-    ))
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for half::f16 {}
+    impl Sealed for half::bf16 {}
+}
+
+/// A value type the GPU block quantizers read: `f32`, `half::f16` or
+/// `half::bf16` (sealed), each widened to `f32` exactly.
+pub trait QuantizeSource: DeviceRaw + sealed::Sealed {
+    /// The kernel tables' index: 0 `f32`, 1 `f16`, 2 `bf16`.
+    #[doc(hidden)]
+    const INDEX: usize;
+}
+
+impl QuantizeSource for f32 {
+    const INDEX: usize = 0;
+}
+impl QuantizeSource for half::f16 {
+    const INDEX: usize = 1;
+}
+impl QuantizeSource for half::bf16 {
+    const INDEX: usize = 2;
 }
 
 /// The MX quantize kernel of format `f` from `S`.
-fn mx_quantize_entry<S: 'static>(f: usize) -> Result<&'static str> {
-    let table = [MX_QUANTIZE, MX_QUANTIZE_F16, MX_QUANTIZE_BF16][source_index::<S>()?];
-    Ok(table[f])
+fn mx_quantize_entry<S: QuantizeSource>(f: usize) -> &'static str {
+    [MX_QUANTIZE, MX_QUANTIZE_F16, MX_QUANTIZE_BF16][S::INDEX][f]
 }
 
 /// The blocks along the last axis of `shape` (`opts.axis`, if given, must
@@ -389,16 +395,15 @@ impl Gpu {
     /// # Errors
     ///
     /// [`Error::Invalid`] when `opts.axis` is given and is not `out`'s
-    /// axis, or for another source type; [`Error::Length`] (`EncodeInput`)
-    /// unless `src` has `out.len()` values; [`Error::Device`] when a launch
-    /// fails.
-    pub fn mx_quantize_into<F: MxElement, S: DeviceRaw + 'static>(
+    /// axis; [`Error::Length`] (`EncodeInput`) unless `src` has `out.len()`
+    /// values; [`Error::Device`] when a launch fails.
+    pub fn mx_quantize_into<F: MxElement, S: QuantizeSource>(
         &self,
         src: &CudaView<'_, S>,
         opts: &MxOptions,
         out: &mut DeviceMxArray<F>,
     ) -> Result<()> {
-        let entry = mx_quantize_entry::<S>(format_index::<F>()?)?;
+        let entry = mx_quantize_entry::<S>(format_index::<F>()?);
         if opts.axis.is_some_and(|a| a != out.axis) {
             return Err(Error::Invalid(
                 "MxOptions::axis is not the axis of the output MX array",
@@ -435,14 +440,14 @@ impl Gpu {
     /// `[cols, rows]` blocked along its last axis; [`Error::Shape`] when
     /// `shape` does not hold `src.len()` values; [`Error::Device`] when the
     /// launch fails.
-    pub fn mx_quantize_columnwise_into<F: MxElement, S: DeviceRaw + 'static>(
+    pub fn mx_quantize_columnwise_into<F: MxElement, S: QuantizeSource>(
         &self,
         src: &CudaView<'_, S>,
         shape: &[usize],
         opts: &MxOptions,
         out: &mut DeviceMxArray<F>,
     ) -> Result<()> {
-        let entry = mx_quantize_entry::<S>(format_index::<F>()?)?;
+        let entry = mx_quantize_entry::<S>(format_index::<F>()?);
         if opts.axis.is_some() {
             return Err(Error::Invalid(
                 "a columnwise MX quantization takes no axis: its blocks run along the columns",
@@ -485,7 +490,7 @@ impl Gpu {
     /// `values` holds `src.len()` values, (`BlockScales`) when `scales` is
     /// shorter than the tiled layout; [`Error::Device`] when the launch
     /// fails.
-    pub fn mx_quantize_swizzled_into<F: MxElement, S: DeviceRaw + 'static>(
+    pub fn mx_quantize_swizzled_into<F: MxElement, S: QuantizeSource>(
         &self,
         src: &CudaView<'_, S>,
         shape: &[usize],
@@ -494,7 +499,7 @@ impl Gpu {
         values: &mut DeviceNarrowArray<F>,
         scales: &mut CudaSlice<u8>,
     ) -> Result<()> {
-        let entry = mx_quantize_entry::<S>(format_index::<F>()?)?;
+        let entry = mx_quantize_entry::<S>(format_index::<F>()?);
         check_last_axis(shape, opts)?;
         if columnwise && opts.axis.is_some() {
             return Err(Error::Invalid(
@@ -525,7 +530,7 @@ impl Gpu {
     /// `src` holds `q.len()` values of `S` (the entry's source type),
     /// `words` the codes of `q.len()` values of `F`, `scales`
     /// `q.scales_len()` bytes; both are whole allocations (aligned).
-    unsafe fn mx_launch<S: DeviceRaw + 'static>(
+    unsafe fn mx_launch<S: QuantizeSource>(
         &self,
         entry: &'static str,
         src: &CudaView<'_, S>,
@@ -658,10 +663,9 @@ impl Gpu {
     ///
     /// [`Error::Invalid`] for a tensor scale that is not finite and
     /// positive, for data without a finite value and no tensor scale, for
-    /// `f16`/`bf16` input without a tensor scale, or another source type;
-    /// [`Error::Length`] (`EncodeInput`) unless `src` has `out.len()`
+    /// `f16`/`bf16` input without a tensor scale; [`Error::Length`] (`EncodeInput`) unless `src` has `out.len()`
     /// values; [`Error::Device`] when a driver call fails.
-    pub fn nvfp4_quantize_into<S: DeviceRaw + 'static>(
+    pub fn nvfp4_quantize_into<S: QuantizeSource>(
         &self,
         src: &CudaView<'_, S>,
         opts: &Nvfp4Options,
@@ -694,7 +698,7 @@ impl Gpu {
     /// [`Error::Length`] (`EncodeInput`) unless `values` holds `src.len()`
     /// values, (`BlockScales`) when `scales` is shorter than the tiled
     /// layout.
-    pub fn nvfp4_quantize_swizzled_into<S: DeviceRaw + 'static>(
+    pub fn nvfp4_quantize_swizzled_into<S: QuantizeSource>(
         &self,
         src: &CudaView<'_, S>,
         shape: &[usize],
@@ -709,7 +713,7 @@ impl Gpu {
 
     /// The NVFP4 quantize launch of `src` (`shape`) into `words` and
     /// `scales` (checked against the layout); the tensor scale used.
-    fn nvfp4_launch<S: DeviceRaw + 'static>(
+    fn nvfp4_launch<S: QuantizeSource>(
         &self,
         src: &CudaView<'_, S>,
         shape: &[usize],
@@ -718,7 +722,7 @@ impl Gpu {
         words: &mut CudaSlice<u64>,
         scales: &mut CudaSlice<u8>,
     ) -> Result<f32> {
-        let entry = NVFP4_QUANTIZE[source_index::<S>()?];
+        let entry = NVFP4_QUANTIZE[S::INDEX];
         if let Some(s) = opts.tensor_scale {
             check_tensor_scale(s)?;
         }
@@ -728,7 +732,7 @@ impl Gpu {
             Some(s) => s,
             None => {
                 // SAFETY: `f32` is `S` (index 0).
-                let Some(x) = (source_index::<S>()? == 0)
+                let Some(x) = (S::INDEX == 0)
                     .then(|| unsafe { src.transmute::<f32>(n) })
                     .flatten()
                 else {

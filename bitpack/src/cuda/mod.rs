@@ -136,7 +136,7 @@ use cudarc::driver::{CudaView, CudaViewMut};
 use cudarc::nvrtc::Ptx;
 
 pub use array::{DeviceNarrowArray, DeviceRaw};
-pub use blocked::{DeviceMxArray, DeviceNvfp4Array};
+pub use blocked::{DeviceMxArray, DeviceNvfp4Array, QuantizeSource};
 pub use driver_error::{error_message, error_name};
 
 use driver_error::{driver, is_too_new};

@@ -548,16 +548,14 @@ unsafe fn map_unit<S: Simt, I: Source, O: Sink>(
     each_value!(v, j => {
         if j.is_multiple_of(2) {
             // SAFETY: the caller's promise; the bits walk forward.
-            let (x, y) = unsafe {
-                let a = rd.bits(j * ib, I::BITS);
-                let b = rd.bits((j + 1) * ib, I::BITS);
-                f(a, b)
-            };
+            let a = unsafe { rd.bits(j * ib, I::BITS) };
             // SAFETY: as above.
-            unsafe {
-                wr.put(j * ob, O::BITS, x);
-                wr.put((j + 1) * ob, O::BITS, y);
-            }
+            let b = unsafe { rd.bits((j + 1) * ib, I::BITS) };
+            let (x, y) = f(a, b);
+            // SAFETY: as above.
+            unsafe { wr.put(j * ob, O::BITS, x) };
+            // SAFETY: as above.
+            unsafe { wr.put((j + 1) * ob, O::BITS, y) };
         }
     });
     // SAFETY: the unit's last chunk.
@@ -579,8 +577,10 @@ unsafe fn map_slow<S: Simt, I: Source, O: Sink>(
     dst: O,
     f: impl Fn(u64, u64) -> (u64, u64),
 ) {
+    // SAFETY: the caller's promise: value `j` of the run is inside `src`.
+    let value = |j: usize| f(unsafe { src.get(s, j) }, 0).0;
     // SAFETY: the caller's promise.
-    unsafe { dst.write_run(s, Run(first, count), |j| f(src.get(s, j), 0).0) };
+    unsafe { dst.write_run(s, Run(first, count), value) };
 }
 
 /// `a >> r` continued by the low bits of `b` (`r < 64`): bits `r..r + 64`
@@ -726,8 +726,10 @@ unsafe fn each_slow<S: Simt, const W: u32, T: Elem>(
     dst: Array<*mut T>,
     one: impl Fn(usize, u64) -> u64,
 ) {
+    // SAFETY: the caller's promise: value `j` of the run is inside `src`.
+    let value = |j: usize| one(j, unsafe { src.get(s, j) });
     // SAFETY: the caller's promise.
-    unsafe { dst.write_run(s, Run(first, count), |j| one(j, src.get(s, j))) };
+    unsafe { dst.write_run(s, Run(first, count), value) };
 }
 
 /// [`map`] from an array of `T` to a packed stream of `W`-bit values
