@@ -764,7 +764,9 @@ pub unsafe fn mx_quantize<S: Simt, F: MxElement, const W: u32, I: Input>(
         let swz = q.swizzled;
         let pos = move |g: usize| {
             if swz {
-                swizzled_index(g / nb, g % nb, nb)
+                // (`max(1)`: no division by zero, hence no panic path, when
+                // there are no blocks.)
+                swizzled_index(g / nb.max(1), g % nb.max(1), nb)
             } else {
                 g
             }
@@ -1009,7 +1011,9 @@ pub unsafe fn nvfp4_quantize<S: Simt, I: Input>(
         let swz = q.swizzled;
         let pos = move |g: usize| {
             if swz {
-                swizzled_index(g / nb, g % nb, nb)
+                // (`max(1)`: no division by zero, hence no panic path, when
+                // there are no blocks.)
+                swizzled_index(g / nb.max(1), g % nb.max(1), nb)
             } else {
                 g
             }
