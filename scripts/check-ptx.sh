@@ -87,8 +87,8 @@ for t in sm_89 sm_90 sm_100a sm_120a; do
     expect $t encode_e5m2_satfinite cvt.rn.satfinite.e5m2x2.f32
     expect $t decode_e4m3_f32 cvt.rn.f16x2.e4m3x2
     expect $t decode_e5m2_f32 cvt.rn.f16x2.e5m2x2
-    expect $t mx_encode_e4m3 cvt.rn.satfinite.e4m3x2.f32
-    expect $t mx_encode_e5m2 cvt.rn.satfinite.e5m2x2.f32
+    expect $t mx_quantize_e4m3 cvt.rn.satfinite.e4m3x2.f32
+    expect $t mx_quantize_e5m2 cvt.rn.satfinite.e5m2x2.f32
 done
 for t in sm_100a sm_120a; do
     expect $t encode_e2m1_satfinite cvt.rn.satfinite.e2m1x2.f32
@@ -97,9 +97,9 @@ for t in sm_100a sm_120a; do
     expect $t decode_e2m1_f32 cvt.rn.f16x2.e2m1x2
     expect $t decode_e2m3_f32 cvt.rn.f16x2.e2m3x2
     expect $t decode_e3m2_f32 cvt.rn.f16x2.e3m2x2
-    expect $t mx_encode_e2m1 cvt.rn.satfinite.e2m1x2.f32
-    expect $t mx_encode_e2m3 cvt.rn.satfinite.e2m3x2.f32
-    expect $t mx_encode_e3m2 cvt.rn.satfinite.e3m2x2.f32
+    expect $t mx_quantize_e2m1 cvt.rn.satfinite.e2m1x2.f32
+    expect $t mx_quantize_e2m3 cvt.rn.satfinite.e2m3x2.f32
+    expect $t mx_quantize_e3m2 cvt.rn.satfinite.e3m2x2.f32
 done
 # The 16-bit decodes look the codes up directly (no f32 on the way).
 reject() {

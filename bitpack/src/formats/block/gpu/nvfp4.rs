@@ -1,0 +1,281 @@
+//! The NVFP4 bodies: [`Nvfp4Quantize`], [`nvfp4_quantize`],
+//! [`nvfp4_dequantize`].
+
+use super::{
+    BlockGrid, Coder, E2M1, E4M3, Input, Rounding, STOCHASTIC, SWIZZLED, Simt, TinyScale,
+    aligned16, block_scale_slow, dequantize_slow, e2m1_stochastic_f32, e2m1_thresholds_f32, fixed,
+    global_thread, map_out_by, nvfp4_scale_f32, nvfp4_value, quantize_fast, quantize_slow,
+    random_bits, rounding_of, store_tail_of, swizzled_index, swizzled_len, unswizzle, zero_padding,
+};
+
+/// What an NVFP4 quantization launch computes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Nvfp4Quantize {
+    /// Rows of the `[rows, cols]` input (the leading dimensions flattened).
+    pub rows: usize,
+    /// Columns: blocks of 16 run along them.
+    pub cols: usize,
+    /// Rows per matrix: 16 x 16 tiles do not cross matrices.
+    pub matrix_rows: usize,
+    /// 1 (1 x 16 blocks) or 16 (16 x 16 tiles).
+    pub tile: usize,
+    /// The tensor scale (finite, positive).
+    pub tensor_scale: f32,
+    /// The rule for tiny scales.
+    pub tiny: TinyScale,
+    /// Nearest or stochastic.
+    pub rounding: Rounding,
+    /// Scales in the 128 x 4 tiled layout of `[rows, ceil(cols / 16)]`.
+    pub swizzled: bool,
+}
+
+impl Nvfp4Quantize {
+    /// From the entries' arguments (`tiny`: 0 Flush, 1 Smallest, 2
+    /// MinNormal; `flags`: [`STOCHASTIC`], [`SWIZZLED`]).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn from_args(
+        rows: u64,
+        cols: u64,
+        matrix_rows: u64,
+        tile: u64,
+        tensor_scale: f32,
+        tiny: u32,
+        seed: u64,
+        flags: u32,
+    ) -> Self {
+        Nvfp4Quantize {
+            rows: rows as usize,
+            cols: cols as usize,
+            matrix_rows: matrix_rows as usize,
+            tile: tile as usize,
+            tensor_scale,
+            tiny: match tiny {
+                1 => TinyScale::Smallest,
+                2 => TinyScale::MinNormal,
+                _ => TinyScale::Flush,
+            },
+            rounding: rounding_of(seed, flags),
+            swizzled: flags & SWIZZLED != 0,
+        }
+    }
+
+    /// The entries' `(tiny, seed, flags)` for these options.
+    pub fn args(&self) -> (u32, u64, u32) {
+        let tiny = match self.tiny {
+            TinyScale::Flush => 0,
+            TinyScale::Smallest => 1,
+            TinyScale::MinNormal => 2,
+        };
+        let (seed, st) = match self.rounding {
+            Rounding::Nearest => (0, 0),
+            Rounding::Stochastic { seed } => (seed, STOCHASTIC),
+        };
+        (tiny, seed, st | if self.swizzled { SWIZZLED } else { 0 })
+    }
+
+    /// The block grid.
+    #[inline(always)]
+    pub fn grid(&self) -> BlockGrid {
+        BlockGrid::tiles(self.rows, self.cols, self.matrix_rows, self.tile, 16)
+    }
+
+    /// The bytes the scale output holds.
+    pub fn scales_len(&self) -> usize {
+        if self.swizzled {
+            swizzled_len(self.rows, self.cols.div_ceil(16))
+        } else {
+            self.grid().scales()
+        }
+    }
+}
+
+/// Quantizes `rows * cols` values of `src` to NVFP4 in one pass: the E2M1
+/// codes into `words`, the E4M3 scales into `scales` (`q.scales_len()`
+/// bytes): the bits of [`Nvfp4Array::quantize_with`](crate::formats::Nvfp4Array::quantize_with)
+/// with `q.tensor_scale` given (and of `scales_swizzled` for
+/// `q.swizzled`).
+///
+/// # Safety
+///
+/// As [`mx_quantize`](super::mx_quantize), for `rows * cols` values of 4 bits.
+#[inline(always)]
+pub unsafe fn nvfp4_quantize<S: Simt, I: Input>(
+    s: &S,
+    src: *const I,
+    q: &Nvfp4Quantize,
+    words: *mut u64,
+    scales: *mut u8,
+) {
+    let grid = q.grid();
+    let (ts, tiny, rounding) = (q.tensor_scale, q.tiny, q.rounding);
+    let scale = move |m: u32| nvfp4_scale_f32(m, ts, tiny).to_bits();
+    let nb = q.cols.div_ceil(16);
+    let index = |i: usize| i;
+    let fast = q.tile <= 1
+        && q.cols.is_multiple_of(32)
+        && aligned16(src)
+        && aligned16(words)
+        && (!q.swizzled || nb.is_multiple_of(4));
+    // Round to nearest: compares with the block's thresholds; a zero scale
+    // (infinite thresholds) gives zeros of each value's sign, the NaN
+    // scale's codes are masked to zero: `nvfp4_codes`' bits.
+    let nearest = Coder {
+        scale,
+        prep: move |sc: u8| {
+            let u = match sc {
+                0 | 0x7f => [f32::INFINITY; 7],
+                _ => e2m1_thresholds_f32(E4M3::from_bits(sc), ts),
+            };
+            (if sc == 0x7f { 0 } else { !0 }, u)
+        },
+        pair: |u: &[f32; 7], _: u64, x: f32, y: f32| {
+            u16::from(e2m1_nearest(x.to_bits(), u)) | u16::from(e2m1_nearest(y.to_bits(), u)) << 4
+        },
+    };
+    let seed = match rounding {
+        Rounding::Stochastic { seed } => seed,
+        Rounding::Nearest => 0,
+    };
+    let stochastic = Coder {
+        scale,
+        prep: |sc: u8| (!0u64, sc),
+        pair: move |&sc: &u8, i: u64, x: f32, y: f32| {
+            let a = nvfp4_stochastic_code(x, sc, ts, seed, i);
+            let b = nvfp4_stochastic_code(y, sc, ts, seed, i + 1);
+            u16::from(a) | u16::from(b) << 4
+        },
+    };
+    let is_nearest = matches!(rounding, Rounding::Nearest);
+    if fast {
+        let swz = q.swizzled;
+        let pos = move |g: usize| {
+            if swz {
+                // (`max(1)`: no division by zero, hence no panic path, when
+                // there are no blocks.)
+                swizzled_index(g / nb.max(1), g % nb.max(1), nb)
+            } else {
+                g
+            }
+        };
+        let blocks = grid.scales();
+        if is_nearest {
+            // SAFETY: the caller's promise (and the fast path's conditions
+            // where it runs).
+            unsafe {
+                quantize_fast::<S, I, 4, 16, 2, _>(s, src, blocks / 2, words, scales, pos, nearest)
+            };
+        } else {
+            // SAFETY: the caller's promise (and the fast path's conditions
+            // where it runs).
+            unsafe {
+                quantize_fast::<S, I, 4, 16, 2, _>(
+                    s,
+                    src,
+                    blocks / 2,
+                    words,
+                    scales,
+                    pos,
+                    stochastic,
+                )
+            };
+        }
+        if q.swizzled {
+            // SAFETY: the tiled buffer: the caller's promise.
+            unsafe { zero_padding(s, scales, q.rows, nb / 4) };
+        } else if global_thread(s) == 0 {
+            // `blocks` is even: at most 2 scales past the last `u32`.
+            // SAFETY: `src` holds every value of the grid.
+            let byte = move |g: usize| unsafe { block_scale_slow(s, src, &grid, index, g, scale) };
+            // SAFETY: scales of the grid; only thread 0 writes the tail.
+            unsafe { store_tail_of(s, scales, blocks / 4 * 4, blocks, byte) };
+        }
+        return;
+    }
+    let (swz, rows) = (q.swizzled, q.rows);
+    let at = move |p: usize| {
+        if swz { unswizzle(p, rows, nb) } else { Some(p) }
+    };
+    let len = q.scales_len();
+    if is_nearest {
+        // SAFETY: the caller's promise (and the fast path's conditions
+        // where it runs).
+        unsafe { quantize_slow::<S, I, 4, _>(s, src, grid, index, words, scales, len, at, nearest) }
+    } else {
+        // SAFETY: the caller's promise (and the fast path's conditions
+        // where it runs).
+        unsafe {
+            quantize_slow::<S, I, 4, _>(s, src, grid, index, words, scales, len, at, stochastic)
+        }
+    }
+}
+
+/// The NVFP4 code of `x` (value `i`) under the E4M3 scale byte `sc` and
+/// the tensor scale `ts`, rounded stochastically with `random_bits(seed,
+/// i)`: `nvfp4_codes`' bits (the NaN scale gives 0, a zero scale the
+/// value's sign). Out of line, as [`mx_stochastic_code`].
+#[inline(never)]
+fn nvfp4_stochastic_code(x: f32, sc: u8, ts: f32, seed: u64, i: u64) -> u8 {
+    match sc {
+        0x7f => 0,
+        0 => ((x.to_bits() >> 31) as u8) << 3,
+        _ => e2m1_stochastic_f32(x, E4M3::from_bits(sc), ts, random_bits(seed, i)),
+    }
+}
+
+/// The E2M1 code (sign included) of the `f32` with bits `b` against a
+/// block's thresholds (`e2m1_thresholds_f32`, or all infinite for a zero
+/// scale): how many of them `|x|` reaches, and the sign.
+#[inline(always)]
+fn e2m1_nearest(b: u32, u: &[f32; 7]) -> u8 {
+    let a = f32::from_bits(b & 0x7fff_ffff);
+    let mut c = ((b >> 31) as u8) << 3;
+    rep!(k in [0 1 2 3 4 5 6] => {
+        c += (a >= u[k]) as u8;
+    });
+    c
+}
+
+/// Dequantizes an NVFP4 array of `[rows, cols]` (row-major scales, one per
+/// block of 16 of a row): the bits of
+/// [`Nvfp4Array::dequantize`](crate::formats::Nvfp4Array::dequantize).
+///
+/// # Safety
+///
+/// As [`mx_dequantize`](super::mx_dequantize), for `rows * cols` values of 4 bits.
+#[inline(always)]
+pub unsafe fn nvfp4_dequantize<S: Simt>(
+    s: &S,
+    words: *const u64,
+    rows: usize,
+    cols: usize,
+    scales: *const u8,
+    tensor_scale: f32,
+    out: *mut f32,
+) {
+    let grid = BlockGrid::along(rows, cols, 1, 16);
+    if cols.is_multiple_of(16) {
+        // Blocks of 16 consecutive values: value `j`'s scale is byte
+        // `j / 16` (one load per chunk of 4 values). `nvfp4_value`: (code
+        // times scale, exact) times the tensor scale.
+        let prep = move |j: usize| {
+            // SAFETY: block `j / 16 < grid.scales()`: the caller's promise.
+            fixed::decode(E4M3::from_bits(unsafe { s.load(scales, j / 16) }))
+        };
+        let f = move |m: f32, a: u64, b: u64| {
+            let [x, y] = fixed::decode_pair::<E2M1>((a | b << 4) as u16);
+            (
+                (x * m * tensor_scale).to_bits() as u64,
+                (y * m * tensor_scale).to_bits() as u64,
+            )
+        };
+        // SAFETY: the caller's promise.
+        unsafe { map_out_by::<S, 4, f32, f32>(s, words, grid.len(), out, prep, f) }
+    } else {
+        let value = |c: u8, sc: u8| {
+            nvfp4_value(E2M1::from_bits(c & 0xf), E4M3::from_bits(sc), tensor_scale)
+        };
+        // SAFETY: the caller's promise.
+        unsafe { dequantize_slow::<S, 4>(s, words, grid, scales, out, value) }
+    }
+}
