@@ -16,6 +16,7 @@ use super::launch::{
 };
 use crate::formats::{FloatFormat, MiniFloat, Mode};
 use crate::kernels::words_for;
+use crate::shape::check_len;
 use crate::{BitElement, Error, LengthOf, NarrowArray, Result, Unsigned, UnsignedElement};
 
 /// The index of a shipped float format in the per-format kernel tables:
@@ -211,19 +212,6 @@ impl<T: BitElement> DeviceNarrowArray<T> {
     pub fn as_view_mut(&mut self) -> CudaViewMut<'_, u64> {
         let n = self.words_len();
         self.words.slice_mut(..n)
-    }
-}
-
-/// [`Error::Length`] unless `actual == expected`.
-fn check_len(of: LengthOf, expected: usize, actual: usize) -> Result<()> {
-    if actual == expected {
-        Ok(())
-    } else {
-        Err(Error::Length {
-            of,
-            expected,
-            actual,
-        })
     }
 }
 

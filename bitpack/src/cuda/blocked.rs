@@ -18,6 +18,7 @@ use crate::formats::{
     BlockGrid, E2M1, E4M3, E8M0, MxArray, MxElement, MxOptions, Nvfp4Array, Nvfp4Blocks,
     Nvfp4Options, split_axis, split_shape,
 };
+use crate::shape::check_len;
 use crate::{BitElement, Error, LengthOf, NarrowArray, Result};
 
 /// The scale grid of an MX array of `shape` blocked along `axis`.
@@ -262,6 +263,25 @@ impl QuantizeSource for half::bf16 {
     const INDEX: usize = 2;
 }
 
+/// What one MX quantize launch computes: the input as `[outer, d, inner]`,
+/// `opts`' rule and rounding, and where the outputs go.
+fn mx_job(
+    (outer, d, inner): (usize, usize, usize),
+    opts: &MxOptions,
+    swizzled: bool,
+    columnwise: bool,
+) -> MxQuantize {
+    MxQuantize {
+        outer,
+        d,
+        inner,
+        rule: opts.scale,
+        rounding: opts.rounding,
+        swizzled,
+        columnwise,
+    }
+}
+
 /// The MX quantize kernel of format `f` from `S`.
 fn mx_quantize_entry<S: QuantizeSource>(f: usize) -> &'static str {
     [MX_QUANTIZE, MX_QUANTIZE_F16, MX_QUANTIZE_BF16][S::INDEX][f]
@@ -289,19 +309,6 @@ fn check_scales(needed: usize, actual: usize, scheme: &'static str, block: usize
         });
     }
     Ok(())
-}
-
-/// [`Error::Length`] unless `actual == expected`.
-fn check_len(of: LengthOf, expected: usize, actual: usize) -> Result<()> {
-    if actual == expected {
-        Ok(())
-    } else {
-        Err(Error::Length {
-            of,
-            expected,
-            actual,
-        })
-    }
 }
 
 impl Gpu {
@@ -412,15 +419,7 @@ impl Gpu {
         let n = out.len();
         check_len(LengthOf::EncodeInput, n, src.len())?;
         let (outer, d, inner) = split_axis(&out.shape, out.axis);
-        let q = MxQuantize {
-            outer,
-            d,
-            inner,
-            rule: opts.scale,
-            rounding: opts.rounding,
-            swizzled: false,
-            columnwise: false,
-        };
+        let q = mx_job((outer, d, inner), opts, false, false);
         // SAFETY: `out.values` holds `words_for(F::BITS, n)` words and
         // `out.scales` one byte per block, `q.scales_len()`, both whole
         // allocations (aligned).
@@ -459,15 +458,7 @@ impl Gpu {
                 "the columnwise output must have shape [cols, rows], blocked along its last axis",
             ));
         }
-        let q = MxQuantize {
-            outer: rows,
-            d: cols,
-            inner: 1,
-            rule: opts.scale,
-            rounding: opts.rounding,
-            swizzled: false,
-            columnwise: true,
-        };
+        let q = mx_job((rows, cols, 1), opts, false, true);
         // SAFETY: `out` holds the codes and the scales of `[cols, rows]`
         // blocked along its rows, `q.scales_len()` bytes; whole allocations.
         unsafe { self.mx_launch(entry, src, &q, &mut out.values.words, &mut out.scales) }
@@ -508,15 +499,7 @@ impl Gpu {
         }
         let (rows, cols) = split_shape(shape, src.len())?;
         check_len(LengthOf::EncodeInput, values.len, src.len())?;
-        let q = MxQuantize {
-            outer: rows,
-            d: cols,
-            inner: 1,
-            rule: opts.scale,
-            rounding: opts.rounding,
-            swizzled: true,
-            columnwise,
-        };
+        let q = mx_job((rows, cols, 1), opts, true, columnwise);
         check_scales(q.scales_len(), scales.len(), "MX", 32)?;
         // SAFETY: `values` holds the codes, `scales` the tiled layout
         // (checked), whole allocations.

@@ -170,44 +170,30 @@ impl Build {
     }
 }
 
+/// `builds![TARGET ISA (MAJOR, MINOR) exact|from, ...]`: the [`Build`]s of
+/// those lines of `bitpack/ptx/TARGETS`, each with its committed PTX.
+macro_rules! builds {
+    ($($t:literal $isa:literal ($ma:literal, $mi:literal) $kind:ident),* $(,)?) => {
+        [$(Build {
+            target: $t,
+            isa: $isa,
+            capability: ($ma, $mi),
+            exact: builds!(@exact $kind),
+            text: include_str!(concat!("../../ptx/bitpack-", $t, ".ptx")),
+        }),*]
+    };
+    (@exact exact) => { true };
+    (@exact from) => { false };
+}
+
 /// The committed PTX builds, newest first: the lines of
 /// `bitpack/ptx/TARGETS` (a test holds them equal).
-const BUILDS: [Build; 5] = [
-    Build {
-        target: "sm_120a",
-        isa: "ptx87",
-        capability: (12, 0),
-        exact: true,
-        text: include_str!("../../ptx/bitpack-sm_120a.ptx"),
-    },
-    Build {
-        target: "sm_100a",
-        isa: "ptx86",
-        capability: (10, 0),
-        exact: true,
-        text: include_str!("../../ptx/bitpack-sm_100a.ptx"),
-    },
-    Build {
-        target: "sm_90",
-        isa: "ptx78",
-        capability: (9, 0),
-        exact: false,
-        text: include_str!("../../ptx/bitpack-sm_90.ptx"),
-    },
-    Build {
-        target: "sm_89",
-        isa: "ptx81",
-        capability: (8, 9),
-        exact: false,
-        text: include_str!("../../ptx/bitpack-sm_89.ptx"),
-    },
-    Build {
-        target: "sm_80",
-        isa: "ptx70",
-        capability: (8, 0),
-        exact: false,
-        text: include_str!("../../ptx/bitpack-sm_80.ptx"),
-    },
+const BUILDS: [Build; 5] = builds![
+    "sm_120a" "ptx87" (12, 0) exact,
+    "sm_100a" "ptx86" (10, 0) exact,
+    "sm_90" "ptx78" (9, 0) from,
+    "sm_89" "ptx81" (8, 9) from,
+    "sm_80" "ptx70" (8, 0) from,
 ];
 
 /// The builds a device of compute capability `cc` runs, best first: the

@@ -181,6 +181,19 @@ fn tiny_rule(scale: E4M3, tiny: TinyScale) -> E4M3 {
     }
 }
 
+/// `(sm, se)` with `|scale| = sm * 2^se` exactly, `sm` the 4-bit integer
+/// significand (3 bits for a subnormal) of the E4M3 `scale` (sign ignored).
+#[inline(always)]
+fn e4m3_parts(scale: E4M3) -> (u64, i32) {
+    let c = scale.to_bits() & 0x7f;
+    let (field, m) = ((c >> 3) as i32, u64::from(c & 7));
+    if field == 0 {
+        (m, -9)
+    } else {
+        (8 | m, field - 10)
+    }
+}
+
 /// `(m, e)` with `x = m * 2^(e - 23)` and bit 23 of `m` its leading bit,
 /// for the bits `b` of a positive finite non-zero `f32` (subnormals
 /// normalized).
@@ -286,13 +299,7 @@ pub(in crate::formats) fn e2m1_thresholds_f32(scale: E4M3, tensor_scale: f32) ->
     // scale = sm * 2^se (a 4-bit integer), tensor_scale = mt * 2^(et - 23),
     // MIDS[k] = MIDS4[k] / 4.
     const MIDS4: [u64; 7] = [1, 3, 5, 7, 10, 14, 20];
-    let c = scale.to_bits() & 0x7f;
-    let (field, m) = ((c >> 3) as i32, u64::from(c & 7));
-    let (sm, se) = if field == 0 {
-        (m, -9)
-    } else {
-        (8 | m, field - 10)
-    };
+    let (sm, se) = e4m3_parts(scale);
     let (mt, et) = f32_parts(tensor_scale.to_bits());
     let e = se + et - 25;
     let mut u = [0f32; 7];
@@ -366,13 +373,7 @@ pub(in crate::formats) fn e2m1_stochastic_f32(
         // x = mx * 2^(ex - 23); d = sm * mt * 2^(se + et - 23), d's integer
         // D = sm * mt in 2^23..2^28; q = (mx / D) * 2^(ex - se - et).
         let (mx, ex) = f32_parts(a);
-        let c = scale.to_bits() & 0x7f;
-        let (field, m) = ((c >> 3) as i32, u64::from(c & 7));
-        let (sm, se) = if field == 0 {
-            (m, -9)
-        } else {
-            (8 | m, field - 10)
-        };
+        let (sm, se) = e4m3_parts(scale);
         let (mt, et) = f32_parts(tensor_scale.to_bits());
         // Never zero: `sm >= 1` for a positive scale and `mt` has bit 23
         // set (`max(1)` keeps any other byte from dividing by zero).

@@ -83,6 +83,16 @@ fn rounding_of(seed: u64, flags: u32) -> Rounding {
     }
 }
 
+/// The entries' `(seed, flags)` of a rounding and the swizzled option (the
+/// inverse of [`rounding_of`]; a format's own flags are ored in).
+fn rounding_args(rounding: Rounding, swizzled: bool) -> (u64, u32) {
+    let (seed, st) = match rounding {
+        Rounding::Nearest => (0, 0),
+        Rounding::Stochastic { seed } => (seed, STOCHASTIC),
+    };
+    (seed, st | if swizzled { SWIZZLED } else { 0 })
+}
+
 /// The scale of block `g` of `grid` from its values (`src` read at
 /// `index(k)` for each output index `k` of the block, widened), through
 /// `scale(amax_bits)`: the element path.

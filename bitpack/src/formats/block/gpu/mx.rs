@@ -1,9 +1,9 @@
 //! The MX bodies: [`MxQuantize`], [`mx_quantize`], [`mx_dequantize`].
 
 use super::{
-    BlockGrid, COLUMNWISE, Coder, E8M0, Input, Mode, MxElement, Rounding, STOCHASTIC, SWIZZLED,
-    ScaleRule, Simt, aligned16, block_scale_slow, dequantize_slow, e8m0_f32, fixed, global_thread,
-    map_out_by, mx_code, mx_operand, mx_scale_f32, mx_value, quantize_fast, quantize_slow,
+    BlockGrid, COLUMNWISE, Coder, E8M0, Input, Mode, MxElement, Rounding, SWIZZLED, ScaleRule,
+    Simt, aligned16, block_scale_slow, dequantize_slow, e8m0_f32, fixed, global_thread, map_out_by,
+    mx_code, mx_operand, mx_scale_f32, mx_value, quantize_fast, quantize_slow, rounding_args,
     rounding_of, scale_exponent, store_tail_of, swizzled_index, swizzled_len, unswizzle,
     zero_padding,
 };
@@ -33,6 +33,14 @@ pub struct MxQuantize {
     pub columnwise: bool,
 }
 
+/// The entries' `rule` codes: index 0 Floor, 1 Ceil, 2 Even, 3 RCeil.
+const RULES: [ScaleRule; 4] = [
+    ScaleRule::Floor,
+    ScaleRule::Ceil,
+    ScaleRule::Even,
+    ScaleRule::RCeil,
+];
+
 impl MxQuantize {
     /// From the entries' arguments (`rule`: 0 Floor, 1 Ceil, 2 Even, 3
     /// RCeil; `flags`: [`STOCHASTIC`], [`SWIZZLED`], [`COLUMNWISE`]).
@@ -42,12 +50,10 @@ impl MxQuantize {
             outer: outer as usize,
             d: d as usize,
             inner: inner as usize,
-            rule: match rule {
-                1 => ScaleRule::Ceil,
-                2 => ScaleRule::Even,
-                3 => ScaleRule::RCeil,
-                _ => ScaleRule::Floor,
-            },
+            rule: RULES
+                .get(rule as usize)
+                .copied()
+                .unwrap_or(ScaleRule::Floor),
             rounding: rounding_of(seed, flags),
             swizzled: flags & SWIZZLED != 0,
             columnwise: flags & COLUMNWISE != 0,
@@ -56,20 +62,13 @@ impl MxQuantize {
 
     /// The entries' `(rule, seed, flags)` for these options.
     pub fn args(&self) -> (u32, u64, u32) {
-        let rule = match self.rule {
-            ScaleRule::Floor => 0,
-            ScaleRule::Ceil => 1,
-            ScaleRule::Even => 2,
-            ScaleRule::RCeil => 3,
-        };
-        let (seed, st) = match self.rounding {
-            Rounding::Nearest => (0, 0),
-            Rounding::Stochastic { seed } => (seed, STOCHASTIC),
-        };
-        let flags = st
-            | if self.swizzled { SWIZZLED } else { 0 }
-            | if self.columnwise { COLUMNWISE } else { 0 };
-        (rule, seed, flags)
+        let rule = RULES.iter().position(|&r| r == self.rule).unwrap_or(0) as u32;
+        let (seed, flags) = rounding_args(self.rounding, self.swizzled);
+        (
+            rule,
+            seed,
+            flags | if self.columnwise { COLUMNWISE } else { 0 },
+        )
     }
 
     /// The grid of the output (row-major over the output's shape).
@@ -187,10 +186,7 @@ pub unsafe fn mx_quantize<S: Simt, F: MxElement, const W: u32, I: Input>(
             fixed::encode_pair::<F>(mx_operand(x, f), mx_operand(y, f), Mode::SatFinite)
         },
     };
-    let seed = match rounding {
-        Rounding::Stochastic { seed } => seed,
-        Rounding::Nearest => 0,
-    };
+    let (seed, _) = rounding_args(rounding, false);
     let stochastic = Coder {
         scale,
         prep: |sc: u8| (!0u64, sc),

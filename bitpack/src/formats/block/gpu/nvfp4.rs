@@ -2,10 +2,11 @@
 //! [`nvfp4_dequantize`].
 
 use super::{
-    BlockGrid, Coder, E2M1, E4M3, Input, Rounding, STOCHASTIC, SWIZZLED, Simt, TinyScale,
-    aligned16, block_scale_slow, dequantize_slow, e2m1_stochastic_f32, e2m1_thresholds_f32, fixed,
+    BlockGrid, Coder, E2M1, E4M3, Input, Rounding, SWIZZLED, Simt, TinyScale, aligned16,
+    block_scale_slow, dequantize_slow, e2m1_stochastic_f32, e2m1_thresholds_f32, fixed,
     global_thread, map_out_by, nvfp4_scale_f32, nvfp4_value, quantize_fast, quantize_slow,
-    random_bits, rounding_of, store_tail_of, swizzled_index, swizzled_len, unswizzle, zero_padding,
+    random_bits, rounding_args, rounding_of, store_tail_of, swizzled_index, swizzled_len,
+    unswizzle, zero_padding,
 };
 
 /// What an NVFP4 quantization launch computes.
@@ -29,6 +30,9 @@ pub struct Nvfp4Quantize {
     pub swizzled: bool,
 }
 
+/// The entries' `tiny` codes: index 0 Flush, 1 Smallest, 2 MinNormal.
+const TINY: [TinyScale; 3] = [TinyScale::Flush, TinyScale::Smallest, TinyScale::MinNormal];
+
 impl Nvfp4Quantize {
     /// From the entries' arguments (`tiny`: 0 Flush, 1 Smallest, 2
     /// MinNormal; `flags`: [`STOCHASTIC`], [`SWIZZLED`]).
@@ -50,11 +54,7 @@ impl Nvfp4Quantize {
             matrix_rows: matrix_rows as usize,
             tile: tile as usize,
             tensor_scale,
-            tiny: match tiny {
-                1 => TinyScale::Smallest,
-                2 => TinyScale::MinNormal,
-                _ => TinyScale::Flush,
-            },
+            tiny: TINY.get(tiny as usize).copied().unwrap_or(TinyScale::Flush),
             rounding: rounding_of(seed, flags),
             swizzled: flags & SWIZZLED != 0,
         }
@@ -62,16 +62,9 @@ impl Nvfp4Quantize {
 
     /// The entries' `(tiny, seed, flags)` for these options.
     pub fn args(&self) -> (u32, u64, u32) {
-        let tiny = match self.tiny {
-            TinyScale::Flush => 0,
-            TinyScale::Smallest => 1,
-            TinyScale::MinNormal => 2,
-        };
-        let (seed, st) = match self.rounding {
-            Rounding::Nearest => (0, 0),
-            Rounding::Stochastic { seed } => (seed, STOCHASTIC),
-        };
-        (tiny, seed, st | if self.swizzled { SWIZZLED } else { 0 })
+        let tiny = TINY.iter().position(|&t| t == self.tiny).unwrap_or(0) as u32;
+        let (seed, flags) = rounding_args(self.rounding, self.swizzled);
+        (tiny, seed, flags)
     }
 
     /// The block grid.
@@ -133,10 +126,7 @@ pub unsafe fn nvfp4_quantize<S: Simt, I: Input>(
             u16::from(e2m1_nearest(x.to_bits(), u)) | u16::from(e2m1_nearest(y.to_bits(), u)) << 4
         },
     };
-    let seed = match rounding {
-        Rounding::Stochastic { seed } => seed,
-        Rounding::Nearest => 0,
-    };
+    let (seed, _) = rounding_args(rounding, false);
     let stochastic = Coder {
         scale,
         prep: |sc: u8| (!0u64, sc),
