@@ -283,11 +283,24 @@ def store_run(instrs: list[Instr]) -> int:
 def analyze(name: str, instrs: list[Instr], regs: int | None = None) -> Entry:
     e = Entry(name, regs)
     body = [i for i in instrs if i.base != "NOP"]
-    # Out-of-line functions (`#[inline(never)]`: the rare paths) sit after
-    # the entry's own code, from the lowest call target on. Their
+    # Out-of-line functions (`#[inline(never)]`: the rare paths) are placed
+    # in the entry's code, each from a call target to its first `RET`. Their
     # instructions count for the limits, but no hot path is taken from them.
-    calls = [t for i in body if i.base == "CALL" and (t := branch_target(i)) is not None]
-    callee_from = min(calls, default=None)
+    # (A region with an `EXIT` in it is the entry's own code, which ptxas
+    # sometimes reaches through a `CALL` to the next block.)
+    targets = sorted({t for i in body if i.base == "CALL" and (t := branch_target(i)) is not None})
+    rets = [i.addr for i in body if i.base == "RET"]
+    exits = [i.addr for i in body if i.base == "EXIT"]
+    callees = [
+        (t, r)
+        for t in targets
+        if (r := next((r for r in rets if r >= t), None)) is not None
+        and not any(t <= x <= r for x in exits)
+    ]
+
+    def in_callee(addr: int) -> bool:
+        return any(a <= addr <= b for a, b in callees)
+
     ls = loops(body)
     in_loop = {i.addr for lp in ls for i in lp.instrs}
     for i in body:
@@ -311,7 +324,7 @@ def analyze(name: str, instrs: list[Instr], regs: int | None = None) -> Entry:
     # is all of it.
     own = []
     for lp in ls:
-        if callee_from is not None and lp.start >= callee_from:
+        if in_callee(lp.start):
             continue
         nested = [b for b in ls if b is not lp and lp.start <= b.start and b.end <= lp.end]
         body_ = [i for i in lp.instrs if not any(b.start <= i.addr <= b.end for b in nested)]
@@ -327,7 +340,7 @@ def analyze(name: str, instrs: list[Instr], regs: int | None = None) -> Entry:
             for i in body
             if i.addr not in in_loop
             and branch_target(i) != i.addr
-            and (callee_from is None or i.addr < callee_from)
+            and not in_callee(i.addr)
         ],
     )
     # A reduction (sum, amax, the scale passes) writes a few partials once:
@@ -546,7 +559,8 @@ METHOD = """\
   pass), the one that stores the most bytes, then the one that loads the
   most, then a loop, then an innermost one: a grid-stride kernel's main
   loop, or the unrolled chunk of a one-chunk-per-thread kernel (whose loop
-  is only the tail); of paths that move the same bytes, the shortest (an
+  is only the tail), never in an out-of-line function (from a `CALL`'s
+  target to its first `RET`, with no `EXIT` between); of paths that move the same bytes, the shortest (an
   entry with a mode chosen at run time, stochastic rounding, keeps a copy
   of its loop per mode: **alt** is the instr/B of the costliest other
   copy, which the roofline does not use). **hot** says which (`outer loop`: a loop with loops

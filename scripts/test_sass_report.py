@@ -230,6 +230,47 @@ class Analyze(unittest.TestCase):
         self.assertEqual((e.hot, e.hot_instrs, e.alt_instrs), ("loop", 3, 5))
         self.assertIn("| 0.19 out | 0.31 |", sr.entry_table({"n": e}, False))
 
+    def test_code_after_an_out_of_line_function_can_be_hot(self):
+        # ptxas may place a called function (0x20..0x50, to its RET) before
+        # the entry's main loop (0x60..0x90): the loop is still hot.
+        text = function(
+            "unpack_u8_w3",
+            [
+                (0x00, "@P0 CALL.REL.NOINC 0x20"),
+                (0x10, "BRA 0x60"),
+                (0x20, "STG.E.64 desc[UR4][R6.64], R4"),
+                (0x30, "STG.E.64 desc[UR4][R6.64+0x8], R4"),
+                (0x40, "@P2 BRA 0x20"),
+                (0x50, "RET.REL.NODEC R20 0x0"),
+                (0x60, "LDG.E.128 R4, desc[UR4][R2.64]"),
+                (0x70, "STG.E.128 desc[UR4][R6.64], R4"),
+                (0x80, "IADD3 R0, R0, 0x1, RZ"),
+                (0x90, "@P1 BRA 0x60"),
+                (0xA0, "EXIT"),
+                (0xB0, "BRA 0xb0"),
+            ],
+        )
+        e = sr.analyze("unpack_u8_w3", sr.parse_sass(text)["unpack_u8_w3"])
+        self.assertEqual((e.hot, e.hot_instrs, e.hot_stored, e.hot_loaded), ("loop", 4, 16, 16))
+        # A `CALL` to the entry's own next block (ptxas does this) reaches
+        # code with an `EXIT` before any `RET`: not a function.
+        text = function(
+            "unpack_u8_w3",
+            [
+                (0x00, "@P0 CALL.REL.NOINC 0x20"),
+                (0x10, "BRA 0x80"),
+                (0x20, "LDG.E.128 R4, desc[UR4][R2.64]"),
+                (0x30, "STG.E.128 desc[UR4][R6.64], R4"),
+                (0x40, "@P1 BRA 0x20"),
+                (0x50, "EXIT"),
+                (0x60, "RET.REL.NODEC R20 0x0"),
+                (0x80, "EXIT"),
+                (0x90, "BRA 0x90"),
+            ],
+        )
+        e = sr.analyze("unpack_u8_w3", sr.parse_sass(text)["unpack_u8_w3"])
+        self.assertEqual((e.hot, e.hot_instrs, e.hot_stored), ("loop", 3, 16))
+
     def test_reduction_takes_the_loading_loop_per_byte_read(self):
         e = entries()["sum_w1"]
         self.assertEqual(e.hot, "loop")
