@@ -28,32 +28,44 @@ use crate::{BitElement, Field, LengthOf, Result, Unsigned, UnsignedElement};
 /// time), small enough for the stack (16 KiB of `u128` lanes).
 const CHUNK: usize = 1024;
 
-/// Calls `f(codes)` for each chunk of the run `start + k * stride`
-/// (`count` records), `codes` the field's codes of the chunk's records in
-/// `B`, the lane the records are unpacked into (`u32` up to 32 bits, `u64`
-/// up to 64, else `u128`), shifted and masked in place.
+/// Calls `f(recs)` for each chunk of the run `start + k * stride`
+/// (`count` records), `recs` the chunk's records unpacked into `B` (`u32` up
+/// to 32 bits, `u64` up to 64, else `u128`).
 #[inline(always)]
-fn for_each_codes<B: Unsigned, R: BitElement, F: BitElement>(
+fn for_each_chunk<B: Unsigned, R: BitElement>(
     aligned: bool,
     words: &[u64],
     (start, stride, count): (usize, isize, usize),
-    field: Field<R, F>,
-    mut f: impl FnMut(&[B]),
+    mut f: impl FnMut(&mut [B]),
 ) {
     let mut recs = [B::ZERO; CHUNK];
-    // In the lane's own type, so that the loop below is a vector shift and
-    // mask (`off < R::BITS <= B::BITS`).
-    let off = field.offset();
-    let m = B::low_mask(F::BITS);
     let mut k = 0;
     while k < count {
         let n = (count - k).min(CHUNK);
         let first = start.wrapping_add_signed(k as isize * stride);
         stream::gather(aligned, R::BITS, words, first, stride, &mut recs[..n]);
-        crate::kernels::with_avx2(|| shift_mask(&mut recs[..n], off, m));
-        f(&recs[..n]);
+        f(&mut recs[..n]);
         k += n;
     }
+}
+
+/// Calls `f(codes)` for each chunk of the run (as [`for_each_chunk`]),
+/// `codes` the field's codes of the chunk's records, shifted and masked in
+/// place in the lane's own type, so that the loop is a vector shift and
+/// mask (`off < R::BITS <= B::BITS`).
+#[inline(always)]
+fn for_each_codes<B: Unsigned, R: BitElement, F: BitElement>(
+    aligned: bool,
+    words: &[u64],
+    run: (usize, isize, usize),
+    field: Field<R, F>,
+    mut f: impl FnMut(&[B]),
+) {
+    let (off, m) = (field.offset(), B::low_mask(F::BITS));
+    for_each_chunk::<B, R>(aligned, words, run, |recs| {
+        crate::kernels::with_avx2(|| shift_mask(recs, off, m));
+        f(recs);
+    });
 }
 
 /// `out[i]` = bits `off..off + w` of `recs[i]` (`w <= 8`).
@@ -92,21 +104,14 @@ fn field_total<B: Unsigned, F: BitElement>(recs: &[B], off: u32, m: B) -> u128 {
 fn sum_run<B: Unsigned, R: BitElement, F: BitElement>(
     aligned: bool,
     words: &[u64],
-    (start, stride, count): (usize, isize, usize),
+    run: (usize, isize, usize),
     field: Field<R, F>,
 ) -> u128 {
-    let mut recs = [B::ZERO; CHUNK];
-    let off = field.offset();
-    let m = B::low_mask(F::BITS);
+    let (off, m) = (field.offset(), B::low_mask(F::BITS));
     let mut total = 0u128;
-    let mut k = 0;
-    while k < count {
-        let n = (count - k).min(CHUNK);
-        let first = start.wrapping_add_signed(k as isize * stride);
-        stream::gather(aligned, R::BITS, words, first, stride, &mut recs[..n]);
-        total += crate::kernels::with_avx2(|| field_total::<B, F>(&recs[..n], off, m));
-        k += n;
-    }
+    for_each_chunk::<B, R>(aligned, words, run, |recs| {
+        total += crate::kernels::with_avx2(|| field_total::<B, F>(recs, off, m));
+    });
     total
 }
 
