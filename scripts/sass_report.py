@@ -286,11 +286,11 @@ def analyze(name: str, instrs: list[Instr], regs: int | None = None) -> Entry:
     # Out-of-line functions (`#[inline(never)]`: the rare paths) are placed
     # in the entry's code, each from a call target to its first `RET`. Their
     # instructions count for the limits, but no hot path is taken from them.
-    # (A region with an `EXIT` in it is the entry's own code, which ptxas
-    # sometimes reaches through a `CALL` to the next block.)
+    # (A region with an unconditional `EXIT` in it is the entry's own code,
+    # which ptxas sometimes reaches through a `CALL` to the next block.)
     targets = sorted({t for i in body if i.base == "CALL" and (t := branch_target(i)) is not None})
     rets = [i.addr for i in body if i.base == "RET"]
-    exits = [i.addr for i in body if i.base == "EXIT"]
+    exits = [i.addr for i in body if i.base == "EXIT" and not i.pred]
     callees = [
         (t, r)
         for t in targets
@@ -356,10 +356,20 @@ def analyze(name: str, instrs: list[Instr], regs: int | None = None) -> Entry:
     # Of the paths that move the most, the shortest: an entry with a mode
     # chosen at run time (stochastic rounding) keeps a copy of its loop per
     # mode, and the default one is the cheapest; the others are `alt`.
+    # A path's cost counts each function it calls (to its `RET`), so that
+    # a copy whose per-value work is out of line is not taken for cheap.
+    callee_len = {
+        a: sum(1 for i in body if a <= i.addr <= b) for a, b in callees
+    }
+
+    def cost(c: tuple[Loop, str]) -> int:
+        calls = [branch_target(i) for i in c[0].instrs if i.base == "CALL"]
+        return c[0].count + sum(callee_len.get(t, 0) for t in calls if t is not None)
+
     top = max(shape(c) for c in cands)
     tied = [c for c in cands if shape(c) == top]
-    hot, kind = min(tied, key=lambda c: c[0].count)
-    alts = [c[0].count for c in tied if c[0] is not hot]
+    hot, kind = min(tied, key=cost)
+    alts = [cost(c) for c in tied if c[0] is not hot]
     e.alt_instrs = max(alts) if alts else 0
     e.hot = kind
     e.hot_instrs = hot.count
@@ -560,10 +570,10 @@ METHOD = """\
   most, then a loop, then an innermost one: a grid-stride kernel's main
   loop, or the unrolled chunk of a one-chunk-per-thread kernel (whose loop
   is only the tail), never in an out-of-line function (from a `CALL`'s
-  target to its first `RET`, with no `EXIT` between); of paths that move the same bytes, the shortest (an
-  entry with a mode chosen at run time, stochastic rounding, keeps a copy
-  of its loop per mode: **alt** is the instr/B of the costliest other
-  copy, which the roofline does not use). **hot** says which (`outer loop`: a loop with loops
+  target to its first `RET`, with no unconditional `EXIT` between); of paths that move the same bytes, the shortest, counting the
+  functions it calls (an entry with a mode chosen at run time, stochastic
+  rounding, keeps a copy of its loop per mode: **alt** is the instr/B of the
+  costliest other copy with its calls, which the roofline does not use). **hot** says which (`outer loop`: a loop with loops
   inside, whose iterations are not counted). **instr/B** = its
   instructions (no `NOP`) / the bytes it stores per thread (`out`), or the
   bytes it loads (`in`) for a path that stores nothing and for a

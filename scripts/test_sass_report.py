@@ -271,6 +271,33 @@ class Analyze(unittest.TestCase):
         e = sr.analyze("unpack_u8_w3", sr.parse_sass(text)["unpack_u8_w3"])
         self.assertEqual((e.hot, e.hot_instrs, e.hot_stored), ("loop", 3, 16))
 
+    def test_a_copy_calling_out_of_line_per_value_is_not_cheap(self):
+        # Two copies of a loop that move the same bytes: the first calls a
+        # function (0x80..0xd0, a predicated EXIT inside it) once per value;
+        # counting the callee it is the costlier, so the second is hot.
+        body = [
+            (0x00, "@P0 BRA 0x40"),
+            (0x10, "LDG.E.128 R4, desc[UR4][R2.64]"),
+            (0x18, "CALL.REL.NOINC 0x80"),
+            (0x20, "STG.E.128 desc[UR4][R6.64], R4"),
+            (0x28, "@P1 BRA 0x10"),
+            (0x30, "EXIT"),
+            (0x40, "LDG.E.128 R4, desc[UR4][R2.64]"),
+            (0x48, "FMUL R4, R4, R5"),
+            (0x50, "FMUL R4, R4, R5"),
+            (0x58, "STG.E.128 desc[UR4][R6.64], R4"),
+            (0x60, "@P1 BRA 0x40"),
+            (0x68, "EXIT"),
+            (0x70, "BRA 0x70"),
+        ] + [(0x80 + 8 * k, "FFMA R4, R4, R5, R6") for k in range(8)] + [
+            (0xC0, "@P3 EXIT"),
+            (0xD0, "RET.REL.NODEC R20 0x0"),
+        ]
+        text = function("nvfp4_quantize", body)
+        e = sr.analyze("nvfp4_quantize", sr.parse_sass(text)["nvfp4_quantize"])
+        self.assertEqual((e.hot_instrs, e.calls_in_hot), (5, 0))
+        self.assertEqual(e.alt_instrs, 4 + 10)
+
     def test_reduction_takes_the_loading_loop_per_byte_read(self):
         e = entries()["sum_w1"]
         self.assertEqual(e.hot, "loop")
