@@ -43,7 +43,8 @@ const RULES: [ScaleRule; 4] = [
 
 impl MxQuantize {
     /// From the entries' arguments (`rule`: 0 Floor, 1 Ceil, 2 Even, 3
-    /// RCeil; `flags`: [`STOCHASTIC`], [`SWIZZLED`], [`COLUMNWISE`]).
+    /// RCeil; `flags`: [`STOCHASTIC`](super::STOCHASTIC), [`SWIZZLED`](super::SWIZZLED),
+    /// [`COLUMNWISE`](super::COLUMNWISE)).
     #[inline(always)]
     pub fn from_args(outer: u64, d: u64, inner: u64, rule: u32, seed: u64, flags: u32) -> Self {
         MxQuantize {

@@ -35,7 +35,8 @@ const TINY: [TinyScale; 3] = [TinyScale::Flush, TinyScale::Smallest, TinyScale::
 
 impl Nvfp4Quantize {
     /// From the entries' arguments (`tiny`: 0 Flush, 1 Smallest, 2
-    /// MinNormal; `flags`: [`STOCHASTIC`], [`SWIZZLED`]).
+    /// MinNormal; `flags`: [`STOCHASTIC`](super::STOCHASTIC),
+    /// [`SWIZZLED`](super::SWIZZLED)).
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub fn from_args(
