@@ -94,6 +94,26 @@ struct Buf {
     mem: Vec<u128>,
 }
 
+/// `Ok` when the codes and the scales equal the host's, else which differ
+/// and where first.
+fn same_outputs(
+    codes: &[u8],
+    want: &[u8],
+    scales: &[u8],
+    want_scales: &[u8],
+) -> Result<(), String> {
+    if codes != want {
+        return Err(format!("codes differ: {}", first_diff(codes, want)));
+    }
+    if scales != want_scales {
+        return Err(format!(
+            "scales differ: {}",
+            first_diff(scales, want_scales)
+        ));
+    }
+    Ok(())
+}
+
 impl Buf {
     fn new<T: Pod>(len: usize, off: usize) -> Self {
         let bytes = (len + off) * size_of::<T>();
@@ -237,20 +257,12 @@ fn mx_quantize_case<F: MxElement, const W: u32, I: In>(c: &MxCase) -> Result<(),
         wb.get::<u64>(nw, c.words_off),
         host.values().as_bytes().len(),
     )?;
-    if got != host.values().as_bytes() {
-        return Err(format!(
-            "codes differ: {}",
-            first_diff(&got, host.values().as_bytes())
-        ));
-    }
-    let got_scales = cb.get::<u8>(want_scales.len(), 0).to_vec();
-    if got_scales != want_scales {
-        return Err(format!(
-            "scales differ: {}",
-            first_diff(&got_scales, &want_scales)
-        ));
-    }
-    Ok(())
+    same_outputs(
+        &got,
+        host.values().as_bytes(),
+        cb.get::<u8>(want_scales.len(), 0),
+        &want_scales,
+    )
 }
 
 impl Buf {
@@ -413,20 +425,12 @@ fn nvfp4_quantize_case<I: In>(c: &NvCase) -> Result<(), String> {
         wb.get::<u64>(nw, c.words_off),
         host.values().as_bytes().len(),
     )?;
-    if got != host.values().as_bytes() {
-        return Err(format!(
-            "codes differ: {}",
-            first_diff(&got, host.values().as_bytes())
-        ));
-    }
-    let got_scales = cb.get::<u8>(want_scales.len(), 0).to_vec();
-    if got_scales != want_scales {
-        return Err(format!(
-            "scales differ: {}",
-            first_diff(&got_scales, &want_scales)
-        ));
-    }
-    Ok(())
+    same_outputs(
+        &got,
+        host.values().as_bytes(),
+        cb.get::<u8>(want_scales.len(), 0),
+        &want_scales,
+    )
 }
 
 fn nvfp4_dequantize_case(c: &NvCase) -> Result<(), String> {
