@@ -475,8 +475,7 @@ impl Gpu {
     ///
     /// # Errors
     ///
-    /// [`Error::Invalid`] for an axis other than the last, or for another
-    /// source type; [`Error::Shape`] when `shape` does not hold
+    /// [`Error::Invalid`] for an axis other than the last; [`Error::Shape`] when `shape` does not hold
     /// `src.len()` values; [`Error::Length`] (`EncodeInput`) unless
     /// `values` holds `src.len()` values, (`BlockScales`) when `scales` is
     /// shorter than the tiled layout; [`Error::Device`] when the launch

@@ -28,13 +28,16 @@ use crate::{BitElement, Field, LengthOf, Result, Unsigned, UnsignedElement};
 /// time), small enough for the stack (16 KiB of `u128` lanes).
 const CHUNK: usize = 1024;
 
+/// A packed stream of records: whether it is in the aligned layout, and
+/// its words.
+type Stream<'a> = (bool, &'a [u64]);
+
 /// Calls `f(recs)` for each chunk of the run `start + k * stride`
 /// (`count` records), `recs` the chunk's records unpacked into `B` (`u32` up
 /// to 32 bits, `u64` up to 64, else `u128`).
 #[inline(always)]
 fn for_each_chunk<B: Unsigned, R: BitElement>(
-    aligned: bool,
-    words: &[u64],
+    (aligned, words): Stream<'_>,
     (start, stride, count): (usize, isize, usize),
     mut f: impl FnMut(&mut [B]),
 ) {
@@ -55,14 +58,13 @@ fn for_each_chunk<B: Unsigned, R: BitElement>(
 /// mask (`off < R::BITS <= B::BITS`).
 #[inline(always)]
 fn for_each_codes<B: Unsigned, R: BitElement, F: BitElement>(
-    aligned: bool,
-    words: &[u64],
+    src: Stream<'_>,
     run: (usize, isize, usize),
     field: Field<R, F>,
     mut f: impl FnMut(&[B]),
 ) {
     let (off, m) = (field.offset(), B::low_mask(F::BITS));
-    for_each_chunk::<B, R>(aligned, words, run, |recs| {
+    for_each_chunk::<B, R>(src, run, |recs| {
         crate::kernels::with_avx2(|| shift_mask(recs, off, m));
         f(recs);
     });
@@ -102,14 +104,13 @@ fn field_total<B: Unsigned, F: BitElement>(recs: &[B], off: u32, m: B) -> u128 {
 /// (one vector shift, mask and add per lane).
 #[inline(always)]
 fn sum_run<B: Unsigned, R: BitElement, F: BitElement>(
-    aligned: bool,
-    words: &[u64],
+    src: Stream<'_>,
     run: (usize, isize, usize),
     field: Field<R, F>,
 ) -> u128 {
     let (off, m) = (field.offset(), B::low_mask(F::BITS));
     let mut total = 0u128;
-    for_each_chunk::<B, R>(aligned, words, run, |recs| {
+    for_each_chunk::<B, R>(src, run, |recs| {
         total += crate::kernels::with_avx2(|| field_total::<B, F>(recs, off, m));
     });
     total
@@ -128,7 +129,7 @@ fn pack_run<R: BitElement, F: BitElement>(
 ) {
     macro_rules! go {
         ($b:ty) => {
-            for_each_codes::<$b, R, F>(aligned, words, run, field, |codes| {
+            for_each_codes::<$b, R, F>((aligned, words), run, field, |codes| {
                 stream::pack(false, F::BITS, codes, dst, *at);
                 *at += codes.len();
             })
@@ -210,11 +211,11 @@ fn column_sum<R: BitElement, F: UnsignedElement>(
     normal.for_each_run_from(normal.offset, |start| {
         let run = (start, stride as isize, count);
         total += if R::BITS <= 32 {
-            sum_run::<u32, R, F>(aligned, words, run, field)
+            sum_run::<u32, R, F>((aligned, words), run, field)
         } else if R::BITS <= 64 {
-            sum_run::<u64, R, F>(aligned, words, run, field)
+            sum_run::<u64, R, F>((aligned, words), run, field)
         } else {
-            sum_run::<u128, R, F>(aligned, words, run, field)
+            sum_run::<u128, R, F>((aligned, words), run, field)
         };
     });
     total * normal.repeat

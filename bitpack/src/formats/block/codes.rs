@@ -36,22 +36,31 @@ pub(in crate::formats) fn shared_exponent<F: MxElement>(amax: f64, rule: ScaleRu
         return Some(-127);
     }
     let (fl, frac) = log2_parts(amax);
+    let e = rule_exponent::<F>(fl, frac, 52, rule);
+    if e > 127 { None } else { Some(e.max(-127)) }
+}
+
+/// The shared exponent under `rule` of an amax `2^fl * (1 + frac / 2^bits)`
+/// (`frac` the `bits` fraction bits of its significand: 52 from an `f64`,
+/// 23 from an `f32`), before the clamp to E8M0's range.
+#[inline(always)]
+fn rule_exponent<F: MxElement>(fl: i32, frac: u64, bits: u32, rule: ScaleRule) -> i32 {
     let emax = F::EMAX;
-    let e = match rule {
+    match rule {
         ScaleRule::Floor => fl - emax,
         ScaleRule::Ceil => fl + (frac != 0) as i32 - emax,
         ScaleRule::Even => {
             let m = F::FORMAT.mantissa_bits;
-            let carry = (frac + (1u64 << (51 - m))) >> 52;
+            let carry = (frac + (1u64 << (bits - 1 - m))) >> bits;
             fl + carry as i32 - emax
         }
         ScaleRule::RCeil => {
-            // The largest value's fraction, a constant of the format.
+            // The largest value's fraction, a constant of the format (at
+            // most 3 bits, so exact at 23 bits too).
             let max_frac = const { log2_parts(F::FORMAT.decode_f64(F::FORMAT.max_code())).1 };
-            fl - emax + (frac > max_frac) as i32
+            fl - emax + (frac > max_frac >> (52 - bits)) as i32
         }
-    };
-    if e > 127 { None } else { Some(e.max(-127)) }
+    }
 }
 
 /// `2^-e` as an `f32`, for `-127 <= e <= 126`.
@@ -566,23 +575,7 @@ pub fn mx_scale_f32<F: MxElement>(amax_bits: u32, rule: ScaleRule) -> E8M0 {
     }
     // floor(log2(a)) and the 23 fraction bits of a's significand.
     let (m, fl) = f32_parts(a);
-    let frac = m & 0x7f_ffff;
-    let emax = F::EMAX;
-    let e = match rule {
-        ScaleRule::Floor => fl - emax,
-        ScaleRule::Ceil => fl + (frac != 0) as i32 - emax,
-        ScaleRule::Even => {
-            let mb = F::FORMAT.mantissa_bits;
-            let carry = (frac + (1 << (22 - mb))) >> 23;
-            fl + carry as i32 - emax
-        }
-        ScaleRule::RCeil => {
-            // The largest value's fraction (at most 3 bits: exact in f32).
-            let max_frac =
-                const { (log2_parts(F::FORMAT.decode_f64(F::FORMAT.max_code())).1 >> 29) as u32 };
-            fl - emax + (frac > max_frac) as i32
-        }
-    };
+    let e = rule_exponent::<F>(fl, u64::from(m & 0x7f_ffff), 23, rule);
     // From an `f32`, `e` stays below 127; clamped below at -127.
     E8M0::from_bits((e.max(-127) + 127) as u8)
 }
