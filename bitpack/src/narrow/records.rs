@@ -358,16 +358,7 @@ impl<R: BitElement, L: Packing> NarrowArray<R, L> {
         field: Field<R, F>,
         column: &NarrowArray<F>,
     ) -> Result<()> {
-        LengthOf::Column.check(self.len(), column.len())?;
-        let n = column.len();
-        write_column(
-            L::WORD_ALIGNED,
-            self.words_mut(),
-            [(0, 1, n)],
-            field,
-            column,
-        );
-        Ok(())
+        self.view_mut().set_field(field, column)
     }
 }
 
