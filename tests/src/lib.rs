@@ -9,6 +9,18 @@ pub mod lying;
 pub mod simt_sim;
 pub mod views;
 
+/// Pseudo-random bits (xorshift), the same for every run of a seed: the
+/// data of the simulated-grid tests.
+pub fn rng(seed: u64) -> impl FnMut() -> u64 {
+    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    }
+}
+
 /// The environment variable that points the tests at another copy of the
 /// conformance vectors.
 pub const CONFORMANCE_DIR_VAR: &str = "BITPACK_CONFORMANCE_DIR";

@@ -174,6 +174,7 @@ mod entries {
     use bitpack::kernels::gpu::float::Half;
     use bitpack::kernels::gpu::{self, unit_values};
     use bitpack::kernels::words_for;
+    use bitpack_tests::rng;
     use bytemuck::Pod;
 
     /// The launches every entry runs: `(blocks, threads, units of work as a
@@ -202,17 +203,6 @@ mod entries {
     fn view<T: Pod>(b: &mut [u128], len: usize) -> &mut [T] {
         let all: &mut [T] = bytemuck::cast_slice_mut(b);
         &mut all[..len]
-    }
-
-    /// Pseudo-random bits (xorshift), the same for every run.
-    fn rng(seed: u64) -> impl FnMut() -> u64 {
-        let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-        move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        }
     }
 
     fn unpack_case<const W: u32, U: Lane + bitpack::Unsigned>(name: &str) {

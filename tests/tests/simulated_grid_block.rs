@@ -14,6 +14,7 @@ use bitpack::formats::{
 };
 use bitpack::kernels::gpu::float::{Half, Input};
 use bitpack::kernels::words_for;
+use bitpack_tests::rng;
 use bitpack_tests::simt_sim::{Grid, Launch};
 use bytemuck::Pod;
 use proptest::prelude::*;
@@ -55,17 +56,6 @@ impl In for Half<true> {
     }
 }
 
-/// Pseudo-random bits (xorshift), the same for every run.
-fn rng(seed: u64) -> impl FnMut() -> u64 {
-    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    }
-}
-
 /// `n` values: magnitudes over many binades, zeros, blocks of tiny values,
 /// and (with `specials`) a rare NaN or infinity.
 fn data(n: usize, seed: u64, specials: bool) -> Vec<f32> {
@@ -94,6 +84,19 @@ struct Buf {
     mem: Vec<u128>,
 }
 
+impl Buf {
+    fn new<T: Pod>(len: usize, off: usize) -> Self {
+        let bytes = (len + off) * size_of::<T>();
+        Buf {
+            mem: vec![0u128; bytes.div_ceil(16) + 1],
+        }
+    }
+    fn get<T: Pod>(&mut self, len: usize, off: usize) -> &mut [T] {
+        let all: &mut [T] = bytemuck::cast_slice_mut(&mut self.mem);
+        &mut all[off..off + len]
+    }
+}
+
 /// `Ok` when the codes and the scales equal the host's, else which differ
 /// and where first.
 fn same_outputs(
@@ -112,19 +115,6 @@ fn same_outputs(
         ));
     }
     Ok(())
-}
-
-impl Buf {
-    fn new<T: Pod>(len: usize, off: usize) -> Self {
-        let bytes = (len + off) * size_of::<T>();
-        Buf {
-            mem: vec![0u128; bytes.div_ceil(16) + 1],
-        }
-    }
-    fn get<T: Pod>(&mut self, len: usize, off: usize) -> &mut [T] {
-        let all: &mut [T] = bytemuck::cast_slice_mut(&mut self.mem);
-        &mut all[off..off + len]
-    }
 }
 
 /// The bytes of `words` as the packed stream's `bytes` bytes, the rest of
@@ -239,7 +229,7 @@ fn mx_quantize_case<F: MxElement, const W: u32, I: In>(c: &MxCase) -> Result<(),
     let mut wb = Buf::new::<u64>(nw, c.words_off);
     let mut cb = Buf::new::<u8>(want_scales.len(), 0);
     {
-        let src: &[I] = sb.mem_view(n, c.src_off);
+        let src: &[I] = sb.get(n, c.src_off);
         let words = wb.get::<u64>(nw, c.words_off);
         let scales = cb.get::<u8>(want_scales.len(), 0);
         let mut l = Launch::new();
@@ -263,14 +253,6 @@ fn mx_quantize_case<F: MxElement, const W: u32, I: In>(c: &MxCase) -> Result<(),
         cb.get::<u8>(want_scales.len(), 0),
         &want_scales,
     )
-}
-
-impl Buf {
-    /// A copy of the `len` `T`s at `off` that keeps the allocation's
-    /// alignment (the launch borrows it read-only).
-    fn mem_view<T: Pod>(&mut self, len: usize, off: usize) -> &[T] {
-        self.get::<T>(len, off)
-    }
 }
 
 /// Runs `mx_dequantize` on the host quantization of `c` and compares.
@@ -407,7 +389,7 @@ fn nvfp4_quantize_case<I: In>(c: &NvCase) -> Result<(), String> {
     let mut wb = Buf::new::<u64>(nw, c.words_off);
     let mut cb = Buf::new::<u8>(want_scales.len(), 0);
     {
-        let src: &[I] = sb.mem_view(n, c.src_off);
+        let src: &[I] = sb.get(n, c.src_off);
         let words = wb.get::<u64>(nw, c.words_off);
         let scales = cb.get::<u8>(want_scales.len(), 0);
         let mut l = Launch::new();
