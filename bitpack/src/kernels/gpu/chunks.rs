@@ -217,14 +217,14 @@ pub(crate) unsafe fn map_in<S: Simt, T: Elem, const W: u32>(
             continue;
         }
         let mut x = [0u64; 16];
-        unroll16!(@go q {
+        rep!(q in [0 1 2 3 4 5 6 7] => {
             if q < qmax {
                 // SAFETY: chunk `q0 + q < in_chunks` of the input.
                 let [a, b] = unsafe { s.load(inp, q0 + q) }.to_u64s();
                 x[2 * q] = a;
                 x[2 * q + 1] = b;
             }
-        }; 0 1 2 3 4 5 6 7);
+        });
         // The first value's offset in chunk `q0`: whole words, then bits.
         // (`get`: every index is a constant below 16 where it is reached.)
         let e = j0 * ib % 128;
@@ -338,26 +338,26 @@ pub unsafe fn warp_store<S: Simt>(
     v: &[U32x4; 8],
 ) {
     let l = super::super::simt::lane(s) as usize;
-    unroll16!(@go i {
+    rep!(i in [0 1 2 3 4 5 6 7] => {
         if i < g {
             let idx = 32 * i + l;
             let (from, k) = ((idx / g) as u32, idx % g);
             let mut w = [0u32; 4];
-            unroll16!(@go r {
+            rep!(r in [0 1 2 3 4 5 6 7] => {
                 if r < g {
-                    unroll16!(@go q {
+                    rep!(q in [0 1 2 3] => {
                         let x = s.shfl_idx_u32(v[r].0[q], from);
                         if k == r {
                             w[q] = x;
                         }
-                    }; 0 1 2 3);
+                    });
                 }
-            }; 0 1 2 3 4 5 6 7);
+            });
             if base + idx < end {
                 // SAFETY: `idx < 32g` and `base + idx < end`: the caller's
                 // promise.
                 unsafe { s.store(out, base + idx, U32x4(w)) };
             }
         }
-    }; 0 1 2 3 4 5 6 7);
+    });
 }

@@ -141,14 +141,22 @@ macro_rules! each_value {
 }
 pub(crate) use each_value;
 
+/// Expands `$body` once per literal with `$k` bound to it (a constant in
+/// each copy), so that every array index of the fast paths is a constant
+/// and their arrays live in registers (a run-time index, a slice or an
+/// iterator over one would put them in local memory).
+macro_rules! rep {
+    ($k:ident in [$($n:literal)*] => $body:block) => {
+        $( { let $k: usize = $n; $body } )*
+    };
+}
+pub(crate) use rep;
+
 /// Expands `$body` for `$k` in `0..16`, a literal in each copy: the values
 /// of one 16-byte chunk of output (at most 16).
 macro_rules! unroll16 {
     ($k:ident => $body:block) => {
-        unroll16!(@go $k $body; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
-    };
-    (@go $k:ident $body:block; $($n:literal)*) => {
-        $( { let $k: usize = $n; $body } )*
+        rep!($k in [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15] => $body)
     };
 }
 

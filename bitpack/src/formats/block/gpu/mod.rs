@@ -56,7 +56,7 @@ use crate::formats::types::{E2M1, E4M3, E8M0};
 use crate::formats::wide::{Rounding, random_bits};
 use crate::kernels::fixed;
 use crate::kernels::gpu::float::Input;
-use crate::kernels::gpu::{map_out_by, warp_store};
+use crate::kernels::gpu::{map_out_by, rep, warp_store};
 use crate::kernels::simt::{
     Simt, U32x4, aligned16, global_thread, global_warp, grid_stride, grid_threads, lane,
 };
@@ -206,16 +206,6 @@ unsafe fn store_codes_slow<S: Simt, I: Input, const W: u32>(
             unsafe { s.store(words, w, acc as u64) };
         }
     }
-}
-
-/// Expands `$body` once per literal with `$k` bound to it (a constant in
-/// each copy), so that every array index of the fast paths is a constant
-/// and their arrays live in registers (a run-time index, a slice or an
-/// iterator over one would put them in local memory).
-macro_rules! rep {
-    ($k:ident in [$($n:literal)*] => $body:block) => {
-        $( { let $k: usize = $n; $body } )*
-    };
 }
 
 /// Expands `$body` for `$k` in `0..32` (constants).

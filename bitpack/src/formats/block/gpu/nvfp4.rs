@@ -5,7 +5,7 @@ use super::{
     BlockGrid, Coder, E2M1, E4M3, Input, Rounding, SWIZZLED, Simt, TinyScale, aligned16,
     block_scale_slow, dequantize_slow, e2m1_stochastic_f32, e2m1_thresholds_f32, fixed,
     global_thread, map_out_by, nvfp4_scale_f32, nvfp4_value, quantize_fast, quantize_slow,
-    random_bits, rounding_args, rounding_of, store_tail_of, swizzled_index, swizzled_len,
+    random_bits, rep, rounding_args, rounding_of, store_tail_of, swizzled_index, swizzled_len,
     unswizzle, zero_padding,
 };
 
