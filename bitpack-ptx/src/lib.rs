@@ -392,7 +392,14 @@ macro_rules! nvfp4_quantize_entry {
             scales: *mut u8,
         ) {
             let q = block::Nvfp4Quantize::from_args(
-                rows, cols, matrix_rows, tile, tensor_scale, tiny, seed, flags,
+                rows,
+                cols,
+                matrix_rows,
+                tile,
+                tensor_scale,
+                tiny,
+                seed,
+                flags,
             );
             // SAFETY: the caller's promise.
             unsafe { block::nvfp4_quantize::<_, $i>(&Gpu, src, &q, words, scales) }
@@ -423,7 +430,13 @@ pub unsafe extern "ptx-kernel" fn nvfp4_dequantize(
     // SAFETY: the caller's promise.
     unsafe {
         block::nvfp4_dequantize(
-            &Gpu, words, rows as usize, cols as usize, scales, tensor_scale, out,
+            &Gpu,
+            words,
+            rows as usize,
+            cols as usize,
+            scales,
+            tensor_scale,
+            out,
         )
     }
 }
