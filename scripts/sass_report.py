@@ -247,10 +247,35 @@ class Entry:
         return min(32, 4 * self.store_run)
 
     @property
+    def basis_bytes(self) -> float:
+        """What the per-byte figures divide by, per iteration of the hot
+        path: the bytes stored, or for a quantize entry the bytes its loads
+        make (codes and one scale per block: one lane in 2 or 4 stores the
+        scales' word, so the stores overcount them), or the bytes loaded
+        for a reduction; 0 when none."""
+        ratio = quantize_out_per_in(self.name)
+        if ratio is not None and self.hot_loaded:
+            return self.hot_loaded * ratio
+        return self.hot_stored or self.hot_loaded
+
+    @property
     def per_byte(self) -> float | None:
-        """SASS instructions per byte of the hot path."""
-        b = self.hot_stored or self.hot_loaded
+        """SASS instructions per byte of the hot path (of `basis_bytes`)."""
+        b = self.basis_bytes
         return self.hot_instrs / b if b else None
+
+
+QUANTIZE = re.compile(r"(?:mx_quantize_(e\dm\d)|nvfp4_quantize)(?:_(f16|bf16))?")
+
+
+def quantize_out_per_in(name: str) -> float | None:
+    """Bytes a quantize entry writes (codes and scales) per byte it reads;
+    None for any other entry."""
+    m = QUANTIZE.fullmatch(name)
+    if not m:
+        return None
+    out = (FORMAT_BITS[m.group(1)] / 8 + 1 / 32) if m.group(1) else (0.5 + 1 / 16)
+    return out / (2 if m.group(2) else 4)
 
 
 ADDR_RE = re.compile(r"\[(R\d+)(?:\.64)?(?:\+(0x[0-9a-f]+))?\]")
@@ -597,6 +622,11 @@ METHOD = """\
   them is right for issue time; the hot path is found by shape, not by
   profile. Loads in the hot path may hit L1 (a word read again per
   output): they cost issue slots, counted, but not DRAM traffic.
+- **Quantize entries** (`mx_quantize_*`, `nvfp4_quantize*`) count per
+  byte of output their hot loop's loads make (each value's code and one
+  scale byte per block), not per byte their stores write: the scales go
+  out as one `u32` per 2 or 4 lanes, which the stores would count for every
+  lane.
 - **Roofline (H200)**: 132 SMs x 4 sub-partitions x 1 warp instruction per
   clock at 1.98 GHz = 1.045e12 warp instructions/s, 3.345e13 thread
   instructions/s; HBM3e 4.8 TB/s. Per byte of the basis: issue time =
@@ -684,7 +714,7 @@ def entry_table(
             f"{e.byte_stores} ({e.byte_stores_in_loop}) | {e.local} | {f64} | {e.hot} | "
             f"{e.hot_instrs} | {e.hot_stored} | {e.hot_loaded} | "
             f"{fmt(pb)}{' ' + e.basis if pb is not None else ''} | "
-            f"{fmt(e.alt_instrs / (e.hot_stored or e.hot_loaded)) if e.alt_instrs and pb else '-'} | "
+            f"{fmt(e.alt_instrs / e.basis_bytes) if e.alt_instrs and pb else '-'} | "
             f"{e.calls_in_hot} | "
             f"{e.store_lines if e.store_lines is not None else '-'} |"
         )

@@ -228,7 +228,17 @@ class Analyze(unittest.TestCase):
         )
         e = sr.analyze("nvfp4_quantize", sr.parse_sass(text)["nvfp4_quantize"])
         self.assertEqual((e.hot, e.hot_instrs, e.alt_instrs), ("loop", 3, 5))
-        self.assertIn("| 0.19 out | 0.31 |", sr.entry_table({"n": e}, False))
+        # Per byte of what 16 bytes of f32 make: 4 codes of 4 bits and a
+        # quarter of a scale byte, 2.25 bytes.
+        self.assertIn("| 1.33 out | 2.22 |", sr.entry_table({"n": e}, False))
+
+    def test_quantize_bytes_out_per_byte_in(self):
+        self.assertEqual(sr.quantize_out_per_in("nvfp4_quantize"), (0.5 + 1 / 16) / 4)
+        self.assertEqual(sr.quantize_out_per_in("nvfp4_quantize_bf16"), (0.5 + 1 / 16) / 2)
+        self.assertEqual(sr.quantize_out_per_in("mx_quantize_e2m3_f16"), (0.75 + 1 / 32) / 2)
+        self.assertEqual(sr.quantize_out_per_in("mx_quantize_e4m3"), (1 + 1 / 32) / 4)
+        self.assertIsNone(sr.quantize_out_per_in("mx_dequantize_e4m3"))
+        self.assertIsNone(sr.quantize_out_per_in("encode_e2m1_f32"))
 
     def test_code_after_an_out_of_line_function_can_be_hot(self):
         # ptxas may place a called function (0x20..0x50, to its RET) before
