@@ -10,7 +10,7 @@
 use bitpack::formats::gpu::{self, MxQuantize, Nvfp4Quantize};
 use bitpack::formats::{
     E2M1, E2M3, E3M2, E4M3, E5M2, MxArray, MxElement, MxOptions, Nvfp4Array, Nvfp4Blocks,
-    Nvfp4Options, Real, Rounding, ScaleRule, TinyScale,
+    Nvfp4Options, Real, Rounding, ScaleRule, TinyScale, mx_scale_f32, nvfp4_scale_f32,
 };
 use bitpack::kernels::gpu::float::{Half, Input};
 use bitpack::kernels::words_for;
@@ -176,6 +176,15 @@ fn mx_quantize_case<F: MxElement, const W: u32, I: In>(c: &MxCase) -> Result<(),
     let n = c.outer * c.d * c.inner;
     let raw = data(n, c.seed, c.seed.is_multiple_of(3));
     let input: Vec<I> = raw.iter().map(|&x| I::from_f32(x)).collect();
+    mx_quantize_check::<F, W, I>(c, &input)
+}
+
+/// [`mx_quantize_case`] on the given input.
+fn mx_quantize_check<F: MxElement, const W: u32, I: In>(
+    c: &MxCase,
+    input: &[I],
+) -> Result<(), String> {
+    let n = c.outer * c.d * c.inner;
     let host_in: Vec<I::Host> = input.iter().map(|&x| x.host()).collect();
     let rounding = if c.stochastic {
         Rounding::Stochastic { seed: c.seed }
@@ -225,7 +234,7 @@ fn mx_quantize_case<F: MxElement, const W: u32, I: In>(c: &MxCase) -> Result<(),
     assert_eq!(q.scales_len(), want_scales.len(), "scales_len");
     let nw = words_for(W, n);
     let mut sb = Buf::new::<I>(n, c.src_off);
-    sb.get::<I>(n, c.src_off).copy_from_slice(&input);
+    sb.get::<I>(n, c.src_off).copy_from_slice(input);
     let mut wb = Buf::new::<u64>(nw, c.words_off);
     let mut cb = Buf::new::<u8>(want_scales.len(), 0);
     {
@@ -336,9 +345,16 @@ fn nvfp4_quantize_case<I: In>(c: &NvCase) -> Result<(), String> {
     let n = rows * c.cols;
     let raw = data(n, c.seed, c.seed.is_multiple_of(3));
     let input: Vec<I> = raw.iter().map(|&x| I::from_f32(x)).collect();
-    let host_in: Vec<I::Host> = input.iter().map(|&x| x.host()).collect();
     let widened: Vec<f32> = input.iter().map(|&x| x.widen()).collect();
     let ts = Nvfp4Array::default_tensor_scale(&widened).unwrap_or(1.0);
+    nvfp4_quantize_check(c, &input, ts)
+}
+
+/// [`nvfp4_quantize_case`] on the given input and tensor scale.
+fn nvfp4_quantize_check<I: In>(c: &NvCase, input: &[I], ts: f32) -> Result<(), String> {
+    let rows = c.matrices * c.matrix_rows;
+    let n = rows * c.cols;
+    let host_in: Vec<I::Host> = input.iter().map(|&x| x.host()).collect();
     let rounding = if c.stochastic {
         Rounding::Stochastic { seed: c.seed }
     } else {
@@ -385,7 +401,7 @@ fn nvfp4_quantize_case<I: In>(c: &NvCase) -> Result<(), String> {
     assert_eq!(q.scales_len(), want_scales.len(), "scales_len");
     let nw = words_for(4, n);
     let mut sb = Buf::new::<I>(n, c.src_off);
-    sb.get::<I>(n, c.src_off).copy_from_slice(&input);
+    sb.get::<I>(n, c.src_off).copy_from_slice(input);
     let mut wb = Buf::new::<u64>(nw, c.words_off);
     let mut cb = Buf::new::<u8>(want_scales.len(), 0);
     {
@@ -798,4 +814,147 @@ fn every_path_of_every_entry() {
         }
     }
     println!("{runs} launches of the block-scaled bodies matched the host");
+}
+
+/// NVFP4 from `f16` and `bf16` on the fast path, which compares the
+/// values' own bits with thresholds on their grid: every block holds its
+/// largest value and values at, and one or two steps of the 16-bit grid
+/// around, the seven E2M1 midpoints times the block's scale, for block
+/// maxima over the whole range (subnormal thresholds included), tensor
+/// scales from tiny to huge and every tiny-scale rule.
+#[test]
+fn nvfp4_16_bit_inputs_at_the_midpoints() {
+    fn check<I: In>(bf16: bool) {
+        let mids = [0.25f64, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0];
+        // The 16-bit value nearest `x`, as bits, and the value of bits.
+        let to16 = |x: f64| -> u16 {
+            if bf16 {
+                half::bf16::from_f64(x).to_bits()
+            } else {
+                half::f16::from_f64(x).to_bits()
+            }
+        };
+        let of16 = |b: u16| -> f32 {
+            if bf16 {
+                half::bf16::from_bits(b).to_f32()
+            } else {
+                half::f16::from_bits(b).to_f32()
+            }
+        };
+        let max_bits: u16 = if bf16 { 0x7f7f } else { 0x7bff };
+        let c = NvCase {
+            matrices: 1,
+            matrix_rows: 8,
+            cols: 64,
+            tiles: false,
+            tiny: TinyScale::Flush,
+            stochastic: false,
+            swizzled: false,
+            grid: (2, 64),
+            src_off: 0,
+            words_off: 0,
+            seed: 0,
+        };
+        for seed in 0..24u64 {
+            let mut r = rng(seed + 100);
+            let ts = match seed % 4 {
+                0 => 1.0,
+                1 => 2f32.powi((r() % 60) as i32 - 30),
+                2 => f32::from_bits(0x3000_0000 + (r() % 0x1800_0000) as u32),
+                _ => f32::from_bits(1 + (r() % 0x7f00_0000) as u32),
+            };
+            let tiny =
+                [TinyScale::Flush, TinyScale::Smallest, TinyScale::MinNormal][seed as usize % 3];
+            let c = NvCase { tiny, ..c };
+            let mut input = Vec::with_capacity(c.matrix_rows * c.cols);
+            for _ in 0..c.matrix_rows * c.cols / 16 {
+                let amax = (1 + r() % u64::from(max_bits)) as u16;
+                let scale = nvfp4_scale_f32(of16(amax).to_bits(), ts, tiny);
+                let d = f64::from(scale.to_f32()) * f64::from(ts);
+                input.push(I::from_bits(u64::from(amax)));
+                for _ in 1..16 {
+                    let b = r();
+                    let t = mids[(b % 7) as usize] * d;
+                    let step = ((b >> 8) % 5) as i32 - 2;
+                    let near = i32::from(to16(t).min(max_bits)) + step;
+                    let mut bits = near.clamp(0, i32::from(max_bits)) as u16;
+                    if b >> 16 & 1 == 1 {
+                        bits |= 0x8000;
+                    }
+                    input.push(I::from_bits(u64::from(bits)));
+                }
+            }
+            if let Err(e) = nvfp4_quantize_check(&c, &input, ts) {
+                panic!("bf16 {bf16}, tensor scale {ts:e}, {tiny:?}: {e}");
+            }
+        }
+    }
+    check::<Half<false>>(false);
+    check::<Half<true>>(true);
+}
+
+/// MX E2M1 from `f16` and `bf16` on the fast path, which compares the
+/// values' own bits with the midpoints times the block's power of two:
+/// every block of 32 holds its largest value and values at, and one or two
+/// steps of the 16-bit grid around, the seven midpoints times its scale,
+/// for block maxima over the whole range and every scale rule.
+#[test]
+fn mx_e2m1_16_bit_inputs_at_the_midpoints() {
+    fn check<I: In>(bf16: bool) {
+        let mids = [0.25f64, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0];
+        let to16 = |x: f64| -> u16 {
+            if bf16 {
+                half::bf16::from_f64(x).to_bits()
+            } else {
+                half::f16::from_f64(x).to_bits()
+            }
+        };
+        let of16 = |b: u16| -> f32 {
+            if bf16 {
+                half::bf16::from_bits(b).to_f32()
+            } else {
+                half::f16::from_bits(b).to_f32()
+            }
+        };
+        let max_bits: u16 = if bf16 { 0x7f7f } else { 0x7bff };
+        for seed in 0..8u64 {
+            let mut r = rng(seed + 200);
+            let c = MxCase {
+                outer: 8,
+                d: 128,
+                inner: 1,
+                rule: RULES[seed as usize % 4],
+                stochastic: false,
+                swizzled: false,
+                columnwise: false,
+                grid: (2, 64),
+                src_off: 0,
+                words_off: 0,
+                seed,
+            };
+            let mut input = Vec::with_capacity(c.outer * c.d);
+            for _ in 0..c.outer * c.d / 32 {
+                let amax = (1 + r() % u64::from(max_bits)) as u16;
+                let scale = mx_scale_f32::<E2M1>(of16(amax).to_bits(), c.rule);
+                let p = f64::from(scale.to_f32());
+                input.push(I::from_bits(u64::from(amax)));
+                for _ in 1..32 {
+                    let b = r();
+                    let t = mids[(b % 7) as usize] * p;
+                    let step = ((b >> 8) % 5) as i32 - 2;
+                    let near = i32::from(to16(t).min(max_bits)) + step;
+                    let mut bits = near.clamp(0, i32::from(max_bits)) as u16;
+                    if b >> 16 & 1 == 1 {
+                        bits |= 0x8000;
+                    }
+                    input.push(I::from_bits(u64::from(bits)));
+                }
+            }
+            if let Err(e) = mx_quantize_check::<E2M1, 4, I>(&c, &input) {
+                panic!("bf16 {bf16}, {:?}: {e}", c.rule);
+            }
+        }
+    }
+    check::<Half<false>>(false);
+    check::<Half<true>>(true);
 }

@@ -6,8 +6,8 @@ use alloc::vec::Vec;
 
 pub use super::block::TinyScale;
 use super::block::{
-    FP4_TIMES_FP8_MAX, block_amax, e2m1_magnitude_code, e2m1_thresholds_f32, nvfp4_codes,
-    nvfp4_scale, nvfp4_scale_f32,
+    FP4_TIMES_FP8_MAX, Nvfp4Scaler, block_amax, e2m1_magnitude_code, e2m1_thresholds_f32,
+    nvfp4_codes, nvfp4_scale,
 };
 use super::blocked::{Blocked, split_shape};
 use super::types::{E2M1, E4M3};
@@ -589,8 +589,9 @@ fn rows_f32(
         // bit kept (8) or dropped (the NaN scale's `+0` codes).
         let mut thr = [[f32::NAN; 8]; CHUNK_BLOCKS];
         let mut sign = [8u8; CHUNK_BLOCKS];
+        let scaler = Nvfp4Scaler::new(tensor_scale, tiny);
         for (((&m, s), t), sg) in bits.iter().zip(ss.iter_mut()).zip(&mut thr).zip(&mut sign) {
-            let scale = nvfp4_scale_f32(m, tensor_scale, tiny);
+            let scale = scaler.scale(m);
             *s = scale.to_bits();
             match scale.to_bits() & 0x7f {
                 0x7f => *sg = 0,

@@ -6,7 +6,7 @@
 use super::{MxElement, ScaleRule, TinyScale};
 use crate::formats::types::{E2M1, E4M3, E8M0};
 use crate::formats::wide::{Real, Rounding, random_bits};
-use core::num::{NonZeroU32, NonZeroU64};
+use core::num::NonZeroU64;
 
 use crate::float::{Class, FloatFormat, Mode, Parts, Tables};
 use crate::kernels::minifloat;
@@ -243,58 +243,97 @@ const fn f32_parts(b: u32) -> (u32, i32) {
 /// ```
 #[inline]
 pub fn nvfp4_scale_f32(amax_bits: u32, tensor_scale: f32, tiny: TinyScale) -> E4M3 {
-    let a = amax_bits & 0x7fff_ffff;
-    let t = tensor_scale.to_bits();
-    // A finite positive tensor scale has bits 1..0x7f80_0000.
-    if a >= 0x7f80_0000 || t.wrapping_sub(1) >= 0x7f7f_ffff {
-        return E4M3::NAN;
-    }
-    let code = if a == 0 { 0 } else { e4m3_quotient(a, t) };
-    tiny_rule(E4M3::from_bits(code), tiny)
+    Nvfp4Scaler::new(tensor_scale, tiny).scale(amax_bits)
 }
 
-/// The E4M3 code (saturating, round to nearest even) of `a / (6 * t)` for
-/// the bits `a`, `t` of two positive finite non-zero `f32`s.
-#[inline(always)]
-fn e4m3_quotient(a: u32, t: u32) -> u8 {
-    let (ma, ea) = f32_parts(a);
-    let (mt, et) = f32_parts(t);
-    // a / (6 t) = (ma * 2^8) / (3 mt) * 2^(ea - et - 9). The integer
-    // quotient lies in (42, 171): 6 to 8 bits, and `sticky` says whether a
-    // fraction follows.
-    // `mt` has bit 23 set: never zero (and a `NonZeroU32` divisor leaves
-    // no division-by-zero branch in a kernel).
-    let (n, den) = (ma << 8, NonZeroU32::new(3 * mt).unwrap_or(NonZeroU32::MAX));
-    let q = n / den;
-    let sticky = n % den != 0;
-    let e = ea - et - 9;
-    let len = 32 - q.leading_zeros() as i32;
-    // Bits of `q` below the E4M3 quantum: 4 significant bits for a normal
-    // result (exponent >= -6), the quantum 2^-9 below; at least 2 either way.
-    let normal = len - 1 + e >= -6;
-    let shift = if normal { len - 4 } else { -9 - e };
-    if shift > len {
-        // Below half the smallest subnormal 2^-9.
-        return 0;
+/// [`nvfp4_scale_f32`] for many blocks under one tensor scale and rule:
+/// what depends on them alone (the divisor `6 * tensor_scale` and its
+/// reciprocal) is computed once, and each scale without a division or a
+/// branch. The GPU kernels' path, and the host's.
+#[derive(Clone, Copy, Debug)]
+pub(in crate::formats) struct Nvfp4Scaler {
+    /// `3 * mt`, the tensor scale's significand (`2^23..2^24`) times 3.
+    den: u32,
+    /// `floor(2^40 / den)`.
+    recip: u32,
+    /// The tensor scale's exponent.
+    et: i32,
+    /// The tensor scale is not finite and positive: every scale is NaN.
+    bad: bool,
+    /// The smallest code the tiny rule leaves (0, 1 or 8).
+    least: u8,
+}
+
+impl Nvfp4Scaler {
+    #[inline(always)]
+    pub(in crate::formats) fn new(tensor_scale: f32, tiny: TinyScale) -> Self {
+        let t = tensor_scale.to_bits();
+        // A finite positive tensor scale has bits 1..0x7f80_0000.
+        let bad = t.wrapping_sub(1) >= 0x7f7f_ffff;
+        let (mt, et) = f32_parts(if bad { 1 } else { t });
+        let den = 3 * mt;
+        let least = match tiny {
+            TinyScale::Flush => 0,
+            TinyScale::Smallest => E4M3::MIN_POSITIVE_SUBNORMAL.to_bits(),
+            TinyScale::MinNormal => E4M3::MIN_POSITIVE.to_bits(),
+        };
+        Nvfp4Scaler {
+            den,
+            // `den >= 3 * 2^23`: below 2^16.
+            recip: ((1u64 << 40) / u64::from(den)) as u32,
+            et,
+            bad,
+            least,
+        }
     }
-    let kept = q >> shift;
-    let rest = q & ((1 << shift) - 1);
-    let half = 1 << (shift - 1);
-    let up = rest > half || (rest == half && (sticky || kept & 1 == 1));
-    let kept = kept + up as u32;
-    if !normal {
-        // `kept * 2^-9`, at most 8 (the smallest normal, code 8).
-        return kept as u8;
+
+    /// The scale of a block whose largest magnitude has the `f32` bits
+    /// `amax_bits`: [`nvfp4_scale_f32`].
+    #[inline(always)]
+    pub(in crate::formats) fn scale(&self, amax_bits: u32) -> E4M3 {
+        let a = amax_bits & 0x7fff_ffff;
+        // `a`'s significand and exponent, subnormals normalized (`a = 0`
+        // gives 0, replaced below).
+        let field = a >> 23;
+        let ma = (a & 0x7f_ffff) | u32::from(field != 0) << 23;
+        let lz = ma.leading_zeros().saturating_sub(8);
+        let (ma, ea) = (ma << lz.min(31), field.max(1) as i32 - 127 - lz as i32);
+        // a / (6 t) = (ma * 2^8) / (3 mt) * 2^(ea - et - 9). The integer
+        // quotient lies in (42, 171): 6 to 8 bits, and `sticky` says
+        // whether a fraction follows. `n * recip / 2^40` is below `n /
+        // den` by less than 1: the quotient or one less, set right by the
+        // remainder.
+        let n = ma << 8;
+        let mut q = ((u64::from(n) * u64::from(self.recip)) >> 40) as u32;
+        let mut r = n.wrapping_sub(q.wrapping_mul(self.den));
+        if r >= self.den {
+            q += 1;
+            r -= self.den;
+        }
+        let sticky = u32::from(r != 0);
+        let e = ea - self.et - 9;
+        let len = 32 - q.leading_zeros() as i32;
+        // Bits of `q` below the E4M3 quantum: 4 significant bits for a
+        // normal result, the quantum 2^-9 below (the larger; at least 2).
+        // Past 10 every bit goes and nothing rounds up, as at 10.
+        let shift = (len - 4).max(-9 - e).min(10) as u32;
+        let kept = q >> shift;
+        let rest = q & ((1 << shift) - 1);
+        // Round half to even, the sticky bit below `rest`.
+        let up = ((rest << 1) | sticky) + (kept & 1) > 1 << shift;
+        let kept = kept + u32::from(up);
+        // `kept * 2^(e + shift)`: a normal value has kept in 8..=16 and
+        // code ((e + shift + 10) << 3) + kept - 8 (a carry to 16 is the next
+        // binade), a subnormal has e + shift = -9 and code `kept`; past 448
+        // (the code 0x7f is NaN) it saturates.
+        let code = ((((e + shift as i32 + 9).max(0) as u32) << 3) + kept).min(0x7e);
+        let code = if a == 0 { 0 } else { code as u8 };
+        if a >= 0x7f80_0000 || self.bad {
+            E4M3::NAN
+        } else {
+            E4M3::from_bits(code.max(self.least))
+        }
     }
-    // `kept * 2^(e + shift)` with kept in 8..=16: the exponent field is
-    // `e + shift + 3 + 7`, a carry to 16 adds one to it.
-    let field = e + shift + 10 + (kept >> 4) as i32;
-    let man = kept & 7;
-    if field > 15 || (field == 15 && man == 7) {
-        // Past 448 (the code 0x7f is NaN): saturate.
-        return 0x7e;
-    }
-    ((field as u32) << 3 | man) as u8
 }
 
 /// The `f32` thresholds of the E2M1 codes of `x / (scale * tensor_scale)`
@@ -305,53 +344,75 @@ fn e4m3_quotient(a: u32, t: u32) -> u8 {
 /// infinity past the largest `f32`.
 #[inline]
 pub(in crate::formats) fn e2m1_thresholds_f32(scale: E4M3, tensor_scale: f32) -> [f32; 7] {
+    e2m1_threshold_bits::<24, -149, 0x7f80_0000>(scale, tensor_scale).map(f32::from_bits)
+}
+
+/// [`e2m1_thresholds_f32`] on the grid of a binary float format with
+/// `PREC` significant bits, the quantum `2^QMIN` (its smallest subnormal)
+/// and infinity `INF` (bits): threshold `k` is the bits of the smallest
+/// value of that format at least (odd `k`) or above (even `k`) `MIDS[k] *
+/// scale * tensor_scale`, `INF` past its largest finite value. A value `x`
+/// of the format reaches (`x >= t`) the `f32` threshold `t` exactly when it
+/// reaches this one, so `f16` (`<11, -24, 0x7c00>`) and `bf16` (`<8, -133,
+/// 0x7f80>`) data compare their own bits, as integers (the magnitudes'
+/// order), with no widening.
+///
+/// Every product is below 2^31: a `u32` (no 64-bit arithmetic in a
+/// kernel), the thresholds 10, 14 and 20 taken as 5, 7 and 5 at twice and
+/// four times the power of two.
+#[inline(always)]
+pub(in crate::formats) fn e2m1_threshold_bits<const PREC: i32, const QMIN: i32, const INF: u32>(
+    scale: E4M3,
+    tensor_scale: f32,
+) -> [u32; 7] {
     // scale = sm * 2^se (a 4-bit integer), tensor_scale = mt * 2^(et - 23),
-    // MIDS[k] = MIDS4[k] / 4.
-    const MIDS4: [u64; 7] = [1, 3, 5, 7, 10, 14, 20];
+    // MIDS[k] = MIDS4[k] / 4 with MIDS4 = [1, 3, 5, 7, 10, 14, 20].
     let (sm, se) = e4m3_parts(scale);
     let (mt, et) = f32_parts(tensor_scale.to_bits());
     let e = se + et - 25;
-    let mut u = [0f32; 7];
-    for (k, (&m4, uk)) in MIDS4.iter().zip(u.iter_mut()).enumerate() {
-        *uk = f32_above(m4 * sm * u64::from(mt), e, k % 2 == 0);
-    }
-    u
+    // sm < 2^4, mt < 2^24, so 7 * p < 2^31.
+    let p = sm as u32 * mt;
+    let above = |p: u32, e: i32, strict: bool| grid_above::<PREC, QMIN, INF>(p, e, strict);
+    [
+        above(p, e, true),
+        above(3 * p, e, false),
+        above(5 * p, e, true),
+        above(7 * p, e, false),
+        above(5 * p, e + 1, true),
+        above(7 * p, e + 1, false),
+        above(5 * p, e + 2, true),
+    ]
 }
 
-/// The smallest `f32` at least (`strict`: above) `p * 2^e`, `p` non-zero
-/// and below 2^40; infinity past the largest `f32`.
+/// The bits of the smallest value at least (`strict`: above) `p * 2^e`,
+/// `p >= 2^23` (at least `PREC` bits), on the grid of
+/// [`e2m1_threshold_bits`]; `INF` past its largest finite value. No
+/// branch: a kernel computes seven per block.
 #[inline(always)]
-fn f32_above(p: u64, e: i32, strict: bool) -> f32 {
-    let len = 64 - p.leading_zeros() as i32;
-    if len - 1 + e > 127 {
-        return f32::INFINITY;
-    }
-    // Bits of `p` below the f32 quantum: 24 significant bits for a normal
-    // value, the quantum 2^-149 below.
-    let shift = if len - 1 + e >= -126 {
-        len - 24
-    } else {
-        -149 - e
-    };
-    let (kept, exact) = if shift <= 0 {
-        (p << -shift, true)
-    } else if shift >= 64 {
-        (0, false)
-    } else {
-        (p >> shift, p & ((1 << shift) - 1) == 0)
-    };
-    // Up one quantum when inexact, or exact and strict.
-    let kept = kept + u64::from(!exact || strict);
-    // `kept * 2^q` with q = e + shift: a normal value has kept in
-    // 2^23..=2^24 and its bits are ((q + 149) << 23) + kept (a carry to 2^24
-    // is the next binade); a subnormal has q = -149 and bits `kept`.
-    let q = e + shift;
-    let bits = (((q + 149) as u64) << 23) + kept;
-    if bits >= 0x7f80_0000 {
-        f32::INFINITY
-    } else {
-        f32::from_bits(bits as u32)
-    }
+fn grid_above<const PREC: i32, const QMIN: i32, const INF: u32>(
+    p: u32,
+    e: i32,
+    strict: bool,
+) -> u32 {
+    debug_assert!(p >= 1 << 23);
+    let len = 32 - p.leading_zeros() as i32;
+    // Below 2^(QMIN - 31) the value (`p < 2^31`) is below the quantum
+    // 2^QMIN, as at 2^(QMIN - 31): its threshold is one quantum.
+    let e = e.max(QMIN - 31);
+    // Bits of `p` below the grid's quantum: `PREC` significant bits for a
+    // normal value, the quantum 2^QMIN below (the larger of the two); 0 to
+    // 31, as `p` has `PREC` bits or more.
+    let shift = (len - PREC).max(QMIN - e) as u32;
+    let kept = p.wrapping_shr(shift);
+    // Up one quantum when strict (exact or not), else when inexact.
+    let up = strict || kept.wrapping_shl(shift) != p;
+    let kept = kept + u32::from(up);
+    // `kept * 2^q` with q = e + shift >= QMIN: a normal value has kept in
+    // 2^(PREC-1)..=2^PREC and its bits are ((q - QMIN) << (PREC - 1)) +
+    // kept (a carry to 2^PREC is the next binade); a subnormal has q = QMIN
+    // and bits `kept`. Below 2^32: q - QMIN < 300.
+    let q = (e + shift as i32 - QMIN) as u32;
+    (q.wrapping_shl((PREC - 1) as u32).wrapping_add(kept)).min(INF)
 }
 
 /// The E2M1 code of `x / (scale * tensor_scale)` rounded stochastically
@@ -567,17 +628,38 @@ pub fn mx_scale<F: MxElement>(amax: Option<f64>, rule: ScaleRule) -> E8M0 {
 #[inline]
 pub fn mx_scale_f32<F: MxElement>(amax_bits: u32, rule: ScaleRule) -> E8M0 {
     let a = amax_bits & 0x7fff_ffff;
-    if a >= 0x7f80_0000 {
-        return E8M0::from_bits(0xff);
-    }
-    if a == 0 {
-        return E8M0::from_bits(0);
-    }
-    // floor(log2(a)) and the 23 fraction bits of a's significand.
-    let (m, fl) = f32_parts(a);
-    let e = rule_exponent::<F>(fl, u64::from(m & 0x7f_ffff), 23, rule);
+    // floor(log2(a)) and the 23 fraction bits of a's significand,
+    // subnormals normalized, without a branch (a kernel computes one per
+    // block; `a = 0` is replaced below).
+    let field = a >> 23;
+    let m = (a & 0x7f_ffff) | u32::from(field != 0) << 23;
+    let lz = m.leading_zeros().saturating_sub(8);
+    let (frac, fl) = (
+        (m << lz.min(31)) & 0x7f_ffff,
+        field.max(1) as i32 - 127 - lz as i32,
+    );
+    // `rule_exponent` at 23 bits, each rule's step computed and one taken
+    // by masks (no jump on the rule).
+    let mb = F::FORMAT.mantissa_bits;
+    let max_frac =
+        const { (log2_parts(F::FORMAT.decode_f64(F::FORMAT.max_code())).1 >> 29) as u32 };
+    let ceil = u32::from(frac != 0);
+    let even = (frac + (1 << (22 - mb))) >> 23;
+    let rceil = u32::from(frac > max_frac);
+    let mask = |r: ScaleRule| u32::from(rule == r).wrapping_neg();
+    let step = (ceil & mask(ScaleRule::Ceil))
+        | (even & mask(ScaleRule::Even))
+        | (rceil & mask(ScaleRule::RCeil));
+    let e = fl - F::EMAX + step as i32;
     // From an `f32`, `e` stays below 127; clamped below at -127.
-    E8M0::from_bits((e.max(-127) + 127) as u8)
+    let code = (e.max(-127) + 127) as u8;
+    E8M0::from_bits(if a >= 0x7f80_0000 {
+        0xff
+    } else if a == 0 {
+        0
+    } else {
+        code
+    })
 }
 
 /// The codes of `xs`, values of one MX block (or a part of one) whose scale

@@ -13,6 +13,8 @@ use crate::float::{MiniFloat, Mode};
 /// An element type an encode reads: `f32`, or `f16`/`bf16` bits, each
 /// widened to `f32` exactly.
 pub trait Input: Elem + Default {
+    /// Whether the bits are `bf16`'s (`f16`'s for the other 16-bit input).
+    const BF16: bool = false;
     /// The value as an `f32` (exact).
     fn widen(self) -> f32;
 }
@@ -49,6 +51,7 @@ impl<const BF: bool> Elem for Half<BF> {
 
 #[cfg(feature = "half")]
 impl<const BF: bool> Input for Half<BF> {
+    const BF16: bool = BF;
     #[inline(always)]
     fn widen(self) -> f32 {
         // One `cvt.f32.f16` on the GPU (the `half` crate's conversion is a
@@ -58,7 +61,10 @@ impl<const BF: bool> Input for Half<BF> {
             return super::super::ptx::f32x2_from_f16x2(self.0 as u32)[0];
         }
         if BF {
-            half::bf16::from_bits(self.0).to_f32()
+            // The bits in the high half: the same value (a NaN keeps its
+            // payload, where `half` quiets a signalling one; no output
+            // depends on a NaN's payload).
+            f32::from_bits(u32::from(self.0) << 16)
         } else {
             half::f16::from_bits(self.0).to_f32()
         }

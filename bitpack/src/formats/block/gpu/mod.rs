@@ -47,8 +47,8 @@
 //! 128-bit chunks; an element path as above for the rest.
 
 use super::codes::{
-    e2m1_stochastic_f32, e2m1_thresholds_f32, e8m0_f32, mx_code, mx_operand, mx_scale_f32,
-    mx_value, nvfp4_scale_f32, nvfp4_value, scale_exponent,
+    Nvfp4Scaler, e2m1_stochastic_f32, e2m1_threshold_bits, e2m1_thresholds_f32, e8m0_f32, mx_code,
+    mx_operand, mx_scale_f32, mx_value, nvfp4_value, scale_exponent,
 };
 use super::{BlockGrid, MxElement, ScaleRule, TinyScale, swizzled_index, swizzled_len};
 use crate::float::Mode;
@@ -262,13 +262,107 @@ fn magnitude_bits<I: Input>(b: u32) -> u32 {
 /// from the `f32` bits of its largest magnitude; `prep(scale)` the block's
 /// state `P` and a mask of its code words (0: every code zero, the NaN
 /// scale); `pair(&state, i, x, y)` the codes of values `i` (`x`) and `i +
-/// 1` (`y`), `2 * W` bits.
+/// 1` (`y`), `2 * W` bits; `eight`, where the coder has it, the 4-bit
+/// codes of a chunk of eight 16-bit values at once (nibble `j` value `j`'s),
+/// which the fast path takes instead of `pair` for such inputs.
 #[derive(Clone, Copy)]
-struct Coder<A, B, C> {
+struct Coder<A, B, C, D> {
     scale: A,
     prep: B,
     pair: C,
+    eight: Option<D>,
 }
+
+/// The E2M1 codes (signs included) of the eight 16-bit values of chunk
+/// `c`, nibble `j` value `j`'s, against a block's thresholds `t`: each the
+/// bits of a threshold of the data's grid (`e2m1_threshold_bits`, or
+/// infinity for a zero scale) in both halves of a `u32`.
+///
+/// A half's magnitude with bit 15 set, minus a threshold, keeps bit 15
+/// exactly when the magnitude reaches the threshold (bit 15 alone exceeds
+/// every threshold, so no borrow crosses into the other half). The
+/// thresholds reached are a prefix of the seven (they rise), so the code's
+/// magnitude bits are the parity of all seven compares, the parity of the
+/// 2nd, 4th and 6th, and the 4th; the sign is the value's own.
+#[inline(always)]
+fn e2m1_nearest_x8(c: U32x4, t: &[u32; 7]) -> u32 {
+    // Nibble `i` of the low half: value `2i`'s code; of the high half:
+    // value `2i + 1`'s.
+    let mut x = 0u32;
+    rep!(i in [0 1 2 3] => {
+        let w = c.0[i];
+        let a = w | 0x8000_8000;
+        let d = t.map(|tk| a.wrapping_sub(tk));
+        let b0 = d[0] ^ d[1] ^ d[2] ^ d[3] ^ d[4] ^ d[5] ^ d[6];
+        let b1 = d[1] ^ d[3] ^ d[5];
+        // Bits 15 and 31 of `w`, `d[3]`, `b1` and `b0` to bits 3, 2, 1 and
+        // 0 of nibble `i` of each half.
+        const M: u32 = 0x0001_0001;
+        x |= (w >> (12 - 4 * i)) & (M << (4 * i + 3))
+            | (d[3] >> (13 - 4 * i)) & (M << (4 * i + 2))
+            | (b1 >> (14 - 4 * i)) & (M << (4 * i + 1))
+            | (b0 >> (15 - 4 * i)) & (M << (4 * i));
+    });
+    // Interleave the halves' nibbles: swap bytes 1 and 2, then nibbles 1
+    // and 2 of each half.
+    let s = (x ^ (x >> 8)) & 0x0000_ff00;
+    let x = x ^ s ^ (s << 8);
+    let s = (x ^ (x >> 4)) & 0x00f0_00f0;
+    x ^ s ^ (s << 4)
+}
+
+/// Division of `u32`s by one divisor `d`, each with two multiplies (D.
+/// Lemire et al., "Faster remainder by direct computation", 2019: `m =
+/// ceil(2^64 / d)`, `n / d = floor(m * n / 2^64)` for every `u32` `n` and
+/// `d > 1`). `m` is 0 for a divisor of 0, 1 or past `u32`, which
+/// [`swizzled_pos`] leaves to a plain division.
+#[derive(Clone, Copy)]
+struct DivU32 {
+    m: u64,
+}
+
+impl DivU32 {
+    #[inline(always)]
+    fn new(d: usize) -> Self {
+        let m = match u32::try_from(d) {
+            Ok(0 | 1) | Err(_) => 0,
+            Ok(d) => u64::MAX / u64::from(d) + 1,
+        };
+        DivU32 { m }
+    }
+
+    /// `n / d`, for `n` a `u32` and `d` in `2..2^32`.
+    #[inline(always)]
+    fn div(self, n: u32) -> u32 {
+        let n = u64::from(n);
+        let lo = (self.m & 0xffff_ffff) * n;
+        let hi = (self.m >> 32) * n;
+        ((hi + (lo >> 32)) >> 32) as u32
+    }
+}
+
+/// [`swizzled_index`] of block `g` of a `[rows, nb]` scale matrix, the
+/// division by `nb` through `by_nb`; indices or a divisor past `u32` (and
+/// `nb <= 1`) take the plain division, out of line.
+#[inline(always)]
+fn swizzled_pos(g: usize, nb: usize, by_nb: DivU32) -> usize {
+    match (u32::try_from(g), by_nb.m) {
+        (Ok(n), 1..) => {
+            let q = by_nb.div(n) as usize;
+            swizzled_index(q, g - q * nb, nb)
+        }
+        _ => swizzled_pos_slow(g, nb),
+    }
+}
+
+/// [`swizzled_pos`] by a plain division (no division by zero: `max(1)`).
+#[inline(never)]
+fn swizzled_pos_slow(g: usize, nb: usize) -> usize {
+    swizzled_index(g / nb.max(1), g % nb.max(1), nb)
+}
+
+/// The `eight` of a [`Coder`] that has none.
+type NoEight<P> = fn(&P, U32x4) -> u32;
 
 /// The fast quantize path: units of `U` blocks of `B` values, unit `u` of
 /// the stream taken by lane `u % 32` of a warp, every unit whole. A lane
@@ -300,7 +394,12 @@ unsafe fn quantize_fast<
     words: *mut u64,
     scales: *mut u8,
     pos: impl Fn(usize) -> usize,
-    coder: Coder<impl Fn(u32) -> u8, impl Fn(u8) -> (u64, P), impl Fn(&P, u64, f32, f32) -> u16>,
+    coder: Coder<
+        impl Fn(u32) -> u8,
+        impl Fn(u8) -> (u64, P),
+        impl Fn(&P, u64, f32, f32) -> u16,
+        impl Fn(&P, U32x4) -> u32,
+    >,
 ) {
     // `B * W` is a multiple of 64 and `U * B * W` of 128 for every
     // instance the callers run (both `U` of a format are compiled, one is
@@ -332,17 +431,42 @@ unsafe fn quantize_fast<
                         }
                     });
                     let mut m = 0u32;
-                    rep32!(j => {
-                        if j < B {
-                            m = m.max(magnitude_bits::<I>(lane_bits::<I>(ch[j / per], j % per)));
-                        }
-                    });
+                    if per == 8 {
+                        // Two 16-bit values a word: the high halves'
+                        // magnitudes compare in place, the low halves'
+                        // apart.
+                        let (mut hi, mut lo) = (0u32, 0u32);
+                        rep!(j in [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15] => {
+                            if 2 * j < B {
+                                let w = ch[j / 4].0[j % 4];
+                                hi = hi.max(w & 0x7fff_0000);
+                                lo = lo.max(w << 17);
+                            }
+                        });
+                        m = (hi >> 16).max(lo >> 17);
+                    } else {
+                        rep32!(j => {
+                            if j < B {
+                                m = m.max(magnitude_bits::<I>(lane_bits::<I>(ch[j / per], j % per)));
+                            }
+                        });
+                    }
                     let sc = (coder.scale)(widen_bits::<I>(m).to_bits() & 0x7fff_ffff);
                     let (keep, p) = (coder.prep)(sc);
                     let first = ((u * U + b) * B) as u64;
                     let mut wb = [0u64; 8];
+                    let eight = coder.eight.as_ref().filter(|_| W == 4 && per == 8);
+                    if let Some(eight) = eight {
+                        // Eight codes of 4 bits per chunk: chunk `k` is half
+                        // of word `k / 2`.
+                        rep!(k in [0 1 2 3 4 5 6 7] => {
+                            if k < cpb {
+                                wb[k / 2] |= u64::from(eight(&p, ch[k])) << (32 * (k % 2));
+                            }
+                        });
+                    }
                     rep!(j in [0 2 4 6 8 10 12 14 16 18 20 22 24 26 28 30] => {
-                        if j < B {
+                        if j < B && eight.is_none() {
                             let x = widen_bits::<I>(lane_bits::<I>(ch[j / per], j % per));
                             let y = widen_bits::<I>(lane_bits::<I>(ch[(j + 1) / per], (j + 1) % per));
                             let c = u64::from((coder.pair)(&p, first + j as u64, x, y));
@@ -502,6 +626,7 @@ unsafe fn quantize_slow<S: Simt, I: Input, const W: u32, P: Copy>(
         impl Fn(u32) -> u8 + Copy,
         impl Fn(u8) -> (u64, P),
         impl Fn(&P, u64, f32, f32) -> u16,
+        impl Fn(&P, U32x4) -> u32,
     >,
 ) {
     // SAFETY: `src` holds every `index(k)`, the caller's promise.

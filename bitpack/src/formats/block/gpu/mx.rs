@@ -1,11 +1,11 @@
 //! The MX bodies: [`MxQuantize`], [`mx_quantize`], [`mx_dequantize`].
 
 use super::{
-    BlockGrid, COLUMNWISE, Coder, E8M0, Input, Mode, MxElement, Rounding, SWIZZLED, ScaleRule,
-    Simt, aligned16, block_scale_slow, dequantize_slow, e8m0_f32, fixed, global_thread, map_out_by,
-    mx_code, mx_operand, mx_scale_f32, mx_value, quantize_fast, quantize_slow, rounding_args,
-    rounding_of, scale_exponent, store_tail_of, swizzled_index, swizzled_len, unswizzle,
-    zero_padding,
+    BlockGrid, COLUMNWISE, Coder, DivU32, E4M3, E8M0, Input, Mode, MxElement, NoEight, Rounding,
+    SWIZZLED, ScaleRule, Simt, U32x4, aligned16, block_scale_slow, dequantize_slow,
+    e2m1_nearest_x8, e2m1_threshold_bits, e8m0_f32, fixed, global_thread, map_out_by, mx_code,
+    mx_operand, mx_scale_f32, mx_value, quantize_fast, quantize_slow, rounding_args, rounding_of,
+    scale_exponent, store_tail_of, swizzled_len, swizzled_pos, unswizzle, zero_padding,
 };
 
 /// What an MX quantization launch computes: the input shape, the rule, the
@@ -176,16 +176,25 @@ pub unsafe fn mx_quantize<S: Simt, F: MxElement, const W: u32, I: Input>(
     let qv = *q;
     let index = move |i: usize| qv.src_index(i);
     // Round to nearest: `x * 2^-e` encoded (a pair at a time), the NaN
-    // scale's codes masked to zero; `f` is `2^-e`.
+    // scale's codes masked to zero; `f` is `2^-e`. E2M1 from `f16` and
+    // `bf16` compares the values' own bits with the midpoints times 2^e on
+    // their grid, eight values at a time (as NVFP4 does).
+    let eight = F::BITS == 4 && size_of::<I>() == 2;
     let nearest = Coder {
         scale,
-        prep: |sc: u8| {
+        prep: move |sc: u8| {
             let f = f32::from_bits(u32::from(254 - sc.min(254)) << 23);
-            (if sc == 0xff { 0 } else { !0 }, f)
+            let h = if eight {
+                mx_e2m1_threshold_bits::<I>(sc).map(|t| t * 0x1_0001)
+            } else {
+                [0; 7]
+            };
+            (if sc == 0xff { 0 } else { !0 }, (f, h))
         },
-        pair: |&f: &f32, _: u64, x: f32, y: f32| {
+        pair: |&(f, _): &(f32, [u32; 7]), _: u64, x: f32, y: f32| {
             fixed::encode_pair::<F>(mx_operand(x, f), mx_operand(y, f), Mode::SatFinite)
         },
+        eight: eight.then_some(|(_, t): &(f32, [u32; 7]), c: U32x4| e2m1_nearest_x8(c, t)),
     };
     let (seed, _) = rounding_args(rounding, false);
     let stochastic = Coder {
@@ -196,20 +205,14 @@ pub unsafe fn mx_quantize<S: Simt, F: MxElement, const W: u32, I: Input>(
             let b = mx_stochastic_code::<F>(y, sc, seed, i + 1);
             u16::from(a) | u16::from(b) << W
         },
+        eight: None::<NoEight<u8>>,
     };
     let is_nearest = matches!(rounding, Rounding::Nearest);
     if fast {
         let units = grid.scales() / u_blocks;
         let swz = q.swizzled;
-        let pos = move |g: usize| {
-            if swz {
-                // (`max(1)`: no division by zero, hence no panic path, when
-                // there are no blocks.)
-                swizzled_index(g / nb.max(1), g % nb.max(1), nb)
-            } else {
-                g
-            }
-        };
+        let by_nb = DivU32::new(nb);
+        let pos = move |g: usize| if swz { swizzled_pos(g, nb, by_nb) } else { g };
         match (u_blocks == 2, is_nearest) {
             // SAFETY: the fast path's conditions hold; the caller's promise.
             (true, true) => unsafe {
@@ -317,4 +320,33 @@ fn mx_stochastic_code<F: MxElement>(x: f32, sc: u8, seed: u64, i: u64) -> u8 {
         Some(e) => mx_code::<F, f32>(x, e, Rounding::Stochastic { seed }, i),
         None => 0,
     }
+}
+
+/// The thresholds of E2M1 codes of `x * 2^-e` (`f16` or `bf16` data `I`)
+/// under the E8M0 scale code `sc` (`e = sc - 127`), on the data's grid:
+/// `e2m1_threshold_bits` of the midpoints times 2^e. The scales 254 (whose
+/// `2^-e` the nearest path takes as 0: codes of zero) and 255 (NaN, masked)
+/// get infinite ones.
+#[inline(always)]
+fn mx_e2m1_threshold_bits<I: Input>(sc: u8) -> [u32; 7] {
+    // 2^e as a tensor scale under the unit scale (E4M3 1.0).
+    let special = sc >= 254;
+    let ts = f32::from_bits(match sc {
+        // 2^-127: a subnormal.
+        0 => 0x40_0000,
+        254.. => 127 << 23,
+        _ => u32::from(sc) << 23,
+    });
+    let (t, inf) = if I::BF16 {
+        (
+            e2m1_threshold_bits::<8, -133, 0x7f80>(E4M3::from_bits(0x38), ts),
+            0x7f80,
+        )
+    } else {
+        (
+            e2m1_threshold_bits::<11, -24, 0x7c00>(E4M3::from_bits(0x38), ts),
+            0x7c00,
+        )
+    };
+    t.map(|t| if special { inf } else { t })
 }

@@ -2,11 +2,11 @@
 //! [`nvfp4_dequantize`].
 
 use super::{
-    BlockGrid, Coder, E2M1, E4M3, Input, Rounding, SWIZZLED, Simt, TinyScale, aligned16,
-    block_scale_slow, dequantize_slow, e2m1_stochastic_f32, e2m1_thresholds_f32, fixed,
-    global_thread, map_out_by, nvfp4_scale_f32, nvfp4_value, quantize_fast, quantize_slow,
-    random_bits, rep, rounding_args, rounding_of, store_tail_of, swizzled_index, swizzled_len,
-    unswizzle, zero_padding,
+    BlockGrid, Coder, DivU32, E2M1, E4M3, Input, NoEight, Nvfp4Scaler, Rounding, SWIZZLED, Simt,
+    TinyScale, U32x4, aligned16, block_scale_slow, dequantize_slow, e2m1_nearest_x8,
+    e2m1_stochastic_f32, e2m1_threshold_bits, e2m1_thresholds_f32, fixed, global_thread,
+    map_out_by, nvfp4_value, quantize_fast, quantize_slow, random_bits, rep, rounding_args,
+    rounding_of, store_tail_of, swizzled_len, swizzled_pos, unswizzle, zero_padding,
 };
 
 /// What an NVFP4 quantization launch computes.
@@ -103,7 +103,8 @@ pub unsafe fn nvfp4_quantize<S: Simt, I: Input>(
 ) {
     let grid = q.grid();
     let (ts, tiny, rounding) = (q.tensor_scale, q.tiny, q.rounding);
-    let scale = move |m: u32| nvfp4_scale_f32(m, ts, tiny).to_bits();
+    let scaler = Nvfp4Scaler::new(ts, tiny);
+    let scale = move |m: u32| scaler.scale(m).to_bits();
     let nb = q.cols.div_ceil(16);
     let index = |i: usize| i;
     let fast = q.tile <= 1
@@ -113,19 +114,34 @@ pub unsafe fn nvfp4_quantize<S: Simt, I: Input>(
         && (!q.swizzled || nb.is_multiple_of(4));
     // Round to nearest: compares with the block's thresholds; a zero scale
     // (infinite thresholds) gives zeros of each value's sign, the NaN
-    // scale's codes are masked to zero: `nvfp4_codes`' bits.
+    // scale's codes are masked to zero: `nvfp4_codes`' bits. `f16` and
+    // `bf16` data compare their own bits, two values at a time, with the
+    // thresholds on their grid (`e2m1_threshold_bits`) in both halves of a
+    // `u32`; `f32` data with the `f32` thresholds.
+    let half = size_of::<I>() == 2;
     let nearest = Coder {
         scale,
         prep: move |sc: u8| {
-            let u = match sc {
-                0 | 0x7f => [f32::INFINITY; 7],
-                _ => e2m1_thresholds_f32(E4M3::from_bits(sc), ts),
-            };
-            (if sc == 0x7f { 0 } else { !0 }, u)
+            // The thresholds of a zero (and of the NaN) scale are infinite:
+            // computed for another scale, then replaced (no branch).
+            let special = matches!(sc, 0 | 0x7f);
+            let scale = E4M3::from_bits(if special { 0x38 } else { sc });
+            let mut h = [0u32; 7];
+            if half {
+                let (t, inf) = if I::BF16 {
+                    (e2m1_threshold_bits::<8, -133, 0x7f80>(scale, ts), 0x7f80)
+                } else {
+                    (e2m1_threshold_bits::<11, -24, 0x7c00>(scale, ts), 0x7c00)
+                };
+                h = t.map(|t| if special { inf } else { t } * 0x1_0001);
+            }
+            let f = e2m1_thresholds_f32(scale, ts).map(|t| if special { f32::INFINITY } else { t });
+            (if sc == 0x7f { 0 } else { !0 }, (f, h))
         },
-        pair: |u: &[f32; 7], _: u64, x: f32, y: f32| {
+        pair: |(u, _): &([f32; 7], [u32; 7]), _: u64, x: f32, y: f32| {
             u16::from(e2m1_nearest(x.to_bits(), u)) | u16::from(e2m1_nearest(y.to_bits(), u)) << 4
         },
+        eight: half.then_some(|(_, t): &([f32; 7], [u32; 7]), c: U32x4| e2m1_nearest_x8(c, t)),
     };
     let (seed, _) = rounding_args(rounding, false);
     let stochastic = Coder {
@@ -136,19 +152,13 @@ pub unsafe fn nvfp4_quantize<S: Simt, I: Input>(
             let b = nvfp4_stochastic_code(y, sc, ts, seed, i + 1);
             u16::from(a) | u16::from(b) << 4
         },
+        eight: None::<NoEight<u8>>,
     };
     let is_nearest = matches!(rounding, Rounding::Nearest);
     if fast {
         let swz = q.swizzled;
-        let pos = move |g: usize| {
-            if swz {
-                // (`max(1)`: no division by zero, hence no panic path, when
-                // there are no blocks.)
-                swizzled_index(g / nb.max(1), g % nb.max(1), nb)
-            } else {
-                g
-            }
-        };
+        let by_nb = DivU32::new(nb);
+        let pos = move |g: usize| if swz { swizzled_pos(g, nb, by_nb) } else { g };
         let blocks = grid.scales();
         if is_nearest {
             // SAFETY: the caller's promise (and the fast path's conditions
