@@ -279,8 +279,11 @@ impl Nvfp4Scaler {
         };
         Nvfp4Scaler {
             den,
-            // `den >= 3 * 2^23`: below 2^16.
-            recip: ((1u64 << 40) / u64::from(den)) as u32,
+            // `den >= 3 * 2^23`: below 2^16. (`mt` has bit 23 set: a
+            // `NonZeroU64` divisor leaves no division-by-zero branch in a
+            // kernel.)
+            recip: ((1u64 << 40) / NonZeroU64::new(u64::from(den)).unwrap_or(NonZeroU64::MAX))
+                as u32,
             et,
             bad,
             least,
