@@ -376,7 +376,11 @@ def analyze(name: str, instrs: list[Instr], regs: int | None = None) -> Entry:
 
     def shape(c: tuple[Loop, str]) -> tuple:
         moved = (c[0].loaded(), c[0].stored()) if reduction else (c[0].stored(), c[0].loaded())
-        return (*moved, c[1] != "straight", c[1] == "loop")
+        # A writer's hot path loads what it writes: an outer loop's own
+        # body that only stores (the tails of loops ptxas lays out across
+        # its range) is not it while a path that loads and stores exists.
+        both = reduction or (c[0].loaded() > 0 and c[0].stored() > 0)
+        return (both, *moved, c[1] != "straight", c[1] == "loop")
 
     # Of the paths that move the most, the shortest: an entry with a mode
     # chosen at run time (stochastic rounding) keeps a copy of its loop per

@@ -232,6 +232,27 @@ class Analyze(unittest.TestCase):
         # quarter of a scale byte, 2.25 bytes.
         self.assertIn("| 1.33 out | 2.22 |", sr.entry_table({"n": e}, False))
 
+    def test_a_writers_hot_path_loads(self):
+        # An outer loop whose own body only stores (what ptxas lays out
+        # after an inner loop) stores more than the inner loop, which loads
+        # and stores: the inner loop is the hot path.
+        text = function(
+            "pack_u8_w4",
+            [
+                (0x00, "IADD3 R9, R9, 0x1, RZ"),
+                (0x10, "LDG.E.128 R4, desc[UR4][R2.64]"),
+                (0x20, "STG.E.128 desc[UR4][R6.64], R4"),
+                (0x30, "@P1 BRA 0x10"),
+                (0x40, "STG.E.128 desc[UR4][R8.64], R4"),
+                (0x50, "STG.E.128 desc[UR4][R8.64+0x10], R4"),
+                (0x60, "@P2 BRA 0x00"),
+                (0x70, "EXIT"),
+                (0x80, "BRA 0x80"),
+            ],
+        )
+        e = sr.analyze("pack_u8_w4", sr.parse_sass(text)["pack_u8_w4"])
+        self.assertEqual((e.hot, e.hot_instrs, e.hot_stored, e.hot_loaded), ("loop", 3, 16, 16))
+
     def test_quantize_bytes_out_per_byte_in(self):
         self.assertEqual(sr.quantize_out_per_in("nvfp4_quantize"), (0.5 + 1 / 16) / 4)
         self.assertEqual(sr.quantize_out_per_in("nvfp4_quantize_bf16"), (0.5 + 1 / 16) / 2)
