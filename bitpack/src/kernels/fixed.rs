@@ -317,6 +317,32 @@ pub fn encode_pair<F: MiniFloat>(lo: f32, hi: f32, mode: Mode) -> u16 {
     a | b << F::BITS
 }
 
+/// [`encode_pair`] of two values that are not NaN: the same bits, without
+/// the check that gives a NaN lane of an 8-bit format the portable code on
+/// the GPU (a NaN lane's code is whatever the hardware gives). For callers
+/// that discard NaN lanes' codes, as a block quantizer does (a NaN in a
+/// block makes its scale NaN and its codes zero).
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::{E4M3, Mode};
+/// use bitpack::kernels::fixed;
+///
+/// let pair = fixed::encode_pair_not_nan::<E4M3>(1.0, -2.0, Mode::SatFinite);
+/// assert_eq!(pair, fixed::encode_pair::<E4M3>(1.0, -2.0, Mode::SatFinite));
+/// ```
+#[inline]
+pub fn encode_pair_not_nan<F: MiniFloat>(lo: f32, hi: f32, mode: Mode) -> u16 {
+    #[cfg(target_arch = "nvptx64")]
+    if matches!(mode, Mode::SatFinite)
+        && let Some(d) = device::encode_pair_raw::<F, false>(lo, hi)
+    {
+        return d;
+    }
+    encode_pair::<F>(lo, hi, mode)
+}
+
 /// Decodes the two lanes of the raw bits of an `NArray<F, 2>` (lane 0 in
 /// bits `0..F::BITS`; bits above `2 * F::BITS` ignored): `[lane 0, lane 1]`,
 /// the same bits as two calls of [`decode`]. On `nvptx64`, one packed
@@ -534,12 +560,24 @@ mod device {
     )]
     #[inline(always)]
     pub(super) fn encode_pair<F: MiniFloat>(lo: f32, hi: f32) -> Option<u16> {
+        encode_pair_raw::<F, true>(lo, hi)
+    }
+
+    /// [`encode_pair`] with the NaN lanes of the 8-bit formats fixed
+    /// (`NAN`) or left as the hardware codes them.
+    #[allow(
+        unused_variables,
+        reason = "targets without a packed `cvt` return `None`"
+    )]
+    #[inline(always)]
+    pub(super) fn encode_pair_raw<F: MiniFloat, const NAN: bool>(lo: f32, hi: f32) -> Option<u16> {
+        let fix = |d: u16| if NAN { fix_nan::<F>(d, lo, hi) } else { d };
         ptx::tier!(fp8 {
             if const { same_format(&F::FORMAT, &FloatFormat::E4M3) } {
-                return Some(fix_nan::<F>(ptx::e4m3x2(lo, hi), lo, hi));
+                return Some(fix(ptx::e4m3x2(lo, hi)));
             }
             if const { same_format(&F::FORMAT, &FloatFormat::E5M2) } {
-                return Some(fix_nan::<F>(ptx::e5m2x2(lo, hi), lo, hi));
+                return Some(fix(ptx::e5m2x2(lo, hi)));
             }
         });
         ptx::tier!(fp4 {

@@ -192,7 +192,8 @@ pub unsafe fn mx_quantize<S: Simt, F: MxElement, const W: u32, I: Input>(
             (if sc == 0xff { 0 } else { !0 }, (f, h))
         },
         pair: |&(f, _): &(f32, [u32; 7]), _: u64, x: f32, y: f32| {
-            fixed::encode_pair::<F>(mx_operand(x, f), mx_operand(y, f), Mode::SatFinite)
+            // A NaN's code is masked: the block's scale is NaN.
+            fixed::encode_pair_not_nan::<F>(mx_operand(x, f), mx_operand(y, f), Mode::SatFinite)
         },
         eight: eight.then_some(|(_, t): &(f32, [u32; 7]), c: U32x4| e2m1_nearest_x8(c, t)),
     };
