@@ -566,7 +566,8 @@ const CHUNK_BLOCKS: usize = 32;
 /// a chunk of 32 blocks at a time. The amax (an integer max of the
 /// magnitudes' bits) and the codes (seven compares of each magnitude with
 /// its block's thresholds, [`e2m1_thresholds`]) run in AVX2 builds where
-/// the CPU has it; the scale and thresholds of each block between them.
+/// the CPU has it; the scale and thresholds of each block between them
+/// (no division: [`Nvfp4Scaler`], the integer thresholds).
 fn rows_f32(
     row: &[f32],
     tensor_scale: f32,
@@ -576,6 +577,7 @@ fn rows_f32(
 ) {
     const B: usize = Nvfp4Array::BLOCK_SIZE;
     const CH: usize = B * CHUNK_BLOCKS;
+    let scaler = Nvfp4Scaler::new(tensor_scale, tiny);
     for ((xs, cs), ss) in row
         .chunks(CH)
         .zip(codes.chunks_mut(CH))
@@ -589,7 +591,6 @@ fn rows_f32(
         // bit kept (8) or dropped (the NaN scale's `+0` codes).
         let mut thr = [[f32::NAN; 8]; CHUNK_BLOCKS];
         let mut sign = [8u8; CHUNK_BLOCKS];
-        let scaler = Nvfp4Scaler::new(tensor_scale, tiny);
         for (((&m, s), t), sg) in bits.iter().zip(ss.iter_mut()).zip(&mut thr).zip(&mut sign) {
             let scale = scaler.scale(m);
             *s = scale.to_bits();

@@ -4,8 +4,9 @@ use super::{
     BlockGrid, COLUMNWISE, Coder, DivU32, E4M3, E8M0, Input, Mode, MxElement, NoEight, Rounding,
     SWIZZLED, ScaleRule, Simt, U32x4, aligned16, block_scale_slow, dequantize_slow,
     e2m1_nearest_x8, e2m1_threshold_bits, e8m0_f32, fixed, global_thread, map_out_by, mx_code,
-    mx_operand, mx_scale_f32, mx_value, quantize_fast, quantize_slow, rounding_args, rounding_of,
-    scale_exponent, store_tail_of, swizzled_len, swizzled_pos, unswizzle, zero_padding,
+    mx_operand, mx_scale_f32_branchless, mx_value, quantize_fast, quantize_slow, rounding_args,
+    rounding_of, scale_exponent, store_tail_of, swizzled_len, swizzled_pos, unswizzle,
+    zero_padding,
 };
 
 /// What an MX quantization launch computes: the input shape, the rule, the
@@ -163,7 +164,7 @@ pub unsafe fn mx_quantize<S: Simt, F: MxElement, const W: u32, I: Input>(
     const { assert!(W == F::BITS) };
     let grid = q.grid();
     let (rule, rounding) = (q.rule, q.rounding);
-    let scale = move |m: u32| mx_scale_f32::<F>(m, rule).to_bits();
+    let scale = move |m: u32| mx_scale_f32_branchless::<F>(m, rule).to_bits();
     let (srows, scols) = q.scale_matrix();
     let u_blocks = mx_unit_blocks(W);
     let nb = q.d.div_ceil(32);
