@@ -600,23 +600,8 @@ fn rows_f32(
                 _ => t[..7].copy_from_slice(&e2m1_thresholds_f32(scale, tensor_scale)),
             }
         }
-        #[cfg(all(feature = "std", target_arch = "x86_64"))]
-        if crate::kernels::x86::features() & crate::kernels::x86::AVX2 != 0 {
-            // SAFETY: the CPU has AVX2 (detected, and not masked off).
-            unsafe { threshold_codes_avx2(xs, &thr, &sign, cs) };
-            continue;
-        }
-        threshold_codes(xs, &thr, &sign, cs);
+        crate::kernels::with_avx2(|| threshold_codes(xs, &thr, &sign, cs));
     }
-}
-
-/// [`threshold_codes`] compiled with AVX2, as its own function: the
-/// compares of eight magnitudes at a time (handed to `with_avx2` as a
-/// closure, the loop ran as SSE2).
-#[cfg(all(feature = "std", target_arch = "x86_64"))]
-#[target_feature(enable = "avx2")]
-fn threshold_codes_avx2(xs: &[f32], thr: &[[f32; 8]], sign: &[u8], codes: &mut [u8]) {
-    threshold_codes(xs, thr, sign, codes)
 }
 
 /// `codes[i]` = the number of thresholds of `i`'s block that `|xs[i]|`
