@@ -176,6 +176,30 @@ fn quantize(c: &mut Criterion) {
     g.finish();
 }
 
+/// MX and NVFP4 dequantization beside a plain decode of the same codes
+/// (the floor a dequantizer cannot beat: the codes to `f32`, no scales).
+fn dequantize(c: &mut Criterion) {
+    let x = data(N, 4, false);
+    let shape = [N / 1024, 1024];
+    let e2 = formats::encode::<E2M1>(&x, Mode::SatFinite);
+    let e4 = formats::encode::<E4M3>(&x, Mode::SatFinite);
+    let mx2 = MxArray::<E2M1>::quantize(&x, &shape).unwrap();
+    let mx4 = MxArray::<E4M3>::quantize(&x, &shape).unwrap();
+    let nv = Nvfp4Array::quantize(&x, &shape).unwrap();
+    let mut g = c.benchmark_group("dequantize");
+    g.throughput(Throughput::Elements(N as u64));
+    g.bench_function("decode_e2m1", |b| {
+        b.iter(|| formats::decode(black_box(&e2)))
+    });
+    g.bench_function("mx_e2m1", |b| b.iter(|| black_box(&mx2).dequantize()));
+    g.bench_function("nvfp4", |b| b.iter(|| black_box(&nv).dequantize()));
+    g.bench_function("decode_e4m3", |b| {
+        b.iter(|| formats::decode(black_box(&e4)))
+    });
+    g.bench_function("mx_e4m3", |b| b.iter(|| black_box(&mx4).dequantize()));
+    g.finish();
+}
+
 /// Encoding from `f64`, `f16` and `bf16` beside `f32`, into E4M3.
 fn wide(c: &mut Criterion) {
     let x = data(N, 3, false);
@@ -205,6 +229,7 @@ fn main() {
     let mut c = config();
     e8m0(&mut c);
     quantize(&mut c);
+    dequantize(&mut c);
     wide(&mut c);
     c.final_summary();
 }
