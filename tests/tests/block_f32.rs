@@ -7,9 +7,10 @@
 //! tensor scales), every E4M3 rounding tie, and the E2M1 midpoints of every
 //! block scale.
 
+use bitpack::NarrowArray;
 use bitpack::formats::{
-    E2M1, E2M3, E3M2, E4M3, E5M2, Encoder, Mode, MxElement, Rounding, ScaleRule, TinyScale,
-    mx_scale, mx_scale_f32, nvfp4_codes, nvfp4_scale, nvfp4_scale_f32, nvfp4_value,
+    E2M1, E2M3, E3M2, E4M3, E5M2, Encoder, Mode, MxElement, Nvfp4Array, Rounding, ScaleRule,
+    TinyScale, mx_scale, mx_scale_f32, nvfp4_codes, nvfp4_scale, nvfp4_scale_f32, nvfp4_value,
 };
 use proptest::prelude::*;
 
@@ -394,4 +395,30 @@ fn mx_value_matches_to_f32_product() {
     check::<E3M2>();
     check::<E4M3>();
     check::<E5M2>();
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// `Nvfp4Array::dequantize` (scale and code in `f32`, then the tensor
+    /// scale) against the exact product of the three rounded once, for
+    /// every E2M1 code under every E4M3 scale byte (NaN included), for any
+    /// tensor scale (subnormal and overflowing products included).
+    #[test]
+    fn nvfp4_dequantize_matches_the_exact_product(ts in tensor_scale()) {
+        // Block `s` holds the 16 codes under scale byte `s` (0..0x80).
+        let codes: Vec<u8> = (0..128u32 * 8).map(|k| ((k * 2) % 16 | ((k * 2 + 1) % 16) << 4) as u8).collect();
+        let values = NarrowArray::<E2M1>::from_bytes(&codes, 128 * 16).unwrap();
+        let scales: Vec<E4M3> = (0..128u8).map(E4M3::from_bits).collect();
+        let q = Nvfp4Array::from_parts(values, NarrowArray::from_slice(&scales), ts).unwrap();
+        let got = q.dequantize();
+        for (i, g) in got.iter().enumerate() {
+            let (s, c) = (scales[i / 16], E2M1::from_bits((i % 16) as u8));
+            let want = (f64::from(c.to_f32()) * f64::from(s.to_f32()) * f64::from(ts)) as f32;
+            prop_assert!(
+                g.to_bits() == want.to_bits() || (g.is_nan() && want.is_nan()),
+                "code {:#x}, scale {:#04x}, tensor scale {:e}: {} != {}", i % 16, i / 16, ts, g, want
+            );
+        }
+    }
 }

@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 
 pub use super::block::{MxElement, ScaleRule};
 use super::block::{
-    block_amax, inv_pow2_f32, mx_code, mx_operand, mx_scale, mx_scale_f32, scale_exponent,
+    block_amax, e8m0_f32, inv_pow2_f32, mx_code, mx_operand, mx_scale, mx_scale_f32, scale_exponent,
 };
 use super::blocked::{Blocked, split_axis, split_shape};
 use super::types::E8M0;
@@ -610,7 +610,8 @@ impl<F: MxElement> MxArray<F> {
         // Exact: every value times 2^k (|k| <= 127, the product within
         // f32's range) is an f32.
         self.core.dequantize_into(out, Self::BLOCK_SIZE, |run, c| {
-            let s = E8M0::from_bits(c).to_f32();
+            // From the bits (`to_f32` is the format's general decode).
+            let s = e8m0_f32(E8M0::from_bits(c));
             for v in run {
                 *v *= s;
             }
