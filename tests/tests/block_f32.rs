@@ -407,7 +407,9 @@ proptest! {
     #[test]
     fn nvfp4_dequantize_matches_the_exact_product(ts in tensor_scale()) {
         // Block `s` holds the 16 codes under scale byte `s` (0..0x80).
-        let codes: Vec<u8> = (0..128u32 * 8).map(|k| ((k * 2) % 16 | ((k * 2 + 1) % 16) << 4) as u8).collect();
+        let codes: Vec<u8> = (0..128u32 * 8)
+            .map(|k| (((k * 2) % 16) | (((k * 2 + 1) % 16) << 4)) as u8)
+            .collect();
         let values = NarrowArray::<E2M1>::from_bytes(&codes, 128 * 16).unwrap();
         let scales: Vec<E4M3> = (0..128u8).map(E4M3::from_bits).collect();
         let q = Nvfp4Array::from_parts(values, NarrowArray::from_slice(&scales), ts).unwrap();
@@ -417,7 +419,12 @@ proptest! {
             let want = (f64::from(c.to_f32()) * f64::from(s.to_f32()) * f64::from(ts)) as f32;
             prop_assert!(
                 g.to_bits() == want.to_bits() || (g.is_nan() && want.is_nan()),
-                "code {:#x}, scale {:#04x}, tensor scale {:e}: {} != {}", i % 16, i / 16, ts, g, want
+                "code {:#x}, scale {:#04x}, tensor scale {:e}: {} != {}",
+                i % 16,
+                i / 16,
+                ts,
+                g,
+                want
             );
         }
     }
