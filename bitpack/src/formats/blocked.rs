@@ -10,7 +10,6 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::block::{swizzled_index, swizzled_len};
-use super::bulk::decode_stream;
 use crate::error::LengthOf;
 use crate::float::MiniFloat;
 use crate::{BitElement, Error, NarrowArray, Result};
@@ -167,7 +166,13 @@ impl<V: MiniFloat, S: BitElement> Blocked<V, S> {
         apply: impl Fn(&mut [f32], u8),
     ) -> Result<()> {
         LengthOf::DequantizeOutput.check(self.len(), out.len())?;
-        decode_stream::<V>(self.values.as_bytes(), out);
+        // The codes through the word kernels, as `formats::decode` runs them.
+        crate::kernels::minifloat::decode_words::<V>(
+            self.values.as_words(),
+            0,
+            out,
+            &crate::float::Tables::<V>::DECODE_F32,
+        );
         let (outer, d, inner) = split_axis(self.shape(), self.axis);
         let nb = d.div_ceil(block);
         let scales = self.scales.as_bytes();
