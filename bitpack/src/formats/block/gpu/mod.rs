@@ -9,10 +9,13 @@
 //!
 //! Each block's values are read once: the amax (an integer max of the
 //! magnitudes' bits, inputs widened exactly to `f32`), the scale
-//! ([`mx_scale_f32`], [`nvfp4_scale_f32`]: no `f64`), the codes (per value
-//! or pair, the bits of `mx_codes` and `nvfp4_codes`: the packed-pair
-//! encode, the `f32` thresholds, the integer stochastic E2M1 rounding; a
-//! zero NVFP4 scale gives sign-only codes without `f64`) and the scale
+//! (the bits of [`mx_scale_f32`](crate::formats::mx_scale_f32) and
+//! [`nvfp4_scale_f32`](crate::formats::nvfp4_scale_f32), without `f64` or
+//! a branch), the codes (per value, pair or eight: the bits of `mx_codes`
+//! and `nvfp4_codes`: the packed-pair encode, the thresholds (`f16` and
+//! `bf16` data compare their own bits with thresholds on their grid, two
+//! values a `u32`), the integer stochastic E2M1 rounding; a zero NVFP4
+//! scale gives sign-only codes without `f64`) and the scale
 //! byte are all made in registers and written in the same pass. Every
 //! array index of the fast paths is a constant (unrolled by `rep!`), so
 //! nothing goes through local memory; the stochastic codes are one
