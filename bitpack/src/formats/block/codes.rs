@@ -219,6 +219,17 @@ const fn f32_parts(b: u32) -> (u32, i32) {
     }
 }
 
+/// [`f32_parts`] without a branch, for the bits `b` of a positive finite
+/// `f32` (for 0, `m` is 0 and `e` meaningless: callers replace the result):
+/// the kernels' per-block form.
+#[inline(always)]
+fn f32_parts_branchless(b: u32) -> (u32, i32) {
+    let field = b >> 23;
+    let m = (b & 0x7f_ffff) | u32::from(field != 0) << 23;
+    let lz = m.leading_zeros().saturating_sub(8);
+    (m << lz.min(31), field.max(1) as i32 - 127 - lz as i32)
+}
+
 /// The [`E4M3`] scale of an NVFP4 block whose largest magnitude has the
 /// `f32` bits `amax_bits` (the sign bit is ignored; NaN and infinite bits
 /// give the NaN scale), for the tensor scale `tensor_scale` (finite and
@@ -295,12 +306,8 @@ impl Nvfp4Scaler {
     #[inline(always)]
     pub(in crate::formats) fn scale(&self, amax_bits: u32) -> E4M3 {
         let a = amax_bits & 0x7fff_ffff;
-        // `a`'s significand and exponent, subnormals normalized (`a = 0`
-        // gives 0, replaced below).
-        let field = a >> 23;
-        let ma = (a & 0x7f_ffff) | u32::from(field != 0) << 23;
-        let lz = ma.leading_zeros().saturating_sub(8);
-        let (ma, ea) = (ma << lz.min(31), field.max(1) as i32 - 127 - lz as i32);
+        // `a`'s significand and exponent (`a = 0` is replaced below).
+        let (ma, ea) = f32_parts_branchless(a);
         // a / (6 t) = (ma * 2^8) / (3 mt) * 2^(ea - et - 9). The integer
         // quotient lies in (42, 171): 6 to 8 bits, and `sticky` says
         // whether a fraction follows. `n * recip / 2^40` is below `n /
@@ -655,16 +662,10 @@ pub(in crate::formats) fn mx_scale_f32_branchless<F: MxElement>(
     rule: ScaleRule,
 ) -> E8M0 {
     let a = amax_bits & 0x7fff_ffff;
-    // floor(log2(a)) and the 23 fraction bits of a's significand,
-    // subnormals normalized, without a branch (a kernel computes one per
-    // block; `a = 0` is replaced below).
-    let field = a >> 23;
-    let m = (a & 0x7f_ffff) | u32::from(field != 0) << 23;
-    let lz = m.leading_zeros().saturating_sub(8);
-    let (frac, fl) = (
-        (m << lz.min(31)) & 0x7f_ffff,
-        field.max(1) as i32 - 127 - lz as i32,
-    );
+    // floor(log2(a)) and the 23 fraction bits of a's significand (`a =
+    // 0` is replaced below).
+    let (m, fl) = f32_parts_branchless(a);
+    let frac = m & 0x7f_ffff;
     // `rule_exponent` at 23 bits, each rule's step computed and one taken
     // by masks (no jump on the rule).
     let mb = F::FORMAT.mantissa_bits;

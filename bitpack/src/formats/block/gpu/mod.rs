@@ -364,6 +364,26 @@ fn swizzled_pos_slow(g: usize, nb: usize) -> usize {
     swizzled_index(g / nb.max(1), g % nb.max(1), nb)
 }
 
+/// The thresholds of [`e2m1_nearest_x8`] for `f16` or `bf16` data `I`:
+/// [`e2m1_threshold_bits`] on the data's grid under `scale` and
+/// `tensor_scale`, or all infinity where `infinite` (no value reaches
+/// them), each in both halves of a `u32`.
+#[inline(always)]
+fn half_threshold_words<I: Input>(scale: E4M3, tensor_scale: f32, infinite: bool) -> [u32; 7] {
+    let (t, inf) = if I::BF16 {
+        (
+            e2m1_threshold_bits::<8, -133, 0x7f80>(scale, tensor_scale),
+            0x7f80,
+        )
+    } else {
+        (
+            e2m1_threshold_bits::<11, -24, 0x7c00>(scale, tensor_scale),
+            0x7c00,
+        )
+    };
+    t.map(|t| if infinite { inf } else { t } * 0x1_0001)
+}
+
 /// The `eight` of a [`Coder`] that has none.
 type NoEight<P> = fn(&P, U32x4) -> u32;
 

@@ -3,7 +3,7 @@
 use super::{
     BlockGrid, COLUMNWISE, Coder, DivU32, E4M3, E8M0, Input, Mode, MxElement, NoEight, Rounding,
     SWIZZLED, ScaleRule, Simt, U32x4, aligned16, block_scale_slow, dequantize_slow,
-    e2m1_nearest_x8, e2m1_threshold_bits, e8m0_f32, fixed, global_thread, map_out_by, mx_code,
+    e2m1_nearest_x8, e8m0_f32, fixed, global_thread, half_threshold_words, map_out_by, mx_code,
     mx_operand, mx_scale_f32_branchless, mx_value, quantize_fast, quantize_slow, rounding_args,
     rounding_of, scale_exponent, store_tail_of, swizzled_len, swizzled_pos, unswizzle,
     zero_padding,
@@ -186,7 +186,7 @@ pub unsafe fn mx_quantize<S: Simt, F: MxElement, const W: u32, I: Input>(
         prep: move |sc: u8| {
             let f = f32::from_bits(u32::from(254 - sc.min(254)) << 23);
             let h = if eight {
-                mx_e2m1_threshold_bits::<I>(sc).map(|t| t * 0x1_0001)
+                mx_e2m1_threshold_words::<I>(sc)
             } else {
                 [0; 7]
             };
@@ -325,30 +325,18 @@ fn mx_stochastic_code<F: MxElement>(x: f32, sc: u8, seed: u64, i: u64) -> u8 {
 }
 
 /// The thresholds of E2M1 codes of `x * 2^-e` (`f16` or `bf16` data `I`)
-/// under the E8M0 scale code `sc` (`e = sc - 127`), on the data's grid:
-/// `e2m1_threshold_bits` of the midpoints times 2^e. The scales 254 (whose
+/// under the E8M0 scale code `sc` (`e = sc - 127`), on the data's grid, in
+/// both halves of a `u32`: the midpoints times 2^e. The scales 254 (whose
 /// `2^-e` the nearest path takes as 0: codes of zero) and 255 (NaN, masked)
 /// get infinite ones.
 #[inline(always)]
-fn mx_e2m1_threshold_bits<I: Input>(sc: u8) -> [u32; 7] {
+fn mx_e2m1_threshold_words<I: Input>(sc: u8) -> [u32; 7] {
     // 2^e as a tensor scale under the unit scale (E4M3 1.0).
-    let special = sc >= 254;
     let ts = f32::from_bits(match sc {
         // 2^-127: a subnormal.
         0 => 0x40_0000,
         254.. => 127 << 23,
         _ => u32::from(sc) << 23,
     });
-    let (t, inf) = if I::BF16 {
-        (
-            e2m1_threshold_bits::<8, -133, 0x7f80>(E4M3::from_bits(0x38), ts),
-            0x7f80,
-        )
-    } else {
-        (
-            e2m1_threshold_bits::<11, -24, 0x7c00>(E4M3::from_bits(0x38), ts),
-            0x7c00,
-        )
-    };
-    t.map(|t| if special { inf } else { t })
+    half_threshold_words::<I>(E4M3::from_bits(0x38), ts, sc >= 254)
 }

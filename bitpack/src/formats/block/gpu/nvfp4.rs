@@ -4,7 +4,7 @@
 use super::{
     BlockGrid, Coder, DivU32, E2M1, E4M3, Input, NoEight, Nvfp4Scaler, Rounding, SWIZZLED, Simt,
     TinyScale, U32x4, aligned16, block_scale_slow, dequantize_slow, e2m1_nearest_x8,
-    e2m1_stochastic_f32, e2m1_threshold_bits, e2m1_thresholds_f32, fixed, global_thread,
+    e2m1_stochastic_f32, e2m1_thresholds_f32, fixed, global_thread, half_threshold_words,
     map_out_by, nvfp4_value, quantize_fast, quantize_slow, random_bits, rep, rounding_args,
     rounding_of, store_tail_of, swizzled_len, swizzled_pos, unswizzle, zero_padding,
 };
@@ -126,15 +126,11 @@ pub unsafe fn nvfp4_quantize<S: Simt, I: Input>(
             // computed for another scale, then replaced (no branch).
             let special = matches!(sc, 0 | 0x7f);
             let scale = E4M3::from_bits(if special { 0x38 } else { sc });
-            let mut h = [0u32; 7];
-            if half {
-                let (t, inf) = if I::BF16 {
-                    (e2m1_threshold_bits::<8, -133, 0x7f80>(scale, ts), 0x7f80)
-                } else {
-                    (e2m1_threshold_bits::<11, -24, 0x7c00>(scale, ts), 0x7c00)
-                };
-                h = t.map(|t| if special { inf } else { t } * 0x1_0001);
-            }
+            let h = if half {
+                half_threshold_words::<I>(scale, ts, special)
+            } else {
+                [0; 7]
+            };
             let f = e2m1_thresholds_f32(scale, ts).map(|t| if special { f32::INFINITY } else { t });
             (if sc == 0x7f { 0 } else { !0 }, (f, h))
         },
