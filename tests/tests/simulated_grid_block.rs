@@ -816,33 +816,62 @@ fn every_path_of_every_entry() {
     println!("{runs} launches of the block-scaled bodies matched the host");
 }
 
-/// NVFP4 from `f16` and `bf16` on the fast path, which compares the
-/// values' own bits with thresholds on their grid: every block holds its
-/// largest value and values at, and one or two steps of the 16-bit grid
-/// around, the seven E2M1 midpoints times the block's scale, for block
-/// maxima over the whole range (subnormal thresholds included), tensor
-/// scales from tiny to huge and every tiny-scale rule.
+/// `blocks` blocks of `len` 16-bit values (`I`: `f16` or `bf16`), for the
+/// fast paths that compare the values' own bits with the E2M1 thresholds on
+/// their grid: each block holds its largest value (over the whole finite
+/// range), then values at, and one or two steps of the 16-bit grid around,
+/// the seven E2M1 midpoints times `unit(amax)` (the block's scale, or the
+/// scale times the tensor scale), with random signs.
+fn midpoint_blocks<I: In>(
+    r: &mut impl FnMut() -> u64,
+    blocks: usize,
+    len: usize,
+    unit: impl Fn(f32) -> f64,
+) -> Vec<I> {
+    let mids = [0.25f64, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0];
+    // The 16-bit value nearest `x`, as bits, and the value of bits.
+    let to16 = |x: f64| -> u16 {
+        if I::BF16 {
+            half::bf16::from_f64(x).to_bits()
+        } else {
+            half::f16::from_f64(x).to_bits()
+        }
+    };
+    let of16 = |b: u16| -> f32 {
+        if I::BF16 {
+            half::bf16::from_bits(b).to_f32()
+        } else {
+            half::f16::from_bits(b).to_f32()
+        }
+    };
+    let max_bits: u16 = if I::BF16 { 0x7f7f } else { 0x7bff };
+    let mut input = Vec::with_capacity(blocks * len);
+    for _ in 0..blocks {
+        let amax = (1 + r() % u64::from(max_bits)) as u16;
+        let d = unit(of16(amax));
+        input.push(I::from_bits(u64::from(amax)));
+        for _ in 1..len {
+            let b = r();
+            let t = mids[(b % 7) as usize] * d;
+            let step = ((b >> 8) % 5) as i32 - 2;
+            let near = i32::from(to16(t).min(max_bits)) + step;
+            let mut bits = near.clamp(0, i32::from(max_bits)) as u16;
+            if b >> 16 & 1 == 1 {
+                bits |= 0x8000;
+            }
+            input.push(I::from_bits(u64::from(bits)));
+        }
+    }
+    input
+}
+
+/// NVFP4 from `f16` and `bf16` on the fast path ([`midpoint_blocks`]), for
+/// block maxima over the whole range (subnormal thresholds included),
+/// tensor scales from tiny to huge and every tiny-scale rule.
 #[test]
 fn nvfp4_16_bit_inputs_at_the_midpoints() {
-    fn check<I: In>(bf16: bool) {
-        let mids = [0.25f64, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0];
-        // The 16-bit value nearest `x`, as bits, and the value of bits.
-        let to16 = |x: f64| -> u16 {
-            if bf16 {
-                half::bf16::from_f64(x).to_bits()
-            } else {
-                half::f16::from_f64(x).to_bits()
-            }
-        };
-        let of16 = |b: u16| -> f32 {
-            if bf16 {
-                half::bf16::from_bits(b).to_f32()
-            } else {
-                half::f16::from_bits(b).to_f32()
-            }
-        };
-        let max_bits: u16 = if bf16 { 0x7f7f } else { 0x7bff };
-        let c = NvCase {
+    fn check<I: In>() {
+        let base = NvCase {
             matrices: 1,
             matrix_rows: 8,
             cols: 64,
@@ -865,58 +894,25 @@ fn nvfp4_16_bit_inputs_at_the_midpoints() {
             };
             let tiny =
                 [TinyScale::Flush, TinyScale::Smallest, TinyScale::MinNormal][seed as usize % 3];
-            let c = NvCase { tiny, ..c };
-            let mut input = Vec::with_capacity(c.matrix_rows * c.cols);
-            for _ in 0..c.matrix_rows * c.cols / 16 {
-                let amax = (1 + r() % u64::from(max_bits)) as u16;
-                let scale = nvfp4_scale_f32(of16(amax).to_bits(), ts, tiny);
-                let d = f64::from(scale.to_f32()) * f64::from(ts);
-                input.push(I::from_bits(u64::from(amax)));
-                for _ in 1..16 {
-                    let b = r();
-                    let t = mids[(b % 7) as usize] * d;
-                    let step = ((b >> 8) % 5) as i32 - 2;
-                    let near = i32::from(to16(t).min(max_bits)) + step;
-                    let mut bits = near.clamp(0, i32::from(max_bits)) as u16;
-                    if b >> 16 & 1 == 1 {
-                        bits |= 0x8000;
-                    }
-                    input.push(I::from_bits(u64::from(bits)));
-                }
-            }
+            let c = NvCase { tiny, ..base };
+            let input: Vec<I> = midpoint_blocks(&mut r, c.matrix_rows * c.cols / 16, 16, |a| {
+                f64::from(nvfp4_scale_f32(a.to_bits(), ts, tiny).to_f32()) * f64::from(ts)
+            });
             if let Err(e) = nvfp4_quantize_check(&c, &input, ts) {
-                panic!("bf16 {bf16}, tensor scale {ts:e}, {tiny:?}: {e}");
+                panic!("bf16 {}, tensor scale {ts:e}, {tiny:?}: {e}", I::BF16);
             }
         }
     }
-    check::<Half<false>>(false);
-    check::<Half<true>>(true);
+    check::<Half<false>>();
+    check::<Half<true>>();
 }
 
-/// MX E2M1 from `f16` and `bf16` on the fast path, which compares the
-/// values' own bits with the midpoints times the block's power of two:
-/// every block of 32 holds its largest value and values at, and one or two
-/// steps of the 16-bit grid around, the seven midpoints times its scale,
-/// for block maxima over the whole range and every scale rule.
+/// MX E2M1 from `f16` and `bf16` on the fast path ([`midpoint_blocks`],
+/// blocks of 32 under their power of two), for block maxima over the whole
+/// range and every scale rule.
 #[test]
 fn mx_e2m1_16_bit_inputs_at_the_midpoints() {
-    fn check<I: In>(bf16: bool) {
-        let mids = [0.25f64, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0];
-        let to16 = |x: f64| -> u16 {
-            if bf16 {
-                half::bf16::from_f64(x).to_bits()
-            } else {
-                half::f16::from_f64(x).to_bits()
-            }
-        };
-        let of16 = |b: u16| -> f32 {
-            if bf16 {
-                half::bf16::from_bits(b).to_f32()
-            } else {
-                half::f16::from_bits(b).to_f32()
-            }
-        };
-        let max_bits: u16 = if bf16 { 0x7f7f } else { 0x7bff };
+    fn check<I: In>() {
         for seed in 0..8u64 {
             let mut r = rng(seed + 200);
             let c = MxCase {
@@ -932,29 +928,14 @@ fn mx_e2m1_16_bit_inputs_at_the_midpoints() {
                 words_off: 0,
                 seed,
             };
-            let mut input = Vec::with_capacity(c.outer * c.d);
-            for _ in 0..c.outer * c.d / 32 {
-                let amax = (1 + r() % u64::from(max_bits)) as u16;
-                let scale = mx_scale_f32::<E2M1>(of16(amax).to_bits(), c.rule);
-                let p = f64::from(scale.to_f32());
-                input.push(I::from_bits(u64::from(amax)));
-                for _ in 1..32 {
-                    let b = r();
-                    let t = mids[(b % 7) as usize] * p;
-                    let step = ((b >> 8) % 5) as i32 - 2;
-                    let near = i32::from(to16(t).min(max_bits)) + step;
-                    let mut bits = near.clamp(0, i32::from(max_bits)) as u16;
-                    if b >> 16 & 1 == 1 {
-                        bits |= 0x8000;
-                    }
-                    input.push(I::from_bits(u64::from(bits)));
-                }
-            }
+            let input: Vec<I> = midpoint_blocks(&mut r, c.outer * c.d / 32, 32, |a| {
+                f64::from(mx_scale_f32::<E2M1>(a.to_bits(), c.rule).to_f32())
+            });
             if let Err(e) = mx_quantize_check::<E2M1, 4, I>(&c, &input) {
-                panic!("bf16 {bf16}, {:?}: {e}", c.rule);
+                panic!("bf16 {}, {:?}: {e}", I::BF16, c.rule);
             }
         }
     }
-    check::<Half<false>>(false);
-    check::<Half<true>>(true);
+    check::<Half<false>>();
+    check::<Half<true>>();
 }
