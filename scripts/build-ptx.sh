@@ -9,6 +9,10 @@
 #      they do not reach, -O3;
 #   4. llc writes the .ptx; crate disambiguators in symbol names are replaced
 #      by one fixed value, so the file does not depend on the checkout's path.
+#      rustc runs under scripts/ptx-rustc.sh, which gives every crate a
+#      metadata made of its name alone: the disambiguators it replaces then
+#      have the same length everywhere, and so have the back-reference offsets
+#      in the names.
 #
 #   scripts/build-ptx.sh [--crate DIR] [--out DIR] [--name NAME] [TARGET...]
 #
@@ -19,7 +23,8 @@
 # records); only when none is present is the pinned one installed (rustup,
 # profile minimal, with rust-src and llvm-tools), and the
 # script says so first. Cargo's target directory is
-# CARGO_TARGET_DIR (default target/) + /ptx-TARGET.
+# CARGO_TARGET_DIR (default target/) + /ptx-build/TARGET (a directory of its
+# own: cargo does not rebuild when only RUSTC_WRAPPER changes).
 #
 #   scripts/build-ptx.sh --print-toolchain   # the toolchain it would use
 #                                            # (installing it if needed)
@@ -101,8 +106,9 @@ mkdir -p "$out"
 tdir_base=${CARGO_TARGET_DIR:-$root/target}
 for target in "${targets[@]}"; do
     ptx=$(ptx_for "$target")
-    tdir=$tdir_base/ptx-$target
-    RUSTFLAGS="-C linker-plugin-lto -C target-cpu=$target -C target-feature=+$ptx" \
+    tdir=$tdir_base/ptx-build/$target
+    RUSTC_WRAPPER=$root/scripts/ptx-rustc.sh \
+        RUSTFLAGS="-C linker-plugin-lto -C target-cpu=$target -C target-feature=+$ptx" \
         cargo +"$toolchain" build --quiet --release --manifest-path "$manifest" \
         --target nvptx64-nvidia-cuda -Z build-std=core --target-dir "$tdir" 2> >(grep -v -e 'unstable feature specified' -e 'this feature is not stably supported' -e '^ *= note' -e '^$' >&2 || true)
     work=$(mktemp -d)
