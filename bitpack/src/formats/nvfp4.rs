@@ -67,24 +67,37 @@ pub struct Nvfp4Options {
 /// magnitude (rounded to `f32`) over `6 * 448`, in `f32`, or 1 if zero;
 /// [`NO_FINITE_VALUE`] when the data is not empty and holds no finite value.
 fn default_scale_of<S: Real>(data: &[S]) -> Result<f32> {
-    let mut amax = 0f64;
-    let mut any_finite = false;
-    for chunk in data.chunks(256) {
-        let (a, finite) = S::amax(chunk);
-        if finite {
-            amax = amax.max(a);
-            any_finite = true;
-        } else {
-            // Leave the non-finite values out.
-            for &x in chunk {
-                let v = x.to_f64_exact().abs();
-                any_finite |= v.is_finite();
-                if v.is_finite() && v > amax {
-                    amax = v;
+    // The largest finite magnitude and whether there is one, 256 values at
+    // a time; split across threads (max and or: the cuts do not matter).
+    let amax_of = |range: core::ops::Range<usize>| {
+        let mut amax = 0f64;
+        let mut any_finite = false;
+        for chunk in data[range].chunks(256) {
+            let (a, finite) = S::amax(chunk);
+            if finite {
+                amax = amax.max(a);
+                any_finite = true;
+            } else {
+                // Leave the non-finite values out.
+                for &x in chunk {
+                    let v = x.to_f64_exact().abs();
+                    any_finite |= v.is_finite();
+                    if v.is_finite() && v > amax {
+                        amax = v;
+                    }
                 }
             }
         }
-    }
+        (amax, any_finite)
+    };
+    let n = data.len();
+    let (amax, any_finite) = crate::par::fold(
+        n,
+        n,
+        |u| u.is_multiple_of(256),
+        amax_of,
+        |a, b| (a.0.max(b.0), a.1 | b.1),
+    );
     if !data.is_empty() && !any_finite {
         return Err(NO_FINITE_VALUE);
     }
@@ -300,9 +313,8 @@ impl Nvfp4Array {
             ));
         }
         let (rows, cols) = split_shape(shape, data.len())?;
-        let nb = cols.div_ceil(Self::BLOCK_SIZE);
-        let mut scale_codes = vec![0u8; rows * nb];
-        let mut codes = vec![0u8; data.len()];
+        const BS: usize = Nvfp4Array::BLOCK_SIZE;
+        let nb = cols.div_ceil(BS);
         let tile_rows = match opts.blocks {
             Nvfp4Blocks::Rows => 1,
             Nvfp4Blocks::Tiles16x16 => 16,
@@ -313,39 +325,101 @@ impl Nvfp4Array {
             shape[shape.len() - 2]
         } else {
             1
+        }
+        .max(1);
+        // Tile rows of each matrix: group `g` is the `g % per_matrix`-th
+        // of matrix `g / per_matrix`, its first row and its height.
+        let per_matrix = matrix_rows.div_ceil(tile_rows);
+        let group = |g: usize| {
+            let (m, t) = (g / per_matrix, g % per_matrix);
+            let r0 = m * matrix_rows + t * tile_rows;
+            (r0, tile_rows.min(matrix_rows - t * tile_rows))
         };
         // Bounded by the data: with no columns (or no rows) there is no
         // block, however many empty rows the shape names.
-        let mut r0 = if nb == 0 { rows } else { 0 };
-        while r0 < rows {
-            let in_matrix = r0 % matrix_rows.max(1);
-            let height = tile_rows.min(matrix_rows.max(1) - in_matrix).min(rows - r0);
-            for b in 0..nb {
-                let c0 = b * Self::BLOCK_SIZE;
-                let c1 = cols.min(c0 + Self::BLOCK_SIZE);
-                // The tile's amax (a NaN or infinity anywhere: the NaN
-                // scale), then the block core's scale and codes.
-                let mut amax = Some(0f64);
-                for r in r0..r0 + height {
-                    let a = block_amax(&data[r * cols + c0..r * cols + c1]);
-                    amax = amax.zip(a).map(|(m, a)| m.max(a));
+        let groups = if nb == 0 || rows == 0 {
+            0
+        } else {
+            rows / matrix_rows * per_matrix
+        };
+        let n = data.len();
+        // One scale per tile (per block for rows): the tile's amax (a NaN or
+        // infinity anywhere: the NaN scale), then the block core's scale.
+        // Split across threads by tiles.
+        let mut tile_scales = vec![0u8; groups * nb];
+        let out = crate::par::Out {
+            slice: &mut tile_scales[..],
+            at: |u| u,
+        };
+        crate::par::split(
+            n,
+            groups * nb,
+            |_| true,
+            out,
+            |us, out, base| {
+                for u in us {
+                    let ((r0, height), b) = (group(u / nb), u % nb);
+                    let (c0, c1) = (b * BS, cols.min(b * BS + BS));
+                    let mut amax = Some(0f64);
+                    for r in r0..r0 + height {
+                        let a = block_amax(&data[r * cols + c0..r * cols + c1]);
+                        amax = amax.zip(a).map(|(m, a)| m.max(a));
+                    }
+                    out[u - base] = nvfp4_scale::<S>(amax, tensor_scale, opts.tiny).to_bits();
                 }
-                let scale = nvfp4_scale::<S>(amax, tensor_scale, opts.tiny);
+            },
+        );
+        let scale_codes = if tile_rows == 1 {
+            tile_scales
+        } else {
+            let mut codes = vec![0u8; rows * nb];
+            for g in 0..groups {
+                let (r0, height) = group(g);
                 for r in r0..r0 + height {
-                    scale_codes[r * nb + b] = scale.to_bits();
-                    let at = r * cols + c0;
-                    let (xs, out) = (&data[at..r * cols + c1], &mut codes[at..r * cols + c1]);
-                    nvfp4_codes::<S>(xs, scale, tensor_scale, opts.rounding, at as u64, out);
+                    codes[r * nb..][..nb].copy_from_slice(&tile_scales[g * nb..][..nb]);
                 }
             }
-            r0 += height;
-        }
-        let mut values = NarrowArray::<E2M1>::zeroed(data.len());
-        if crate::kernels::pack(4, &codes, values.words_mut(), 0).is_err() {
-            unreachable!("the array holds every value");
-        }
+            codes
+        };
+        // The codes, value by value with their block's scale, packed a
+        // chunk at a time; split across threads at whole chunks.
+        let mut values = NarrowArray::<E2M1>::zeroed(n);
+        let out = crate::par::Out {
+            slice: values.words_mut(),
+            at: |u| u / 16,
+        };
+        let scale_codes = &scale_codes[..];
+        crate::par::split(n, n, crate::par::on_grain, out, |us, words, base| {
+            let mut codes = [0u8; crate::par::GRAIN];
+            let mut at = us.start;
+            while at < us.end {
+                let end = us.end.min(at + crate::par::GRAIN);
+                let c = &mut codes[..end - at];
+                let mut p = at;
+                while p < end {
+                    // The run of `p`'s block within `at..end`.
+                    let (r, b) = (p / cols, p % cols / BS);
+                    let q = end.min(r * cols + cols.min(b * BS + BS));
+                    let scale = E4M3::from_bits(scale_codes[r * nb + b]);
+                    let out = &mut c[p - at..q - at];
+                    nvfp4_codes::<S>(
+                        &data[p..q],
+                        scale,
+                        tensor_scale,
+                        opts.rounding,
+                        p as u64,
+                        out,
+                    );
+                    p = q;
+                }
+                if crate::kernels::pack(4, c, words, at - base * 16).is_err() {
+                    unreachable!("the array holds every value");
+                }
+                at = end;
+            }
+        });
         values.reshape(shape)?;
-        let scales = NarrowArray::<E4M3>::from_bytes(&scale_codes, scale_codes.len())?;
+        let scales = NarrowArray::<E4M3>::from_bytes(scale_codes, scale_codes.len())?;
         Self::from_parts(values, scales, tensor_scale)
     }
 
