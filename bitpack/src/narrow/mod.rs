@@ -13,6 +13,7 @@ use core::marker::PhantomData;
 
 #[cfg(doc)]
 use crate::Error;
+use crate::kernels::bits::bit_of;
 use crate::shape::check_len;
 use crate::shape::{packing, shape_accessors};
 use crate::{BitElement, Result, Unsigned};
@@ -272,24 +273,56 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
         words: "the words of a NarrowArray",
     };
 
-    /// Packs `values` into `words` at index `first`.
+    /// Packs `values` into `words` at index `first`, split across threads
+    /// by `par` at cuts where a value starts a word.
     #[inline]
     fn pack_at(values: &[T], words: &mut [u64], first: usize) {
-        if L::WORD_ALIGNED {
-            bulk::pack_aligned(values, words, first);
-        } else {
-            bulk::pack(values, words, first);
-        }
+        let bit = |u: usize| bit_of(L::WORD_ALIGNED, T::BITS, first + u);
+        let out = crate::par::Out {
+            slice: words,
+            at: |u| bit(u) / 64,
+        };
+        let n = values.len();
+        crate::par::split(
+            n,
+            n,
+            |u| bit(u).is_multiple_of(64),
+            out,
+            |r, words, _| {
+                // Every piece but the first starts on its words' first bit.
+                let at = if r.start == 0 { first } else { 0 };
+                if L::WORD_ALIGNED {
+                    bulk::pack_aligned(&values[r], words, at);
+                } else {
+                    bulk::pack(&values[r], words, at);
+                }
+            },
+        );
     }
 
-    /// Unpacks the values at `first..first + dst.len()` of `words`.
+    /// Unpacks the values at `first..first + dst.len()` of `words`, split
+    /// across threads by `par` (at cuts on words, for the kernels' sake).
     #[inline]
     fn unpack_at(words: &[u64], first: usize, dst: &mut [T]) {
-        if L::WORD_ALIGNED {
-            bulk::unpack_aligned(words, first, dst);
-        } else {
-            bulk::unpack(words, first, dst);
-        }
+        let bit = |u: usize| bit_of(L::WORD_ALIGNED, T::BITS, first + u);
+        let n = dst.len();
+        let out = crate::par::Out {
+            slice: dst,
+            at: |u| u,
+        };
+        crate::par::split(
+            n,
+            n,
+            |u| bit(u).is_multiple_of(64),
+            out,
+            |r, dst, _| {
+                if L::WORD_ALIGNED {
+                    bulk::unpack_aligned(words, first + r.start, dst);
+                } else {
+                    bulk::unpack(words, first + r.start, dst);
+                }
+            },
+        );
     }
 
     /// The zero value of `T` (all value bits clear).
