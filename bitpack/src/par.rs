@@ -26,6 +26,7 @@ use core::ops::Range;
 /// 2^20 values on and lose below 2^19. Sums, some 40 times cheaper per
 /// value than an encode, count each value as an eighth of one, so they
 /// split from 2^23 values on.
+#[cfg(feature = "rayon")]
 pub const THRESHOLD: usize = 1 << 20;
 
 /// Pieces per thread: more than one, so that a thread slowed by another
