@@ -6,15 +6,20 @@ use crate::ast::Input;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-/// `where Self: Copy + 'static` for a generic type, so that the stub's
-/// supertraits hold without asking more of the parameters.
+/// `where Self: Copy + Send + Sync + 'static` for a generic type, so that
+/// the stub's supertraits hold without asking more of the parameters.
 fn where_clause(input: &Input<'_>) -> TokenStream {
     let ident = input.ident;
     let (_, ty_generics, where_clause) = input.generics.split_for_impl();
     if input.generics.params.is_empty() {
         return quote!(#where_clause);
     }
-    let mut preds = quote!(#ident #ty_generics: ::core::marker::Copy + 'static,);
+    let mut preds = quote!(
+        #ident #ty_generics: ::core::marker::Copy
+            + ::core::marker::Send
+            + ::core::marker::Sync
+            + 'static,
+    );
     if let Some(wc) = where_clause {
         let existing = &wc.predicates;
         preds = quote!(#existing, #preds);
