@@ -219,6 +219,66 @@ fn nvfp4_quantize_and_dequantize_split_bit_for_bit() {
     });
 }
 
+/// The other input types through the chunked quantize paths: MX from `f16`
+/// and `bf16` (widened to `f32` a chunk at a time, then the AVX2 scale and
+/// the fused encode), NVFP4 from `f16` and `f64` (the block core), beside
+/// NVFP4 from `f32` whose rows' chunks are cut mid-row (`[3, 1030]`).
+#[test]
+fn half_and_f64_inputs_split_bit_for_bit() {
+    for shape in [&[5000][..], &[3, 1030], &[40, 100], &[257, 3], &[1, 4097]] {
+        let n: usize = shape.iter().product();
+        let src = data(n, n as u64);
+        let h: Vec<half::f16> = src.iter().map(|&x| half::f16::from_f32(x)).collect();
+        let b: Vec<half::bf16> = src.iter().map(|&x| half::bf16::from_f32(x)).collect();
+        let w: Vec<f64> = src.iter().map(|&x| f64::from(x)).collect();
+        let parts = |q: MxArray<E2M1>| {
+            (
+                q.values().as_bytes().to_vec(),
+                q.scales().as_bytes().to_vec(),
+            )
+        };
+        let opts = MxOptions::default();
+        let _ = same("MX E2M1 from f16", || {
+            MxArray::<E2M1>::quantize_with(&h, shape, &opts).map(parts)
+        });
+        let _ = same("MX E2M1 from bf16", || {
+            MxArray::<E2M1>::quantize_with(&b, shape, &opts).map(parts)
+        });
+        let _ = same("MX E4M3 from bf16", || {
+            MxArray::<E4M3>::quantize_with(&b, shape, &opts).map(|q| {
+                (
+                    q.values().as_bytes().to_vec(),
+                    q.scales().as_bytes().to_vec(),
+                )
+            })
+        });
+        let nv = |q: Nvfp4Array| {
+            let v = q.values().as_bytes().to_vec();
+            (
+                v,
+                q.scales().as_bytes().to_vec(),
+                q.tensor_scale().to_bits(),
+            )
+        };
+        let opts = Nvfp4Options::default();
+        let _ = same("NVFP4 from f16", || {
+            Nvfp4Array::quantize_with(&h, shape, &opts)
+                .map(nv)
+                .map_err(|e| e.to_string())
+        });
+        let _ = same("NVFP4 from f64", || {
+            Nvfp4Array::quantize_with(&w, shape, &opts)
+                .map(nv)
+                .map_err(|e| e.to_string())
+        });
+        let _ = same("NVFP4 from f32", || {
+            Nvfp4Array::quantize_with(&finite(n, 4), shape, &opts)
+                .map(nv)
+                .map_err(|e| e.to_string())
+        });
+    }
+}
+
 /// Pack, unpack, `extend_from_slice` at an odd start, and sums, both
 /// layouts.
 fn ints<T: UnsignedElement + core::fmt::Debug + PartialEq>(raws: &[u64]) {
