@@ -27,7 +27,12 @@ use crate::unsigned::Unsigned;
 ///
 /// An element is plain bits, so it is `Send` and `Sync` (a type holding a
 /// pointer or a `Cell` is not an element): the bulk calls may hand slices
-/// of elements to other threads (feature `rayon`).
+/// of elements to other threads (feature `rayon`). These two supertraits
+/// were added with the `rayon` feature and hold in every build, with or
+/// without it: a public trait change, under which a hand-written
+/// `impl BitElement` for a type that is not `Send` and `Sync` (one holding
+/// a raw pointer, say) no longer compiles. Every built-in element and every
+/// type `#[derive(BitElement)]` accepts is both already.
 ///
 /// # Implementations
 ///

@@ -195,7 +195,8 @@
 //!   time: it builds without CUDA, and without a driver every call is an
 //!   [`Error::Device`]).
 //! - `rayon`: large bulk calls use every core. There are no separate
-//!   parallel functions: above [`PARALLEL_THRESHOLD`] values, the calls
+//!   parallel functions: above [`PARALLEL_THRESHOLD`] values (2^20; a
+//!   sum counts each value as an eighth, so it splits from 2^23), the calls
 //!   themselves ([`formats::encode`], [`formats::encode_into`],
 //!   [`formats::decode`], [`formats::decode_into`],
 //!   [`formats::Encoder::array`], [`formats::MxArray::quantize_with`],
@@ -214,6 +215,9 @@
 //!   and so are errors. The slice and byte-buffer calls that need no
 //!   allocator (`encode_slice`, `encode_packed`, `decode_packed`, ...)
 //!   stay on one thread. Implies `std`; the `no_std` builds never have it.
+//!   [`BitElement`](trait@BitElement) requires `Send + Sync` in every
+//!   build (a public trait change that came with this feature; see its
+//!   docs).
 //!
 //! With no features the crate is `no_std` without an allocator and builds for
 //! `nvptx64-nvidia-cuda`, so GPU kernel crates can embed it.
