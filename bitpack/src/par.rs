@@ -21,11 +21,14 @@ use core::ops::Range;
 ///
 /// Measured with `cargo bench -p bitpack-bench --features rayon --bench
 /// parallel -- threshold` on 2 shared cores (`BENCHMARKS.md`, "All
-/// cores"): a split costs tens of microseconds (waking the pool's threads,
-/// their cold caches), so float encode, decode and unpack gain from about
-/// 2^20 values on and lose below 2^19. Sums, some 40 times cheaper per
-/// value than an encode, count each value as an eighth of one, so they
-/// split from 2^23 values on.
+/// cores"): a split costs 13 to 20 microseconds there (waking the pool's
+/// threads, their cold caches). At 2^20 values a forced split was still
+/// slightly behind one thread for encode, decode and unpack (0.7x to
+/// 0.93x, after main's faster one-thread paths) and ahead at 2^26 (encode
+/// 1.4x, unpack 1.6x); 2^20 is kept as the point where the split costs
+/// little either way. Sums, some 30 times cheaper per value than an
+/// encode, count each value as an eighth of one, so they split from 2^23
+/// values on.
 #[cfg(feature = "rayon")]
 pub const THRESHOLD: usize = 1 << 20;
 
