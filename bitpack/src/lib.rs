@@ -194,6 +194,30 @@
 //!   kernels on a CUDA device through `cudarc` (the driver is loaded at run
 //!   time: it builds without CUDA, and without a driver every call is an
 //!   [`Error::Device`]).
+//! - `rayon`: large bulk calls use every core. There are no separate
+//!   parallel functions: above [`PARALLEL_THRESHOLD`] values (2^20; a
+//!   sum counts each value as an eighth, so it splits from 2^23), the calls
+//!   themselves ([`formats::encode`], [`formats::encode_into`],
+//!   [`formats::decode`], [`formats::decode_into`],
+//!   [`formats::Encoder::array`], [`formats::MxArray::quantize_with`],
+//!   [`formats::Nvfp4Array::quantize_with`] (its default tensor scale by a
+//!   parallel amax first), both arrays' `dequantize`, and
+//!   [`NarrowArray::sum`]) cut their work into pieces on the
+//!   current `rayon` pool (`ThreadPool::install` chooses the threads; a
+//!   pool of one thread stays on one). The cuts fall on packed word
+//!   boundaries (no two threads write one word) and on whole MX and NVFP4
+//!   blocks and 16 x 16 tiles; MX blocks along another axis split by
+//!   blocks' rows, and NVFP4 tiles by tile rows (one row of tiles computes
+//!   its scales on one thread). Every value is computed by the same code as
+//!   on one thread, and stochastic rounding draws value `i`'s random bits
+//!   from `i`, so results are bit-identical with and without the feature,
+//!   and so are errors. The slice and byte-buffer calls that need no
+//!   allocator (`encode_slice`, `encode_packed`, `decode_packed`, ...)
+//!   stay on one thread, and so do [`NarrowArray`]'s `pack_from` and
+//!   `unpack_into` (their pieces would hand slices of the element type to
+//!   other threads, which asks `Send + Sync` of every
+//!   [`BitElement`](trait@BitElement); a bound the derive's errors would
+//!   pay for). Implies `std`; the `no_std` builds never have it.
 //!
 //! With no features the crate is `no_std` without an allocator and builds for
 //! `nvptx64-nvidia-cuda`, so GPU kernel crates can embed it.
@@ -233,6 +257,8 @@ pub mod kernels;
 #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub mod narrow;
 mod narrow_int;
+#[cfg(feature = "alloc")]
+mod par;
 mod record;
 #[cfg(feature = "alloc")]
 #[cfg(feature = "alloc")]
@@ -264,6 +290,12 @@ pub use narrow::{Dense, DynNarrowArray, NarrowArray, Packing, ReinterpretError, 
 #[doc(inline)]
 pub use narrow::{NarrowMut, NarrowRef};
 pub use narrow_int::NarrowInt;
+#[cfg(feature = "rayon")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
+pub use par::THRESHOLD as PARALLEL_THRESHOLD;
+#[cfg(feature = "rayon")]
+#[doc(hidden)]
+pub use par::with_threshold as __with_parallel_threshold;
 pub use record::{Field, FieldInfo, Packed, Record};
 pub use shape::{Layout, LayoutIter, MAX_DIMS, Runs};
 #[doc(hidden)]

@@ -18,3 +18,5 @@ mod float_wide;
 mod format_names;
 mod narrow_int_conformance;
 mod packing_conformance;
+#[cfg(feature = "rayon")]
+mod parallel;

@@ -163,34 +163,45 @@ impl<V: MiniFloat, S: BitElement> Blocked<V, S> {
         &self,
         out: &mut [f32],
         block: usize,
-        apply: impl Fn(&mut [f32], u8),
+        apply: impl Fn(&mut [f32], u8) + Sync,
     ) -> Result<()> {
         LengthOf::DequantizeOutput.check(self.len(), out.len())?;
-        // The codes through the word kernels, as `formats::decode` runs them.
-        crate::kernels::minifloat::decode_words::<V>(
-            self.values.as_words(),
-            0,
-            out,
-            &crate::float::Tables::<V>::DECODE_F32,
-        );
         let (outer, d, inner) = split_axis(self.shape(), self.axis);
         let nb = d.div_ceil(block);
         let scales = self.scales.as_bytes();
-        if inner == 1 {
-            for (r, row) in out.chunks_exact_mut(d.max(1)).enumerate().take(outer) {
-                for (b, run) in row.chunks_mut(block).enumerate() {
-                    apply(run, scales.get(r * nb + b).copied().unwrap_or(0xff));
-                }
-            }
-            return Ok(());
-        }
+        let words = self.values.as_words();
         let grid = super::block::BlockGrid::along(outer, d, inner, block);
-        for (v, g) in out.iter_mut().zip(grid.scale_walk(0)) {
-            apply(
-                core::slice::from_mut(v),
-                scales.get(g).copied().unwrap_or(0xff),
+        let code = |g: usize| scales.get(g).copied().unwrap_or(0xff);
+        // Value by value (decode, then the scale): split across threads at
+        // whole chunks, which start on a byte of the values.
+        let n = out.len();
+        let parts = crate::par::Out {
+            slice: out,
+            at: |u| u,
+        };
+        crate::par::split(n, n, crate::par::on_grain, parts, |us, out, _| {
+            // The codes through the word kernels, as `formats::decode` runs them.
+            crate::kernels::minifloat::decode_words::<V>(
+                words,
+                us.start,
+                out,
+                &crate::float::Tables::<V>::DECODE_F32,
             );
-        }
+            if inner == 1 {
+                // Runs of one block within the piece.
+                let mut p = us.start;
+                while p < us.end {
+                    let (r, b) = (p / d, p % d / block);
+                    let q = us.end.min(r * d + d.min(b * block + block));
+                    apply(&mut out[p - us.start..q - us.start], code(r * nb + b));
+                    p = q;
+                }
+                return;
+            }
+            for (v, g) in out.iter_mut().zip(grid.scale_walk(us.start)) {
+                apply(core::slice::from_mut(v), code(g));
+            }
+        });
         Ok(())
     }
 

@@ -21,6 +21,8 @@ use crate::float::{MiniFloat, Mode, Tables};
 use crate::{Error, Result};
 
 use crate::kernels::minifloat;
+#[cfg(feature = "alloc")]
+use crate::par;
 
 /// Values per stack chunk when a byte stream goes through the word kernels:
 /// 512 values of any width up to 8 bits are a whole number of bytes and fit
@@ -188,8 +190,38 @@ pub(super) fn check_packed<F: MiniFloat>(what: &'static str, n: usize, bytes: us
 #[cfg(feature = "alloc")]
 pub fn encode<F: MiniFloat>(src: &[f32], mode: Mode) -> NarrowArray<F> {
     let mut out = NarrowArray::zeroed(src.len());
-    minifloat::encode_mode::<F>(src, mode, out.words_mut(), 0);
+    encode_words::<F>(src, mode, out.words_mut());
     out
+}
+
+/// Encodes `src` over values `0..src.len()` of `words` (which hold them),
+/// split across threads by [`par`] at cuts of [`par::GRAIN`] values (whole
+/// words at any width).
+#[cfg(feature = "alloc")]
+pub(crate) fn encode_words<F: MiniFloat>(src: &[f32], mode: Mode, words: &mut [u64]) {
+    let bits = F::BITS as usize;
+    let out = par::Out {
+        slice: words,
+        at: |u| u * bits / 64,
+    };
+    par::split(src.len(), src.len(), par::on_grain, out, |r, w, base| {
+        let offset = r.start - base * 64 / bits;
+        minifloat::encode_mode::<F>(&src[r], mode, w, offset);
+    });
+}
+
+/// Decodes values `0..dst.len()` of `words` into `dst`, split across threads
+/// by [`par`] (see [`encode_words`]).
+#[cfg(feature = "alloc")]
+pub(crate) fn decode_words<F: MiniFloat>(words: &[u64], dst: &mut [f32]) {
+    let n = dst.len();
+    let out = par::Out {
+        slice: dst,
+        at: |u| u,
+    };
+    par::split(n, n, par::on_grain, out, |r, d, _| {
+        minifloat::decode_words::<F>(words, r.start, d, &Tables::<F>::DECODE_F32);
+    });
 }
 
 /// Encodes `src` over every value of `dst`, which keeps its length and
@@ -216,7 +248,7 @@ pub fn encode_into<F: MiniFloat>(src: &[f32], mode: Mode, dst: &mut NarrowArray<
     LengthOf::EncodeInput.check(dst.len(), src.len())?;
     // Every value is rewritten in place: the length, the shape and the zero
     // padding past the last value stay as they are.
-    minifloat::encode_mode::<F>(src, mode, dst.words_mut(), 0);
+    encode_words::<F>(src, mode, dst.words_mut());
     Ok(())
 }
 
@@ -240,7 +272,7 @@ pub fn encode_into<F: MiniFloat>(src: &[f32], mode: Mode, dst: &mut NarrowArray<
 #[cfg(feature = "alloc")]
 pub fn decode_into<F: MiniFloat>(src: &NarrowArray<F>, dst: &mut [f32]) -> Result<()> {
     LengthOf::DecodeOutput.check(src.len(), dst.len())?;
-    minifloat::decode_words::<F>(src.as_words(), 0, dst, &Tables::<F>::DECODE_F32);
+    decode_words::<F>(src.as_words(), dst);
     Ok(())
 }
 
@@ -257,7 +289,7 @@ pub fn decode_into<F: MiniFloat>(src: &NarrowArray<F>, dst: &mut [f32]) -> Resul
 #[cfg(feature = "alloc")]
 pub fn decode<F: MiniFloat>(src: &NarrowArray<F>) -> Vec<f32> {
     let mut out = vec![0.0f32; src.len()];
-    minifloat::decode_words::<F>(src.as_words(), 0, &mut out, &Tables::<F>::DECODE_F32);
+    decode_words::<F>(src.as_words(), &mut out);
     out
 }
 

@@ -156,93 +156,143 @@ fn quantize_into<F: MxElement, S: Real>(
         // would walk the shape's empty rows.
         return scales;
     }
-    let mut codes = [0u8; CHUNK];
-    let mut scaled = [0f32; CHUNK];
-    let mut widened = [0f32; CHUNK];
+    let bits = F::BITS as usize;
     let pack = |c: &[u8], words: &mut [u64], at: usize| {
         if crate::kernels::pack(F::BITS, c, words, at).is_err() {
             unreachable!("the stream holds every value");
         }
     };
+    let n = data.len();
     if inner == 1 {
-        // Blocks are contiguous: a chunk of 16 blocks at a time.
-        for (r, row) in data.chunks_exact(d.max(1)).enumerate().take(outer) {
-            for (k, chunk) in row.chunks(CHUNK).enumerate() {
-                let at = r * d + k * CHUNK;
-                let srow = &mut scales[r * nb + k * (CHUNK / B)..][..chunk.len().div_ceil(B)];
-                if matches!(opts.rounding, Rounding::Nearest) && S::WIDENS {
-                    // `f32` as it is, `f16` and `bf16` widened (exactly):
-                    // scaled a chunk at a time, then the fused
-                    // encode-and-pack kernel (nibble pairs for 4-bit
-                    // formats, bytes for 8-bit).
-                    let xs = match S::as_f32s(chunk) {
-                        Some(xs) => xs,
-                        None => {
-                            let w = &mut widened[..chunk.len()];
-                            for (w, &x) in w.iter_mut().zip(chunk) {
-                                *w = x.to_f32_odd();
+        // Blocks are contiguous: a chunk of 16 blocks at a time. The units
+        // split across threads are these chunks (row `u / per_row`, chunk
+        // `u % per_row`), cut where a chunk starts on a word.
+        let per_row = d.div_ceil(CHUNK);
+        let first = |u: usize| (u / per_row * d + u % per_row * CHUNK).min(n);
+        let scale_at = |u: usize| u / per_row * nb + u % per_row * (CHUNK / B);
+        let values = crate::par::Out {
+            slice: words,
+            at: |u| first(u) * bits / 64,
+        };
+        let scale_out = crate::par::Out {
+            slice: &mut scales[..],
+            at: scale_at,
+        };
+        let cut_ok = |u| crate::par::on_word(F::BITS, first(u));
+        let units = outer * per_row;
+        crate::par::split2(
+            n,
+            units,
+            cut_ok,
+            values,
+            scale_out,
+            |us, (words, wb), (scales, sb)| {
+                let mut codes = [0u8; CHUNK];
+                let mut scaled = [0f32; CHUNK];
+                let mut widened = [0f32; CHUNK];
+                let w0 = wb * 64 / bits;
+                for u in us {
+                    let (r, k) = (u / per_row, u % per_row);
+                    let at = r * d + k * CHUNK;
+                    let chunk = &data[at..r * d + d.min(k * CHUNK + CHUNK)];
+                    let srow = &mut scales[scale_at(u) - sb..][..chunk.len().div_ceil(B)];
+                    if matches!(opts.rounding, Rounding::Nearest) && S::WIDENS {
+                        // `f32` as it is, `f16` and `bf16` widened (exactly):
+                        // scaled a chunk at a time, then the fused
+                        // encode-and-pack kernel (nibble pairs for 4-bit
+                        // formats, bytes for 8-bit).
+                        let xs = match S::as_f32s(chunk) {
+                            Some(xs) => xs,
+                            None => {
+                                let w = &mut widened[..chunk.len()];
+                                for (w, &x) in w.iter_mut().zip(chunk) {
+                                    *w = x.to_f32_odd();
+                                }
+                                w
                             }
-                            w
+                        };
+                        let buf = &mut scaled[..chunk.len()];
+                        if scale_f32_blocks::<F>(xs, opts.scale, srow, buf) {
+                            minifloat::encode_words::<F>(buf, true, words, at - w0);
+                            continue;
                         }
-                    };
-                    let buf = &mut scaled[..chunk.len()];
-                    if scale_f32_blocks::<F>(xs, opts.scale, srow, buf) {
-                        minifloat::encode_words::<F>(buf, true, words, at);
-                        continue;
                     }
+                    let mut exps = [None; CHUNK / B];
+                    for (b, block) in chunk.chunks(B).enumerate() {
+                        let scale = mx_scale::<F>(block_amax(block), opts.scale);
+                        exps[b] = scale_exponent(scale);
+                        srow[b] = scale.to_bits();
+                    }
+                    let c = &mut codes[..chunk.len()];
+                    scaled_codes::<F, S>(chunk, |i| exps[i / B], B, opts.rounding, at as u64, c);
+                    pack(c, words, at - w0);
                 }
-                let mut exps = [None; CHUNK / B];
-                for (b, block) in chunk.chunks(B).enumerate() {
-                    let scale = mx_scale::<F>(block_amax(block), opts.scale);
-                    exps[b] = scale_exponent(scale);
-                    srow[b] = scale.to_bits();
-                }
-                let c = &mut codes[..chunk.len()];
-                scaled_codes::<F, S>(chunk, |i| exps[i / B], B, opts.rounding, at as u64, c);
-                pack(c, words, at);
-            }
-        }
+            },
+        );
         return scales;
     }
     // Blocks run across rows of `inner` contiguous values: the amax of a
-    // block is taken row by row for every inner position at once.
-    let mut amax = vec![0f64; inner];
-    let mut finite = vec![true; inner];
-    let mut exps: Vec<Option<i32>> = vec![None; inner];
-    for o in 0..outer {
-        for b in 0..nb {
-            amax.fill(0.0);
-            finite.fill(true);
-            let rows = b * B..d.min(b * B + B);
-            for a in rows.clone() {
-                let row = &data[(o * d + a) * inner..][..inner];
-                for (j, &x) in row.iter().enumerate() {
-                    let v = x.to_f64_exact().abs();
-                    finite[j] &= v.is_finite();
-                    if v > amax[j] {
-                        amax[j] = v;
+    // block is taken row by row for every inner position at once. The units
+    // split across threads are the blocks' rows (`outer` times `nb` of them,
+    // each `inner` scales and up to 32 rows of values, contiguous), cut
+    // where a unit starts on a word.
+    let first = |u: usize| ((u / nb * d + u % nb * B) * inner).min(n);
+    let values = crate::par::Out {
+        slice: words,
+        at: |u| first(u) * bits / 64,
+    };
+    let scale_out = crate::par::Out {
+        slice: &mut scales[..],
+        at: |u| u * inner,
+    };
+    let cut_ok = |u| crate::par::on_word(F::BITS, first(u));
+    crate::par::split2(
+        n,
+        outer * nb,
+        cut_ok,
+        values,
+        scale_out,
+        |us, (words, wb), (scales, sb)| {
+            let mut codes = [0u8; CHUNK];
+            let w0 = wb * 64 / bits;
+            let mut amax = vec![0f64; inner];
+            let mut finite = vec![true; inner];
+            let mut exps: Vec<Option<i32>> = vec![None; inner];
+            for u in us {
+                let (o, b) = (u / nb, u % nb);
+                amax.fill(0.0);
+                finite.fill(true);
+                let rows = b * B..d.min(b * B + B);
+                for a in rows.clone() {
+                    let row = &data[(o * d + a) * inner..][..inner];
+                    for (j, &x) in row.iter().enumerate() {
+                        let v = x.to_f64_exact().abs();
+                        finite[j] &= v.is_finite();
+                        if v > amax[j] {
+                            amax[j] = v;
+                        }
+                    }
+                }
+                let srow = &mut scales[u * inner - sb..][..inner];
+                for j in 0..inner {
+                    let scale = mx_scale::<F>(finite[j].then_some(amax[j]), opts.scale);
+                    exps[j] = scale_exponent(scale);
+                    srow[j] = scale.to_bits();
+                }
+                for a in rows {
+                    let base = (o * d + a) * inner;
+                    let row = &data[base..][..inner];
+                    for (k, chunk) in row.chunks(CHUNK).enumerate() {
+                        let at = base + k * CHUNK;
+                        let c = &mut codes[..chunk.len()];
+                        let ex = &exps[k * CHUNK..];
+                        scaled_codes::<F, S>(chunk, |i| ex[i], 1, opts.rounding, at as u64, c);
+                        pack(c, words, at - w0);
                     }
                 }
             }
-            let srow = &mut scales[(o * nb + b) * inner..][..inner];
-            for j in 0..inner {
-                let scale = mx_scale::<F>(finite[j].then_some(amax[j]), opts.scale);
-                exps[j] = scale_exponent(scale);
-                srow[j] = scale.to_bits();
-            }
-            for a in rows {
-                let base = (o * d + a) * inner;
-                let row = &data[base..][..inner];
-                for (k, chunk) in row.chunks(CHUNK).enumerate() {
-                    let at = base + k * CHUNK;
-                    let c = &mut codes[..chunk.len()];
-                    let ex = &exps[k * CHUNK..];
-                    scaled_codes::<F, S>(chunk, |i| ex[i], 1, opts.rounding, at as u64, c);
-                    pack(c, words, at);
-                }
-            }
-        }
-    }
+        },
+    );
     scales
 }
 

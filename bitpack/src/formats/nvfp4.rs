@@ -70,24 +70,37 @@ pub struct Nvfp4Options {
 /// magnitude (rounded to `f32`) over `6 * 448`, in `f32`, or 1 if zero;
 /// [`NO_FINITE_VALUE`] when the data is not empty and holds no finite value.
 fn default_scale_of<S: Real>(data: &[S]) -> Result<f32> {
-    let mut amax = 0f64;
-    let mut any_finite = false;
-    for chunk in data.chunks(256) {
-        let (a, finite) = S::amax(chunk);
-        if finite {
-            amax = amax.max(a);
-            any_finite = true;
-        } else {
-            // Leave the non-finite values out.
-            for &x in chunk {
-                let v = x.to_f64_exact().abs();
-                any_finite |= v.is_finite();
-                if v.is_finite() && v > amax {
-                    amax = v;
+    // The largest finite magnitude and whether there is one, 256 values at
+    // a time; split across threads (max and or: the cuts do not matter).
+    let amax_of = |range: core::ops::Range<usize>| {
+        let mut amax = 0f64;
+        let mut any_finite = false;
+        for chunk in data[range].chunks(256) {
+            let (a, finite) = S::amax(chunk);
+            if finite {
+                amax = amax.max(a);
+                any_finite = true;
+            } else {
+                // Leave the non-finite values out.
+                for &x in chunk {
+                    let v = x.to_f64_exact().abs();
+                    any_finite |= v.is_finite();
+                    if v.is_finite() && v > amax {
+                        amax = v;
+                    }
                 }
             }
         }
-    }
+        (amax, any_finite)
+    };
+    let n = data.len();
+    let (amax, any_finite) = crate::par::fold(
+        n,
+        n,
+        |u| u.is_multiple_of(256),
+        amax_of,
+        |a, b| (a.0.max(b.0), a.1 | b.1),
+    );
     if !data.is_empty() && !any_finite {
         return Err(NO_FINITE_VALUE);
     }
@@ -303,9 +316,8 @@ impl Nvfp4Array {
             ));
         }
         let (rows, cols) = split_shape(shape, data.len())?;
-        let nb = cols.div_ceil(Self::BLOCK_SIZE);
-        let mut scale_codes = vec![0u8; rows * nb];
-        let mut codes = vec![0u8; data.len()];
+        const BS: usize = Nvfp4Array::BLOCK_SIZE;
+        let nb = cols.div_ceil(BS);
         let tile_rows = match opts.blocks {
             Nvfp4Blocks::Rows => 1,
             Nvfp4Blocks::Tiles16x16 => 16,
@@ -316,51 +328,111 @@ impl Nvfp4Array {
             shape[shape.len() - 2]
         } else {
             1
+        }
+        .max(1);
+        // Tile rows of each matrix: group `g` is the `g % per_matrix`-th
+        // of matrix `g / per_matrix`, its first row and its height.
+        let per_matrix = matrix_rows.div_ceil(tile_rows);
+        let group = |g: usize| {
+            let (m, t) = (g / per_matrix, g % per_matrix);
+            let r0 = m * matrix_rows + t * tile_rows;
+            (r0, tile_rows.min(matrix_rows - t * tile_rows))
         };
+        let n = data.len();
+        if let (1, Rounding::Nearest, Some(xs)) = (tile_rows, opts.rounding, S::as_f32s(data)) {
+            // Blocks of 1 x 16 of `f32` rounded to nearest: the chunked
+            // path (`rows_f32`), split across threads by chunks of rows.
+            let mut values = NarrowArray::<E2M1>::zeroed(n);
+            let scale_codes =
+                rows_f32_split(xs, rows, cols, tensor_scale, opts.tiny, values.words_mut());
+            values.reshape(shape)?;
+            let scales = NarrowArray::<E4M3>::from_bytes(&scale_codes, scale_codes.len())?;
+            return Self::from_parts(values, scales, tensor_scale);
+        }
         // Bounded by the data: with no columns (or no rows) there is no
         // block, however many empty rows the shape names.
-        let mut r0 = if nb == 0 { rows } else { 0 };
-        if let (1, Rounding::Nearest, Some(xs)) = (tile_rows, opts.rounding, S::as_f32s(data)) {
-            for (r, row) in xs.chunks_exact(cols.max(1)).enumerate().take(rows) {
-                rows_f32(
-                    row,
-                    tensor_scale,
-                    opts.tiny,
-                    &mut scale_codes[r * nb..][..nb],
-                    &mut codes[r * cols..][..row.len()],
-                );
-            }
-            r0 = rows;
-        }
-        while r0 < rows {
-            let in_matrix = r0 % matrix_rows.max(1);
-            let height = tile_rows.min(matrix_rows.max(1) - in_matrix).min(rows - r0);
-            for b in 0..nb {
-                let c0 = b * Self::BLOCK_SIZE;
-                let c1 = cols.min(c0 + Self::BLOCK_SIZE);
-                // The tile's amax (a NaN or infinity anywhere: the NaN
-                // scale), then the block core's scale and codes.
-                let mut amax = Some(0f64);
-                for r in r0..r0 + height {
-                    let a = block_amax(&data[r * cols + c0..r * cols + c1]);
-                    amax = amax.zip(a).map(|(m, a)| m.max(a));
+        let groups = if nb == 0 || rows == 0 {
+            0
+        } else {
+            rows / matrix_rows * per_matrix
+        };
+        // One scale per tile (per block for rows): the tile's amax (a NaN or
+        // infinity anywhere: the NaN scale), then the block core's scale.
+        // Split across threads by tiles.
+        let mut tile_scales = vec![0u8; groups * nb];
+        let out = crate::par::Out {
+            slice: &mut tile_scales[..],
+            at: |u| u,
+        };
+        crate::par::split(
+            n,
+            groups * nb,
+            |_| true,
+            out,
+            |us, out, base| {
+                for u in us {
+                    let ((r0, height), b) = (group(u / nb), u % nb);
+                    let (c0, c1) = (b * BS, cols.min(b * BS + BS));
+                    let mut amax = Some(0f64);
+                    for r in r0..r0 + height {
+                        let a = block_amax(&data[r * cols + c0..r * cols + c1]);
+                        amax = amax.zip(a).map(|(m, a)| m.max(a));
+                    }
+                    out[u - base] = nvfp4_scale::<S>(amax, tensor_scale, opts.tiny).to_bits();
                 }
-                let scale = nvfp4_scale::<S>(amax, tensor_scale, opts.tiny);
+            },
+        );
+        let scale_codes = if tile_rows == 1 {
+            tile_scales
+        } else {
+            let mut codes = vec![0u8; rows * nb];
+            for g in 0..groups {
+                let (r0, height) = group(g);
                 for r in r0..r0 + height {
-                    scale_codes[r * nb + b] = scale.to_bits();
-                    let at = r * cols + c0;
-                    let (xs, out) = (&data[at..r * cols + c1], &mut codes[at..r * cols + c1]);
-                    nvfp4_codes::<S>(xs, scale, tensor_scale, opts.rounding, at as u64, out);
+                    codes[r * nb..][..nb].copy_from_slice(&tile_scales[g * nb..][..nb]);
                 }
             }
-            r0 += height;
-        }
-        let mut values = NarrowArray::<E2M1>::zeroed(data.len());
-        if crate::kernels::pack(4, &codes, values.words_mut(), 0).is_err() {
-            unreachable!("the array holds every value");
-        }
+            codes
+        };
+        // The codes, value by value with their block's scale, packed a
+        // chunk at a time; split across threads at whole chunks.
+        let mut values = NarrowArray::<E2M1>::zeroed(n);
+        let out = crate::par::Out {
+            slice: values.words_mut(),
+            at: |u| u / 16,
+        };
+        let scale_codes = &scale_codes[..];
+        crate::par::split(n, n, crate::par::on_grain, out, |us, words, base| {
+            let mut codes = [0u8; crate::par::GRAIN];
+            let mut at = us.start;
+            while at < us.end {
+                let end = us.end.min(at + crate::par::GRAIN);
+                let c = &mut codes[..end - at];
+                let mut p = at;
+                while p < end {
+                    // The run of `p`'s block within `at..end`.
+                    let (r, b) = (p / cols, p % cols / BS);
+                    let q = end.min(r * cols + cols.min(b * BS + BS));
+                    let scale = E4M3::from_bits(scale_codes[r * nb + b]);
+                    let out = &mut c[p - at..q - at];
+                    nvfp4_codes::<S>(
+                        &data[p..q],
+                        scale,
+                        tensor_scale,
+                        opts.rounding,
+                        p as u64,
+                        out,
+                    );
+                    p = q;
+                }
+                if crate::kernels::pack(4, c, words, at - base * 16).is_err() {
+                    unreachable!("the array holds every value");
+                }
+                at = end;
+            }
+        });
         values.reshape(shape)?;
-        let scales = NarrowArray::<E4M3>::from_bytes(&scale_codes, scale_codes.len())?;
+        let scales = NarrowArray::<E4M3>::from_bytes(scale_codes, scale_codes.len())?;
         Self::from_parts(values, scales, tensor_scale)
     }
 
@@ -564,6 +636,62 @@ impl Nvfp4Array {
 
 /// Blocks per chunk of [`rows_f32`].
 const CHUNK_BLOCKS: usize = 32;
+
+/// [`rows_f32`] over `rows` rows of `cols` values (`xs`, row-major), the
+/// codes packed into `words` (zeroed, the whole stream); returns the scale
+/// codes (`rows` times `ceil(cols / 16)`, row-major). The units split
+/// across threads are the chunks of [`rows_f32`] (512 values, 32 blocks;
+/// row `u / per_row`, chunk `u % per_row`), each computed as the whole
+/// row's call computes it, cut where a chunk starts on a word.
+fn rows_f32_split(
+    xs: &[f32],
+    rows: usize,
+    cols: usize,
+    tensor_scale: f32,
+    tiny: super::TinyScale,
+    words: &mut [u64],
+) -> Vec<u8> {
+    const B: usize = Nvfp4Array::BLOCK_SIZE;
+    const CH: usize = B * CHUNK_BLOCKS;
+    let n = xs.len();
+    let nb = cols.div_ceil(B);
+    let mut scale_codes = vec![0u8; rows * nb];
+    let per_row = cols.div_ceil(CH).max(1);
+    let units = if n == 0 { 0 } else { rows * per_row };
+    let first = |u: usize| (u / per_row * cols + u % per_row * CH).min(n);
+    let scale_at = |u: usize| u / per_row * nb + u % per_row * CHUNK_BLOCKS;
+    let values = crate::par::Out {
+        slice: words,
+        at: |u| first(u) / 16,
+    };
+    let scale_out = crate::par::Out {
+        slice: &mut scale_codes[..],
+        at: scale_at,
+    };
+    let cut_ok = |u| crate::par::on_word(4, first(u));
+    crate::par::split2(
+        n,
+        units,
+        cut_ok,
+        values,
+        scale_out,
+        |us, (words, wb), (scales, sb)| {
+            let mut codes = [0u8; CH];
+            for u in us {
+                let (r, k) = (u / per_row, u % per_row);
+                let at = r * cols + k * CH;
+                let chunk = &xs[at..r * cols + cols.min(k * CH + CH)];
+                let c = &mut codes[..chunk.len()];
+                let s = &mut scales[scale_at(u) - sb..][..chunk.len().div_ceil(B)];
+                rows_f32(chunk, tensor_scale, tiny, s, c);
+                if crate::kernels::pack(4, c, words, at - wb * 16).is_err() {
+                    unreachable!("the array holds every value");
+                }
+            }
+        },
+    );
+    scale_codes
+}
 
 /// The scales (`scales`, one per block of 16) and unpacked E2M1 codes
 /// (`codes`) of one row of `f32` values in blocks of 1 x 16, rounding to

@@ -49,7 +49,7 @@ mod sealed {
 /// assert_eq!(codes(&[2.5f64 + 2f64.powi(-40), 0.0]), [0x05]);
 /// assert_eq!(codes(&[2.5f32, 0.0]), [0x04]);
 /// ```
-pub trait Real: Copy + sealed::Sealed + 'static {
+pub trait Real: Copy + Send + Sync + sealed::Sealed + 'static {
     /// `Some` when `Self` is `f32` (for the `f32` kernels).
     #[doc(hidden)]
     fn as_f32s(src: &[Self]) -> Option<&[f32]>;
@@ -491,17 +491,36 @@ impl Encoder {
     #[cfg(feature = "alloc")]
     fn words<F: MiniFloat, S: Real>(&self, src: &[S], words: &mut [u64]) {
         if let (Some(f), Rounding::Nearest) = (S::as_f32s(src), self.rounding) {
-            minifloat::encode_words::<F>(f, matches!(self.mode, Mode::SatFinite), words, 0);
+            super::bulk::encode_words::<F>(f, self.mode, words);
             return;
         }
-        let mut codes = [0u8; CHUNK];
-        for (k, chunk) in src.chunks(CHUNK).enumerate() {
-            let c = &mut codes[..chunk.len()];
-            self.codes::<F, S>(chunk, (k * CHUNK) as u64, c);
-            if crate::kernels::pack(F::BITS, &*c, words, k * CHUNK).is_err() {
-                unreachable!("the caller sized the stream");
-            }
-        }
+        // Split across threads at whole chunks (`par::GRAIN` is `CHUNK`):
+        // value `i` keeps index `i` for its random bits, whichever thread
+        // encodes it.
+        const { assert!(CHUNK == crate::par::GRAIN) };
+        let bits = F::BITS as usize;
+        let out = crate::par::Out {
+            slice: words,
+            at: |u| u * bits / 64,
+        };
+        crate::par::split(
+            src.len(),
+            src.len(),
+            crate::par::on_grain,
+            out,
+            |r, w, base| {
+                let mut codes = [0u8; CHUNK];
+                let at = base * 64 / bits;
+                for (k, chunk) in src[r.clone()].chunks(CHUNK).enumerate() {
+                    let i = r.start + k * CHUNK;
+                    let c = &mut codes[..chunk.len()];
+                    self.codes::<F, S>(chunk, i as u64, c);
+                    if crate::kernels::pack(F::BITS, &*c, w, i - at).is_err() {
+                        unreachable!("the caller sized the stream");
+                    }
+                }
+            },
+        );
     }
 
     /// Encodes `src` into `dst` (the same length), one value per element.
