@@ -135,6 +135,12 @@ fn quantize(c: &mut Criterion) {
     g.bench_function("nvfp4", |b| {
         b.iter(|| Nvfp4Array::quantize(black_box(&x), &shape).unwrap())
     });
+    // A given tensor scale: one pass over the data (the default one reads
+    // it twice, its amax first).
+    let ts = Nvfp4Array::quantize(&x, &shape).unwrap().tensor_scale();
+    g.bench_function("nvfp4_given", |b| {
+        b.iter(|| Nvfp4Array::quantize_with_tensor_scale(black_box(&x), &shape, ts).unwrap())
+    });
     let tiles = Nvfp4Options {
         blocks: Nvfp4Blocks::Tiles16x16,
         ..Nvfp4Options::default()
@@ -142,7 +148,7 @@ fn quantize(c: &mut Criterion) {
     g.bench_function("nvfp4_tiles", |b| {
         b.iter(|| Nvfp4Array::quantize_with(black_box(&x), &shape, &tiles).unwrap())
     });
-    // The same four with the AVX-512 variants masked off (the AVX2 build
+    // The same with the AVX-512 variants masked off (the AVX2 build
     // many CPUs run), where the CPU has AVX-512.
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx512f") {
@@ -164,6 +170,16 @@ fn quantize(c: &mut Criterion) {
         });
         g.bench_function("avx2/mx_e4m3", |b| {
             masked(&mut || b.iter(|| MxArray::<E4M3>::quantize(black_box(&x), &shape).unwrap()))
+        });
+        g.bench_function("avx2/nvfp4", |b| {
+            masked(&mut || b.iter(|| Nvfp4Array::quantize(black_box(&x), &shape).unwrap()))
+        });
+        g.bench_function("avx2/nvfp4_given", |b| {
+            masked(&mut || {
+                b.iter(|| {
+                    Nvfp4Array::quantize_with_tensor_scale(black_box(&x), &shape, ts).unwrap()
+                })
+            })
         });
     }
     g.bench_function("mx_e2m1_stochastic", |b| {

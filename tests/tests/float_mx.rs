@@ -1324,6 +1324,46 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    /// NVFP4 rows of `f16` and `bf16` input (widened a chunk at a time into
+    /// the one-pass path) against the general path that `f64` input of the
+    /// same values takes: the same bytes, for any bits of the half type
+    /// (NaN, infinities, subnormals), rows whose length is not a multiple
+    /// of 16, every tiny-scale rule, a given or computed tensor scale.
+    #[test]
+    fn nvfp4_half_rows_equal_the_general_path(
+        bits in proptest::collection::vec(any::<u16>(), 1..1100),
+        rows in 1usize..4,
+        tiny in tiny(),
+        given in proptest::option::of(1e-6f32..1e3),
+    ) {
+        let cols = bits.len().div_ceil(rows);
+        let raw = |i: usize| bits[i % bits.len()];
+        let h: Vec<half::f16> = (0..rows * cols).map(|i| half::f16::from_bits(raw(i))).collect();
+        let b: Vec<half::bf16> = (0..rows * cols).map(|i| half::bf16::from_bits(raw(i))).collect();
+        let opts = Nvfp4Options { tiny, tensor_scale: given, ..Nvfp4Options::default() };
+        let shape = [rows, cols];
+        let h64: Vec<f64> = h.iter().map(|v| v.to_f64()).collect();
+        let b64: Vec<f64> = b.iter().map(|v| v.to_f64()).collect();
+        for (name, got, want) in [
+            ("f16", Nvfp4Array::quantize_with(&h, &shape, &opts), Nvfp4Array::quantize_with(&h64, &shape, &opts)),
+            ("bf16", Nvfp4Array::quantize_with(&b, &shape, &opts), Nvfp4Array::quantize_with(&b64, &shape, &opts)),
+        ] {
+            match (got, want) {
+                (Ok(a), Ok(w)) => {
+                    prop_assert_eq!(a.tensor_scale().to_bits(), w.tensor_scale().to_bits(), "{}", name);
+                    prop_assert_eq!(a.scales().as_bytes(), w.scales().as_bytes(), "{}", name);
+                    prop_assert_eq!(a.values().as_bytes(), w.values().as_bytes(), "{}", name);
+                }
+                (Err(a), Err(w)) => prop_assert_eq!(a.to_string(), w.to_string()),
+                (a, w) => prop_assert!(false, "{} {:?} against f64 {:?}", name, a.is_ok(), w.is_ok()),
+            }
+        }
+    }
+}
+
 /// MX quantize of `f16` or `bf16` input: the same bytes as the same values
 /// as `f32` (the widening is exact), for one format.
 fn check_half_inputs<F: MxElement>(x: &[f32], shape: &[usize], opts: &MxOptions) {

@@ -6,12 +6,11 @@ use alloc::vec::Vec;
 
 pub use super::block::TinyScale;
 use super::block::{
-    FP4_TIMES_FP8_MAX, Nvfp4Scaler, block_amax, e2m1_magnitude_code, e2m1_thresholds_f32,
-    nvfp4_codes, nvfp4_scale,
+    FP4_TIMES_FP8_MAX, Nvfp4Scaler, block_amax, e2m1_threshold_bits, nvfp4_codes, nvfp4_scale,
 };
 use super::blocked::{Blocked, split_shape};
 use super::types::{E2M1, E4M3};
-use super::wide::{Real, Rounding, block_amax_bits_f32};
+use super::wide::{Real, Rounding};
 use crate::{Error, NarrowArray, Result};
 
 /// Which values share an NVFP4 block scale.
@@ -339,12 +338,18 @@ impl Nvfp4Array {
             (r0, tile_rows.min(matrix_rows - t * tile_rows))
         };
         let n = data.len();
-        if let (1, Rounding::Nearest, Some(xs)) = (tile_rows, opts.rounding, S::as_f32s(data)) {
-            // Blocks of 1 x 16 of `f32` rounded to nearest: the chunked
-            // path (`rows_f32`), split across threads by chunks of rows.
+        if let (1, Rounding::Nearest, true) = (tile_rows, opts.rounding, S::WIDENS) {
+            // Blocks of 1 x 16 of `f32`, `f16` or `bf16` rounded to
+            // nearest: the one-pass path (`rows_split`).
             let mut values = NarrowArray::<E2M1>::zeroed(n);
-            let scale_codes =
-                rows_f32_split(xs, rows, cols, tensor_scale, opts.tiny, values.words_mut());
+            let scale_codes = rows_split(
+                data,
+                rows,
+                cols,
+                tensor_scale,
+                opts.tiny,
+                values.words_mut(),
+            );
             values.reshape(shape)?;
             let scales = NarrowArray::<E4M3>::from_bytes(&scale_codes, scale_codes.len())?;
             return Self::from_parts(values, scales, tensor_scale);
@@ -634,17 +639,24 @@ impl Nvfp4Array {
     }
 }
 
-/// Blocks per chunk of [`rows_f32`].
+/// Blocks per chunk of [`rows_split`].
 const CHUNK_BLOCKS: usize = 32;
 
-/// [`rows_f32`] over `rows` rows of `cols` values (`xs`, row-major), the
-/// codes packed into `words` (zeroed, the whole stream); returns the scale
-/// codes (`rows` times `ceil(cols / 16)`, row-major). The units split
-/// across threads are the chunks of [`rows_f32`] (512 values, 32 blocks;
-/// row `u / per_row`, chunk `u % per_row`), each computed as the whole
-/// row's call computes it, cut where a chunk starts on a word.
-fn rows_f32_split(
-    xs: &[f32],
+/// The one-pass NVFP4 quantize of rows in blocks of 1 x 16, rounding to
+/// nearest: `rows` rows of `cols` values (`xs`, row-major; `f32`, or `f16`
+/// and `bf16` widened exactly a chunk at a time), the codes packed into
+/// `words` (zeroed, the whole stream); returns the scale codes (`rows`
+/// times `ceil(cols / 16)`, row-major).
+///
+/// Each block is read once ([`kernels::nvfp4_blocks`](crate::kernels)):
+/// its amax, its scale ([`Nvfp4Scaler`], no division) and its codes (seven
+/// compares of each magnitude's bits with the scale's thresholds, which
+/// [`Thresholds`] computes once per scale code) in registers, the 16
+/// codes written as one word. The units split across threads are chunks of
+/// 32 blocks (row `u / per_row`, chunk `u % per_row`), cut where a chunk
+/// starts on a word.
+fn rows_split<S: Real>(
+    xs: &[S],
     rows: usize,
     cols: usize,
     tensor_scale: f32,
@@ -676,76 +688,137 @@ fn rows_f32_split(
         values,
         scale_out,
         |us, (words, wb), (scales, sb)| {
-            let mut codes = [0u8; CH];
+            let mut table = Thresholds::new(tensor_scale, tiny);
+            let mut widened = [0f32; CH];
             for u in us {
                 let (r, k) = (u / per_row, u % per_row);
                 let at = r * cols + k * CH;
                 let chunk = &xs[at..r * cols + cols.min(k * CH + CH)];
-                let c = &mut codes[..chunk.len()];
+                let chunk = match S::as_f32s(chunk) {
+                    Some(c) => c,
+                    None => {
+                        let w = &mut widened[..chunk.len()];
+                        for (w, &x) in w.iter_mut().zip(chunk) {
+                            *w = x.to_f32_odd();
+                        }
+                        w
+                    }
+                };
                 let s = &mut scales[scale_at(u) - sb..][..chunk.len().div_ceil(B)];
-                rows_f32(chunk, tensor_scale, tiny, s, c);
-                if crate::kernels::pack(4, c, words, at - wb * 16).is_err() {
-                    unreachable!("the array holds every value");
-                }
+                chunk_words(chunk, at - wb * 16, &mut table, s, words);
             }
         },
     );
     scale_codes
 }
 
-/// The scales (`scales`, one per block of 16) and unpacked E2M1 codes
-/// (`codes`) of one row of `f32` values in blocks of 1 x 16, rounding to
-/// nearest: what the block core computes (`nvfp4_scale`, `nvfp4_codes`),
-/// a chunk of 32 blocks at a time. The amax (an integer max of the
-/// magnitudes' bits) and the codes (seven compares of each magnitude with
-/// its block's thresholds, [`e2m1_thresholds`]) run in AVX2 builds where
-/// the CPU has it; the scale and thresholds of each block between them
-/// (no division: [`Nvfp4Scaler`], the integer thresholds).
-fn rows_f32(
-    row: &[f32],
-    tensor_scale: f32,
-    tiny: super::TinyScale,
+/// The scales (`scales`) and packed codes of one chunk of at most 32
+/// blocks of a row (`xs`), its first value at index `at` of `words`: whole
+/// words where the chunk starts on one, else each block's word shifted into
+/// place (rows whose length is not a multiple of 16); a short last block
+/// is padded with zeros, whose codes are 0 and whose magnitudes leave the
+/// amax as it is.
+fn chunk_words(
+    xs: &[f32],
+    at: usize,
+    table: &mut Thresholds,
     scales: &mut [u8],
-    codes: &mut [u8],
+    words: &mut [u64],
 ) {
     const B: usize = Nvfp4Array::BLOCK_SIZE;
-    const CH: usize = B * CHUNK_BLOCKS;
-    let scaler = Nvfp4Scaler::new(tensor_scale, tiny);
-    for ((xs, cs), ss) in row
-        .chunks(CH)
-        .zip(codes.chunks_mut(CH))
-        .zip(scales.chunks_mut(CHUNK_BLOCKS))
-    {
-        let mut bits = [0u32; CHUNK_BLOCKS];
-        crate::kernels::with_avx2(|| block_amax_bits_f32(xs, B, &mut bits));
-        // Per block: seven thresholds and an eighth that no magnitude
-        // reaches (NaN: every compare with it is false, even an infinite
-        // magnitude's, which only a NaN-scale block holds), and the sign
-        // bit kept (8) or dropped (the NaN scale's `+0` codes).
-        let mut thr = [[f32::NAN; 8]; CHUNK_BLOCKS];
-        let mut sign = [8u8; CHUNK_BLOCKS];
-        for (((&m, s), t), sg) in bits.iter().zip(ss.iter_mut()).zip(&mut thr).zip(&mut sign) {
-            let scale = scaler.scale(m);
-            *s = scale.to_bits();
-            match scale.to_bits() & 0x7f {
-                0x7f => *sg = 0,
-                0 => {}
-                _ => t[..7].copy_from_slice(&e2m1_thresholds_f32(scale, tensor_scale)),
-            }
+    let full = xs.len() / B;
+    let (body, tail) = xs.split_at(full * B);
+    let mut code = |m: u32| table.code(m);
+    if at.is_multiple_of(B) {
+        let w = &mut words[at / B..][..full];
+        crate::kernels::nvfp4_blocks(body, &mut scales[..full], w, &mut code);
+    } else {
+        let mut tmp = [0u64; CHUNK_BLOCKS];
+        crate::kernels::nvfp4_blocks(body, &mut scales[..full], &mut tmp[..full], &mut code);
+        for (b, &w) in tmp[..full].iter().enumerate() {
+            or_nibbles(words, at + b * B, w, B);
         }
-        crate::kernels::with_avx2(|| threshold_codes(xs, &thr, &sign, cs));
+    }
+    if !tail.is_empty() {
+        let mut block = [0f32; B];
+        block[..tail.len()].copy_from_slice(tail);
+        let mut w = [0u64];
+        crate::kernels::nvfp4_blocks(&block, &mut scales[full..][..1], &mut w, &mut code);
+        or_nibbles(words, at + full * B, w[0], tail.len());
     }
 }
 
-/// `codes[i]` = the number of thresholds of `i`'s block that `|xs[i]|`
-/// reaches, with `xs[i]`'s sign bit as bit 3 where the block keeps signs.
-#[inline(always)]
-fn threshold_codes(xs: &[f32], thr: &[[f32; 8]], sign: &[u8], codes: &mut [u8]) {
-    const B: usize = Nvfp4Array::BLOCK_SIZE;
-    for (((block, out), t), &sg) in xs.chunks(B).zip(codes.chunks_mut(B)).zip(thr).zip(sign) {
-        for (o, &x) in out.iter_mut().zip(block) {
-            let b = x.to_bits();
-            *o = e2m1_magnitude_code(b, t) | (((b >> 28) as u8) & sg);
+/// ORs the low `count` nibbles of `w` (`count <= 16`) into `words` from
+/// value `at` on (4-bit values, LSB first), where they are zero.
+fn or_nibbles(words: &mut [u64], at: usize, w: u64, count: usize) {
+    let w = if count < 16 {
+        w & ((1u64 << (4 * count)) - 1)
+    } else {
+        w
+    };
+    let (i, sh) = (at / 16, (at % 16) * 4);
+    words[i] |= w << sh;
+    if sh != 0 && sh + 4 * count > 64 {
+        words[i + 1] |= w >> (64 - sh);
+    }
+}
+
+/// The scale of a block from its amax bits, and the compares that give its
+/// codes: for each of the 128 non-negative E4M3 scale codes, the seven
+/// E2M1 thresholds minus one as `i32` (a magnitude's bits exceed one
+/// exactly when the magnitude reaches the threshold, [`e2m1_threshold_bits`])
+/// and the sign mask (8, or 0 for the NaN scale, whose codes are `+0`).
+/// The zero scale's and the NaN scale's thresholds are `i32::MAX`, which no
+/// magnitude exceeds. A row is computed the first time its scale occurs
+/// (a chunk's blocks mostly share a few).
+struct Thresholds {
+    scaler: Nvfp4Scaler,
+    tensor_scale: f32,
+    rows: [[i32; 8]; 128],
+    filled: u128,
+}
+
+impl Thresholds {
+    fn new(tensor_scale: f32, tiny: super::TinyScale) -> Self {
+        Thresholds {
+            scaler: Nvfp4Scaler::new(tensor_scale, tiny),
+            tensor_scale,
+            rows: [[0; 8]; 128],
+            filled: 0,
         }
+    }
+
+    /// The scale code of a block whose largest magnitude has the bits
+    /// `amax_bits`, and its row.
+    #[inline(always)]
+    fn code(&mut self, amax_bits: u32) -> (u8, [i32; 8]) {
+        let s = self.scaler.scale(amax_bits).to_bits();
+        let i = usize::from(s & 0x7f);
+        if (self.filled >> i) & 1 == 0 {
+            self.fill(i);
+        }
+        (s, self.rows[i])
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn fill(&mut self, i: usize) {
+        const NEVER: i32 = i32::MAX;
+        self.rows[i] = match i {
+            0x7f => [NEVER, NEVER, NEVER, NEVER, NEVER, NEVER, NEVER, 0],
+            0 => [NEVER, NEVER, NEVER, NEVER, NEVER, NEVER, NEVER, 8],
+            _ => {
+                let scale = E4M3::from_bits(i as u8);
+                let t = e2m1_threshold_bits::<24, -149, 0x7f80_0000>(scale, self.tensor_scale);
+                // Every threshold is a positive `f32`'s bits (at most
+                // infinity's), so `t - 1` is an `i32` at least 0.
+                let mut row = [8i32; 8];
+                for (r, &t) in row.iter_mut().zip(&t) {
+                    *r = t as i32 - 1;
+                }
+                row
+            }
+        };
+        self.filled |= 1 << i;
     }
 }

@@ -253,6 +253,67 @@ pub(crate) fn with_avx2<R>(f: impl FnOnce() -> R) -> R {
 
 pub(crate) use dispatch::with_avx2_in;
 
+/// The one-pass NVFP4 quantize of whole blocks of 16 `f32` values (`xs`,
+/// `16 * words.len()` of them): for block `b`, the largest magnitude's bits
+/// `m` (an integer max of `bits & 0x7fff_ffff`, NaN above infinity), then
+/// `(scales[b], t) = code(m)`, and `words[b]` = the block's 16 E2M1 codes
+/// as nibbles, value 0 in the low nibble. Code `i` counts the thresholds
+/// `t[0..7]` that `|x_i|`'s bits exceed (as `i32`s: a threshold that no
+/// magnitude passes is `i32::MAX`), with `x_i`'s sign bit as bit 3 where
+/// `t[7]` is 8 (0 drops it).
+///
+/// The AVX-512 or AVX2 variant where the CPU has it (`kernels/x86/block.rs`),
+/// else the portable loop.
+#[cfg(feature = "alloc")]
+#[inline]
+pub(crate) fn nvfp4_blocks(
+    xs: &[f32],
+    scales: &mut [u8],
+    words: &mut [u64],
+    code: &mut impl FnMut(u32) -> (u8, [i32; 8]),
+) {
+    debug_assert_eq!(xs.len(), 16 * words.len());
+    debug_assert_eq!(scales.len(), words.len());
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    {
+        let have = dispatch::features();
+        if have & x86::AVX512F != 0 {
+            // SAFETY: `features` detected AVX-512 F, all the variant enables.
+            unsafe { x86::nvfp4_blocks_avx512(xs, scales, words, code) };
+            return;
+        }
+        if have & x86::AVX2 != 0 {
+            // SAFETY: `features` detected AVX2, all the variant enables.
+            unsafe { x86::nvfp4_blocks_avx2(xs, scales, words, code) };
+            return;
+        }
+    }
+    nvfp4_blocks_portable(xs, scales, words, code);
+}
+
+/// The portable loop of [`nvfp4_blocks`] (the reference of its variants).
+#[cfg(feature = "alloc")]
+#[inline]
+pub(crate) fn nvfp4_blocks_portable(
+    xs: &[f32],
+    scales: &mut [u8],
+    words: &mut [u64],
+    code: &mut impl FnMut(u32) -> (u8, [i32; 8]),
+) {
+    for ((block, s), w) in xs.chunks_exact(16).zip(scales).zip(words) {
+        let a: [u32; 16] = core::array::from_fn(|i| block[i].to_bits() & 0x7fff_ffff);
+        let (sc, t) = code(a.iter().copied().max().unwrap_or(0));
+        *s = sc;
+        let mut word = 0u64;
+        for (i, (&a, x)) in a.iter().zip(block).enumerate() {
+            let n: u32 = t[..7].iter().map(|&tk| u32::from(a as i32 > tk)).sum();
+            let c = n | ((x.to_bits() >> 28) & t[7] as u32);
+            word |= u64::from(c) << (4 * i);
+        }
+        *w = word;
+    }
+}
+
 /// 64-bit words holding `len` values of `width` bits: `ceil(len * width / 64)`
 /// (saturating at `usize::MAX`).
 ///

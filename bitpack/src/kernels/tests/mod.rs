@@ -142,6 +142,8 @@ fn runnable<F: Copy, const N: usize, G>(
     list.map(|(name, f)| (name.into(), wrap(f))).collect()
 }
 
+#[cfg(feature = "alloc")]
+mod block;
 mod checks;
 use checks::*;
 

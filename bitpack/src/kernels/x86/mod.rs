@@ -8,7 +8,8 @@
 //! - `pack.rs`: pack from `u8` and `u32`;
 //! - `sum.rs`: sums;
 //! - `float.rs`: the table decode to 4-byte values and the float encode and
-//!   decode.
+//!   decode;
+//! - `block.rs`: the one-pass NVFP4 block quantize (amax, scale, codes).
 //!
 //! Each variant is a `#[target_feature]` function generic over the width, so
 //! it is as monomorphized as the portable kernel it replaces; it handles the
@@ -21,6 +22,7 @@
 
 use core::sync::atomic::{AtomicU32, Ordering};
 
+mod block;
 mod float;
 mod pack;
 mod simd;
@@ -28,6 +30,7 @@ mod sum;
 mod unpack;
 
 use super::dispatch::Table;
+pub(crate) use block::{nvfp4_blocks_avx2, nvfp4_blocks_avx512};
 use float::decode_perm_avx2;
 use float::decode_perm_avx512;
 pub(crate) use float::{

@@ -1,0 +1,147 @@
+//! The one-pass NVFP4 block kernel (`kernels::nvfp4_blocks`): its portable
+//! loop against a value-by-value, bit-by-bit reference, and every x86
+//! variant this CPU runs against the portable loop, on random bits
+//! (NaN, infinities, signed zeros, subnormals), magnitudes on and next to
+//! the thresholds, thresholds no magnitude passes, and signs kept and
+//! dropped.
+
+extern crate std;
+
+use std::vec;
+use std::vec::Vec;
+
+use proptest::prelude::*;
+
+/// The code callback of a test: the scale code is a mix of the amax bits,
+/// its row one of `rows` (seven thresholds and the sign mask).
+fn coder(rows: &[[i32; 8]]) -> impl FnMut(u32) -> (u8, [i32; 8]) + '_ {
+    move |m: u32| {
+        let s = (m ^ (m >> 7) ^ (m >> 19)) as u8 & 0x7f;
+        (s, rows[usize::from(s) % rows.len()])
+    }
+}
+
+/// The kernel's definition, one value and one bit at a time.
+fn reference(xs: &[f32], rows: &[[i32; 8]]) -> (Vec<u8>, Vec<u64>) {
+    let mut code = coder(rows);
+    let (mut scales, mut words) = (Vec::new(), Vec::new());
+    for block in xs.chunks_exact(16) {
+        let mut amax = 0u32;
+        for x in block {
+            amax = amax.max(x.to_bits() & 0x7fff_ffff);
+        }
+        let (s, t) = code(amax);
+        scales.push(s);
+        let mut w = 0u64;
+        for (i, x) in block.iter().enumerate() {
+            let a = (x.to_bits() & 0x7fff_ffff) as i32;
+            let mut c = 0u64;
+            for &tk in &t[..7] {
+                if a > tk {
+                    c += 1;
+                }
+            }
+            if t[7] == 8 && x.is_sign_negative() {
+                c += 8;
+            }
+            for b in 0..4 {
+                if (c >> b) & 1 == 1 {
+                    w |= 1 << (4 * i + b);
+                }
+            }
+        }
+        words.push(w);
+    }
+    (scales, words)
+}
+
+/// Rows of increasing thresholds (`t - 1` of positive `f32` bits), some
+/// with thresholds no magnitude passes, signs kept or dropped.
+fn rows() -> impl Strategy<Value = Vec<[i32; 8]>> {
+    let row = (prop::collection::vec(0i32..0x7f80_0000, 7), 0u8..8).prop_map(|(mut t, kind)| {
+        t.sort_unstable();
+        let mut r = [0i32; 8];
+        r[..7].copy_from_slice(&t);
+        r[7] = if kind == 0 { 0 } else { 8 };
+        if kind == 1 {
+            r[..7].fill(i32::MAX);
+        }
+        r
+    });
+    prop::collection::vec(row, 1..6)
+}
+
+/// Values: raw bits, specials, and magnitudes on and next to the rows'
+/// thresholds, either sign.
+fn values(rows: &[[i32; 8]], picks: &[(u32, u8)]) -> Vec<f32> {
+    const SPECIAL: [f32; 8] = [
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        0.0,
+        -0.0,
+        f32::MAX,
+        f32::MIN_POSITIVE,
+        1e-45,
+    ];
+    picks
+        .iter()
+        .map(|&(b, kind)| match kind % 4 {
+            0 => f32::from_bits(b),
+            1 => SPECIAL[b as usize % 8],
+            _ => {
+                let r = rows[b as usize % rows.len()];
+                let t = r[(b >> 8) as usize % 7];
+                let t = if t == i32::MAX { 0x3f80_0000 } else { t };
+                let a = (t as u32).wrapping_add((b >> 12) % 3) & 0x7fff_ffff;
+                f32::from_bits(a | (b & 0x8000_0000))
+            }
+        })
+        .collect()
+}
+
+fn run(
+    f: impl Fn(&[f32], &mut [u8], &mut [u64], &mut dyn FnMut(u32) -> (u8, [i32; 8])),
+    xs: &[f32],
+    rows: &[[i32; 8]],
+) -> (Vec<u8>, Vec<u64>) {
+    let n = xs.len() / 16;
+    let (mut s, mut w) = (vec![0xa5u8; n], vec![0x5a5a_5a5a_5a5a_5a5au64; n]);
+    f(xs, &mut s, &mut w, &mut coder(rows));
+    (s, w)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn nvfp4_blocks_every_variant(
+        rows in rows(),
+        picks in prop::collection::vec((any::<u32>(), any::<u8>()), 0..12).prop_flat_map(|v| {
+            let n = v.len() * 16;
+            prop::collection::vec((any::<u32>(), any::<u8>()), n..=n)
+        }),
+    ) {
+        let xs = values(&rows, &picks);
+        let want = reference(&xs, &rows);
+        let got = run(|x, s, w, c| super::super::nvfp4_blocks_portable(x, s, w, &mut |m| c(m)), &xs, &rows);
+        prop_assert_eq!(&got, &want, "portable");
+        let got = run(|x, s, w, c| super::super::nvfp4_blocks(x, s, w, &mut |m| c(m)), &xs, &rows);
+        prop_assert_eq!(&got, &want, "dispatch");
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        {
+            use super::super::x86;
+            let have = x86::detected();
+            if have & x86::AVX2 != 0 {
+                // SAFETY: the CPU has AVX2 (checked just above).
+                let got = run(|x, s, w, c| unsafe { x86::nvfp4_blocks_avx2(x, s, w, &mut |m| c(m)) }, &xs, &rows);
+                prop_assert_eq!(&got, &want, "avx2");
+            }
+            if have & x86::AVX512F != 0 {
+                // SAFETY: the CPU has AVX-512 F (checked just above).
+                let got = run(|x, s, w, c| unsafe { x86::nvfp4_blocks_avx512(x, s, w, &mut |m| c(m)) }, &xs, &rows);
+                prop_assert_eq!(&got, &want, "avx512");
+            }
+        }
+    }
+}

@@ -1,0 +1,92 @@
+//! The one-pass NVFP4 block kernel (`kernels::nvfp4_blocks`), AVX2 and
+//! AVX-512 side by side: per block of 16 `f32` values, the amax of the
+//! magnitudes' bits (an integer max), the caller's scale code and
+//! thresholds for it, the seven compares of every magnitude, the sign bit,
+//! and the 16 codes packed into one `u64` of nibbles, value 0 in the low
+//! nibble. The AVX-512 variant holds a block in one register and counts
+//! the compares with masked adds; AVX2 takes two registers and subtracts
+//! the compare masks.
+
+use core::arch::x86_64::*;
+
+use super::simd::*;
+
+/// The 16 codes of a block (one per 32-bit lane of `c0`, values 0..8, and
+/// `c1`, values 8..16; each at most 15) as 16 nibbles: `vpackusdw` (whose
+/// 128-bit interleave `vpermq` undoes), `vpackuswb`, then `vpmaddubsw`
+/// with the byte weights 1 and 16 joins each pair into one byte.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn nibbles_avx2(c0: __m256i, c1: __m256i) -> u64 {
+    let w = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi32(c0, c1));
+    let b = _mm_packus_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256::<1>(w));
+    let pairs = _mm_maddubs_epi16(b, _mm_set1_epi16(0x1001));
+    _mm_cvtsi128_si64(_mm_packus_epi16(pairs, pairs)) as u64
+}
+
+/// [`nvfp4_blocks`](crate::kernels::nvfp4_blocks) with AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) fn nvfp4_blocks_avx2(
+    xs: &[f32],
+    scales: &mut [u8],
+    words: &mut [u64],
+    code: &mut impl FnMut(u32) -> (u8, [i32; 8]),
+) {
+    let abs = _mm256_set1_epi32(0x7fff_ffff);
+    for ((block, s), w) in xs.chunks_exact(16).zip(scales).zip(words) {
+        let v0 = v256_u32(bytemuck::cast::<[f32; 8], _>(
+            block[..8].try_into().expect("16"),
+        ));
+        let v1 = v256_u32(bytemuck::cast::<[f32; 8], _>(
+            block[8..].try_into().expect("16"),
+        ));
+        let (a0, a1) = (_mm256_and_si256(v0, abs), _mm256_and_si256(v1, abs));
+        let m = _mm256_max_epu32(a0, a1);
+        let m = _mm_max_epu32(_mm256_castsi256_si128(m), _mm256_extracti128_si256::<1>(m));
+        let m = _mm_max_epu32(m, _mm_shuffle_epi32::<0b01_00_11_10>(m));
+        let m = _mm_max_epu32(m, _mm_shuffle_epi32::<0b10_11_00_01>(m));
+        let (sc, t) = code(_mm_cvtsi128_si32(m) as u32);
+        *s = sc;
+        let (mut c0, mut c1) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+        for &tk in &t[..7] {
+            // A compare's mask is -1 where the magnitude reaches the
+            // threshold: subtracting it counts.
+            let tk = _mm256_set1_epi32(tk);
+            c0 = _mm256_sub_epi32(c0, _mm256_cmpgt_epi32(a0, tk));
+            c1 = _mm256_sub_epi32(c1, _mm256_cmpgt_epi32(a1, tk));
+        }
+        let sign = _mm256_set1_epi32(t[7]);
+        c0 = _mm256_or_si256(c0, _mm256_and_si256(_mm256_srli_epi32::<28>(v0), sign));
+        c1 = _mm256_or_si256(c1, _mm256_and_si256(_mm256_srli_epi32::<28>(v1), sign));
+        *w = nibbles_avx2(c0, c1);
+    }
+}
+
+/// [`nvfp4_blocks`](crate::kernels::nvfp4_blocks) with AVX-512 (F only).
+#[target_feature(enable = "avx512f")]
+pub(crate) fn nvfp4_blocks_avx512(
+    xs: &[f32],
+    scales: &mut [u8],
+    words: &mut [u64],
+    code: &mut impl FnMut(u32) -> (u8, [i32; 8]),
+) {
+    let abs = _mm512_set1_epi32(0x7fff_ffff);
+    let one = _mm512_set1_epi32(1);
+    for ((block, s), w) in xs.chunks_exact(16).zip(scales).zip(words) {
+        let v = v512_u32(bytemuck::cast::<[f32; 16], _>(
+            block.try_into().expect("16"),
+        ));
+        let a = _mm512_and_si512(v, abs);
+        let (sc, t) = code(_mm512_reduce_max_epu32(a));
+        *s = sc;
+        let mut c = _mm512_setzero_si512();
+        for &tk in &t[..7] {
+            let reach = _mm512_cmpgt_epi32_mask(a, _mm512_set1_epi32(tk));
+            c = _mm512_mask_add_epi32(c, reach, c, one);
+        }
+        let sign = _mm512_and_si512(_mm512_srli_epi32::<28>(v), _mm512_set1_epi32(t[7]));
+        let b = _mm512_cvtepi32_epi8(_mm512_or_si512(c, sign));
+        let pairs = _mm_maddubs_epi16(b, _mm_set1_epi16(0x1001));
+        *w = _mm_cvtsi128_si64(_mm_packus_epi16(pairs, pairs)) as u64;
+    }
+}
