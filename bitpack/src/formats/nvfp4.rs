@@ -728,13 +728,13 @@ fn chunk_words(
     const B: usize = Nvfp4Array::BLOCK_SIZE;
     let full = xs.len() / B;
     let (body, tail) = xs.split_at(full * B);
-    let mut code = |m: u32| table.code(m);
+    let code = table;
     if at.is_multiple_of(B) {
         let w = &mut words[at / B..][..full];
-        crate::kernels::nvfp4_blocks(body, &mut scales[..full], w, &mut code);
+        crate::kernels::nvfp4_blocks(body, &mut scales[..full], w, code);
     } else {
         let mut tmp = [0u64; CHUNK_BLOCKS];
-        crate::kernels::nvfp4_blocks(body, &mut scales[..full], &mut tmp[..full], &mut code);
+        crate::kernels::nvfp4_blocks(body, &mut scales[..full], &mut tmp[..full], code);
         for (b, &w) in tmp[..full].iter().enumerate() {
             or_nibbles(words, at + b * B, w, B);
         }
@@ -743,7 +743,7 @@ fn chunk_words(
         let mut block = [0f32; B];
         block[..tail.len()].copy_from_slice(tail);
         let mut w = [0u64];
-        crate::kernels::nvfp4_blocks(&block, &mut scales[full..][..1], &mut w, &mut code);
+        crate::kernels::nvfp4_blocks(&block, &mut scales[full..][..1], &mut w, code);
         or_nibbles(words, at + full * B, w[0], tail.len());
     }
 }
@@ -778,18 +778,7 @@ struct Thresholds {
     filled: u128,
 }
 
-impl Thresholds {
-    fn new(tensor_scale: f32, tiny: super::TinyScale) -> Self {
-        Thresholds {
-            scaler: Nvfp4Scaler::new(tensor_scale, tiny),
-            tensor_scale,
-            rows: [[0; 8]; 128],
-            filled: 0,
-        }
-    }
-
-    /// The scale code of a block whose largest magnitude has the bits
-    /// `amax_bits`, and its row.
+impl crate::kernels::BlockCode for Thresholds {
     #[inline(always)]
     fn code(&mut self, amax_bits: u32) -> (u8, [i32; 8]) {
         let s = self.scaler.scale(amax_bits).to_bits();
@@ -798,6 +787,17 @@ impl Thresholds {
             self.fill(i);
         }
         (s, self.rows[i])
+    }
+}
+
+impl Thresholds {
+    fn new(tensor_scale: f32, tiny: super::TinyScale) -> Self {
+        Thresholds {
+            scaler: Nvfp4Scaler::new(tensor_scale, tiny),
+            tensor_scale,
+            rows: [[0; 8]; 128],
+            filled: 0,
+        }
     }
 
     #[cold]

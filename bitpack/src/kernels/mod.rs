@@ -253,14 +253,65 @@ pub(crate) fn with_avx2<R>(f: impl FnOnce() -> R) -> R {
 
 pub(crate) use dispatch::with_avx2_in;
 
+/// The scale code of a block of the one-pass NVFP4 quantize
+/// ([`nvfp4_blocks`]) from its largest magnitude's bits, and the compares
+/// that give its codes: seven thresholds (as `i32`s; a magnitude's code
+/// counts those its bits exceed, and one that none passes is `i32::MAX`)
+/// and the sign mask (8 keeps the sign bit as bit 3 of the code, 0 drops
+/// it). A trait, not a closure, so that the `#[inline(always)]` method
+/// compiles into the kernels' `#[target_feature]` loops.
+#[cfg(feature = "alloc")]
+pub(crate) trait BlockCode {
+    /// `(scale code, [t0..t7, sign mask])` of a block whose largest
+    /// magnitude has the bits `amax_bits`.
+    fn code(&mut self, amax_bits: u32) -> (u8, [i32; 8]);
+}
+
+/// Blocks per group of [`in_groups`].
+#[cfg(feature = "alloc")]
+const GROUP: usize = 32;
+
+/// The frame of every [`nvfp4_blocks`] variant, a group of 32 blocks at a
+/// time in three loops: the blocks' amaxes (`amax`, vector), their scale
+/// codes and threshold rows (`code`, scalar: independent blocks, which the
+/// CPU overlaps), then each block's codes as one word (`word`, vector).
+/// Three loops where one would chain every block's vector work behind its
+/// scalar scale.
+#[cfg(feature = "alloc")]
+#[inline(always)]
+pub(crate) fn in_groups(
+    xs: &[f32],
+    scales: &mut [u8],
+    words: &mut [u64],
+    code: &mut impl BlockCode,
+    mut amax: impl FnMut(&[f32]) -> u32,
+    mut word: impl FnMut(&[f32], &[i32; 8]) -> u64,
+) {
+    let mut m = [0u32; GROUP];
+    let mut rows = [[0i32; 8]; GROUP];
+    for ((xs, scales), words) in xs
+        .chunks(16 * GROUP)
+        .zip(scales.chunks_mut(GROUP))
+        .zip(words.chunks_mut(GROUP))
+    {
+        for (m, block) in m.iter_mut().zip(xs.chunks_exact(16)) {
+            *m = amax(block);
+        }
+        for ((s, r), &m) in scales.iter_mut().zip(&mut rows).zip(&m) {
+            (*s, *r) = code.code(m);
+        }
+        for ((w, block), r) in words.iter_mut().zip(xs.chunks_exact(16)).zip(&rows) {
+            *w = word(block, r);
+        }
+    }
+}
+
 /// The one-pass NVFP4 quantize of whole blocks of 16 `f32` values (`xs`,
 /// `16 * words.len()` of them): for block `b`, the largest magnitude's bits
 /// `m` (an integer max of `bits & 0x7fff_ffff`, NaN above infinity), then
-/// `(scales[b], t) = code(m)`, and `words[b]` = the block's 16 E2M1 codes
-/// as nibbles, value 0 in the low nibble. Code `i` counts the thresholds
-/// `t[0..7]` that `|x_i|`'s bits exceed (as `i32`s: a threshold that no
-/// magnitude passes is `i32::MAX`), with `x_i`'s sign bit as bit 3 where
-/// `t[7]` is 8 (0 drops it).
+/// `(scales[b], t) = code.code(m)`, and `words[b]` = the block's 16 E2M1
+/// codes as nibbles, value 0 in the low nibble ([`BlockCode`] says what
+/// `t` means).
 ///
 /// The AVX-512 or AVX2 variant where the CPU has it (`kernels/x86/block.rs`),
 /// else the portable loop.
@@ -270,7 +321,7 @@ pub(crate) fn nvfp4_blocks(
     xs: &[f32],
     scales: &mut [u8],
     words: &mut [u64],
-    code: &mut impl FnMut(u32) -> (u8, [i32; 8]),
+    code: &mut impl BlockCode,
 ) {
     debug_assert_eq!(xs.len(), 16 * words.len());
     debug_assert_eq!(scales.len(), words.len());
@@ -298,20 +349,26 @@ pub(crate) fn nvfp4_blocks_portable(
     xs: &[f32],
     scales: &mut [u8],
     words: &mut [u64],
-    code: &mut impl FnMut(u32) -> (u8, [i32; 8]),
+    code: &mut impl BlockCode,
 ) {
-    for ((block, s), w) in xs.chunks_exact(16).zip(scales).zip(words) {
-        let a: [u32; 16] = core::array::from_fn(|i| block[i].to_bits() & 0x7fff_ffff);
-        let (sc, t) = code(a.iter().copied().max().unwrap_or(0));
-        *s = sc;
-        let mut word = 0u64;
-        for (i, (&a, x)) in a.iter().zip(block).enumerate() {
-            let n: u32 = t[..7].iter().map(|&tk| u32::from(a as i32 > tk)).sum();
-            let c = n | ((x.to_bits() >> 28) & t[7] as u32);
-            word |= u64::from(c) << (4 * i);
-        }
-        *w = word;
-    }
+    let abs =
+        |block: &[f32]| -> [u32; 16] { core::array::from_fn(|i| block[i].to_bits() & 0x7fff_ffff) };
+    in_groups(
+        xs,
+        scales,
+        words,
+        code,
+        |block| abs(block).iter().copied().max().unwrap_or(0),
+        |block, t| {
+            let mut word = 0u64;
+            for (i, (&a, x)) in abs(block).iter().zip(block).enumerate() {
+                let n: u32 = t[..7].iter().map(|&tk| u32::from(a as i32 > tk)).sum();
+                let c = n | ((x.to_bits() >> 28) & t[7] as u32);
+                word |= u64::from(c) << (4 * i);
+            }
+            word
+        },
+    );
 }
 
 /// 64-bit words holding `len` values of `width` bits: `ceil(len * width / 64)`

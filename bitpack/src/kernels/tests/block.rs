@@ -12,25 +12,27 @@ use std::vec::Vec;
 
 use proptest::prelude::*;
 
-/// The code callback of a test: the scale code is a mix of the amax bits,
-/// its row one of `rows` (seven thresholds and the sign mask).
-fn coder(rows: &[[i32; 8]]) -> impl FnMut(u32) -> (u8, [i32; 8]) + '_ {
-    move |m: u32| {
+/// The scale codes of a test: a mix of the amax bits, its row one of
+/// `rows` (seven thresholds and the sign mask).
+struct Coder<'a>(&'a [[i32; 8]]);
+
+impl super::super::BlockCode for Coder<'_> {
+    fn code(&mut self, m: u32) -> (u8, [i32; 8]) {
         let s = (m ^ (m >> 7) ^ (m >> 19)) as u8 & 0x7f;
-        (s, rows[usize::from(s) % rows.len()])
+        (s, self.0[usize::from(s) % self.0.len()])
     }
 }
 
 /// The kernel's definition, one value and one bit at a time.
 fn reference(xs: &[f32], rows: &[[i32; 8]]) -> (Vec<u8>, Vec<u64>) {
-    let mut code = coder(rows);
+    let mut code = Coder(rows);
     let (mut scales, mut words) = (Vec::new(), Vec::new());
     for block in xs.chunks_exact(16) {
         let mut amax = 0u32;
         for x in block {
             amax = amax.max(x.to_bits() & 0x7fff_ffff);
         }
-        let (s, t) = code(amax);
+        let (s, t) = super::super::BlockCode::code(&mut code, amax);
         scales.push(s);
         let mut w = 0u64;
         for (i, x) in block.iter().enumerate() {
@@ -101,13 +103,13 @@ fn values(rows: &[[i32; 8]], picks: &[(u32, u8)]) -> Vec<f32> {
 }
 
 fn run(
-    f: impl Fn(&[f32], &mut [u8], &mut [u64], &mut dyn FnMut(u32) -> (u8, [i32; 8])),
+    f: impl Fn(&[f32], &mut [u8], &mut [u64], &mut Coder),
     xs: &[f32],
     rows: &[[i32; 8]],
 ) -> (Vec<u8>, Vec<u64>) {
     let n = xs.len() / 16;
     let (mut s, mut w) = (vec![0xa5u8; n], vec![0x5a5a_5a5a_5a5a_5a5au64; n]);
-    f(xs, &mut s, &mut w, &mut coder(rows));
+    f(xs, &mut s, &mut w, &mut Coder(rows));
     (s, w)
 }
 
@@ -117,16 +119,16 @@ proptest! {
     #[test]
     fn nvfp4_blocks_every_variant(
         rows in rows(),
-        picks in prop::collection::vec((any::<u32>(), any::<u8>()), 0..12).prop_flat_map(|v| {
+        picks in prop::collection::vec((any::<u32>(), any::<u8>()), 0..80).prop_flat_map(|v| {
             let n = v.len() * 16;
             prop::collection::vec((any::<u32>(), any::<u8>()), n..=n)
         }),
     ) {
         let xs = values(&rows, &picks);
         let want = reference(&xs, &rows);
-        let got = run(|x, s, w, c| super::super::nvfp4_blocks_portable(x, s, w, &mut |m| c(m)), &xs, &rows);
+        let got = run(|x, s, w, c| super::super::nvfp4_blocks_portable(x, s, w, c), &xs, &rows);
         prop_assert_eq!(&got, &want, "portable");
-        let got = run(|x, s, w, c| super::super::nvfp4_blocks(x, s, w, &mut |m| c(m)), &xs, &rows);
+        let got = run(|x, s, w, c| super::super::nvfp4_blocks(x, s, w, c), &xs, &rows);
         prop_assert_eq!(&got, &want, "dispatch");
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
         {
@@ -134,12 +136,12 @@ proptest! {
             let have = x86::detected();
             if have & x86::AVX2 != 0 {
                 // SAFETY: the CPU has AVX2 (checked just above).
-                let got = run(|x, s, w, c| unsafe { x86::nvfp4_blocks_avx2(x, s, w, &mut |m| c(m)) }, &xs, &rows);
+                let got = run(|x, s, w, c| unsafe { x86::nvfp4_blocks_avx2(x, s, w, c) }, &xs, &rows);
                 prop_assert_eq!(&got, &want, "avx2");
             }
             if have & x86::AVX512F != 0 {
                 // SAFETY: the CPU has AVX-512 F (checked just above).
-                let got = run(|x, s, w, c| unsafe { x86::nvfp4_blocks_avx512(x, s, w, &mut |m| c(m)) }, &xs, &rows);
+                let got = run(|x, s, w, c| unsafe { x86::nvfp4_blocks_avx512(x, s, w, c) }, &xs, &rows);
                 prop_assert_eq!(&got, &want, "avx512");
             }
         }

@@ -10,6 +10,7 @@
 use core::arch::x86_64::*;
 
 use super::simd::*;
+use crate::kernels::{BlockCode, in_groups};
 
 /// The 16 codes of a block (one per 32-bit lane of `c0`, values 0..8, and
 /// `c1`, values 8..16; each at most 15) as 16 nibbles: `vpackusdw` (whose
@@ -30,23 +31,25 @@ pub(crate) fn nvfp4_blocks_avx2(
     xs: &[f32],
     scales: &mut [u8],
     words: &mut [u64],
-    code: &mut impl FnMut(u32) -> (u8, [i32; 8]),
+    code: &mut impl BlockCode,
 ) {
     let abs = _mm256_set1_epi32(0x7fff_ffff);
-    for ((block, s), w) in xs.chunks_exact(16).zip(scales).zip(words) {
-        let v0 = v256_u32(bytemuck::cast::<[f32; 8], _>(
-            block[..8].try_into().expect("16"),
-        ));
-        let v1 = v256_u32(bytemuck::cast::<[f32; 8], _>(
-            block[8..].try_into().expect("16"),
-        ));
-        let (a0, a1) = (_mm256_and_si256(v0, abs), _mm256_and_si256(v1, abs));
+    let load = |block: &[f32]| {
+        let lo: [f32; 8] = block[..8].try_into().expect("16 values");
+        let hi: [f32; 8] = block[8..].try_into().expect("16 values");
+        let (v0, v1) = (v256_u32(bytemuck::cast(lo)), v256_u32(bytemuck::cast(hi)));
+        (v0, v1, _mm256_and_si256(v0, abs), _mm256_and_si256(v1, abs))
+    };
+    let amax = |block: &[f32]| {
+        let (_, _, a0, a1) = load(block);
         let m = _mm256_max_epu32(a0, a1);
         let m = _mm_max_epu32(_mm256_castsi256_si128(m), _mm256_extracti128_si256::<1>(m));
         let m = _mm_max_epu32(m, _mm_shuffle_epi32::<0b01_00_11_10>(m));
         let m = _mm_max_epu32(m, _mm_shuffle_epi32::<0b10_11_00_01>(m));
-        let (sc, t) = code(_mm_cvtsi128_si32(m) as u32);
-        *s = sc;
+        _mm_cvtsi128_si32(m) as u32
+    };
+    let word = |block: &[f32], t: &[i32; 8]| {
+        let (v0, v1, a0, a1) = load(block);
         let (mut c0, mut c1) = (_mm256_setzero_si256(), _mm256_setzero_si256());
         for &tk in &t[..7] {
             // A compare's mask is -1 where the magnitude reaches the
@@ -58,8 +61,9 @@ pub(crate) fn nvfp4_blocks_avx2(
         let sign = _mm256_set1_epi32(t[7]);
         c0 = _mm256_or_si256(c0, _mm256_and_si256(_mm256_srli_epi32::<28>(v0), sign));
         c1 = _mm256_or_si256(c1, _mm256_and_si256(_mm256_srli_epi32::<28>(v1), sign));
-        *w = nibbles_avx2(c0, c1);
-    }
+        nibbles_avx2(c0, c1)
+    };
+    in_groups(xs, scales, words, code, amax, word);
 }
 
 /// [`nvfp4_blocks`](crate::kernels::nvfp4_blocks) with AVX-512 (F only).
@@ -68,17 +72,18 @@ pub(crate) fn nvfp4_blocks_avx512(
     xs: &[f32],
     scales: &mut [u8],
     words: &mut [u64],
-    code: &mut impl FnMut(u32) -> (u8, [i32; 8]),
+    code: &mut impl BlockCode,
 ) {
     let abs = _mm512_set1_epi32(0x7fff_ffff);
     let one = _mm512_set1_epi32(1);
-    for ((block, s), w) in xs.chunks_exact(16).zip(scales).zip(words) {
-        let v = v512_u32(bytemuck::cast::<[f32; 16], _>(
-            block.try_into().expect("16"),
-        ));
+    let load = |block: &[f32]| {
+        let v: [f32; 16] = block.try_into().expect("16 values");
+        v512_u32(bytemuck::cast(v))
+    };
+    let amax = |block: &[f32]| _mm512_reduce_max_epu32(_mm512_and_si512(load(block), abs));
+    let word = |block: &[f32], t: &[i32; 8]| {
+        let v = load(block);
         let a = _mm512_and_si512(v, abs);
-        let (sc, t) = code(_mm512_reduce_max_epu32(a));
-        *s = sc;
         let mut c = _mm512_setzero_si512();
         for &tk in &t[..7] {
             let reach = _mm512_cmpgt_epi32_mask(a, _mm512_set1_epi32(tk));
@@ -87,6 +92,7 @@ pub(crate) fn nvfp4_blocks_avx512(
         let sign = _mm512_and_si512(_mm512_srli_epi32::<28>(v), _mm512_set1_epi32(t[7]));
         let b = _mm512_cvtepi32_epi8(_mm512_or_si512(c, sign));
         let pairs = _mm_maddubs_epi16(b, _mm_set1_epi16(0x1001));
-        *w = _mm_cvtsi128_si64(_mm_packus_epi16(pairs, pairs)) as u64;
-    }
+        _mm_cvtsi128_si64(_mm_packus_epi16(pairs, pairs)) as u64
+    };
+    in_groups(xs, scales, words, code, amax, word);
 }
