@@ -103,7 +103,7 @@ fn values(rows: &[[i32; 8]], picks: &[(u32, u8)]) -> Vec<f32> {
 }
 
 fn run(
-    f: impl Fn(&[f32], &mut [u8], &mut [u64], &mut Coder),
+    f: impl Fn(&[f32], &mut [u8], &mut [u64], &mut Coder<'_>),
     xs: &[f32],
     rows: &[[i32; 8]],
 ) -> (Vec<u8>, Vec<u64>) {
