@@ -213,6 +213,27 @@ fn dequantize(c: &mut Criterion) {
         b.iter(|| formats::decode(black_box(&e4)))
     });
     g.bench_function("mx_e4m3", |b| b.iter(|| black_box(&mx4).dequantize()));
+    // The E2M1 three with the AVX-512 variants masked off (the AVX2 build
+    // many CPUs run), where the CPU has AVX-512.
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx512f") {
+        // The internal bits of AVX2, BMI2, POPCNT and F16C (`kernels::x86`).
+        const NO_AVX512: u32 = 0b1111;
+        let masked = |f: &mut dyn FnMut()| {
+            bitpack::kernels::__limit_features(NO_AVX512);
+            f();
+            bitpack::kernels::__limit_features(u32::MAX);
+        };
+        g.bench_function("avx2/decode_e2m1", |b| {
+            masked(&mut || b.iter(|| formats::decode(black_box(&e2))))
+        });
+        g.bench_function("avx2/mx_e2m1", |b| {
+            masked(&mut || b.iter(|| black_box(&mx2).dequantize()))
+        });
+        g.bench_function("avx2/nvfp4", |b| {
+            masked(&mut || b.iter(|| black_box(&nv).dequantize()))
+        });
+    }
     g.finish();
 }
 

@@ -159,10 +159,18 @@ impl<V: MiniFloat, S: BitElement> Blocked<V, S> {
     /// Decodes the values into `out` and applies each block's scale code:
     /// `apply(run, code)` for every run of values of one block (a whole
     /// block when the blocks run along the last axis, one value otherwise).
+    ///
+    /// `e2m1`, for E2M1 values, is `(lut, post)` such that `apply` makes
+    /// each value `v` of a block with scale code `c` into `(v * lut[c]) *
+    /// post`: where the blocks run along the last axis in whole words
+    /// (rows a multiple of 16 values), the scaled decode of each block then
+    /// runs in one pass ([`kernels::e2m1_scaled_blocks`](crate::kernels)),
+    /// which gives the same bits.
     pub(crate) fn dequantize_into(
         &self,
         out: &mut [f32],
         block: usize,
+        e2m1: Option<(&[f32; 256], f32)>,
         apply: impl Fn(&mut [f32], u8) + Sync,
     ) -> Result<()> {
         LengthOf::DequantizeOutput.check(self.len(), out.len())?;
@@ -170,6 +178,29 @@ impl<V: MiniFloat, S: BitElement> Blocked<V, S> {
         let nb = d.div_ceil(block);
         let scales = self.scales.as_bytes();
         let words = self.values.as_words();
+        if let Some((lut, post)) = e2m1 {
+            let whole = V::BITS == 4 && inner == 1 && block.is_multiple_of(16);
+            if whole && d.is_multiple_of(block) && scales.len() >= outer * nb {
+                // Blocks of whole words: split across threads at blocks.
+                let per = block / 16;
+                let parts = crate::par::Out {
+                    slice: out,
+                    at: |u| u * block,
+                };
+                crate::par::split(
+                    self.len(),
+                    outer * nb,
+                    |_| true,
+                    parts,
+                    |us, out, _| {
+                        let ws = &words[us.start * per..us.end * per];
+                        let ss = &scales[us.clone()];
+                        crate::kernels::e2m1_scaled_blocks(ws, out, per, ss, lut, post);
+                    },
+                );
+                return Ok(());
+            }
+        }
         let grid = super::block::BlockGrid::along(outer, d, inner, block);
         let code = |g: usize| scales.get(g).copied().unwrap_or(0xff);
         // Value by value (decode, then the scale): split across threads at

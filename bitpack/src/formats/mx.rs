@@ -134,6 +134,21 @@ fn scale_blocks(xs: &[f32], factors: &[f32], out: &mut [f32]) {
     }
 }
 
+/// [`e8m0_f32`] of every scale code, bit for bit (the NaN included).
+const E8M0_F32: [f32; 256] = {
+    let mut t = [0f32; 256];
+    let mut c = 0;
+    while c < 256 {
+        t[c] = match c {
+            0xff => f32::NAN,
+            0 => f32::from_bits(0x0040_0000),
+            _ => f32::from_bits((c as u32) << 23),
+        };
+        c += 1;
+    }
+    t
+};
+
 /// Values per stack chunk of the quantizer: 16 blocks.
 const CHUNK: usize = 512;
 
@@ -659,13 +674,17 @@ impl<F: MxElement> MxArray<F> {
     pub fn dequantize_into(&self, out: &mut [f32]) -> Result<()> {
         // Exact: every value times 2^k (|k| <= 127, the product within
         // f32's range) is an f32.
-        self.core.dequantize_into(out, Self::BLOCK_SIZE, |run, c| {
-            // From the bits (`to_f32` is the format's general decode).
-            let s = e8m0_f32(E8M0::from_bits(c));
-            for v in run {
-                *v *= s;
-            }
-        })
+        // E2M1 values: each block's scaled decode in one pass, the eight
+        // products `m * 2^k` from the scale's value.
+        let fused = (F::BITS == 4).then_some((&E8M0_F32, 1.0));
+        self.core
+            .dequantize_into(out, Self::BLOCK_SIZE, fused, |run, c| {
+                // From the bits (`to_f32` is the format's general decode).
+                let s = e8m0_f32(E8M0::from_bits(c));
+                for v in run {
+                    *v *= s;
+                }
+            })
     }
 
     super::blocked::blocked_methods! {
@@ -698,5 +717,23 @@ impl<F: MxElement> MxArray<F> {
         /// # Ok::<(), bitpack::Error>(())
         /// ```
         scales_swizzled,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The constant table of the fused dequantize is `e8m0_f32`, bit for
+    /// bit, at every scale code.
+    #[test]
+    fn e8m0_table_is_e8m0_f32() {
+        for c in 0..=255u8 {
+            assert_eq!(
+                E8M0_F32[usize::from(c)].to_bits(),
+                e8m0_f32(E8M0::from_bits(c)).to_bits(),
+                "code {c:#04x}"
+            );
+        }
     }
 }

@@ -597,15 +597,17 @@ impl Nvfp4Array {
         // The E4M3 scales' values, from a table (`to_f32` is the format's
         // general decode).
         let table = &crate::float::Tables::<E4M3>::DECODE_F32;
-        self.core.dequantize_into(out, Self::BLOCK_SIZE, |run, c| {
-            // `value * scale` is exact in f32 (at most 2 + 4 significant
-            // bits), so times the tensor scale it rounds once, as the
-            // product of the three does in f64: `nvfp4_value`'s bits.
-            let s = table[usize::from(c)];
-            for v in run {
-                *v = *v * s * st;
-            }
-        })
+        let fused = Some((table, st));
+        self.core
+            .dequantize_into(out, Self::BLOCK_SIZE, fused, |run, c| {
+                // `value * scale` is exact in f32 (at most 2 + 4 significant
+                // bits), so times the tensor scale it rounds once, as the
+                // product of the three does in f64: `nvfp4_value`'s bits.
+                let s = table[usize::from(c)];
+                for v in run {
+                    *v = *v * s * st;
+                }
+            })
     }
 
     super::blocked::blocked_methods! {

@@ -342,6 +342,65 @@ pub(crate) fn nvfp4_blocks(
     nvfp4_blocks_portable(xs, scales, words, code);
 }
 
+/// The dequantize of E2M1 codes in blocks (MX and NVFP4): `words` holds
+/// the codes (16 per word, value 0 in the low nibble), block `b` is the
+/// `per_block` words from `b * per_block` on and its values the
+/// `16 * per_block` of `out` from `b * 16 * per_block` on; a value is `(m *
+/// lut[scales[b]]) * post` with the sign of its code, `m` its code's
+/// magnitude (0, 0.5, 1, 1.5, 2, 3, 4 or 6): the product the decode and the
+/// scale pass compute, one table of eight products per block. A NaN factor
+/// gives its NaN whatever the code's sign, as the product does.
+///
+/// The AVX2 variant where the CPU has it, else the portable loop.
+#[cfg(feature = "alloc")]
+#[inline]
+pub(crate) fn e2m1_scaled_blocks(
+    words: &[u64],
+    out: &mut [f32],
+    per_block: usize,
+    scales: &[u8],
+    lut: &[f32; 256],
+    post: f32,
+) {
+    debug_assert_eq!(out.len(), 16 * words.len());
+    debug_assert_eq!(words.len(), per_block * scales.len());
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if dispatch::features() & x86::AVX2 != 0 {
+        // SAFETY: `features` detected AVX2, all the variant enables.
+        unsafe { x86::e2m1_scaled_blocks_avx2(words, out, per_block, scales, lut, post) };
+        return;
+    }
+    e2m1_scaled_blocks_portable(words, out, per_block, scales, lut, post);
+}
+
+/// The portable loop of [`e2m1_scaled_blocks`].
+#[cfg(feature = "alloc")]
+pub(crate) fn e2m1_scaled_blocks_portable(
+    words: &[u64],
+    out: &mut [f32],
+    per_block: usize,
+    scales: &[u8],
+    lut: &[f32; 256],
+    post: f32,
+) {
+    const MAGS: [f32; 8] = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0];
+    for ((ws, os), &s) in words
+        .chunks_exact(per_block)
+        .zip(out.chunks_exact_mut(16 * per_block))
+        .zip(scales)
+    {
+        let f = lut[usize::from(s)];
+        let table = MAGS.map(|m| (m * f) * post);
+        let sign = if f.is_nan() { 0 } else { 1u32 << 31 };
+        for (&w, o) in ws.iter().zip(os.chunks_exact_mut(16)) {
+            for (i, o) in o.iter_mut().enumerate() {
+                let c = (w >> (4 * i)) as u32 & 15;
+                *o = f32::from_bits(table[(c & 7) as usize].to_bits() ^ ((c << 28) & sign));
+            }
+        }
+    }
+}
+
 /// The portable loop of [`nvfp4_blocks`] (the reference of its variants).
 #[cfg(feature = "alloc")]
 #[inline]

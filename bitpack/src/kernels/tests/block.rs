@@ -1,9 +1,11 @@
-//! The one-pass NVFP4 block kernel (`kernels::nvfp4_blocks`): its portable
+//! The block kernels of MX and NVFP4. The one-pass NVFP4 quantize
+//! (`kernels::nvfp4_blocks`): its portable
 //! loop against a value-by-value, bit-by-bit reference, and every x86
 //! variant this CPU runs against the portable loop, on random bits
 //! (NaN, infinities, signed zeros, subnormals), magnitudes on and next to
 //! the thresholds, thresholds no magnitude passes, and signs kept and
-//! dropped.
+//! dropped. The scaled E2M1 decode (`kernels::e2m1_scaled_blocks`): every
+//! variant against the product it stands for, bit for bit.
 
 extern crate std;
 
@@ -144,6 +146,70 @@ proptest! {
                 let got = run(|x, s, w, c| unsafe { x86::nvfp4_blocks_avx512(x, s, w, c) }, &xs, &rows);
                 prop_assert_eq!(&got, &want, "avx512");
             }
+        }
+    }
+}
+
+/// The scaled decode's definition: each code's signed value times the
+/// block's factor, times `post` (what the decode and the scale pass of the
+/// arrays compute), value by value.
+fn scaled_reference(
+    words: &[u64],
+    per: usize,
+    scales: &[u8],
+    lut: &[f32; 256],
+    post: f32,
+) -> Vec<u32> {
+    const MAGS: [f32; 8] = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0];
+    let mut out = Vec::new();
+    for (b, &s) in scales.iter().enumerate() {
+        for i in 0..16 * per {
+            let c = (words[b * per + i / 16] >> (4 * (i % 16))) as usize & 15;
+            let v = if c & 8 != 0 {
+                -MAGS[c & 7]
+            } else {
+                MAGS[c & 7]
+            };
+            out.push((v * lut[usize::from(s)] * post).to_bits());
+        }
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Every variant of the scaled E2M1 decode against its definition:
+    /// blocks of one and two words, factors of any bits (NaN, infinities,
+    /// zeros, subnormals, negative), `post` 1 or any finite value.
+    #[test]
+    fn e2m1_scaled_blocks_every_variant(
+        per in 1usize..3,
+        words in prop::collection::vec(any::<u64>(), 0..80),
+        lut_bits in prop::collection::vec(any::<u32>(), 256),
+        scale_bytes in prop::collection::vec(any::<u8>(), 80),
+        post in prop_oneof![Just(1.0f32), (1u32..0x7f80_0000).prop_map(f32::from_bits)],
+    ) {
+        let words = &words[..words.len() / per * per];
+        let scales = &scale_bytes[..words.len() / per];
+        let lut: [f32; 256] = core::array::from_fn(|i| f32::from_bits(lut_bits[i]));
+        let want = scaled_reference(words, per, scales, &lut, post);
+        let run = |f: &dyn Fn(&mut [f32])| {
+            let mut out = vec![f32::from_bits(0x7fc0_1234); 16 * words.len()];
+            f(&mut out);
+            out.iter().map(|v| v.to_bits()).collect::<Vec<u32>>()
+        };
+        let got = run(&|o| super::super::e2m1_scaled_blocks_portable(words, o, per, scales, &lut, post));
+        prop_assert_eq!(&got, &want, "portable");
+        let got = run(&|o| super::super::e2m1_scaled_blocks(words, o, per, scales, &lut, post));
+        prop_assert_eq!(&got, &want, "dispatch");
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        if super::super::x86::detected() & super::super::x86::AVX2 != 0 {
+            // SAFETY: the CPU has AVX2 (checked just above).
+            let got = run(&|o| unsafe {
+                super::super::x86::e2m1_scaled_blocks_avx2(words, o, per, scales, &lut, post)
+            });
+            prop_assert_eq!(&got, &want, "avx2");
         }
     }
 }

@@ -9,7 +9,8 @@
 //! - `sum.rs`: sums;
 //! - `float.rs`: the table decode to 4-byte values and the float encode and
 //!   decode;
-//! - `block.rs`: the one-pass NVFP4 block quantize (amax, scale, codes).
+//! - `block.rs`: the one-pass NVFP4 block quantize (amax, scale, codes)
+//!   and the scaled E2M1 decode of MX and NVFP4 blocks.
 //!
 //! Each variant is a `#[target_feature]` function generic over the width, so
 //! it is as monomorphized as the portable kernel it replaces; it handles the
@@ -30,7 +31,7 @@ mod sum;
 mod unpack;
 
 use super::dispatch::Table;
-pub(crate) use block::{nvfp4_blocks_avx2, nvfp4_blocks_avx512};
+pub(crate) use block::{e2m1_scaled_blocks_avx2, nvfp4_blocks_avx2, nvfp4_blocks_avx512};
 use float::decode_perm_avx2;
 use float::decode_perm_avx512;
 pub(crate) use float::{
