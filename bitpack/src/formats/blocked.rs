@@ -219,13 +219,18 @@ impl<V: MiniFloat, S: BitElement> Blocked<V, S> {
                 &crate::float::Tables::<V>::DECODE_F32,
             );
             if inner == 1 {
-                // Runs of one block within the piece.
+                // Runs of one block within the piece: row `r`, block `b`
+                // of the row (divided out once, then counted).
                 let mut p = us.start;
+                let (mut r, mut b) = (p / d.max(1), p % d.max(1) / block);
                 while p < us.end {
-                    let (r, b) = (p / d, p % d / block);
                     let q = us.end.min(r * d + d.min(b * block + block));
                     apply(&mut out[p - us.start..q - us.start], code(r * nb + b));
                     p = q;
+                    b += 1;
+                    if b == nb {
+                        (r, b) = (r + 1, 0);
+                    }
                 }
                 return;
             }
