@@ -160,17 +160,18 @@ impl<V: MiniFloat, S: BitElement> Blocked<V, S> {
     /// `apply(run, code)` for every run of values of one block (a whole
     /// block when the blocks run along the last axis, one value otherwise).
     ///
-    /// `e2m1`, for E2M1 values, is `(lut, post)` such that `apply` makes
-    /// each value `v` of a block with scale code `c` into `(v * lut[c]) *
-    /// post`: where the blocks run along the last axis in whole words
-    /// (rows a multiple of 16 values), the scaled decode of each block then
-    /// runs in one pass ([`kernels::e2m1_scaled_blocks`](crate::kernels)),
-    /// which gives the same bits.
+    /// `factors` is `(lut, post)` where `apply` makes each value `v` of a
+    /// block with scale code `c` into `(v * lut[c]) * post`. Where the
+    /// blocks run along the last axis and rows are whole blocks, the scaled
+    /// decode of each block then runs in one pass, with the same bits: of
+    /// E2M1 codes in whole words by a table of eight products per block
+    /// (`kernels::e2m1_scaled_blocks`), of 8-bit codes with `post` 1 by the
+    /// F16C decode where it serves the format (`kernels::f16c_scaled_blocks`).
     pub(crate) fn dequantize_into(
         &self,
         out: &mut [f32],
         block: usize,
-        e2m1: Option<(&[f32; 256], f32)>,
+        factors: Option<(&[f32; 256], f32)>,
         apply: impl Fn(&mut [f32], u8) + Sync,
     ) -> Result<()> {
         LengthOf::DequantizeOutput.check(self.len(), out.len())?;
@@ -178,9 +179,33 @@ impl<V: MiniFloat, S: BitElement> Blocked<V, S> {
         let nb = d.div_ceil(block);
         let scales = self.scales.as_bytes();
         let words = self.values.as_words();
-        if let Some((lut, post)) = e2m1 {
-            let whole = V::BITS == 4 && inner == 1 && block.is_multiple_of(16);
-            if whole && d.is_multiple_of(block) && scales.len() >= outer * nb {
+        let whole = inner == 1 && d.is_multiple_of(block) && scales.len() >= outer * nb;
+        if let (Some((lut, 1.0)), true) = (factors, whole && V::BITS == 8) {
+            // 8-bit codes times a factor per block (MX E4M3 and E5M2): the
+            // F16C decode that multiplies each block as it goes, where it
+            // serves `V` (blocks of whole vector steps, the CPU's features).
+            if crate::kernels::f16c_scaled_serves::<V>(block) {
+                let bytes = self.values.as_bytes();
+                let parts = crate::par::Out {
+                    slice: out,
+                    at: |u| u * block,
+                };
+                crate::par::split(
+                    self.len(),
+                    outer * nb,
+                    |_| true,
+                    parts,
+                    |us, out, _| {
+                        let cs = &bytes[us.start * block..us.end * block];
+                        let ss = &scales[us.clone()];
+                        crate::kernels::f16c_scaled_blocks::<V>(cs, out, block, ss, lut);
+                    },
+                );
+                return Ok(());
+            }
+        }
+        if let Some((lut, post)) = factors {
+            if whole && V::BITS == 4 && block.is_multiple_of(16) {
                 // Blocks of whole words: split across threads at blocks.
                 let per = block / 16;
                 let parts = crate::par::Out {

@@ -674,9 +674,10 @@ impl<F: MxElement> MxArray<F> {
     pub fn dequantize_into(&self, out: &mut [f32]) -> Result<()> {
         // Exact: every value times 2^k (|k| <= 127, the product within
         // f32's range) is an f32.
-        // E2M1 values: each block's scaled decode in one pass, the eight
-        // products `m * 2^k` from the scale's value.
-        let fused = (F::BITS == 4).then_some((&E8M0_F32, 1.0));
+        // Each block's scaled decode in one pass where a kernel serves the
+        // element format (E2M1; E4M3 and E5M2 with F16C), the factors from
+        // the scale codes' table.
+        let fused = Some((&E8M0_F32, 1.0));
         self.core
             .dequantize_into(out, Self::BLOCK_SIZE, fused, |run, c| {
                 // From the bits (`to_f32` is the format's general decode).

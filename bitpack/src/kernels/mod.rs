@@ -373,6 +373,69 @@ pub(crate) fn e2m1_scaled_blocks(
     e2m1_scaled_blocks_portable(words, out, per_block, scales, lut, post);
 }
 
+/// Whether [`f16c_scaled_blocks`] serves `F` in blocks of `block` values
+/// on this CPU: an 8-bit format the F16C decode takes, blocks of whole
+/// 16-value steps, AVX2 and F16C.
+#[cfg(feature = "alloc")]
+pub(crate) fn f16c_scaled_serves<F: crate::float::MiniFloat>(block: usize) -> bool {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    {
+        let format = const { crate::float::elem::f16_ok(&F::FORMAT) && F::FORMAT.bits() == 8 };
+        format
+            && dispatch::features() & x86::AVX2_F16C == x86::AVX2_F16C
+            && block.is_multiple_of(16)
+            && block > 0
+    }
+    #[cfg(not(all(feature = "std", target_arch = "x86_64")))]
+    {
+        let _ = block;
+        false
+    }
+}
+
+/// The dequantize of 8-bit codes of `F` in blocks of `block` values
+/// (`codes` and `out` hold whole blocks): each value is its code's value
+/// times `lut[scales[b]]`, its block's factor, as the decode and a scale
+/// pass over its output compute it, in one pass (the F16C decode,
+/// `x86::decode_f16c_scaled`).
+///
+/// # Panics
+///
+/// Unless [`f16c_scaled_serves`] says it serves `F` and `block`.
+#[cfg(feature = "alloc")]
+pub(crate) fn f16c_scaled_blocks<F: crate::float::MiniFloat>(
+    codes: &[u8],
+    out: &mut [f32],
+    block: usize,
+    scales: &[u8],
+    lut: &[f32; 256],
+) {
+    assert!(
+        f16c_scaled_serves::<F>(block),
+        "the caller checks f16c_scaled_serves"
+    );
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    {
+        const CHUNK: usize = 64;
+        let mut factors = [0f32; CHUNK];
+        for ((c, o), s) in codes
+            .chunks(CHUNK * block)
+            .zip(out.chunks_mut(CHUNK * block))
+            .zip(scales.chunks(CHUNK))
+        {
+            let f = &mut factors[..s.len()];
+            for (f, &s) in f.iter_mut().zip(s) {
+                *f = lut[usize::from(s)];
+            }
+            // SAFETY: `features` detected AVX2 and F16C, all the variant
+            // enables; `F` is a format it serves (`f16_ok`, 8 bits).
+            unsafe { x86::decode_f16c_scaled::<F>(c, o, f, block / 16) };
+        }
+    }
+    #[cfg(not(all(feature = "std", target_arch = "x86_64")))]
+    let _ = (codes, out, scales, lut);
+}
+
 /// The portable loop of [`e2m1_scaled_blocks`].
 #[cfg(feature = "alloc")]
 pub(crate) fn e2m1_scaled_blocks_portable(

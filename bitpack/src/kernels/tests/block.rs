@@ -213,3 +213,59 @@ proptest! {
         }
     }
 }
+
+/// The scaled 8-bit decode against the decode of the same codes followed by
+/// the multiply (what the arrays computed in two passes), bit for bit but
+/// for which NaN a NaN code times a NaN factor gives: every code, blocks of
+/// 16, 32 and 48 values, factors of any bits.
+fn check_f16c_scaled<F: crate::float::MiniFloat>(per: usize, codes: &[u8], factors: &[u32]) {
+    use super::super::{f16c_scaled_blocks, f16c_scaled_serves};
+    let block = 16 * per;
+    if !f16c_scaled_serves::<F>(block) {
+        std::eprintln!("skipped: f16c_scaled_blocks (the CPU lacks AVX2 and F16C)");
+        return;
+    }
+    let nb = codes.len() / block;
+    let codes = &codes[..nb * block];
+    let scales: Vec<u8> = (0..nb).map(|b| b as u8).collect();
+    let lut: [f32; 256] = core::array::from_fn(|i| f32::from_bits(factors[i % factors.len()]));
+    let table = &crate::float::Tables::<F>::DECODE_F32;
+    let mut want = vec![0f32; codes.len()];
+    super::super::minifloat::decode_codes::<F>(codes, &mut want, |c| table[usize::from(c)]);
+    for (b, run) in want.chunks_mut(block).enumerate() {
+        for v in run {
+            *v *= lut[b % 256];
+        }
+    }
+    let mut got = vec![f32::from_bits(0x7fc0_1234); codes.len()];
+    f16c_scaled_blocks::<F>(codes, &mut got, block, &scales, &lut);
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<u32>>();
+    let (g, w) = (bits(&got), bits(&want));
+    // A NaN code in a block whose factor is NaN: the product of two NaNs
+    // is one of them (which one, Rust leaves open), so any NaN passes.
+    let same = |i: usize| g[i] == w[i] || (got[i].is_nan() && want[i].is_nan());
+    if let Some(i) = (0..g.len()).find(|&i| !same(i)) {
+        panic!(
+            "block {block}, value {i} (code {:#04x}, factor {:#010x}): {:#010x} against {:#010x}",
+            codes[i],
+            lut[(i / block) % 256].to_bits(),
+            g[i],
+            w[i]
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn f16c_scaled_blocks_match_decode_then_scale(
+        per in 1usize..4,
+        codes in prop::collection::vec(any::<u8>(), 0..3000),
+        factors in prop::collection::vec(any::<u32>(), 1..300),
+    ) {
+        let every: Vec<u8> = (0..=255u8).chain(codes).collect();
+        check_f16c_scaled::<crate::E4M3>(per, &every, &factors);
+        check_f16c_scaled::<crate::E5M2>(per, &every, &factors);
+    }
+}

@@ -106,6 +106,42 @@ pub(crate) unsafe fn decode_perm_avx2<const W: u32>(
 /// The CPU must support AVX2 and F16C.
 #[target_feature(enable = "avx2,f16c")]
 pub(crate) unsafe fn decode_f16c<F: crate::float::MiniFloat>(codes: &[u8], out: &mut [f32]) {
+    // SAFETY: the caller's guarantee (AVX2 and F16C).
+    unsafe { decode_f16c_body::<F>(codes, out, None) }
+}
+
+/// [`decode_f16c`] of whole blocks of `16 * steps_per_block` codes (`codes`
+/// holds a whole number of them, and `out` as many values), each block's
+/// values then multiplied by its factor (`factors[b]`): the products the
+/// decode and a scale pass over its output give, in one pass.
+///
+/// # Safety
+///
+/// The CPU must support AVX2 and F16C.
+#[target_feature(enable = "avx2,f16c")]
+pub(crate) unsafe fn decode_f16c_scaled<F: crate::float::MiniFloat>(
+    codes: &[u8],
+    out: &mut [f32],
+    factors: &[f32],
+    steps_per_block: usize,
+) {
+    assert!(codes.len() == out.len() && codes.len() == 16 * steps_per_block * factors.len());
+    // SAFETY: the caller's guarantee (AVX2 and F16C).
+    unsafe { decode_f16c_body::<F>(codes, out, Some((factors, steps_per_block))) }
+}
+
+/// The body of [`decode_f16c`] and [`decode_f16c_scaled`].
+///
+/// # Safety
+///
+/// The CPU must support AVX2 and F16C.
+#[target_feature(enable = "avx2,f16c")]
+#[inline]
+unsafe fn decode_f16c_body<F: crate::float::MiniFloat>(
+    codes: &[u8],
+    out: &mut [f32],
+    factors: Option<(&[f32], usize)>,
+) {
     use crate::float::Specials;
     let (e, m) = const { (F::FORMAT.exponent_bits, F::FORMAT.mantissa_bits) };
     let (bias, specials) = const { (F::FORMAT.bias, F::FORMAT.specials) };
@@ -160,6 +196,13 @@ pub(crate) unsafe fn decode_f16c<F: crate::float::MiniFloat>(codes: &[u8], out: 
             (lo, hi)
         } else {
             (_mm256_mul_ps(lo, scale), _mm256_mul_ps(hi, scale))
+        };
+        let (lo, hi) = match factors {
+            Some((f, per)) => {
+                let f = _mm256_set1_ps(f[s / per]);
+                (_mm256_mul_ps(lo, f), _mm256_mul_ps(hi, f))
+            }
+            None => (lo, hi),
         };
         let (lo, hi) = (_mm256_castps_si256(lo), _mm256_castps_si256(hi));
         // SAFETY: `64 * (s + 1) <= out_bytes.len()` (asserted above).

@@ -35,8 +35,8 @@ pub(crate) use block::{e2m1_scaled_blocks_avx2, nvfp4_blocks_avx2, nvfp4_blocks_
 use float::decode_perm_avx2;
 use float::decode_perm_avx512;
 pub(crate) use float::{
-    decode_f16c, decode_f16c_avx512, encode_f32_avx2, encode_f32_avx512, encode4_f32_avx2,
-    encode4_f32_avx512,
+    decode_f16c, decode_f16c_avx512, decode_f16c_scaled, encode_f32_avx2, encode_f32_avx512,
+    encode4_f32_avx2, encode4_f32_avx512,
 };
 use pack::{
     pack_u8_avx2, pack_u8_avx512, pack_u8_bmi2, pack_u32_avx2, pack_u32_avx512, pack_u32_wide_avx2,
