@@ -204,27 +204,27 @@ impl<V: MiniFloat, S: BitElement> Blocked<V, S> {
                 return Ok(());
             }
         }
-        if let Some((lut, post)) = factors {
-            if whole && V::BITS == 4 && block.is_multiple_of(16) {
-                // Blocks of whole words: split across threads at blocks.
-                let per = block / 16;
-                let parts = crate::par::Out {
-                    slice: out,
-                    at: |u| u * block,
-                };
-                crate::par::split(
-                    self.len(),
-                    outer * nb,
-                    |_| true,
-                    parts,
-                    |us, out, _| {
-                        let ws = &words[us.start * per..us.end * per];
-                        let ss = &scales[us.clone()];
-                        crate::kernels::e2m1_scaled_blocks(ws, out, per, ss, lut, post);
-                    },
-                );
-                return Ok(());
-            }
+        if let (Some((lut, post)), true) =
+            (factors, whole && V::BITS == 4 && block.is_multiple_of(16))
+        {
+            // Blocks of whole words: split across threads at blocks.
+            let per = block / 16;
+            let parts = crate::par::Out {
+                slice: out,
+                at: |u| u * block,
+            };
+            crate::par::split(
+                self.len(),
+                outer * nb,
+                |_| true,
+                parts,
+                |us, out, _| {
+                    let ws = &words[us.start * per..us.end * per];
+                    let ss = &scales[us.clone()];
+                    crate::kernels::e2m1_scaled_blocks(ws, out, per, ss, lut, post);
+                },
+            );
+            return Ok(());
         }
         let grid = super::block::BlockGrid::along(outer, d, inner, block);
         let code = |g: usize| scales.get(g).copied().unwrap_or(0xff);

@@ -377,6 +377,13 @@ pub(crate) fn e2m1_scaled_blocks(
 /// on this CPU: an 8-bit format the F16C decode takes, blocks of whole
 /// 16-value steps, AVX2 and F16C.
 #[cfg(feature = "alloc")]
+#[cfg_attr(
+    not(all(feature = "std", target_arch = "x86_64")),
+    expect(
+        clippy::extra_unused_type_parameters,
+        reason = "the signature of the x86 build"
+    )
+)]
 pub(crate) fn f16c_scaled_serves<F: crate::float::MiniFloat>(block: usize) -> bool {
     #[cfg(all(feature = "std", target_arch = "x86_64"))]
     {
