@@ -345,11 +345,12 @@ pub(crate) fn nvfp4_blocks(
 /// The dequantize of E2M1 codes in blocks (MX and NVFP4): `words` holds
 /// the codes (16 per word, value 0 in the low nibble), block `b` is the
 /// `per_block` words from `b * per_block` on and its values the
-/// `16 * per_block` of `out` from `b * 16 * per_block` on; a value is `(m *
-/// lut[scales[b]]) * post` with the sign of its code, `m` its code's
-/// magnitude (0, 0.5, 1, 1.5, 2, 3, 4 or 6): the product the decode and the
-/// scale pass compute, one table of eight products per block. A NaN factor
-/// gives its NaN whatever the code's sign, as the product does.
+/// `16 * per_block` of `out` from `b * 16 * per_block` on; a value is `(v *
+/// lut[scales[b]]) * post`, `v` its code's value (0, ±0.5, ±1, ±1.5, ±2,
+/// ±3, ±4 or ±6): the product the decode and the scale pass compute, from
+/// two tables of eight products (one per sign) per block. Which NaN a
+/// product that is NaN gives, Rust leaves open (and the compiler may fold
+/// a negation through a product), so only a NaN's being NaN is promised.
 ///
 /// The AVX2 variant where the CPU has it, else the portable loop.
 #[cfg(feature = "alloc")]
@@ -460,12 +461,12 @@ pub(crate) fn e2m1_scaled_blocks_portable(
         .zip(scales)
     {
         let f = lut[usize::from(s)];
-        let table = MAGS.map(|m| (m * f) * post);
-        let sign = if f.is_nan() { 0 } else { 1u32 << 31 };
+        let pos = MAGS.map(|m| (m * f) * post);
+        let neg = MAGS.map(|m| (-m * f) * post);
         for (&w, o) in ws.iter().zip(os.chunks_exact_mut(16)) {
             for (i, o) in o.iter_mut().enumerate() {
-                let c = (w >> (4 * i)) as u32 & 15;
-                *o = f32::from_bits(table[(c & 7) as usize].to_bits() ^ ((c << 28) & sign));
+                let c = (w >> (4 * i)) as usize & 15;
+                *o = if c & 8 == 0 { pos[c & 7] } else { neg[c & 7] };
             }
         }
     }

@@ -152,7 +152,8 @@ proptest! {
 
 /// The scaled decode's definition: each code's signed value times the
 /// block's factor, times `post` (what the decode and the scale pass of the
-/// arrays compute), value by value.
+/// arrays compute), value by value; every NaN as the one quiet NaN (which
+/// NaN a product gives, Rust leaves open).
 fn scaled_reference(
     words: &[u64],
     per: usize,
@@ -170,10 +171,15 @@ fn scaled_reference(
             } else {
                 MAGS[c & 7]
             };
-            out.push((v * lut[usize::from(s)] * post).to_bits());
+            out.push(canonical(v * lut[usize::from(s)] * post));
         }
     }
     out
+}
+
+/// `v`'s bits, every NaN as `0x7fc0_0000`.
+fn canonical(v: f32) -> u32 {
+    if v.is_nan() { 0x7fc0_0000 } else { v.to_bits() }
 }
 
 proptest! {
@@ -181,7 +187,8 @@ proptest! {
 
     /// Every variant of the scaled E2M1 decode against its definition:
     /// blocks of one and two words, factors of any bits (NaN, infinities,
-    /// zeros, subnormals, negative), `post` 1 or any finite value.
+    /// zeros, subnormals, negative), `post` 1 or any finite value; bit for
+    /// bit, but for which NaN a NaN is.
     #[test]
     fn e2m1_scaled_blocks_every_variant(
         per in 1usize..3,
@@ -197,7 +204,7 @@ proptest! {
         let run = |f: &dyn Fn(&mut [f32])| {
             let mut out = vec![f32::from_bits(0x7fc0_1234); 16 * words.len()];
             f(&mut out);
-            out.iter().map(|v| v.to_bits()).collect::<Vec<u32>>()
+            out.iter().map(|&v| canonical(v)).collect::<Vec<u32>>()
         };
         let got = run(&|o| super::super::e2m1_scaled_blocks_portable(words, o, per, scales, &lut, post));
         prop_assert_eq!(&got, &want, "portable");
@@ -268,4 +275,86 @@ proptest! {
         check_f16c_scaled::<crate::E4M3>(per, &every, &factors);
         check_f16c_scaled::<crate::E5M2>(per, &every, &factors);
     }
+}
+
+/// The three block kernels on fixed small inputs, without proptest (the
+/// case `.ci/run` runs under Miri with AVX2 and F16C enabled): 5 NVFP4
+/// blocks with specials and magnitudes on the thresholds, 6 E2M1 words in
+/// blocks of two with a NaN and an infinite factor, and every E4M3 and
+/// E5M2 code in blocks of 32.
+#[test]
+fn block_kernels_on_fixed_inputs() {
+    let rows = [
+        [
+            0x3e80_0000 - 1,
+            0x3f00_0000 - 1,
+            0x3f40_0000,
+            0x3f80_0000 - 1,
+            0x3fa0_0000,
+            0x3fc0_0000 - 1,
+            0x4000_0000,
+            8,
+        ],
+        [
+            i32::MAX,
+            i32::MAX,
+            i32::MAX,
+            i32::MAX,
+            i32::MAX,
+            i32::MAX,
+            i32::MAX,
+            0,
+        ],
+        [10, 20, 30, 40, 50, 60, 70, 8],
+    ];
+    let mut x = 0x1234_5678u32;
+    let picks: Vec<(u32, u8)> = (0..80)
+        .map(|i| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            (x, i as u8)
+        })
+        .collect();
+    let xs = values(&rows, &picks);
+    let want = reference(&xs, &rows);
+    let got = run(
+        |x, s, w, c| super::super::nvfp4_blocks(x, s, w, c),
+        &xs,
+        &rows,
+    );
+    assert_eq!(got, want, "nvfp4_blocks");
+    let got = run(
+        |x, s, w, c| super::super::nvfp4_blocks_portable(x, s, w, c),
+        &xs,
+        &rows,
+    );
+    assert_eq!(got, want, "nvfp4_blocks_portable");
+
+    let words: Vec<u64> = (0..6u64)
+        .map(|k| 0x0123_4567_89ab_cdef_u64.rotate_left(8 * k as u32))
+        .collect();
+    let mut lut = [0f32; 256];
+    lut[..4].copy_from_slice(&[0.25, f32::NAN, f32::INFINITY, -3.0]);
+    for (post, scales) in [(1.0f32, [0u8, 1, 3]), (0.1, [3, 2, 0])] {
+        let want = scaled_reference(&words, 2, &scales, &lut, post);
+        let mut out = vec![0f32; 96];
+        super::super::e2m1_scaled_blocks(&words, &mut out, 2, &scales, &lut, post);
+        let got: Vec<u32> = out.iter().map(|&v| canonical(v)).collect();
+        assert_eq!(got, want, "e2m1_scaled_blocks, post {post}");
+    }
+
+    let codes: Vec<u8> = (0..=255u8).collect();
+    let factors = [
+        0x3f80_0000u32,
+        0x0000_0001,
+        0x7f7f_ffff,
+        0xbf00_0000,
+        0x7fc0_0000,
+        0x4000_0000,
+        0x0080_0000,
+        0x3e00_0000,
+    ];
+    check_f16c_scaled::<crate::E4M3>(2, &codes, &factors);
+    check_f16c_scaled::<crate::E5M2>(2, &codes, &factors);
 }
