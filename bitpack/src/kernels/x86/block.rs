@@ -98,9 +98,10 @@ pub(crate) fn nvfp4_blocks_avx512(
 }
 
 /// [`e2m1_scaled_blocks`](crate::kernels::e2m1_scaled_blocks) with AVX2:
-/// each block's eight scaled magnitudes in one register, looked up by
-/// `vpermps` (which reads the low three bits of each code), the code's
-/// bit 3 moved to the sign bit and XORed in.
+/// each block's eight products of the positive and of the negative codes in
+/// two registers, both looked up by `vpermps` (which reads the low three
+/// bits of each code), and `vblendvps` choosing by the code's bit 3 moved
+/// to the sign bit.
 #[target_feature(enable = "avx2")]
 pub(crate) fn e2m1_scaled_blocks_avx2(
     words: &[u64],
@@ -113,27 +114,27 @@ pub(crate) fn e2m1_scaled_blocks_avx2(
     let mags = _mm256_setr_ps(0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0);
     let shifts = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
     let post = _mm256_set1_ps(post);
-    let per_out = 16 * per_block;
+    let minus = _mm256_set1_ps(-0.0);
     for ((ws, os), &s) in words
         .chunks_exact(per_block)
-        .zip(out.chunks_exact_mut(per_out))
+        .zip(out.chunks_exact_mut(16 * per_block))
         .zip(scales)
     {
-        let f = lut[usize::from(s)];
-        // `(m * f) * post`, as the value-by-value path multiplies.
-        let table = _mm256_mul_ps(_mm256_mul_ps(mags, _mm256_set1_ps(f)), post);
-        // A NaN scale's values are its NaN, whatever the code's sign.
-        let sign = _mm256_set1_epi32(if f.is_nan() { 0 } else { i32::MIN });
+        let f = _mm256_set1_ps(lut[usize::from(s)]);
+        // `(v * f) * post` for the eight values of each sign, as the
+        // value-by-value path multiplies.
+        let pos = _mm256_mul_ps(_mm256_mul_ps(mags, f), post);
+        let neg = _mm256_mul_ps(_mm256_mul_ps(_mm256_xor_ps(mags, minus), f), post);
         for (&w, o) in ws.iter().zip(os.chunks_exact_mut(16)) {
             for (half, o) in [w as u32, (w >> 32) as u32]
                 .into_iter()
                 .zip(o.chunks_exact_mut(8))
             {
                 let idx = _mm256_srlv_epi32(_mm256_set1_epi32(half as i32), shifts);
-                let v = _mm256_permutevar8x32_ps(table, idx);
-                let neg = _mm256_and_si256(_mm256_slli_epi32::<28>(idx), sign);
-                let v = _mm256_xor_ps(v, _mm256_castsi256_ps(neg));
-                let v: [f32; 8] = bytemuck::cast(v);
+                let p = _mm256_permutevar8x32_ps(pos, idx);
+                let n = _mm256_permutevar8x32_ps(neg, idx);
+                let sign = _mm256_castsi256_ps(_mm256_slli_epi32::<28>(idx));
+                let v: [f32; 8] = bytemuck::cast(_mm256_blendv_ps(p, n, sign));
                 o.copy_from_slice(&v);
             }
         }
