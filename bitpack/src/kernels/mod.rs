@@ -352,7 +352,8 @@ pub(crate) fn nvfp4_blocks(
 /// product that is NaN gives, Rust leaves open (and the compiler may fold
 /// a negation through a product), so only a NaN's being NaN is promised.
 ///
-/// The AVX2 variant where the CPU has it, else the portable loop.
+/// The AVX-512 or AVX2 variant where the CPU has it, else the portable
+/// loop.
 #[cfg(feature = "alloc")]
 #[inline]
 pub(crate) fn e2m1_scaled_blocks(
@@ -366,10 +367,18 @@ pub(crate) fn e2m1_scaled_blocks(
     debug_assert_eq!(out.len(), 16 * words.len());
     debug_assert_eq!(words.len(), per_block * scales.len());
     #[cfg(all(feature = "std", target_arch = "x86_64"))]
-    if dispatch::features() & x86::AVX2 != 0 {
-        // SAFETY: `features` detected AVX2, all the variant enables.
-        unsafe { x86::e2m1_scaled_blocks_avx2(words, out, per_block, scales, lut, post) };
-        return;
+    {
+        let have = dispatch::features();
+        if have & x86::AVX512F != 0 {
+            // SAFETY: `features` detected AVX-512 F, all the variant enables.
+            unsafe { x86::e2m1_scaled_blocks_avx512(words, out, per_block, scales, lut, post) };
+            return;
+        }
+        if have & x86::AVX2 != 0 {
+            // SAFETY: `features` detected AVX2, all the variant enables.
+            unsafe { x86::e2m1_scaled_blocks_avx2(words, out, per_block, scales, lut, post) };
+            return;
+        }
     }
     e2m1_scaled_blocks_portable(words, out, per_block, scales, lut, post);
 }

@@ -218,6 +218,14 @@ proptest! {
             });
             prop_assert_eq!(&got, &want, "avx2");
         }
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        if super::super::x86::detected() & super::super::x86::AVX512F != 0 {
+            // SAFETY: the CPU has AVX-512 F (checked just above).
+            let got = run(&|o| unsafe {
+                super::super::x86::e2m1_scaled_blocks_avx512(words, o, per, scales, &lut, post)
+            });
+            prop_assert_eq!(&got, &want, "avx512");
+        }
     }
 }
 
