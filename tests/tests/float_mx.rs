@@ -1270,17 +1270,18 @@ fn nvfp4_zero_columns_with_huge_rows_returns_at_once() {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(128))]
 
-    /// The `f32` rows path (chunks of 32 blocks, thresholds per block)
-    /// against the general path that `f64` input of the same values takes:
-    /// the same bytes, for any bits (NaN, infinities, subnormals), every
-    /// tiny-scale rule, a given or computed tensor scale.
+    /// The one-pass path of `f32` data (blocks of 1 x 16, and the codes of
+    /// 16 x 16 tiles) against the general path that `f64` input of the same
+    /// values takes: the same bytes, for any bits (NaN, infinities,
+    /// subnormals), every tiny-scale rule, a given or computed tensor scale.
     #[test]
     fn nvfp4_f32_rows_equal_the_general_path(
         bits in proptest::collection::vec(any::<u32>(), 1..700),
         scale in -40i32..40,
-        rows in 1usize..4,
+        rows in 1usize..40,
         tiny in tiny(),
         given in proptest::option::of(1e-6f32..1e3),
+        tiles: bool,
     ) {
         let cols = bits.len().div_ceil(rows);
         let x: Vec<f32> = (0..rows * cols)
@@ -1308,7 +1309,8 @@ proptest! {
             })
             .collect();
         let x64: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
-        let opts = Nvfp4Options { tiny, tensor_scale: given, ..Nvfp4Options::default() };
+        let blocks = if tiles { Nvfp4Blocks::Tiles16x16 } else { Nvfp4Blocks::Rows };
+        let opts = Nvfp4Options { tiny, tensor_scale: given, blocks, ..Nvfp4Options::default() };
         match (
             Nvfp4Array::quantize_with(&x, &[rows, cols], &opts),
             Nvfp4Array::quantize_with(&x64, &[rows, cols], &opts),
@@ -1331,19 +1333,22 @@ proptest! {
     /// the one-pass path) against the general path that `f64` input of the
     /// same values takes: the same bytes, for any bits of the half type
     /// (NaN, infinities, subnormals), rows whose length is not a multiple
-    /// of 16, every tiny-scale rule, a given or computed tensor scale.
+    /// of 16, rows and 16 x 16 tiles, every tiny-scale rule, a given or
+    /// computed tensor scale.
     #[test]
     fn nvfp4_half_rows_equal_the_general_path(
         bits in proptest::collection::vec(any::<u16>(), 1..1100),
-        rows in 1usize..4,
+        rows in 1usize..40,
         tiny in tiny(),
         given in proptest::option::of(1e-6f32..1e3),
+        tiles: bool,
     ) {
         let cols = bits.len().div_ceil(rows);
         let raw = |i: usize| bits[i % bits.len()];
         let h: Vec<half::f16> = (0..rows * cols).map(|i| half::f16::from_bits(raw(i))).collect();
         let b: Vec<half::bf16> = (0..rows * cols).map(|i| half::bf16::from_bits(raw(i))).collect();
-        let opts = Nvfp4Options { tiny, tensor_scale: given, ..Nvfp4Options::default() };
+        let blocks = if tiles { Nvfp4Blocks::Tiles16x16 } else { Nvfp4Blocks::Rows };
+        let opts = Nvfp4Options { tiny, tensor_scale: given, blocks, ..Nvfp4Options::default() };
         let shape = [rows, cols];
         let h64: Vec<f64> = h.iter().map(|v| v.to_f64()).collect();
         let b64: Vec<f64> = b.iter().map(|v| v.to_f64()).collect();

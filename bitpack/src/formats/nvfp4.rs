@@ -349,6 +349,7 @@ impl Nvfp4Array {
                 tensor_scale,
                 opts.tiny,
                 values.words_mut(),
+                None,
             );
             values.reshape(shape)?;
             let scales = NarrowArray::<E4M3>::from_bytes(&scale_codes, scale_codes.len())?;
@@ -399,25 +400,46 @@ impl Nvfp4Array {
             }
             codes
         };
+        let mut values = NarrowArray::<E2M1>::zeroed(n);
+        if let (Rounding::Nearest, true) = (opts.rounding, S::WIDENS) {
+            // The tiles' scales given, the codes by the one-pass path.
+            let words = values.words_mut();
+            rows_split(
+                data,
+                rows,
+                cols,
+                tensor_scale,
+                opts.tiny,
+                words,
+                Some(&scale_codes),
+            );
+            values.reshape(shape)?;
+            let scales = NarrowArray::<E4M3>::from_bytes(&scale_codes, scale_codes.len())?;
+            return Self::from_parts(values, scales, tensor_scale);
+        }
         // The codes, value by value with their block's scale, packed a
         // chunk at a time; split across threads at whole chunks.
-        let mut values = NarrowArray::<E2M1>::zeroed(n);
         let out = crate::par::Out {
             slice: values.words_mut(),
             at: |u| u / 16,
         };
         let scale_codes = &scale_codes[..];
         crate::par::split(n, n, crate::par::on_grain, out, |us, words, base| {
+            if us.is_empty() {
+                return;
+            }
             let mut codes = [0u8; crate::par::GRAIN];
             let mut at = us.start;
+            // Row `r`, block `b` of the row: divided out once, then counted.
+            let (mut r, mut b) = (at / cols, at % cols / BS);
             while at < us.end {
                 let end = us.end.min(at + crate::par::GRAIN);
                 let c = &mut codes[..end - at];
                 let mut p = at;
                 while p < end {
                     // The run of `p`'s block within `at..end`.
-                    let (r, b) = (p / cols, p % cols / BS);
-                    let q = end.min(r * cols + cols.min(b * BS + BS));
+                    let block_end = r * cols + cols.min(b * BS + BS);
+                    let q = end.min(block_end);
                     let scale = E4M3::from_bits(scale_codes[r * nb + b]);
                     let out = &mut c[p - at..q - at];
                     nvfp4_codes::<S>(
@@ -429,6 +451,12 @@ impl Nvfp4Array {
                         out,
                     );
                     p = q;
+                    if q == block_end {
+                        b += 1;
+                        if b == nb {
+                            (r, b) = (r + 1, 0);
+                        }
+                    }
                 }
                 if crate::kernels::pack(4, c, words, at - base * 16).is_err() {
                     unreachable!("the array holds every value");
@@ -664,12 +692,13 @@ fn rows_split<S: Real>(
     tensor_scale: f32,
     tiny: super::TinyScale,
     words: &mut [u64],
+    given: Option<&[u8]>,
 ) -> Vec<u8> {
     const B: usize = Nvfp4Array::BLOCK_SIZE;
     const CH: usize = B * CHUNK_BLOCKS;
     let n = xs.len();
     let nb = cols.div_ceil(B);
-    let mut scale_codes = vec![0u8; rows * nb];
+    let mut scale_codes = given.map_or_else(|| vec![0u8; rows * nb], <[u8]>::to_vec);
     let per_row = cols.div_ceil(CH).max(1);
     let units = if n == 0 { 0 } else { rows * per_row };
     let first = |u: usize| (u / per_row * cols + u % per_row * CH).min(n);
@@ -707,7 +736,19 @@ fn rows_split<S: Real>(
                     }
                 };
                 let s = &mut scales[scale_at(u) - sb..][..chunk.len().div_ceil(B)];
-                chunk_words(chunk, at - wb * 16, &mut table, s, words);
+                if given.is_some() {
+                    // The scales given (16 x 16 tiles): read, and written
+                    // back as they are.
+                    let mut g = [0u8; CHUNK_BLOCKS];
+                    g[..s.len()].copy_from_slice(s);
+                    let mut code = Given {
+                        table: &mut table,
+                        scales: g[..s.len()].iter(),
+                    };
+                    chunk_words(chunk, at - wb * 16, &mut code, s, words);
+                } else {
+                    chunk_words(chunk, at - wb * 16, &mut table, s, words);
+                }
             }
         },
     );
@@ -723,14 +764,13 @@ fn rows_split<S: Real>(
 fn chunk_words(
     xs: &[f32],
     at: usize,
-    table: &mut Thresholds,
+    code: &mut impl crate::kernels::BlockCode,
     scales: &mut [u8],
     words: &mut [u64],
 ) {
     const B: usize = Nvfp4Array::BLOCK_SIZE;
     let full = xs.len() / B;
     let (body, tail) = xs.split_at(full * B);
-    let code = table;
     if at.is_multiple_of(B) {
         let w = &mut words[at / B..][..full];
         crate::kernels::nvfp4_blocks(body, &mut scales[..full], w, code);
@@ -784,15 +824,37 @@ impl crate::kernels::BlockCode for Thresholds {
     #[inline(always)]
     fn code(&mut self, amax_bits: u32) -> (u8, [i32; 8]) {
         let s = self.scaler.scale(amax_bits).to_bits();
-        let i = usize::from(s & 0x7f);
-        if (self.filled >> i) & 1 == 0 {
-            self.fill(i);
-        }
-        (s, self.rows[i])
+        (s, self.row(s))
+    }
+}
+
+/// Blocks whose scales are given (the 16 x 16 tiles' scales, computed over
+/// the whole tile first), one after another, with their thresholds.
+struct Given<'a, 'b> {
+    table: &'a mut Thresholds,
+    scales: core::slice::Iter<'b, u8>,
+}
+
+impl crate::kernels::BlockCode for Given<'_, '_> {
+    #[inline(always)]
+    fn code(&mut self, _amax_bits: u32) -> (u8, [i32; 8]) {
+        let s = self.scales.next().copied().unwrap_or(0x7f);
+        (s, self.table.row(s))
     }
 }
 
 impl Thresholds {
+    /// The thresholds and sign mask of scale code `s` (its sign bit
+    /// ignored).
+    #[inline(always)]
+    fn row(&mut self, s: u8) -> [i32; 8] {
+        let i = usize::from(s & 0x7f);
+        if (self.filled >> i) & 1 == 0 {
+            self.fill(i);
+        }
+        self.rows[i]
+    }
+
     fn new(tensor_scale: f32, tiny: super::TinyScale) -> Self {
         Thresholds {
             scaler: Nvfp4Scaler::new(tensor_scale, tiny),
