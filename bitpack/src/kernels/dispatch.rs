@@ -62,6 +62,121 @@ pub(crate) unsafe fn with_avx2_in<R>(have: u32, f: impl FnOnce() -> R) -> R {
     }
 }
 
+/// The block kernels of MX and NVFP4 (`x86/block.rs`, and the F16C
+/// decode's scaled form in `x86/float.rs`): each runs the target's variant
+/// where the CPU has its features and says whether it did (`false`: the
+/// caller runs the portable loop). AVX-512 F before AVX2.
+#[cfg(feature = "alloc")]
+pub(crate) mod block {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    use super::{features, simd};
+    use crate::kernels::BlockCode;
+
+    /// `kernels::nvfp4_blocks` by a SIMD variant.
+    #[inline]
+    pub(crate) fn nvfp4(
+        xs: &[f32],
+        scales: &mut [u8],
+        words: &mut [u64],
+        code: &mut impl BlockCode,
+    ) -> bool {
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        {
+            let have = features();
+            if have & simd::AVX512F != 0 {
+                // SAFETY: `features` detected AVX-512 F, all the variant
+                // enables.
+                unsafe { simd::nvfp4_blocks_avx512(xs, scales, words, code) };
+                return true;
+            }
+            if have & simd::AVX2 != 0 {
+                // SAFETY: `features` detected AVX2, all the variant enables.
+                unsafe { simd::nvfp4_blocks_avx2(xs, scales, words, code) };
+                return true;
+            }
+        }
+        let _ = (xs, scales, words, code);
+        false
+    }
+
+    /// `kernels::e2m1_scaled_blocks` by a SIMD variant.
+    #[inline]
+    pub(crate) fn e2m1_scaled(
+        words: &[u64],
+        out: &mut [f32],
+        per_block: usize,
+        scales: &[u8],
+        lut: &[f32; 256],
+        post: f32,
+    ) -> bool {
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        {
+            let have = features();
+            if have & simd::AVX512F != 0 {
+                // SAFETY: `features` detected AVX-512 F, all the variant
+                // enables.
+                unsafe {
+                    simd::e2m1_scaled_blocks_avx512(words, out, per_block, scales, lut, post)
+                };
+                return true;
+            }
+            if have & simd::AVX2 != 0 {
+                // SAFETY: `features` detected AVX2, all the variant enables.
+                unsafe { simd::e2m1_scaled_blocks_avx2(words, out, per_block, scales, lut, post) };
+                return true;
+            }
+        }
+        let _ = (words, out, per_block, scales, lut, post);
+        false
+    }
+
+    /// Whether this CPU has the features of the scaled F16C decode.
+    #[inline]
+    pub(crate) fn f16c_scaled_ok() -> bool {
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        {
+            features() & simd::AVX2_F16C == simd::AVX2_F16C
+        }
+        #[cfg(not(all(feature = "std", target_arch = "x86_64")))]
+        {
+            false
+        }
+    }
+
+    /// The scaled F16C decode of whole blocks of `16 * steps_per_block`
+    /// codes of `F`, each block's values times `factors[b]`.
+    ///
+    /// # Panics
+    ///
+    /// Unless [`f16c_scaled_ok`] and `F` is an 8-bit format the F16C
+    /// decode serves (the caller's `kernels::f16c_scaled_serves`).
+    #[inline]
+    #[cfg_attr(
+        not(all(feature = "std", target_arch = "x86_64")),
+        expect(
+            clippy::extra_unused_type_parameters,
+            reason = "the signature of the x86 build"
+        )
+    )]
+    pub(crate) fn f16c_scaled<F: crate::float::MiniFloat>(
+        codes: &[u8],
+        out: &mut [f32],
+        factors: &[f32],
+        steps_per_block: usize,
+    ) {
+        assert!(f16c_scaled_ok(), "the caller checks the CPU's features");
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        // SAFETY: `features` detected AVX2 and F16C (asserted above), all
+        // the variant enables; the caller checked that `F` is a format it
+        // serves.
+        unsafe {
+            simd::decode_f16c_scaled::<F>(codes, out, factors, steps_per_block)
+        };
+        #[cfg(not(all(feature = "std", target_arch = "x86_64")))]
+        let _ = (codes, out, factors, steps_per_block);
+    }
+}
+
 /// Unpacks raw word-aligned integers of `W` bits into `dst` with the target's
 /// variant, where it has one for `U` and the CPU features it needs; `false`
 /// where it has none (the caller runs the portable loop). The features are

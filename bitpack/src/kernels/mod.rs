@@ -325,21 +325,9 @@ pub(crate) fn nvfp4_blocks(
 ) {
     debug_assert_eq!(xs.len(), 16 * words.len());
     debug_assert_eq!(scales.len(), words.len());
-    #[cfg(all(feature = "std", target_arch = "x86_64"))]
-    {
-        let have = dispatch::features();
-        if have & x86::AVX512F != 0 {
-            // SAFETY: `features` detected AVX-512 F, all the variant enables.
-            unsafe { x86::nvfp4_blocks_avx512(xs, scales, words, code) };
-            return;
-        }
-        if have & x86::AVX2 != 0 {
-            // SAFETY: `features` detected AVX2, all the variant enables.
-            unsafe { x86::nvfp4_blocks_avx2(xs, scales, words, code) };
-            return;
-        }
+    if !dispatch::block::nvfp4(xs, scales, words, code) {
+        nvfp4_blocks_portable(xs, scales, words, code);
     }
-    nvfp4_blocks_portable(xs, scales, words, code);
 }
 
 /// The dequantize of E2M1 codes in blocks (MX and NVFP4): `words` holds
@@ -366,55 +354,25 @@ pub(crate) fn e2m1_scaled_blocks(
 ) {
     debug_assert_eq!(out.len(), 16 * words.len());
     debug_assert_eq!(words.len(), per_block * scales.len());
-    #[cfg(all(feature = "std", target_arch = "x86_64"))]
-    {
-        let have = dispatch::features();
-        if have & x86::AVX512F != 0 {
-            // SAFETY: `features` detected AVX-512 F, all the variant enables.
-            unsafe { x86::e2m1_scaled_blocks_avx512(words, out, per_block, scales, lut, post) };
-            return;
-        }
-        if have & x86::AVX2 != 0 {
-            // SAFETY: `features` detected AVX2, all the variant enables.
-            unsafe { x86::e2m1_scaled_blocks_avx2(words, out, per_block, scales, lut, post) };
-            return;
-        }
+    if !dispatch::block::e2m1_scaled(words, out, per_block, scales, lut, post) {
+        e2m1_scaled_blocks_portable(words, out, per_block, scales, lut, post);
     }
-    e2m1_scaled_blocks_portable(words, out, per_block, scales, lut, post);
 }
 
 /// Whether [`f16c_scaled_blocks`] serves `F` in blocks of `block` values
 /// on this CPU: an 8-bit format the F16C decode takes, blocks of whole
 /// 16-value steps, AVX2 and F16C.
 #[cfg(feature = "alloc")]
-#[cfg_attr(
-    not(all(feature = "std", target_arch = "x86_64")),
-    expect(
-        clippy::extra_unused_type_parameters,
-        reason = "the signature of the x86 build"
-    )
-)]
 pub(crate) fn f16c_scaled_serves<F: crate::float::MiniFloat>(block: usize) -> bool {
-    #[cfg(all(feature = "std", target_arch = "x86_64"))]
-    {
-        let format = const { crate::float::elem::f16_ok(&F::FORMAT) && F::FORMAT.bits() == 8 };
-        format
-            && dispatch::features() & x86::AVX2_F16C == x86::AVX2_F16C
-            && block.is_multiple_of(16)
-            && block > 0
-    }
-    #[cfg(not(all(feature = "std", target_arch = "x86_64")))]
-    {
-        let _ = block;
-        false
-    }
+    let format = const { crate::float::elem::f16_ok(&F::FORMAT) && F::FORMAT.bits() == 8 };
+    format && block.is_multiple_of(16) && block > 0 && dispatch::block::f16c_scaled_ok()
 }
 
 /// The dequantize of 8-bit codes of `F` in blocks of `block` values
 /// (`codes` and `out` hold whole blocks): each value is its code's value
 /// times `lut[scales[b]]`, its block's factor, as the decode and a scale
 /// pass over its output compute it, in one pass (the F16C decode,
-/// `x86::decode_f16c_scaled`).
+/// `decode_f16c_scaled` in `x86/float.rs`).
 ///
 /// # Panics
 ///
@@ -431,26 +389,19 @@ pub(crate) fn f16c_scaled_blocks<F: crate::float::MiniFloat>(
         f16c_scaled_serves::<F>(block),
         "the caller checks f16c_scaled_serves"
     );
-    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    const CHUNK: usize = 64;
+    let mut factors = [0f32; CHUNK];
+    for ((c, o), s) in codes
+        .chunks(CHUNK * block)
+        .zip(out.chunks_mut(CHUNK * block))
+        .zip(scales.chunks(CHUNK))
     {
-        const CHUNK: usize = 64;
-        let mut factors = [0f32; CHUNK];
-        for ((c, o), s) in codes
-            .chunks(CHUNK * block)
-            .zip(out.chunks_mut(CHUNK * block))
-            .zip(scales.chunks(CHUNK))
-        {
-            let f = &mut factors[..s.len()];
-            for (f, &s) in f.iter_mut().zip(s) {
-                *f = lut[usize::from(s)];
-            }
-            // SAFETY: `features` detected AVX2 and F16C, all the variant
-            // enables; `F` is a format it serves (`f16_ok`, 8 bits).
-            unsafe { x86::decode_f16c_scaled::<F>(c, o, f, block / 16) };
+        let f = &mut factors[..s.len()];
+        for (f, &s) in f.iter_mut().zip(s) {
+            *f = lut[usize::from(s)];
         }
+        dispatch::block::f16c_scaled::<F>(c, o, f, block / 16);
     }
-    #[cfg(not(all(feature = "std", target_arch = "x86_64")))]
-    let _ = (codes, out, scales, lut);
 }
 
 /// The portable loop of [`e2m1_scaled_blocks`].
