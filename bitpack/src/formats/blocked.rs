@@ -179,36 +179,17 @@ impl<V: MiniFloat, S: BitElement> Blocked<V, S> {
         let nb = d.div_ceil(block);
         let scales = self.scales.as_bytes();
         let words = self.values.as_words();
+        // Blocks along the last axis, rows of whole blocks: each block's
+        // scaled decode in one pass where a kernel serves `V` (E2M1 codes in
+        // whole words; 8-bit codes with `post` 1 by the F16C decode), split
+        // across threads at blocks.
         let whole = inner == 1 && d.is_multiple_of(block) && scales.len() >= outer * nb;
-        if let (Some((lut, 1.0)), true) = (factors, whole && V::BITS == 8) {
-            // 8-bit codes times a factor per block (MX E4M3 and E5M2): the
-            // F16C decode that multiplies each block as it goes, where it
-            // serves `V` (blocks of whole vector steps, the CPU's features).
-            if crate::kernels::f16c_scaled_serves::<V>(block) {
-                let bytes = self.values.as_bytes();
-                let parts = crate::par::Out {
-                    slice: out,
-                    at: |u| u * block,
-                };
-                crate::par::split(
-                    self.len(),
-                    outer * nb,
-                    |_| true,
-                    parts,
-                    |us, out, _| {
-                        let cs = &bytes[us.start * block..us.end * block];
-                        let ss = &scales[us.clone()];
-                        crate::kernels::f16c_scaled_blocks::<V>(cs, out, block, ss, lut);
-                    },
-                );
-                return Ok(());
-            }
-        }
-        if let (Some((lut, post)), true) =
-            (factors, whole && V::BITS == 4 && block.is_multiple_of(16))
-        {
-            // Blocks of whole words: split across threads at blocks.
-            let per = block / 16;
+        let e2m1 = V::BITS == 4 && block.is_multiple_of(16);
+        let f16c = |post: f32| {
+            V::BITS == 8 && post == 1.0 && crate::kernels::f16c_scaled_serves::<V>(block)
+        };
+        if let Some((lut, post)) = factors.filter(|&(_, post)| whole && (e2m1 || f16c(post))) {
+            let bytes = self.values.as_bytes();
             let parts = crate::par::Out {
                 slice: out,
                 at: |u| u * block,
@@ -219,9 +200,15 @@ impl<V: MiniFloat, S: BitElement> Blocked<V, S> {
                 |_| true,
                 parts,
                 |us, out, _| {
-                    let ws = &words[us.start * per..us.end * per];
                     let ss = &scales[us.clone()];
-                    crate::kernels::e2m1_scaled_blocks(ws, out, per, ss, lut, post);
+                    if e2m1 {
+                        let per = block / 16;
+                        let ws = &words[us.start * per..us.end * per];
+                        crate::kernels::e2m1_scaled_blocks(ws, out, per, ss, lut, post);
+                    } else {
+                        let cs = &bytes[us.start * block..us.end * block];
+                        crate::kernels::f16c_scaled_blocks::<V>(cs, out, block, ss, lut);
+                    }
                 },
             );
             return Ok(());
