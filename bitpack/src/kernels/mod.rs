@@ -415,19 +415,42 @@ pub(crate) fn e2m1_scaled_blocks_portable(
     post: f32,
 ) {
     const MAGS: [f32; 8] = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0];
+    let table = |f: f32| {
+        let pos = MAGS.map(|m| (m * f) * post);
+        let neg = MAGS.map(|m| (-m * f) * post);
+        (pos, neg)
+    };
+    let word = |(pos, neg): &([f32; 8], [f32; 8]), w: u64, o: &mut [f32]| {
+        for (i, o) in o.iter_mut().enumerate() {
+            let c = (w >> (4 * i)) as usize & 15;
+            *o = if c & 8 == 0 { pos[c & 7] } else { neg[c & 7] };
+        }
+    };
+    scaled_blocks(words, out, per_block, scales, lut, table, word);
+}
+
+/// The frame of every [`e2m1_scaled_blocks`] variant: for block `b`, its
+/// tables from its factor (`table(lut[scales[b]])`), then each of its
+/// words with the 16 values it decodes to (`word(&tables, w, out16)`).
+#[cfg(feature = "alloc")]
+#[inline(always)]
+pub(crate) fn scaled_blocks<T>(
+    words: &[u64],
+    out: &mut [f32],
+    per_block: usize,
+    scales: &[u8],
+    lut: &[f32; 256],
+    mut table: impl FnMut(f32) -> T,
+    mut word: impl FnMut(&T, u64, &mut [f32]),
+) {
     for ((ws, os), &s) in words
         .chunks_exact(per_block)
         .zip(out.chunks_exact_mut(16 * per_block))
         .zip(scales)
     {
-        let f = lut[usize::from(s)];
-        let pos = MAGS.map(|m| (m * f) * post);
-        let neg = MAGS.map(|m| (-m * f) * post);
+        let t = table(lut[usize::from(s)]);
         for (&w, o) in ws.iter().zip(os.chunks_exact_mut(16)) {
-            for (i, o) in o.iter_mut().enumerate() {
-                let c = (w >> (4 * i)) as usize & 15;
-                *o = if c & 8 == 0 { pos[c & 7] } else { neg[c & 7] };
-            }
+            word(&t, w, o);
         }
     }
 }

@@ -10,7 +10,7 @@
 use core::arch::x86_64::*;
 
 use super::simd::*;
-use crate::kernels::{BlockCode, in_groups};
+use crate::kernels::{BlockCode, in_groups, scaled_blocks};
 
 /// The 16 codes of a block (one per 32-bit lane of `c0`, values 0..8, and
 /// `c1`, values 8..16; each at most 15) as 16 nibbles: `vpackusdw` (whose
@@ -115,30 +115,28 @@ pub(crate) fn e2m1_scaled_blocks_avx2(
     let shifts = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
     let post = _mm256_set1_ps(post);
     let minus = _mm256_set1_ps(-0.0);
-    for ((ws, os), &s) in words
-        .chunks_exact(per_block)
-        .zip(out.chunks_exact_mut(16 * per_block))
-        .zip(scales)
-    {
-        let f = _mm256_set1_ps(lut[usize::from(s)]);
-        // `(v * f) * post` for the eight values of each sign, as the
-        // value-by-value path multiplies.
+    // `(v * f) * post` for the eight values of each sign, as the
+    // value-by-value path multiplies.
+    let table = |f: f32| {
+        let f = _mm256_set1_ps(f);
         let pos = _mm256_mul_ps(_mm256_mul_ps(mags, f), post);
         let neg = _mm256_mul_ps(_mm256_mul_ps(_mm256_xor_ps(mags, minus), f), post);
-        for (&w, o) in ws.iter().zip(os.chunks_exact_mut(16)) {
-            for (half, o) in [w as u32, (w >> 32) as u32]
-                .into_iter()
-                .zip(o.chunks_exact_mut(8))
-            {
-                let idx = _mm256_srlv_epi32(_mm256_set1_epi32(half as i32), shifts);
-                let p = _mm256_permutevar8x32_ps(pos, idx);
-                let n = _mm256_permutevar8x32_ps(neg, idx);
-                let sign = _mm256_castsi256_ps(_mm256_slli_epi32::<28>(idx));
-                let v: [f32; 8] = bytemuck::cast(_mm256_blendv_ps(p, n, sign));
-                o.copy_from_slice(&v);
-            }
+        (pos, neg)
+    };
+    let word = |&(pos, neg): &(__m256, __m256), w: u64, o: &mut [f32]| {
+        for (half, o) in [w as u32, (w >> 32) as u32]
+            .into_iter()
+            .zip(o.chunks_exact_mut(8))
+        {
+            let idx = _mm256_srlv_epi32(_mm256_set1_epi32(half as i32), shifts);
+            let p = _mm256_permutevar8x32_ps(pos, idx);
+            let n = _mm256_permutevar8x32_ps(neg, idx);
+            let sign = _mm256_castsi256_ps(_mm256_slli_epi32::<28>(idx));
+            let v: [f32; 8] = bytemuck::cast(_mm256_blendv_ps(p, n, sign));
+            o.copy_from_slice(&v);
         }
-    }
+    };
+    scaled_blocks(words, out, per_block, scales, lut, table, word);
 }
 
 /// [`e2m1_scaled_blocks`](crate::kernels::e2m1_scaled_blocks) with AVX-512
@@ -162,21 +160,15 @@ pub(crate) fn e2m1_scaled_blocks_avx512(
     let halves = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
     let shifts = _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28);
     let post = _mm512_set1_ps(post);
-    for ((ws, os), &s) in words
-        .chunks_exact(per_block)
-        .zip(out.chunks_exact_mut(16 * per_block))
-        .zip(scales)
-    {
-        // `(v * f) * post`, as the value-by-value path multiplies.
-        let f = _mm512_set1_ps(lut[usize::from(s)]);
-        let table = _mm512_mul_ps(_mm512_mul_ps(values, f), post);
-        for (&w, o) in ws.iter().zip(os.chunks_exact_mut(16)) {
-            let w = _mm512_castsi128_si512(_mm_cvtsi64_si128(w as i64));
-            let idx = _mm512_srlv_epi32(_mm512_permutexvar_epi32(halves, w), shifts);
-            let v = _mm512_castps_si512(_mm512_permutexvar_ps(idx, table));
-            // SAFETY: `o` is 16 `f32`s, the 64 bytes written; the CPU has
-            // AVX-512 F (this function's feature).
-            unsafe { store64(bytemuck::cast_slice_mut(o), 0, v) };
-        }
-    }
+    // `(v * f) * post`, as the value-by-value path multiplies.
+    let table = |f: f32| _mm512_mul_ps(_mm512_mul_ps(values, _mm512_set1_ps(f)), post);
+    let word = |&table: &__m512, w: u64, o: &mut [f32]| {
+        let w = _mm512_castsi128_si512(_mm_cvtsi64_si128(w as i64));
+        let idx = _mm512_srlv_epi32(_mm512_permutexvar_epi32(halves, w), shifts);
+        let v = _mm512_castps_si512(_mm512_permutexvar_ps(idx, table));
+        // SAFETY: `o` is 16 `f32`s, the 64 bytes written; the CPU has
+        // AVX-512 F (this function's feature).
+        unsafe { store64(bytemuck::cast_slice_mut(o), 0, v) };
+    };
+    scaled_blocks(words, out, per_block, scales, lut, table, word);
 }
