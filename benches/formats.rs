@@ -99,6 +99,17 @@ fn e8m0(c: &mut Criterion) {
     g.finish();
 }
 
+/// `f()` with the AVX-512 variants masked off (the AVX2 build many CPUs
+/// run): only the internal bits of AVX2, BMI2, POPCNT and F16C
+/// (`kernels::x86`) left to the kernels' dispatch.
+#[cfg(target_arch = "x86_64")]
+fn masked(f: &mut dyn FnMut()) {
+    const NO_AVX512: u32 = 0b1111;
+    bitpack::kernels::__limit_features(NO_AVX512);
+    f();
+    bitpack::kernels::__limit_features(u32::MAX);
+}
+
 /// MX and NVFP4 quantization beside a plain encode of the same data into
 /// the element format (the floor quantization cannot beat).
 fn quantize(c: &mut Criterion) {
@@ -152,13 +163,6 @@ fn quantize(c: &mut Criterion) {
     // many CPUs run), where the CPU has AVX-512.
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx512f") {
-        // The internal bits of AVX2, BMI2, POPCNT and F16C (`kernels::x86`).
-        const NO_AVX512: u32 = 0b1111;
-        let masked = |f: &mut dyn FnMut()| {
-            bitpack::kernels::__limit_features(NO_AVX512);
-            f();
-            bitpack::kernels::__limit_features(u32::MAX);
-        };
         g.bench_function("avx2/encode_e2m1", |b| {
             masked(&mut || b.iter(|| formats::encode::<E2M1>(black_box(&x), Mode::SatFinite)))
         });
@@ -217,13 +221,6 @@ fn dequantize(c: &mut Criterion) {
     // many CPUs run), where the CPU has AVX-512.
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx512f") {
-        // The internal bits of AVX2, BMI2, POPCNT and F16C (`kernels::x86`).
-        const NO_AVX512: u32 = 0b1111;
-        let masked = |f: &mut dyn FnMut()| {
-            bitpack::kernels::__limit_features(NO_AVX512);
-            f();
-            bitpack::kernels::__limit_features(u32::MAX);
-        };
         g.bench_function("avx2/decode_e2m1", |b| {
             masked(&mut || b.iter(|| formats::decode(black_box(&e2))))
         });
