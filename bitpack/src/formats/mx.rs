@@ -11,7 +11,9 @@ use super::block::{
 use super::blocked::{Blocked, split_axis, split_shape};
 use super::types::E8M0;
 use super::wide::{Real, Rounding, block_amax_bits_f32};
-use crate::kernels::minifloat;
+use core::marker::PhantomData;
+
+use crate::kernels::{self, minifloat};
 use crate::{Error, NarrowArray, Result};
 
 /// Options of [`MxArray::quantize_with`]: the scale rule, the axis the
@@ -134,6 +136,19 @@ fn scale_blocks(xs: &[f32], factors: &[f32], out: &mut [f32]) {
     }
 }
 
+/// The scale rule of [`kernels::mx_blocks`]: [`mx_scale_f32`], and the
+/// factor `2^-e` of the scale's exponent (`None` for the NaN scale, and so
+/// for a block holding a NaN or an infinity).
+struct Rule<F>(ScaleRule, PhantomData<F>);
+
+impl<F: MxElement> kernels::MxScale for Rule<F> {
+    #[inline(always)]
+    fn scale(&mut self, amax_bits: u32) -> Option<(u8, f32)> {
+        let scale = mx_scale_f32::<F>(amax_bits, self.0);
+        scale_exponent(scale).map(|e| (scale.to_bits(), inv_pow2_f32(e)))
+    }
+}
+
 /// [`e8m0_f32`] of every scale code, bit for bit (the NaN included).
 const E8M0_F32: [f32; 256] = {
     let mut t = [0f32; 256];
@@ -183,6 +198,9 @@ fn quantize_into<F: MxElement, S: Real>(
         // split across threads are these chunks (row `u / per_row`, chunk
         // `u % per_row`), cut where a chunk starts on a word.
         let per_row = d.div_ceil(CHUNK);
+        // Rows of whole blocks: every chunk holds whole blocks and starts
+        // on a multiple of 32 values.
+        let whole_blocks = d.is_multiple_of(B);
         let first = |u: usize| (u / per_row * d + u % per_row * CHUNK).min(n);
         let scale_at = |u: usize| u / per_row * nb + u % per_row * (CHUNK / B);
         let values = crate::par::Out {
@@ -226,6 +244,19 @@ fn quantize_into<F: MxElement, S: Real>(
                                 w
                             }
                         };
+                        if whole_blocks && kernels::mx_blocks_serve::<F>() {
+                            // One pass: amax, scale and codes of each block
+                            // in registers, the codes written straight into
+                            // the stream's bytes (a chunk of whole blocks
+                            // starts on a byte).
+                            let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);
+                            let o = (at - w0) * bits / 8;
+                            let out = &mut bytes[o..o + chunk.len() * bits / 8];
+                            let mut rule = Rule::<F>(opts.scale, PhantomData);
+                            if kernels::mx_blocks::<F>(xs, srow, out, &mut rule) {
+                                continue;
+                            }
+                        }
                         let buf = &mut scaled[..chunk.len()];
                         if scale_f32_blocks::<F>(xs, opts.scale, srow, buf) {
                             minifloat::encode_words::<F>(buf, true, words, at - w0);

@@ -70,7 +70,7 @@ pub(crate) unsafe fn with_avx2_in<R>(have: u32, f: impl FnOnce() -> R) -> R {
 pub(crate) mod block {
     #[cfg(all(feature = "std", target_arch = "x86_64"))]
     use super::{features, simd};
-    use crate::kernels::BlockCode;
+    use crate::kernels::{BlockCode, MxScale};
 
     /// `kernels::nvfp4_blocks` by a SIMD variant.
     #[inline]
@@ -128,6 +128,50 @@ pub(crate) mod block {
         }
         let _ = (words, out, per_block, scales, lut, post);
         false
+    }
+
+    /// Whether this CPU runs a variant of `kernels::mx_blocks`.
+    #[inline]
+    pub(crate) fn mx_ok() -> bool {
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        {
+            features() & simd::AVX2 != 0
+        }
+        #[cfg(not(all(feature = "std", target_arch = "x86_64")))]
+        {
+            false
+        }
+    }
+
+    /// `kernels::mx_blocks` by a SIMD variant (AVX-512 F and BW, else
+    /// AVX2).
+    ///
+    /// # Panics
+    ///
+    /// Unless [`mx_ok`] (the caller's `kernels::mx_blocks_serve`, which
+    /// also checks that `F` is a format the variants take).
+    #[inline]
+    pub(crate) fn mx<F: crate::float::MiniFloat>(
+        xs: &[f32],
+        scales: &mut [u8],
+        out: &mut [u8],
+        code: &mut impl MxScale,
+    ) -> bool {
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        {
+            let have = features();
+            if have & simd::AVX512_BW == simd::AVX512_BW {
+                // SAFETY: `features` detected AVX-512 F and BW, all the
+                // variant enables.
+                return unsafe { simd::mx_blocks_avx512::<F>(xs, scales, out, code) };
+            }
+            if have & simd::AVX2 != 0 {
+                // SAFETY: `features` detected AVX2, all the variant enables.
+                return unsafe { simd::mx_blocks_avx2::<F>(xs, scales, out, code) };
+            }
+        }
+        let _ = (xs, scales, out, code);
+        unreachable!("the caller checks mx_ok")
     }
 
     /// Whether this CPU has the features of the scaled F16C decode.

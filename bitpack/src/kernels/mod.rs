@@ -484,6 +484,147 @@ pub(crate) fn nvfp4_blocks_portable(
     );
 }
 
+/// The scale of a block of the one-pass MX quantize ([`mx_blocks`]) from
+/// its largest magnitude's bits: `Some((scale code, factor))`, the values
+/// then encoded as `x * factor`, or `None` where the block takes the
+/// caller's general path (a NaN or infinite value, a NaN scale). A trait,
+/// not a closure, so that the `#[inline(always)]` method compiles into the
+/// kernels' `#[target_feature]` loops.
+#[cfg(feature = "alloc")]
+pub(crate) trait MxScale {
+    /// The scale code and factor of a block whose largest magnitude has the
+    /// bits `amax_bits` (NaN above infinity).
+    fn scale(&mut self, amax_bits: u32) -> Option<(u8, f32)>;
+}
+
+/// Blocks per group of [`mx_groups`]: 512 values.
+#[cfg(feature = "alloc")]
+const MX_GROUP: usize = 16;
+
+/// Whether [`mx_blocks`] serves `F` on this CPU: a format of 4 or 8 bits
+/// that the branch-free encode covers, and a SIMD variant the CPU runs.
+#[cfg(feature = "alloc")]
+#[inline]
+pub(crate) fn mx_blocks_serve<F: crate::float::MiniFloat>() -> bool {
+    mx_blocks_format::<F>() && dispatch::block::mx_ok()
+}
+
+/// Whether [`mx_blocks`] takes `F` at all (a CPU aside).
+#[cfg(feature = "alloc")]
+pub(crate) const fn mx_blocks_format<F: crate::float::MiniFloat>() -> bool {
+    crate::float::elem::encode_fast_ok(&F::FORMAT) && matches!(F::FORMAT.bits(), 4 | 8)
+}
+
+/// The one-pass MX quantize of whole blocks of 32 `f32` values (`xs`, `32 *
+/// scales.len()` of them), a group of 16 blocks at a time: for block `b`,
+/// the largest magnitude's bits `m` (an integer max of `bits &
+/// 0x7fff_ffff`, NaN above infinity), `(scales[b], f) = code.scale(m)`, and
+/// the block's codes, each value `x` encoded as `x * f` to nearest
+/// (saturating), written to `out` as bytes: one per code for 8-bit
+/// formats, nibble pairs (value `2i` in the low nibble of byte `i`) for
+/// 4-bit ones. `out` holds `xs.len() * BITS / 8` bytes.
+///
+/// `false` where a block's scale is `None`: the groups before its group are
+/// written, the rest of `scales` and `out` is unspecified (the caller's
+/// general path writes it all again).
+///
+/// # Panics
+///
+/// Unless [`mx_blocks_serve`] says it serves `F` (the portable loop,
+/// [`mx_blocks_portable`], is the variants' reference, not a fallback: a CPU
+/// without them keeps the general path's vector encode).
+#[cfg(feature = "alloc")]
+#[inline]
+pub(crate) fn mx_blocks<F: crate::float::MiniFloat>(
+    xs: &[f32],
+    scales: &mut [u8],
+    out: &mut [u8],
+    code: &mut impl MxScale,
+) -> bool {
+    assert!(mx_blocks_serve::<F>(), "the caller checks mx_blocks_serve");
+    debug_assert_eq!(xs.len(), 32 * scales.len());
+    debug_assert_eq!(out.len(), xs.len() * F::BITS as usize / 8);
+    dispatch::block::mx::<F>(xs, scales, out, code)
+}
+
+/// The frame of every [`mx_blocks`] variant, a group of [`MX_GROUP`]
+/// blocks at a time in three loops: the blocks' amaxes (`amax`, vector),
+/// their scale codes and factors (`code`, scalar), then their codes,
+/// `per` blocks a step (`step(values, factors, out)`, vector: `values`
+/// holds `32 * k` values of `k <= per` blocks, `factors` their `k`
+/// factors, `out` their `4 * k * bits` bytes), `bits` the format's
+/// width.
+#[cfg(feature = "alloc")]
+#[inline(always)]
+pub(crate) fn mx_groups(
+    xs: &[f32],
+    scales: &mut [u8],
+    out: &mut [u8],
+    (bits, per): (usize, usize),
+    code: &mut impl MxScale,
+    mut amax: impl FnMut(&[f32]) -> u32,
+    mut step: impl FnMut(&[f32], &[f32], &mut [u8]),
+) -> bool {
+    let block_bytes = 4 * bits;
+    let mut m = [0u32; MX_GROUP];
+    let mut f = [0f32; MX_GROUP];
+    for ((xs, scales), out) in xs
+        .chunks(32 * MX_GROUP)
+        .zip(scales.chunks_mut(MX_GROUP))
+        .zip(out.chunks_mut(block_bytes * MX_GROUP))
+    {
+        for (m, block) in m.iter_mut().zip(xs.chunks_exact(32)) {
+            *m = amax(block);
+        }
+        for ((s, f), &m) in scales.iter_mut().zip(&mut f).zip(&m) {
+            let Some((c, factor)) = code.scale(m) else {
+                return false;
+            };
+            (*s, *f) = (c, factor);
+        }
+        let f = &f[..scales.len()];
+        for ((x, f), o) in xs
+            .chunks(32 * per)
+            .zip(f.chunks(per))
+            .zip(out.chunks_mut(block_bytes * per))
+        {
+            step(x, f, o);
+        }
+    }
+    true
+}
+
+/// The portable loop of [`mx_blocks`] (the reference of its variants, in
+/// the tests):
+/// [`encode_fast`](crate::float::elem::encode_fast) of each product.
+#[cfg(all(feature = "alloc", test))]
+pub(crate) fn mx_blocks_portable<F: crate::float::MiniFloat>(
+    xs: &[f32],
+    scales: &mut [u8],
+    out: &mut [u8],
+    code: &mut impl MxScale,
+) -> bool {
+    assert!(mx_blocks_format::<F>(), "a format mx_blocks takes");
+    let bits = F::BITS as usize;
+    let amax = |block: &[f32]| {
+        let abs = block.iter().map(|x| x.to_bits() & 0x7fff_ffff);
+        abs.max().unwrap_or(0)
+    };
+    let step = |x: &[f32], f: &[f32], o: &mut [u8]| {
+        let c = |i: usize| crate::float::elem::encode_fast::<F, true>(x[i] * f[i / 32]);
+        if bits == 8 {
+            for (i, o) in o.iter_mut().enumerate() {
+                *o = c(i);
+            }
+        } else {
+            for (i, o) in o.iter_mut().enumerate() {
+                *o = (c(2 * i) & 15) | (c(2 * i + 1) & 15) << 4;
+            }
+        }
+    };
+    mx_groups(xs, scales, out, (bits, 1), code, amax, step)
+}
+
 /// 64-bit words holding `len` values of `width` bits: `ceil(len * width / 64)`
 /// (saturating at `usize::MAX`).
 ///

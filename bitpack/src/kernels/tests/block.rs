@@ -5,7 +5,10 @@
 //! (NaN, infinities, signed zeros, subnormals), magnitudes on and next to
 //! the thresholds, thresholds no magnitude passes, and signs kept and
 //! dropped. The scaled E2M1 decode (`kernels::e2m1_scaled_blocks`): every
-//! variant against the product it stands for, bit for bit.
+//! variant against the product it stands for, bit for bit. The one-pass
+//! MX quantize (`kernels::mx_blocks`): the portable loop and every variant
+//! against the value-by-value encode of each product, and where a block has
+//! no scale, the groups written before it.
 
 extern crate std;
 
@@ -282,6 +285,155 @@ proptest! {
         let every: Vec<u8> = (0..=255u8).chain(codes).collect();
         check_f16c_scaled::<crate::E4M3>(per, &every, &factors);
         check_f16c_scaled::<crate::E5M2>(per, &every, &factors);
+    }
+}
+
+/// The scales of an MX test: `None` for a block holding a NaN or an
+/// infinity (as the arrays' rule), else a code mixed from the amax bits and
+/// the factor of that code's entry of a table of finite factors.
+struct MxScaler<'a>(&'a [f32]);
+
+impl super::super::MxScale for MxScaler<'_> {
+    fn scale(&mut self, m: u32) -> Option<(u8, f32)> {
+        if m >= 0x7f80_0000 {
+            return None;
+        }
+        let s = (m ^ (m >> 9) ^ (m >> 21)) as u8;
+        Some((s, self.0[usize::from(s) % self.0.len()]))
+    }
+}
+
+/// The one-pass MX quantize's definition, one value at a time: each
+/// block's amax bits, its scale, and each value's code as `encode_fast` of
+/// the product, written one per byte (8-bit formats) or as nibble pairs.
+/// The scales and bytes of the blocks before the first block whose scale is
+/// `None`, and that block's index.
+fn mx_reference<F: crate::float::MiniFloat>(
+    xs: &[f32],
+    factors: &[f32],
+) -> (Vec<u8>, Vec<u8>, Option<usize>) {
+    let mut scaler = MxScaler(factors);
+    let (mut scales, mut codes) = (Vec::new(), Vec::new());
+    let mut stop = None;
+    for (b, block) in xs.chunks_exact(32).enumerate() {
+        let amax = block.iter().map(|x| x.to_bits() & 0x7fff_ffff).max();
+        let Some((s, f)) = super::super::MxScale::scale(&mut scaler, amax.unwrap_or(0)) else {
+            stop = Some(b);
+            break;
+        };
+        scales.push(s);
+        for x in block {
+            codes.push(crate::float::elem::encode_fast::<F, true>(x * f));
+        }
+    }
+    let bytes = if F::BITS == 8 {
+        codes
+    } else {
+        codes
+            .chunks(2)
+            .map(|p| (p[0] & 15) | (p[1] & 15) << 4)
+            .collect()
+    };
+    (scales, bytes, stop)
+}
+
+/// Every variant of the one-pass MX quantize against [`mx_reference`] for
+/// `F`: equal where every block has a scale; where one has none, `false`
+/// and the groups of 16 blocks before its group equal.
+fn check_mx<F: crate::float::MiniFloat>(xs: &[f32], factors: &[f32]) {
+    let n = xs.len() / 32;
+    let xs = &xs[..32 * n];
+    let (want_s, want_b, stop) = mx_reference::<F>(xs, factors);
+    let bytes = xs.len() * F::BITS as usize / 8;
+    let check = |name: &str, f: &dyn Fn(&mut [u8], &mut [u8]) -> bool| {
+        let (mut s, mut b) = (vec![0xa5u8; n], vec![0x5au8; bytes]);
+        let ok = f(&mut s, &mut b);
+        match stop {
+            None => {
+                assert!(ok, "{name}: every block has a scale");
+                assert_eq!((&s, &b), (&want_s, &want_b), "{name}");
+            }
+            Some(block) => {
+                assert!(!ok, "{name}: block {block} has no scale");
+                let done = block / 16 * 16;
+                let done_b = done * 4 * F::BITS as usize;
+                assert_eq!(
+                    &s[..done],
+                    &want_s[..done],
+                    "{name}: scales before the group"
+                );
+                assert_eq!(
+                    &b[..done_b],
+                    &want_b[..done_b],
+                    "{name}: codes before the group"
+                );
+            }
+        }
+    };
+    check("portable", &|s, b| {
+        super::super::mx_blocks_portable::<F>(xs, s, b, &mut MxScaler(factors))
+    });
+    if super::super::mx_blocks_serve::<F>() {
+        check("dispatch", &|s, b| {
+            super::super::mx_blocks::<F>(xs, s, b, &mut MxScaler(factors))
+        });
+    }
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    {
+        use super::super::x86;
+        let have = x86::detected();
+        if have & x86::AVX2 != 0 {
+            // SAFETY: the CPU has AVX2 (checked just above).
+            check("avx2", &|s, b| unsafe {
+                x86::mx_blocks_avx2::<F>(xs, s, b, &mut MxScaler(factors))
+            });
+        }
+        if have & x86::AVX512_BW == x86::AVX512_BW {
+            // SAFETY: the CPU has AVX-512 F and BW (checked just above).
+            check("avx512", &|s, b| unsafe {
+                x86::mx_blocks_avx512::<F>(xs, s, b, &mut MxScaler(factors))
+            });
+        }
+    }
+}
+
+/// MX test values: raw bits, zeros, subnormals and the largest finite
+/// values, values near 1 (which the factors bring to every format's
+/// range), and now and then a NaN or an infinity (a block without a scale).
+fn mx_values(picks: &[(u32, u8)]) -> Vec<f32> {
+    const SPECIAL: [f32; 6] = [0.0, -0.0, f32::MAX, f32::MIN_POSITIVE, 1e-45, -3.5e-40];
+    picks
+        .iter()
+        .map(|&(b, kind)| match kind {
+            0..=15 => f32::from_bits(b),
+            16..=31 => SPECIAL[b as usize % SPECIAL.len()],
+            32 | 33 if b % 32 == 0 => [f32::NAN, f32::NEG_INFINITY][usize::from(kind & 1)],
+            _ => f32::from_bits((b & 0x807f_ffff) | ((117 + (b >> 23) % 20) << 23)),
+        })
+        .collect()
+}
+
+/// Factors: powers of two across the range and finite values of any bits.
+fn mx_factors() -> impl Strategy<Value = Vec<f32>> {
+    let f = prop_oneof![
+        (-126i32..128).prop_map(|e| f32::from_bits(((127 + e) as u32) << 23)),
+        (1u32..0x7f80_0000).prop_map(f32::from_bits),
+    ];
+    prop::collection::vec(f, 1..8)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(192))]
+
+    #[test]
+    fn mx_blocks_every_variant(
+        picks in prop::collection::vec((any::<u32>(), any::<u8>()), 0..1400),
+        factors in mx_factors(),
+    ) {
+        let xs = mx_values(&picks);
+        check_mx::<crate::E2M1>(&xs, &factors);
+        check_mx::<crate::E4M3>(&xs, &factors);
+        check_mx::<crate::E5M2>(&xs, &factors);
     }
 }
 

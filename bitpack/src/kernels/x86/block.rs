@@ -9,8 +9,10 @@
 
 use core::arch::x86_64::*;
 
+use super::float::{encode8, encode16};
 use super::simd::*;
-use crate::kernels::{BlockCode, in_groups, scaled_blocks};
+use crate::float::MiniFloat;
+use crate::kernels::{BlockCode, MxScale, in_groups, mx_groups, scaled_blocks};
 
 /// The 16 codes of a block (one per 32-bit lane of `c0`, values 0..8, and
 /// `c1`, values 8..16; each at most 15) as 16 nibbles: `vpackusdw` (whose
@@ -171,4 +173,115 @@ pub(crate) fn e2m1_scaled_blocks_avx512(
         unsafe { store64(bytemuck::cast_slice_mut(o), 0, v) };
     };
     scaled_blocks(words, out, per_block, scales, lut, table, word);
+}
+
+/// The 8 `f32` lanes `8k..8k + 8` of a block, as bits.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn lanes8(x: &[f32; 32], k: usize) -> __m256i {
+    let v: [f32; 8] = core::array::from_fn(|i| x[8 * k + i]);
+    v256_u32(bytemuck::cast(v))
+}
+
+/// [`mx_blocks`](crate::kernels::mx_blocks) with AVX2: a block of 32
+/// values is four registers; its amax three `vpmaxud` and a horizontal
+/// max, its codes four `encode8` of the products, narrowed to bytes (8-bit
+/// formats, 32 bytes) or joined into nibble pairs by `vpmaddubsw` (4-bit
+/// formats, 16 bytes).
+#[target_feature(enable = "avx2")]
+pub(crate) fn mx_blocks_avx2<F: MiniFloat>(
+    xs: &[f32],
+    scales: &mut [u8],
+    out: &mut [u8],
+    code: &mut impl MxScale,
+) -> bool {
+    let bits = F::BITS as usize;
+    let abs = _mm256_set1_epi32(0x7fff_ffff);
+    let block = |x: &[f32]| -> [f32; 32] { x.try_into().expect("32 values") };
+    let amax = |x: &[f32]| {
+        let x = block(x);
+        let a = |k| _mm256_and_si256(lanes8(&x, k), abs);
+        let m = _mm256_max_epu32(_mm256_max_epu32(a(0), a(1)), _mm256_max_epu32(a(2), a(3)));
+        let m = _mm_max_epu32(_mm256_castsi256_si128(m), _mm256_extracti128_si256::<1>(m));
+        let m = _mm_max_epu32(m, _mm_shuffle_epi32::<0b01_00_11_10>(m));
+        let m = _mm_max_epu32(m, _mm_shuffle_epi32::<0b10_11_00_01>(m));
+        _mm_cvtsi128_si32(m) as u32
+    };
+    let order = v256_u32([0, 4, 1, 5, 2, 6, 3, 7]);
+    let pairs = _mm256_set1_epi16(0x1001);
+    let step = |x: &[f32], f: &[f32], o: &mut [u8]| {
+        let x = block(x);
+        let f = _mm256_set1_ps(f[0]);
+        let c = |k| {
+            let p = _mm256_mul_ps(_mm256_castsi256_ps(lanes8(&x, k)), f);
+            encode8::<F, true>(_mm256_castps_si256(p))
+        };
+        let p01 = _mm256_packus_epi32(c(0), c(1));
+        let p23 = _mm256_packus_epi32(c(2), c(3));
+        let b = _mm256_permutevar8x32_epi32(_mm256_packus_epi16(p01, p23), order);
+        if bits == 8 {
+            let v: [u8; 32] = bytemuck::cast(b);
+            o.copy_from_slice(&v);
+        } else {
+            let p = _mm256_maddubs_epi16(b, pairs);
+            let b = _mm256_permute4x64_epi64::<0b00_00_10_00>(_mm256_packus_epi16(p, p));
+            let v: [u8; 16] = bytemuck::cast(_mm256_castsi256_si128(b));
+            o.copy_from_slice(&v);
+        }
+    };
+    mx_groups(xs, scales, out, (bits, 1), code, amax, step)
+}
+
+/// [`mx_blocks`](crate::kernels::mx_blocks) with AVX-512 (F and BW): a
+/// block of 32 values is two registers, its amax one `vpmaxud` and a
+/// reduction; two blocks a step, four `encode16` of the products narrowed
+/// by `narrow_u32x64` to 64 code bytes (8-bit formats) or, by `vpmaddubsw`
+/// and `vpmovwb`, 32 bytes of nibble pairs (4-bit formats). A last odd
+/// block takes the step with zero lanes and stores its half.
+#[target_feature(enable = "avx512f,avx512bw")]
+pub(crate) fn mx_blocks_avx512<F: MiniFloat>(
+    xs: &[f32],
+    scales: &mut [u8],
+    out: &mut [u8],
+    code: &mut impl MxScale,
+) -> bool {
+    let bits = F::BITS as usize;
+    let abs = _mm512_set1_epi32(0x7fff_ffff);
+    let lanes = |x: &[f32], k: usize| {
+        let v: [f32; 16] = x[16 * k..16 * k + 16].try_into().expect("16 values");
+        v512_u32(bytemuck::cast(v))
+    };
+    let amax = |x: &[f32]| {
+        let (a0, a1) = (
+            _mm512_and_si512(lanes(x, 0), abs),
+            _mm512_and_si512(lanes(x, 1), abs),
+        );
+        _mm512_reduce_max_epu32(_mm512_max_epu32(a0, a1))
+    };
+    let pairs = _mm512_set1_epi16(0x1001);
+    let step = |x: &[f32], f: &[f32], o: &mut [u8]| {
+        let c = |k: usize, f: f32| {
+            let p = _mm512_mul_ps(_mm512_castsi512_ps(lanes(x, k)), _mm512_set1_ps(f));
+            encode16::<F, true>(_mm512_castps_si512(p))
+        };
+        let zero = _mm512_setzero_si512();
+        let (c0, c1) = (c(0, f[0]), c(1, f[0]));
+        let (c2, c3) = match f.get(1) {
+            Some(&f1) => (c(2, f1), c(3, f1)),
+            None => (zero, zero),
+        };
+        let b = narrow_u32x64(c0, c1, c2, c3);
+        if bits == 8 {
+            let lo: [u8; 32] = bytemuck::cast(_mm512_castsi512_si256(b));
+            let hi: [u8; 32] = bytemuck::cast(_mm512_extracti64x4_epi64::<1>(b));
+            let (o0, o1) = o.split_at_mut(32);
+            o0.copy_from_slice(&lo);
+            o1.copy_from_slice(&hi[..o1.len()]);
+        } else {
+            let n = _mm512_cvtepi16_epi8(_mm512_maddubs_epi16(b, pairs));
+            let v: [u8; 32] = bytemuck::cast(n);
+            o.copy_from_slice(&v[..o.len()]);
+        }
+    };
+    mx_groups(xs, scales, out, (bits, 2), code, amax, step)
 }

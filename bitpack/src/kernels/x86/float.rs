@@ -224,7 +224,7 @@ unsafe fn decode_f16c_body<F: crate::float::MiniFloat>(
 /// `float512::encode16`).
 #[target_feature(enable = "avx2")]
 #[inline]
-fn encode8<F: crate::float::MiniFloat, const SAT: bool>(x: __m256i) -> __m256i {
+pub(super) fn encode8<F: crate::float::MiniFloat, const SAT: bool>(x: __m256i) -> __m256i {
     let k = const { crate::float::elem::EncodeConsts::of(&F::FORMAT, SAT) };
     let (shift, sign_shift, max, over_mag) = (k.shift, k.sign_shift, k.max, k.over_mag);
     let (nan_pos, nan_neg) = (k.nan_pos, k.nan_neg);
@@ -528,7 +528,7 @@ pub(crate) unsafe fn decode_f16c_avx512<F: MiniFloat>(codes: &[u8], out: &mut [f
 /// - the sign is merged by one `vpternlogd` (`mag | (x >> k) & sign`).
 #[target_feature(enable = "avx512f")]
 #[inline]
-fn encode16<F: MiniFloat, const SAT: bool>(x: __m512i) -> __m512i {
+pub(super) fn encode16<F: MiniFloat, const SAT: bool>(x: __m512i) -> __m512i {
     let k = const { mf::EncodeConsts::of(&F::FORMAT, SAT) };
     let (shift, sign_shift, max, over_mag) = (k.shift, k.sign_shift, k.max, k.over_mag);
     let (nan_pos, nan_neg, clamp) = (k.nan_pos, k.nan_neg, k.clamp);
