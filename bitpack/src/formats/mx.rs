@@ -6,13 +6,12 @@ use alloc::vec::Vec;
 
 pub use super::block::{MxElement, ScaleRule};
 use super::block::{
-    block_amax, e8m0_f32, inv_pow2_f32, mx_code, mx_operand, mx_scale, mx_scale_f32, scale_exponent,
+    block_amax, e8m0_f32, inv_pow2_f32, mx_code, mx_operand, mx_scale, mx_scale_bits, mx_scale_f32,
+    scale_exponent,
 };
 use super::blocked::{Blocked, split_axis, split_shape};
 use super::types::E8M0;
 use super::wide::{Real, Rounding, block_amax_bits_f32};
-use core::marker::PhantomData;
-
 use crate::kernels::{self, minifloat};
 use crate::{Error, NarrowArray, Result};
 
@@ -136,19 +135,6 @@ fn scale_blocks(xs: &[f32], factors: &[f32], out: &mut [f32]) {
     }
 }
 
-/// The scale rule of [`kernels::mx_blocks`]: [`mx_scale_f32`], and the
-/// factor `2^-e` of the scale's exponent (`None` for the NaN scale, and so
-/// for a block holding a NaN or an infinity).
-struct Rule<F>(ScaleRule, PhantomData<F>);
-
-impl<F: MxElement> kernels::MxScale for Rule<F> {
-    #[inline(always)]
-    fn scale(&mut self, amax_bits: u32) -> Option<(u8, f32)> {
-        let scale = mx_scale_f32::<F>(amax_bits, self.0);
-        scale_exponent(scale).map(|e| (scale.to_bits(), inv_pow2_f32(e)))
-    }
-}
-
 /// [`e8m0_f32`] of every scale code, bit for bit (the NaN included).
 const E8M0_F32: [f32; 256] = {
     let mut t = [0f32; 256];
@@ -200,7 +186,14 @@ fn quantize_into<F: MxElement, S: Real>(
         let per_row = d.div_ceil(CHUNK);
         // Rows of whole blocks: every chunk holds whole blocks and starts
         // on a multiple of 32 values.
-        let whole_blocks = d.is_multiple_of(B);
+        // Those of 4- and 8-bit formats, rounded to nearest, take the
+        // one-pass kernel where the CPU has it.
+        let rule = mx_scale_bits::<F>(opts.scale);
+        let one_pass = d.is_multiple_of(B)
+            && matches!(opts.rounding, Rounding::Nearest)
+            && kernels::mx_blocks_serve::<F>()
+            && rule.is_some();
+        let rule = rule.unwrap_or(kernels::MxScaleBits { add: 0, emax: 2 });
         let first = |u: usize| (u / per_row * d + u % per_row * CHUNK).min(n);
         let scale_at = |u: usize| u / per_row * nb + u % per_row * (CHUNK / B);
         let values = crate::par::Out {
@@ -224,6 +217,21 @@ fn quantize_into<F: MxElement, S: Real>(
                 let mut scaled = [0f32; CHUNK];
                 let mut widened = [0f32; CHUNK];
                 let w0 = wb * 64 / bits;
+                let (v0, v1) = (first(us.start), first(us.end));
+                if one_pass && let Some(xs) = S::as_f32s(&data[v0..v1]) {
+                    // `f32` rows of whole blocks: the piece's values are one
+                    // run, and so are its scales and its codes' bytes. One
+                    // call, so that each group's loads overlap the encode of
+                    // the group before.
+                    let s0 = scale_at(us.start) - sb;
+                    let srow = &mut scales[s0..s0 + (v1 - v0) / B];
+                    let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);
+                    let o = (v0 - w0) * bits / 8;
+                    let out = &mut bytes[o..o + (v1 - v0) * bits / 8];
+                    if kernels::mx_blocks::<F>(xs, srow, out, rule) {
+                        return;
+                    }
+                }
                 for u in us {
                     let (r, k) = (u / per_row, u % per_row);
                     let at = r * d + k * CHUNK;
@@ -244,7 +252,7 @@ fn quantize_into<F: MxElement, S: Real>(
                                 w
                             }
                         };
-                        if whole_blocks && kernels::mx_blocks_serve::<F>() {
+                        if one_pass {
                             // One pass: amax, scale and codes of each block
                             // in registers, the codes written straight into
                             // the stream's bytes (a chunk of whole blocks
@@ -252,8 +260,7 @@ fn quantize_into<F: MxElement, S: Real>(
                             let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);
                             let o = (at - w0) * bits / 8;
                             let out = &mut bytes[o..o + chunk.len() * bits / 8];
-                            let mut rule = Rule::<F>(opts.scale, PhantomData);
-                            if kernels::mx_blocks::<F>(xs, srow, out, &mut rule) {
+                            if kernels::mx_blocks::<F>(xs, srow, out, rule) {
                                 continue;
                             }
                         }

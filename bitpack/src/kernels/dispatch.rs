@@ -70,7 +70,7 @@ pub(crate) unsafe fn with_avx2_in<R>(have: u32, f: impl FnOnce() -> R) -> R {
 pub(crate) mod block {
     #[cfg(all(feature = "std", target_arch = "x86_64"))]
     use super::{features, simd};
-    use crate::kernels::{BlockCode, MxScale};
+    use crate::kernels::{BlockCode, MxScaleBits};
 
     /// `kernels::nvfp4_blocks` by a SIMD variant.
     #[inline]
@@ -155,7 +155,7 @@ pub(crate) mod block {
         xs: &[f32],
         scales: &mut [u8],
         out: &mut [u8],
-        code: &mut impl MxScale,
+        rule: MxScaleBits,
     ) -> bool {
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
         {
@@ -163,14 +163,14 @@ pub(crate) mod block {
             if have & simd::AVX512_BW == simd::AVX512_BW {
                 // SAFETY: `features` detected AVX-512 F and BW, all the
                 // variant enables.
-                return unsafe { simd::mx_blocks_avx512::<F>(xs, scales, out, code) };
+                return unsafe { simd::mx_blocks_avx512::<F>(xs, scales, out, rule) };
             }
             if have & simd::AVX2 != 0 {
                 // SAFETY: `features` detected AVX2, all the variant enables.
-                return unsafe { simd::mx_blocks_avx2::<F>(xs, scales, out, code) };
+                return unsafe { simd::mx_blocks_avx2::<F>(xs, scales, out, rule) };
             }
         }
-        let _ = (xs, scales, out, code);
+        let _ = (xs, scales, out, rule);
         unreachable!("the caller checks mx_ok")
     }
 

@@ -484,22 +484,43 @@ pub(crate) fn nvfp4_blocks_portable(
     );
 }
 
-/// The scale of a block of the one-pass MX quantize ([`mx_blocks`]) from
-/// its largest magnitude's bits: `Some((scale code, factor))`, the values
-/// then encoded as `x * factor`, or `None` where the block takes the
-/// caller's general path (a NaN or infinite value, a NaN scale). A trait,
-/// not a closure, so that the `#[inline(always)]` method compiles into the
-/// kernels' `#[target_feature]` loops.
+/// How the one-pass MX quantize ([`mx_blocks`]) turns a block's largest
+/// magnitude into its scale: for amax bits `a` below infinity's, the E8M0
+/// code `c = max(((a + add) >> 23) - emax, 0)` and the factor `2^(127 -
+/// c)` (bits `(254 - c) << 23`) the block's values are multiplied by; a
+/// block whose amax is infinite or NaN has none (the caller's general path
+/// writes the NaN scale). The formula needs `emax >= 2` (so `c <= 253`);
+/// `formats::block` gives the `add` and `emax` of each scale rule and
+/// proves them equal to its scales.
 #[cfg(feature = "alloc")]
-pub(crate) trait MxScale {
-    /// The scale code and factor of a block whose largest magnitude has the
-    /// bits `amax_bits` (NaN above infinity).
-    fn scale(&mut self, amax_bits: u32) -> Option<(u8, f32)>;
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MxScaleBits {
+    /// Added to the amax bits before the exponent field is read (the
+    /// rule's rounding of the exponent).
+    pub(crate) add: u32,
+    /// Subtracted from the exponent field (the element format's largest
+    /// exponent, plus nothing: the bias of E8M0 and of `f32` are equal).
+    pub(crate) emax: u32,
+}
+
+#[cfg(feature = "alloc")]
+impl MxScaleBits {
+    /// The scale code and factor of a block whose amax has the bits `a`,
+    /// one block at a time (the portable loop and the tests' reference).
+    #[cfg(test)]
+    #[inline(always)]
+    pub(crate) fn scale(self, a: u32) -> Option<(u8, f32)> {
+        if a >= 0x7f80_0000 {
+            return None;
+        }
+        let c = (((a + self.add) >> 23) as i32 - self.emax as i32).max(0) as u32;
+        Some((c as u8, f32::from_bits((254 - c) << 23)))
+    }
 }
 
 /// Blocks per group of [`mx_groups`]: 512 values.
 #[cfg(feature = "alloc")]
-const MX_GROUP: usize = 16;
+pub(crate) const MX_GROUP: usize = 16;
 
 /// Whether [`mx_blocks`] serves `F` on this CPU: a format of 4 or 8 bits
 /// that the branch-free encode covers, and a SIMD variant the CPU runs.
@@ -516,99 +537,126 @@ pub(crate) const fn mx_blocks_format<F: crate::float::MiniFloat>() -> bool {
 }
 
 /// The one-pass MX quantize of whole blocks of 32 `f32` values (`xs`, `32 *
-/// scales.len()` of them), a group of 16 blocks at a time: for block `b`,
-/// the largest magnitude's bits `m` (an integer max of `bits &
-/// 0x7fff_ffff`, NaN above infinity), `(scales[b], f) = code.scale(m)`, and
-/// the block's codes, each value `x` encoded as `x * f` to nearest
-/// (saturating), written to `out` as bytes: one per code for 8-bit
-/// formats, nibble pairs (value `2i` in the low nibble of byte `i`) for
-/// 4-bit ones. `out` holds `xs.len() * BITS / 8` bytes.
+/// scales.len()` of them): for block `b`, the largest magnitude's bits `a`
+/// (an integer max of `bits & 0x7fff_ffff`, NaN above infinity), its scale
+/// code `scales[b]` and factor `f` from `a` by `rule`
+/// ([`MxScaleBits::scale`]), and its codes, each value `x` encoded as `x *
+/// f` to nearest (saturating), written to `out` as bytes: one per code for
+/// 8-bit formats, nibble pairs (value `2i` in the low nibble of byte `i`)
+/// for 4-bit ones. `out` holds `xs.len() * BITS / 8` bytes.
 ///
-/// `false` where a block's scale is `None`: the groups before its group are
-/// written, the rest of `scales` and `out` is unspecified (the caller's
-/// general path writes it all again).
+/// `false` where a block has no scale (its amax is infinite or NaN): the
+/// groups of [`MX_GROUP`] blocks before its group are written, the rest of
+/// `scales` and `out` is unspecified (the caller's general path writes it
+/// all again).
 ///
 /// # Panics
 ///
 /// Unless [`mx_blocks_serve`] says it serves `F` (the portable loop,
-/// [`mx_blocks_portable`], is the variants' reference, not a fallback: a CPU
-/// without them keeps the general path's vector encode).
+/// `mx_blocks_portable`, is the variants' reference in the tests, not a
+/// fallback: a CPU without them keeps the general path's vector encode).
 #[cfg(feature = "alloc")]
 #[inline]
 pub(crate) fn mx_blocks<F: crate::float::MiniFloat>(
     xs: &[f32],
     scales: &mut [u8],
     out: &mut [u8],
-    code: &mut impl MxScale,
+    rule: MxScaleBits,
 ) -> bool {
     assert!(mx_blocks_serve::<F>(), "the caller checks mx_blocks_serve");
     debug_assert_eq!(xs.len(), 32 * scales.len());
     debug_assert_eq!(out.len(), xs.len() * F::BITS as usize / 8);
-    dispatch::block::mx::<F>(xs, scales, out, code)
+    debug_assert!(rule.emax >= 2);
+    dispatch::block::mx::<F>(xs, scales, out, rule)
 }
 
 /// The frame of every [`mx_blocks`] variant, a group of [`MX_GROUP`]
-/// blocks at a time in three loops: the blocks' amaxes (`amax`, vector),
-/// their scale codes and factors (`code`, scalar), then their codes,
-/// `per` blocks a step (`step(values, factors, out)`, vector: `values`
-/// holds `32 * k` values of `k <= per` blocks, `factors` their `k`
-/// factors, `out` their `4 * k * bits` bytes), `bits` the format's
-/// width.
+/// blocks at a time: the group's scale codes and factors from its blocks'
+/// partial maxima (`group`, vector: the maxima reduced and the scales
+/// computed for the whole group at once; `None` where a block has no
+/// scale), then its codes, `per` blocks a step (`step(values, factors,
+/// out)`, vector: `values` holds `32 * k` values of `k <= per` blocks,
+/// `factors` their `k` factors, `out` their `4 * k * bits` bytes, `bits`
+/// the format's width), each step followed by the partial maxima (`part`,
+/// vector) of the same blocks of the next group. So the loads of the next
+/// group's values, which reach memory, overlap the encode of this group's,
+/// which the cache serves (a loop of amaxes alone waits on memory while the
+/// encode waits on nothing). A partial group's missing blocks are `zero`.
 #[cfg(feature = "alloc")]
 #[inline(always)]
-pub(crate) fn mx_groups(
+#[expect(clippy::too_many_arguments, reason = "the frame's closures")]
+pub(crate) fn mx_groups<V: Copy>(
     xs: &[f32],
     scales: &mut [u8],
     out: &mut [u8],
     (bits, per): (usize, usize),
-    code: &mut impl MxScale,
-    mut amax: impl FnMut(&[f32]) -> u32,
+    zero: V,
+    mut part: impl FnMut(&[f32]) -> V,
+    mut group: impl FnMut(&[V; MX_GROUP]) -> Option<([u8; MX_GROUP], [f32; MX_GROUP])>,
     mut step: impl FnMut(&[f32], &[f32], &mut [u8]),
 ) -> bool {
+    const G: usize = MX_GROUP;
     let block_bytes = 4 * bits;
-    let mut m = [0u32; MX_GROUP];
-    let mut f = [0f32; MX_GROUP];
-    for ((xs, scales), out) in xs
-        .chunks(32 * MX_GROUP)
-        .zip(scales.chunks_mut(MX_GROUP))
-        .zip(out.chunks_mut(block_bytes * MX_GROUP))
+    let (mut p, mut next) = ([zero; G], [zero; G]);
+    for (p, block) in p.iter_mut().zip(xs.chunks_exact(32)) {
+        *p = part(block);
+    }
+    for (g, (scales, out)) in scales
+        .chunks_mut(G)
+        .zip(out.chunks_mut(block_bytes * G))
+        .enumerate()
     {
-        for (m, block) in m.iter_mut().zip(xs.chunks_exact(32)) {
-            *m = amax(block);
-        }
-        for ((s, f), &m) in scales.iter_mut().zip(&mut f).zip(&m) {
-            let Some((c, factor)) = code.scale(m) else {
-                return false;
-            };
-            (*s, *f) = (c, factor);
+        let Some((codes, f)) = group(&p) else {
+            return false;
+        };
+        scales.copy_from_slice(&codes[..scales.len()]);
+        let here = &xs[32 * G * g..][..32 * scales.len()];
+        // The next group's values: none after the last group, and where
+        // there are some this group is whole, `G / per` steps.
+        let ahead = xs.get(32 * G * (g + 1)..).unwrap_or(&[]);
+        if ahead.len() < 32 * G {
+            next = [zero; G];
         }
         let f = &f[..scales.len()];
-        for ((x, f), o) in xs
+        for (k, ((x, f), o)) in here
             .chunks(32 * per)
             .zip(f.chunks(per))
             .zip(out.chunks_mut(block_bytes * per))
+            .enumerate()
         {
             step(x, f, o);
+            let blocks = ahead.chunks_exact(32).skip(per * k);
+            for (next, block) in next[per * k..per * k + per].iter_mut().zip(blocks) {
+                *next = part(block);
+            }
         }
+        core::mem::swap(&mut p, &mut next);
     }
     true
 }
 
 /// The portable loop of [`mx_blocks`] (the reference of its variants, in
-/// the tests):
-/// [`encode_fast`](crate::float::elem::encode_fast) of each product.
+/// the tests): [`encode_fast`](crate::float::elem::encode_fast) of each
+/// product.
 #[cfg(all(feature = "alloc", test))]
 pub(crate) fn mx_blocks_portable<F: crate::float::MiniFloat>(
     xs: &[f32],
     scales: &mut [u8],
     out: &mut [u8],
-    code: &mut impl MxScale,
+    rule: MxScaleBits,
 ) -> bool {
     assert!(mx_blocks_format::<F>(), "a format mx_blocks takes");
     let bits = F::BITS as usize;
-    let amax = |block: &[f32]| {
+    let part = |block: &[f32]| {
         let abs = block.iter().map(|x| x.to_bits() & 0x7fff_ffff);
         abs.max().unwrap_or(0)
+    };
+    let group = |m: &[u32; MX_GROUP]| {
+        let (mut codes, mut f) = ([0u8; MX_GROUP], [0f32; MX_GROUP]);
+        for ((c, f), &m) in codes.iter_mut().zip(&mut f).zip(m) {
+            (*c, *f) = rule.scale(m)?;
+        }
+        Some((codes, f))
     };
     let step = |x: &[f32], f: &[f32], o: &mut [u8]| {
         let c = |i: usize| crate::float::elem::encode_fast::<F, true>(x[i] * f[i / 32]);
@@ -622,7 +670,7 @@ pub(crate) fn mx_blocks_portable<F: crate::float::MiniFloat>(
             }
         }
     };
-    mx_groups(xs, scales, out, (bits, 1), code, amax, step)
+    mx_groups(xs, scales, out, (bits, 1), 0, part, group, step)
 }
 
 /// 64-bit words holding `len` values of `width` bits: `ceil(len * width / 64)`

@@ -690,6 +690,41 @@ pub(in crate::formats) fn mx_scale_f32_branchless<F: MxElement>(
     })
 }
 
+/// [`mx_scale_f32`] as the one-pass host kernel computes it
+/// ([`MxScaleBits`](crate::kernels::MxScaleBits): for amax bits `a` below
+/// infinity's, the code `max(((a + add) >> 23) - emax, 0)`), for `F` and
+/// `rule`; `None` where `F`'s largest exponent is below 2 (the formula's
+/// range; no shipped MX format).
+///
+/// Why it holds: every rule is `floor(log2(amax)) - emax` plus a step of 0
+/// or 1 that depends on the 23 fraction bits alone, `(frac + add) >> 23`
+/// for the rule's `add`, and `a + add` carries that step into the exponent
+/// field. Below the smallest normal `f32` (and for zero) the code is 0
+/// either way, the clamp's (`emax >= 1`), and with `emax >= 2` no finite
+/// amax reaches code 254. `mx_scale_bits_match` checks it against
+/// [`mx_scale_f32`].
+#[cfg(feature = "alloc")]
+pub(in crate::formats) const fn mx_scale_bits<F: MxElement>(
+    rule: ScaleRule,
+) -> Option<crate::kernels::MxScaleBits> {
+    if F::EMAX < 2 {
+        return None;
+    }
+    let add = match rule {
+        ScaleRule::Floor => 0,
+        ScaleRule::Ceil => 0x7f_ffff,
+        ScaleRule::Even => 1 << (22 - F::FORMAT.mantissa_bits),
+        ScaleRule::RCeil => {
+            let max_frac = log2_parts(F::FORMAT.decode_f64(F::FORMAT.max_code())).1 >> 29;
+            0x7f_ffff - max_frac as u32
+        }
+    };
+    Some(crate::kernels::MxScaleBits {
+        add,
+        emax: F::EMAX as u32,
+    })
+}
+
 /// The codes of `xs`, values of one MX block (or a part of one) whose scale
 /// is `scale`: `x / scale` rounded into `F`, saturating, with `rounding`
 /// (element `k` of `xs` has row-major index `first + k`, which seeds the
@@ -918,6 +953,53 @@ mod tests {
                                 "amax bits {a:#010x}, {rule:?}"
                             );
                         }
+                    }
+                }
+            }
+        }
+        check::<E2M1>();
+        check::<E2M3>();
+        check::<E3M2>();
+        check::<E4M3>();
+        check::<E5M2>();
+    }
+
+    /// `mx_scale_bits` (the one-pass kernel's formula) against
+    /// `mx_scale_f32`: every exponent field with fractions at and around
+    /// each rule's edges and the format's largest value's fraction, every
+    /// rule, every format; code and factor, and no scale for infinities
+    /// and NaNs.
+    #[test]
+    fn mx_scale_bits_match() {
+        fn check<F: MxElement>() {
+            let rules = [
+                ScaleRule::Floor,
+                ScaleRule::Ceil,
+                ScaleRule::Even,
+                ScaleRule::RCeil,
+            ];
+            let max_frac = (log2_parts(F::FORMAT.decode_f64(F::FORMAT.max_code())).1 >> 29) as u32;
+            let mut fracs = alloc::vec![0u32, 1, 2, 0x7f_ffff, 0x7f_fffe, 0x40_0000, 0x3f_ffff];
+            for d in [0u32, 1, 2] {
+                fracs.push(max_frac + d);
+                fracs.push(max_frac.wrapping_sub(d) & 0x7f_ffff);
+            }
+            for k in 0..23 {
+                fracs.extend([1 << k, (1 << k) - 1, (1 << k) + 1, 0x7f_ffff ^ (1 << k)]);
+            }
+            for rule in rules {
+                let bits = mx_scale_bits::<F>(rule).expect("every shipped format");
+                for field in 0..=255u32 {
+                    for &f in &fracs {
+                        let a = field << 23 | (f & 0x7f_ffff);
+                        let want = mx_scale_f32::<F>(a, rule);
+                        let want = scale_exponent(want).map(|e| (want.to_bits(), inv_pow2_f32(e)));
+                        let got = bits.scale(a);
+                        assert_eq!(
+                            got.map(|(c, f)| (c, f.to_bits())),
+                            want.map(|(c, f)| (c, f.to_bits())),
+                            "amax bits {a:#010x}, {rule:?}"
+                        );
                     }
                 }
             }

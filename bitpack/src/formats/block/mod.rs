@@ -20,7 +20,8 @@ mod swizzle;
 pub(crate) use codes::FP4_TIMES_FP8_MAX;
 #[cfg(feature = "alloc")]
 pub(super) use codes::{
-    Nvfp4Scaler, e2m1_threshold_bits, e8m0_f32, inv_pow2_f32, mx_code, mx_operand, scale_exponent,
+    Nvfp4Scaler, e2m1_threshold_bits, e8m0_f32, inv_pow2_f32, mx_code, mx_operand, mx_scale_bits,
+    scale_exponent,
 };
 pub use codes::{
     block_amax, mx_codes, mx_scale, mx_scale_f32, mx_value, nvfp4_codes, nvfp4_scale,

@@ -17,6 +17,8 @@ use std::vec::Vec;
 
 use proptest::prelude::*;
 
+use super::super::MxScaleBits;
+
 /// The scale codes of a test: a mix of the amax bits, its row one of
 /// `rows` (seven thresholds and the sign mask).
 struct Coder<'a>(&'a [[i32; 8]]);
@@ -288,36 +290,20 @@ proptest! {
     }
 }
 
-/// The scales of an MX test: `None` for a block holding a NaN or an
-/// infinity (as the arrays' rule), else a code mixed from the amax bits and
-/// the factor of that code's entry of a table of finite factors.
-struct MxScaler<'a>(&'a [f32]);
-
-impl super::super::MxScale for MxScaler<'_> {
-    fn scale(&mut self, m: u32) -> Option<(u8, f32)> {
-        if m >= 0x7f80_0000 {
-            return None;
-        }
-        let s = (m ^ (m >> 9) ^ (m >> 21)) as u8;
-        Some((s, self.0[usize::from(s) % self.0.len()]))
-    }
-}
-
 /// The one-pass MX quantize's definition, one value at a time: each
-/// block's amax bits, its scale, and each value's code as `encode_fast` of
-/// the product, written one per byte (8-bit formats) or as nibble pairs.
-/// The scales and bytes of the blocks before the first block whose scale is
-/// `None`, and that block's index.
+/// block's amax bits, its scale by `rule`, and each value's code as
+/// `encode_fast` of the product, written one per byte (8-bit formats) or as
+/// nibble pairs. The scales and bytes of the blocks before the first block
+/// without a scale, and that block's index.
 fn mx_reference<F: crate::float::MiniFloat>(
     xs: &[f32],
-    factors: &[f32],
+    rule: MxScaleBits,
 ) -> (Vec<u8>, Vec<u8>, Option<usize>) {
-    let mut scaler = MxScaler(factors);
     let (mut scales, mut codes) = (Vec::new(), Vec::new());
     let mut stop = None;
     for (b, block) in xs.chunks_exact(32).enumerate() {
         let amax = block.iter().map(|x| x.to_bits() & 0x7fff_ffff).max();
-        let Some((s, f)) = super::super::MxScale::scale(&mut scaler, amax.unwrap_or(0)) else {
+        let Some((s, f)) = rule.scale(amax.unwrap_or(0)) else {
             stop = Some(b);
             break;
         };
@@ -340,10 +326,10 @@ fn mx_reference<F: crate::float::MiniFloat>(
 /// Every variant of the one-pass MX quantize against [`mx_reference`] for
 /// `F`: equal where every block has a scale; where one has none, `false`
 /// and the groups of 16 blocks before its group equal.
-fn check_mx<F: crate::float::MiniFloat>(xs: &[f32], factors: &[f32]) {
+fn check_mx<F: crate::float::MiniFloat>(xs: &[f32], rule: MxScaleBits) {
     let n = xs.len() / 32;
     let xs = &xs[..32 * n];
-    let (want_s, want_b, stop) = mx_reference::<F>(xs, factors);
+    let (want_s, want_b, stop) = mx_reference::<F>(xs, rule);
     let bytes = xs.len() * F::BITS as usize / 8;
     let check = |name: &str, f: &dyn Fn(&mut [u8], &mut [u8]) -> bool| {
         let (mut s, mut b) = (vec![0xa5u8; n], vec![0x5au8; bytes]);
@@ -371,11 +357,11 @@ fn check_mx<F: crate::float::MiniFloat>(xs: &[f32], factors: &[f32]) {
         }
     };
     check("portable", &|s, b| {
-        super::super::mx_blocks_portable::<F>(xs, s, b, &mut MxScaler(factors))
+        super::super::mx_blocks_portable::<F>(xs, s, b, rule)
     });
     if super::super::mx_blocks_serve::<F>() {
         check("dispatch", &|s, b| {
-            super::super::mx_blocks::<F>(xs, s, b, &mut MxScaler(factors))
+            super::super::mx_blocks::<F>(xs, s, b, rule)
         });
     }
     #[cfg(all(feature = "std", target_arch = "x86_64"))]
@@ -385,13 +371,13 @@ fn check_mx<F: crate::float::MiniFloat>(xs: &[f32], factors: &[f32]) {
         if have & x86::AVX2 != 0 {
             // SAFETY: the CPU has AVX2 (checked just above).
             check("avx2", &|s, b| unsafe {
-                x86::mx_blocks_avx2::<F>(xs, s, b, &mut MxScaler(factors))
+                x86::mx_blocks_avx2::<F>(xs, s, b, rule)
             });
         }
         if have & x86::AVX512_BW == x86::AVX512_BW {
             // SAFETY: the CPU has AVX-512 F and BW (checked just above).
             check("avx512", &|s, b| unsafe {
-                x86::mx_blocks_avx512::<F>(xs, s, b, &mut MxScaler(factors))
+                x86::mx_blocks_avx512::<F>(xs, s, b, rule)
             });
         }
     }
@@ -413,13 +399,14 @@ fn mx_values(picks: &[(u32, u8)]) -> Vec<f32> {
         .collect()
 }
 
-/// Factors: powers of two across the range and finite values of any bits.
-fn mx_factors() -> impl Strategy<Value = Vec<f32>> {
-    let f = prop_oneof![
-        (-126i32..128).prop_map(|e| f32::from_bits(((127 + e) as u32) << 23)),
-        (1u32..0x7f80_0000).prop_map(f32::from_bits),
-    ];
-    prop::collection::vec(f, 1..8)
+/// Scale rules: any rounding `add`, and `emax` from 2 (the formula's
+/// least) to past E5M2's 15.
+fn mx_rules() -> impl Strategy<Value = MxScaleBits> {
+    (
+        prop_oneof![Just(0u32), Just(0x7f_ffff), 0u32..0x80_0000],
+        2u32..20,
+    )
+        .prop_map(|(add, emax)| MxScaleBits { add, emax })
 }
 
 proptest! {
@@ -428,12 +415,12 @@ proptest! {
     #[test]
     fn mx_blocks_every_variant(
         picks in prop::collection::vec((any::<u32>(), any::<u8>()), 0..1400),
-        factors in mx_factors(),
+        rule in mx_rules(),
     ) {
         let xs = mx_values(&picks);
-        check_mx::<crate::E2M1>(&xs, &factors);
-        check_mx::<crate::E4M3>(&xs, &factors);
-        check_mx::<crate::E5M2>(&xs, &factors);
+        check_mx::<crate::E2M1>(&xs, rule);
+        check_mx::<crate::E4M3>(&xs, rule);
+        check_mx::<crate::E5M2>(&xs, rule);
     }
 }
 
