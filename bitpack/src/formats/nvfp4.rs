@@ -720,6 +720,30 @@ fn rows_split<S: Real>(
         scale_out,
         |us, (words, wb), (scales, sb)| {
             let mut table = Thresholds::new(tensor_scale, tiny);
+            let (v0, v1) = (first(us.start), first(us.end));
+            if cols.is_multiple_of(B)
+                && let Some(run) = S::as_f32s(&xs[v0..v1])
+            {
+                // `f32` rows of whole blocks: the piece's values are one
+                // run, and so are its scales and its words. One call, so
+                // that each group's loads overlap the compares of the
+                // group before.
+                let s0 = scale_at(us.start) - sb;
+                let s = &mut scales[s0..s0 + (v1 - v0) / B];
+                let w = &mut words[v0 / 16 - wb..][..(v1 - v0) / 16];
+                match given {
+                    Some(_) => {
+                        let g = s.to_vec();
+                        let mut code = Given {
+                            table: &mut table,
+                            scales: g.iter(),
+                        };
+                        crate::kernels::nvfp4_blocks(run, s, w, &mut code);
+                    }
+                    None => crate::kernels::nvfp4_blocks(run, s, w, &mut table),
+                }
+                return;
+            }
             let mut widened = [0f32; CH];
             for u in us {
                 let (r, k) = (u / per_row, u % per_row);
@@ -825,6 +849,22 @@ impl crate::kernels::BlockCode for Thresholds {
     fn code(&mut self, amax_bits: u32) -> (u8, [i32; 8]) {
         let s = self.scaler.scale(amax_bits).to_bits();
         (s, self.row(s))
+    }
+
+    /// The group's scales as one vector loop
+    /// ([`Nvfp4Scaler::scale_lanes`]), then each block's row.
+    #[inline(always)]
+    fn codes(
+        &mut self,
+        amax_bits: &[u32; crate::kernels::NVFP4_GROUP],
+        scales: &mut [u8],
+        rows: &mut [[i32; 8]; crate::kernels::NVFP4_GROUP],
+    ) {
+        let codes = self.scaler.scale_lanes(amax_bits);
+        for ((s, r), &c) in scales.iter_mut().zip(rows.iter_mut()).zip(&codes) {
+            *s = c;
+            *r = self.row(c);
+        }
     }
 }
 

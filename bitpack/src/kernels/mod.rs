@@ -265,18 +265,38 @@ pub(crate) trait BlockCode {
     /// `(scale code, [t0..t7, sign mask])` of a block whose largest
     /// magnitude has the bits `amax_bits`.
     fn code(&mut self, amax_bits: u32) -> (u8, [i32; 8]);
+
+    /// [`code`](Self::code) of a group's blocks (`scales.len()` of them,
+    /// the rest of `amax_bits` to be ignored) into `scales` and `rows`: one
+    /// at a time unless an implementation has a loop that vectorizes.
+    #[inline(always)]
+    fn codes(
+        &mut self,
+        amax_bits: &[u32; NVFP4_GROUP],
+        scales: &mut [u8],
+        rows: &mut [[i32; 8]; NVFP4_GROUP],
+    ) {
+        for ((s, r), &m) in scales.iter_mut().zip(rows.iter_mut()).zip(amax_bits) {
+            (*s, *r) = self.code(m);
+        }
+    }
 }
 
 /// Blocks per group of [`in_groups`].
 #[cfg(feature = "alloc")]
-const GROUP: usize = 32;
+pub(crate) const NVFP4_GROUP: usize = 32;
+#[cfg(feature = "alloc")]
+use NVFP4_GROUP as GROUP;
 
 /// The frame of every [`nvfp4_blocks`] variant, a group of 32 blocks at a
-/// time in three loops: the blocks' amaxes (`amax`, vector), their scale
-/// codes and threshold rows (`code`, scalar: independent blocks, which the
-/// CPU overlaps), then each block's codes as one word (`word`, vector).
-/// Three loops where one would chain every block's vector work behind its
-/// scalar scale.
+/// time: their scale codes and threshold rows (`code.codes`, the scales as
+/// one vector loop where the implementation has it) from the amaxes found
+/// before, then each
+/// block's codes as one word (`word`, vector), each followed by the amax
+/// (`amax`, vector) of the same block of the next group. So the loads of
+/// the next group's values, which reach memory, overlap this group's
+/// compares, which the cache serves; a loop of amaxes alone waits on
+/// memory while the compares wait on nothing.
 #[cfg(feature = "alloc")]
 #[inline(always)]
 pub(crate) fn in_groups(
@@ -287,22 +307,30 @@ pub(crate) fn in_groups(
     mut amax: impl FnMut(&[f32]) -> u32,
     mut word: impl FnMut(&[f32], &[i32; 8]) -> u64,
 ) {
-    let mut m = [0u32; GROUP];
+    let (mut m, mut next) = ([0u32; GROUP], [0u32; GROUP]);
     let mut rows = [[0i32; 8]; GROUP];
-    for ((xs, scales), words) in xs
-        .chunks(16 * GROUP)
-        .zip(scales.chunks_mut(GROUP))
+    for (m, block) in m.iter_mut().zip(xs.chunks_exact(16)) {
+        *m = amax(block);
+    }
+    for (g, (scales, words)) in scales
+        .chunks_mut(GROUP)
         .zip(words.chunks_mut(GROUP))
+        .enumerate()
     {
-        for (m, block) in m.iter_mut().zip(xs.chunks_exact(16)) {
-            *m = amax(block);
-        }
-        for ((s, r), &m) in scales.iter_mut().zip(&mut rows).zip(&m) {
-            (*s, *r) = code.code(m);
-        }
-        for ((w, block), r) in words.iter_mut().zip(xs.chunks_exact(16)).zip(&rows) {
+        code.codes(&m, scales, &mut rows);
+        let here = xs[16 * GROUP * g..].chunks_exact(16);
+        // The next group's blocks (none after the last group).
+        let mut ahead = xs
+            .get(16 * GROUP * (g + 1)..)
+            .unwrap_or(&[])
+            .chunks_exact(16);
+        for ((w, block), (r, n)) in words.iter_mut().zip(here).zip(rows.iter().zip(&mut next)) {
             *w = word(block, r);
+            if let Some(block) = ahead.next() {
+                *n = amax(block);
+            }
         }
+        core::mem::swap(&mut m, &mut next);
     }
 }
 

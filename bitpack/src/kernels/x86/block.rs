@@ -1,11 +1,23 @@
-//! The one-pass NVFP4 block kernel (`kernels::nvfp4_blocks`), AVX2 and
-//! AVX-512 side by side: per block of 16 `f32` values, the amax of the
-//! magnitudes' bits (an integer max), the caller's scale code and
-//! thresholds for it, the seven compares of every magnitude, the sign bit,
-//! and the 16 codes packed into one `u64` of nibbles, value 0 in the low
-//! nibble. The AVX-512 variant holds a block in one register and counts
-//! the compares with masked adds; AVX2 takes two registers and subtracts
-//! the compare masks.
+//! The block kernels of MX and NVFP4.
+//!
+//! The one-pass NVFP4 quantize (`kernels::nvfp4_blocks`), AVX2 only: per
+//! block of 16 `f32` values (two registers), the amax of the magnitudes'
+//! bits (an integer max), the caller's scale code and thresholds for it,
+//! the seven compares of every magnitude (the compare masks subtracted),
+//! the sign bit, and the 16 codes packed into one `u64` of nibbles, value
+//! 0 in the low nibble. An AVX-512 twin (one register a block, masked adds)
+//! was slower on both CPUs measured, an Intel Xeon and an AMD Zen 4 (its
+//! per-block work, the seven threshold broadcasts and the amax reduction,
+//! falls on half as many values), and was removed; AVX-512 CPUs run this
+//! one.
+//!
+//! The one-pass MX quantize (`kernels::mx_blocks`), AVX2 and AVX-512: a
+//! group of 16 blocks' amaxes reduced by one transposed tree, their scales
+//! as one vector, then the products' codes by the encode kernels' element
+//! steps (`encode8`, `encode16`).
+//!
+//! The scaled E2M1 decode of MX and NVFP4 blocks
+//! (`kernels::e2m1_scaled_blocks`), AVX2 and AVX-512.
 
 use core::arch::x86_64::*;
 
@@ -64,37 +76,6 @@ pub(crate) fn nvfp4_blocks_avx2(
         c0 = _mm256_or_si256(c0, _mm256_and_si256(_mm256_srli_epi32::<28>(v0), sign));
         c1 = _mm256_or_si256(c1, _mm256_and_si256(_mm256_srli_epi32::<28>(v1), sign));
         nibbles_avx2(c0, c1)
-    };
-    in_groups(xs, scales, words, code, amax, word);
-}
-
-/// [`nvfp4_blocks`](crate::kernels::nvfp4_blocks) with AVX-512 (F only).
-#[target_feature(enable = "avx512f")]
-pub(crate) fn nvfp4_blocks_avx512(
-    xs: &[f32],
-    scales: &mut [u8],
-    words: &mut [u64],
-    code: &mut impl BlockCode,
-) {
-    let abs = _mm512_set1_epi32(0x7fff_ffff);
-    let one = _mm512_set1_epi32(1);
-    let load = |block: &[f32]| {
-        let v: [f32; 16] = block.try_into().expect("16 values");
-        v512_u32(bytemuck::cast(v))
-    };
-    let amax = |block: &[f32]| _mm512_reduce_max_epu32(_mm512_and_si512(load(block), abs));
-    let word = |block: &[f32], t: &[i32; 8]| {
-        let v = load(block);
-        let a = _mm512_and_si512(v, abs);
-        let mut c = _mm512_setzero_si512();
-        for &tk in &t[..7] {
-            let reach = _mm512_cmpgt_epi32_mask(a, _mm512_set1_epi32(tk));
-            c = _mm512_mask_add_epi32(c, reach, c, one);
-        }
-        let sign = _mm512_and_si512(_mm512_srli_epi32::<28>(v), _mm512_set1_epi32(t[7]));
-        let b = _mm512_cvtepi32_epi8(_mm512_or_si512(c, sign));
-        let pairs = _mm_maddubs_epi16(b, _mm_set1_epi16(0x1001));
-        _mm_cvtsi128_si64(_mm_packus_epi16(pairs, pairs)) as u64
     };
     in_groups(xs, scales, words, code, amax, word);
 }
