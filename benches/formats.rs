@@ -196,6 +196,66 @@ fn quantize(c: &mut Criterion) {
     g.finish();
 }
 
+/// The quantize targets at scale: 16 Mi `f32` values (64 MiB, far past
+/// every cache) in rows of 1024, MX under Floor and RCeil and NVFP4 with
+/// a given and a computed tensor scale, each beside the plain encode of the
+/// same values to its element format; and the same with the AVX-512
+/// variants masked off.
+fn quantize_16m(c: &mut Criterion) {
+    const BIG: usize = 1 << 24;
+    let x = data(BIG, 5, false);
+    let shape = [BIG / 1024, 1024];
+    let rceil = MxOptions {
+        scale: ScaleRule::RCeil,
+        ..MxOptions::default()
+    };
+    let ts = Nvfp4Array::quantize(&x, &shape).unwrap().tensor_scale();
+    let mut g = c.benchmark_group("quantize_16m");
+    g.throughput(Throughput::Elements(BIG as u64));
+    let runs = |g: &mut criterion::BenchmarkGroup<'_, _>, prefix: &str, mask: bool| {
+        let mut run = |name: &str, f: &mut dyn FnMut()| {
+            g.bench_function(format!("{prefix}{name}"), |b| {
+                #[cfg(target_arch = "x86_64")]
+                if mask {
+                    return masked(&mut || b.iter(&mut *f));
+                }
+                let _ = mask;
+                b.iter(&mut *f)
+            });
+        };
+        run("encode_e2m1", &mut || {
+            black_box(formats::encode::<E2M1>(black_box(&x), Mode::SatFinite));
+        });
+        run("mx_e2m1", &mut || {
+            black_box(MxArray::<E2M1>::quantize(black_box(&x), &shape).unwrap());
+        });
+        run("mx_e2m1_rceil", &mut || {
+            black_box(MxArray::<E2M1>::quantize_with(black_box(&x), &shape, &rceil).unwrap());
+        });
+        run("encode_e4m3", &mut || {
+            black_box(formats::encode::<E4M3>(black_box(&x), Mode::SatFinite));
+        });
+        run("mx_e4m3", &mut || {
+            black_box(MxArray::<E4M3>::quantize(black_box(&x), &shape).unwrap());
+        });
+        run("mx_e4m3_rceil", &mut || {
+            black_box(MxArray::<E4M3>::quantize_with(black_box(&x), &shape, &rceil).unwrap());
+        });
+        run("nvfp4_given", &mut || {
+            black_box(Nvfp4Array::quantize_with_tensor_scale(black_box(&x), &shape, ts).unwrap());
+        });
+        run("nvfp4", &mut || {
+            black_box(Nvfp4Array::quantize(black_box(&x), &shape).unwrap());
+        });
+    };
+    runs(&mut g, "", false);
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx512f") {
+        runs(&mut g, "avx2/", true);
+    }
+    g.finish();
+}
+
 /// MX and NVFP4 dequantization beside a plain decode of the same codes
 /// (the floor a dequantizer cannot beat: the codes to `f32`, no scales).
 fn dequantize(c: &mut Criterion) {
@@ -263,6 +323,7 @@ fn main() {
     let mut c = config();
     e8m0(&mut c);
     quantize(&mut c);
+    quantize_16m(&mut c);
     dequantize(&mut c);
     wide(&mut c);
     c.final_summary();
