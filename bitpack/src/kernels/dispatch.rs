@@ -143,6 +143,13 @@ pub(crate) mod block {
     /// Unless [`mx_ok`] (the caller's `kernels::mx_blocks_serve`, which
     /// also checks that `F` is a format the variants take).
     #[inline]
+    #[cfg_attr(
+        not(all(feature = "std", target_arch = "x86_64")),
+        expect(
+            clippy::extra_unused_type_parameters,
+            reason = "the signature of the x86 build"
+        )
+    )]
     pub(crate) fn mx<F: crate::float::MiniFloat>(
         xs: &[f32],
         scales: &mut [u8],

@@ -521,6 +521,10 @@ pub(crate) fn nvfp4_blocks_portable(
 /// `formats::block` gives the `add` and `emax` of each scale rule and
 /// proves them equal to its scales.
 #[cfg(feature = "alloc")]
+#[cfg_attr(
+    not(all(feature = "std", target_arch = "x86_64")),
+    allow(dead_code, reason = "read by the x86 variants and the tests")
+)]
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct MxScaleBits {
     /// Added to the amax bits before the exponent field is read (the
@@ -548,6 +552,10 @@ impl MxScaleBits {
 
 /// Blocks per group of [`mx_groups`]: 512 values.
 #[cfg(feature = "alloc")]
+#[cfg_attr(
+    not(all(feature = "std", target_arch = "x86_64")),
+    allow(dead_code, reason = "read by the x86 variants and the tests")
+)]
 pub(crate) const MX_GROUP: usize = 16;
 
 /// Whether [`mx_blocks`] serves `F` on this CPU: a format of 4 or 8 bits
@@ -611,6 +619,10 @@ pub(crate) fn mx_blocks<F: crate::float::MiniFloat>(
 /// which the cache serves (a loop of amaxes alone waits on memory while the
 /// encode waits on nothing). A partial group's missing blocks are `zero`.
 #[cfg(feature = "alloc")]
+#[cfg_attr(
+    not(all(feature = "std", target_arch = "x86_64")),
+    allow(dead_code, reason = "read by the x86 variants and the tests")
+)]
 #[inline(always)]
 #[expect(clippy::too_many_arguments, reason = "the frame's closures")]
 pub(crate) fn mx_groups<V: Copy>(

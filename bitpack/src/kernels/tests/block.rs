@@ -419,11 +419,12 @@ proptest! {
     }
 }
 
-/// The three block kernels on fixed small inputs, without proptest (the
+/// The four block kernels on fixed small inputs, without proptest (the
 /// case `.ci/run` runs under Miri with AVX2 and F16C enabled): 5 NVFP4
 /// blocks with specials and magnitudes on the thresholds, 6 E2M1 words in
-/// blocks of two with a NaN and an infinite factor, and every E4M3 and
-/// E5M2 code in blocks of 32.
+/// blocks of two with a NaN and an infinite factor, every E4M3 and E5M2
+/// code in blocks of 32, and 37 MX blocks of E2M1 and E4M3 under two
+/// rules, then with a NaN in the second group.
 #[test]
 fn block_kernels_on_fixed_inputs() {
     let rows = [
@@ -499,4 +500,24 @@ fn block_kernels_on_fixed_inputs() {
     ];
     check_f16c_scaled::<crate::E4M3>(2, &codes, &factors);
     check_f16c_scaled::<crate::E5M2>(2, &codes, &factors);
+
+    // MX: 37 blocks (two whole groups and a part, an odd count), then the
+    // same with a NaN in block 20 (the second group is not written).
+    let finite: Vec<(u32, u8)> = picks
+        .iter()
+        .map(|&(b, k)| (b, if matches!(k, 32 | 33) { 40 } else { k }))
+        .collect();
+    let mut xs = mx_values(&finite.repeat(15)[..37 * 32]);
+    for rule in [
+        MxScaleBits { add: 0, emax: 2 },
+        MxScaleBits {
+            add: 0x3f_ffff,
+            emax: 8,
+        },
+    ] {
+        check_mx::<crate::E2M1>(&xs, rule);
+        check_mx::<crate::E4M3>(&xs, rule);
+    }
+    xs[20 * 32 + 5] = f32::NAN;
+    check_mx::<crate::E2M1>(&xs, MxScaleBits { add: 0, emax: 2 });
 }
