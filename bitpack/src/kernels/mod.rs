@@ -341,8 +341,9 @@ pub(crate) fn in_groups(
 /// codes as nibbles, value 0 in the low nibble ([`BlockCode`] says what
 /// `t` means).
 ///
-/// The AVX-512 or AVX2 variant where the CPU has it (`kernels/x86/block.rs`),
-/// else the portable loop.
+/// The AVX2 variant where the CPU has it (`kernels/x86/block.rs`; also on
+/// AVX-512 CPUs, where an AVX-512 twin measured slower), else the portable
+/// loop.
 #[cfg(feature = "alloc")]
 #[inline]
 pub(crate) fn nvfp4_blocks(
