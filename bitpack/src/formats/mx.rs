@@ -246,9 +246,7 @@ fn quantize_into<F: MxElement, S: Real>(
                             Some(xs) => xs,
                             None => {
                                 let w = &mut widened[..chunk.len()];
-                                for (w, &x) in w.iter_mut().zip(chunk) {
-                                    *w = x.to_f32_odd();
-                                }
+                                S::widen(chunk, w);
                                 w
                             }
                         };

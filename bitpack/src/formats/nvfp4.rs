@@ -758,9 +758,7 @@ fn rows_split<S: Real>(
                     Some(c) => c,
                     None => {
                         let w = &mut widened[..chunk.len()];
-                        for (w, &x) in w.iter_mut().zip(chunk) {
-                            *w = x.to_f32_odd();
-                        }
+                        S::widen(chunk, w);
                         w
                     }
                 };

@@ -59,6 +59,18 @@ pub trait Real: Copy + Send + Sync + sealed::Sealed + 'static {
     /// Widens to `f32` exactly, or rounds to odd (`f64`).
     #[doc(hidden)]
     fn to_f32_odd(self) -> f32;
+    /// `dst[i] = src[i].to_f32_odd()` for a slice (the shorter one bounds
+    /// it): the loop compiled for AVX2 where the CPU has it, `f16` through
+    /// F16C.
+    #[doc(hidden)]
+    #[inline]
+    fn widen(src: &[Self], dst: &mut [f32]) {
+        crate::kernels::with_avx2(|| {
+            for (d, &x) in dst.iter_mut().zip(src) {
+                *d = x.to_f32_odd();
+            }
+        });
+    }
     /// The value as an `f64`, exactly.
     #[doc(hidden)]
     fn to_f64_exact(self) -> f64;
@@ -160,6 +172,7 @@ macro_rules! real {
     (half::$t:ident, exponent $e:literal, mantissa $m:literal,
         decode = |$code:ident| $decode:expr,
         from_decoded_f32 = |$x:ident| $from:expr,
+        $(widen = |$ws:ident, $wd:ident| $widen:expr,)?
     ) => {
         real!(
             #[cfg(feature = "half")]
@@ -170,6 +183,7 @@ macro_rules! real {
             split = |v| Parts::from_ieee(v.to_bits() as u64, $e, $m),
             decode = |$code| $decode,
             from_decoded_f32 = |$x| $from,
+            $(widen = |$ws, $wd| $widen,)?
         );
     };
     ($(#[$cfg:meta])* $t:ty, widens = $widens:expr,
@@ -178,6 +192,7 @@ macro_rules! real {
         split = |$c:ident| $split:expr,
         decode = |$code:ident| $decode:expr,
         from_decoded_f32 = |$x:ident| $from:expr,
+        $(widen = |$ws:ident, $wd:ident| $widen:expr,)?
     ) => {
         $(#[$cfg])*
         impl sealed::Sealed for $t {}
@@ -202,6 +217,12 @@ macro_rules! real {
                 $odd
             }
             const WIDENS: bool = $widens;
+            $(
+                #[inline]
+                fn widen($ws: &[$t], $wd: &mut [f32]) {
+                    $widen
+                }
+            )?
             #[inline(always)]
             fn split(self) -> SplitParts {
                 let $c = self;
@@ -234,6 +255,15 @@ real!(
     half::f16, exponent 5, mantissa 10,
     decode = |code| half::f16::from_bits(Tables::<F>::DECODE_F16[code as usize]),
     from_decoded_f32 = |x| half::f16::from_f32(x),
+    widen = |src, dst| {
+        // F16C where the CPU has it (its NaNs are `to_f32`'s: quieted,
+        // payload kept), `half`'s conversion for the rest.
+        let bits: &[u16] = bytemuck::cast_slice(src);
+        let done = crate::kernels::widen_f16(bits, dst);
+        for (d, x) in dst[done..].iter_mut().zip(&src[done..]) {
+            *d = x.to_f32();
+        }
+    },
 );
 // `from_decoded_f32` is exact: every value of a shipped format is a bf16,
 // and the decode table's NaN is 0x7fc00000 with a sign, whose top half is a
@@ -472,9 +502,7 @@ impl Encoder {
                     let mut buf = [0f32; CHUNK];
                     for (c, s) in codes.chunks_mut(CHUNK).zip(src.chunks(CHUNK)) {
                         let b = &mut buf[..s.len()];
-                        for (o, &x) in b.iter_mut().zip(s) {
-                            *o = x.to_f32_odd();
-                        }
+                        S::widen(s, b);
                         minifloat::encode_codes_f32::<F>(b, sat, c);
                     }
                 } else {
@@ -902,4 +930,34 @@ pub fn encode_packed<F: MiniFloat>(src: &[f32], mode: Mode, bytes: &mut [u8]) ->
     // Straight to the f32 kernels: `Encoder::packed` rounds `f32` input to
     // nearest with them.
     Encoder::new(mode).packed_for::<F, f32>("encode_packed", src, bytes)
+}
+
+#[cfg(all(test, feature = "half"))]
+mod tests {
+    use super::Real;
+
+    /// `Real::widen` against `to_f32_odd` value by value, bit for bit
+    /// (NaN payloads included), for every `f16` and `bf16` pattern, at
+    /// lengths that end inside a step of the SIMD variant.
+    #[test]
+    fn widen_is_to_f32_odd_for_every_pattern() {
+        fn check<T: Real + bytemuck::Pod>(from: impl Fn(u16) -> T) {
+            let all: alloc::vec::Vec<T> = (0..=u16::MAX).map(from).collect();
+            for len in [all.len(), all.len() - 3, 13, 8, 7, 0] {
+                let src = &all[all.len() - len..];
+                let mut dst = alloc::vec![f32::from_bits(0x7fc0_1234); len];
+                T::widen(src, &mut dst);
+                for (i, (&x, d)) in src.iter().zip(&dst).enumerate() {
+                    assert_eq!(
+                        d.to_bits(),
+                        x.to_f32_odd().to_bits(),
+                        "pattern {:#06x} (index {i} of {len})",
+                        bytemuck::cast::<T, u16>(x)
+                    );
+                }
+            }
+        }
+        check(half::f16::from_bits);
+        check(half::bf16::from_bits);
+    }
 }

@@ -220,6 +220,22 @@ pub(crate) mod block {
     }
 }
 
+/// Widens `binary16` bits to `f32` by the target's variant (x86: F16C),
+/// the values up to the last whole step; returns how many it converted (0
+/// where the CPU has no variant: the caller converts the rest).
+#[cfg(feature = "half")]
+#[inline]
+pub(crate) fn widen_f16(src: &[u16], dst: &mut [f32]) -> usize {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if features() & simd::AVX2_F16C == simd::AVX2_F16C {
+        // SAFETY: `features` detected AVX2 and F16C, all the variant
+        // enables.
+        return unsafe { simd::widen_f16c(src, dst) };
+    }
+    let _ = (src, dst);
+    0
+}
+
 /// Unpacks raw word-aligned integers of `W` bits into `dst` with the target's
 /// variant, where it has one for `U` and the CPU features it needs; `false`
 /// where it has none (the caller runs the portable loop). The features are

@@ -253,6 +253,16 @@ pub(crate) fn with_avx2<R>(f: impl FnOnce() -> R) -> R {
 
 pub(crate) use dispatch::with_avx2_in;
 
+/// Widens `binary16` bits to `f32` (exact; NaNs quieted, payloads kept)
+/// by the CPU's variant (x86: F16C, 8 values a step), up to the last whole
+/// step; returns how many it converted (0 without a variant), the caller
+/// converts the rest.
+#[cfg(feature = "half")]
+#[inline]
+pub(crate) fn widen_f16(src: &[u16], dst: &mut [f32]) -> usize {
+    dispatch::widen_f16(src, dst)
+}
+
 /// The scale code of a block of the one-pass NVFP4 quantize
 /// ([`nvfp4_blocks`]) from its largest magnitude's bits, and the compares
 /// that give its codes: seven thresholds (as `i32`s; a magnitude's code

@@ -215,6 +215,26 @@ unsafe fn decode_f16c_body<F: crate::float::MiniFloat>(
     scalar::map_values(&tail, &codes[done..n], &mut out[done..n]);
 }
 
+/// `dst[i]` = the `binary16` value of bits `src[i]` as an `f32` (exact;
+/// a NaN quieted, its payload kept, as `half::f16::to_f32` does), 8 per
+/// `vcvtph2ps`; the values past the last whole 8 are left to the caller.
+/// Returns how many were converted.
+///
+/// # Safety
+///
+/// The CPU must support AVX2 and F16C.
+#[cfg(feature = "half")]
+#[target_feature(enable = "avx2,f16c")]
+pub(crate) unsafe fn widen_f16c(src: &[u16], dst: &mut [f32]) -> usize {
+    let n = src.len().min(dst.len()) / 8 * 8;
+    for (s, d) in src[..n].chunks_exact(8).zip(dst[..n].chunks_exact_mut(8)) {
+        let h: [u16; 8] = s.try_into().expect("8 values");
+        let v: [f32; 8] = bytemuck::cast(_mm256_cvtph_ps(bytemuck::cast(h)));
+        d.copy_from_slice(&v);
+    }
+    n
+}
+
 /// The codes of 8 `f32` lanes (bits in `x`) under the format's
 /// round-to-nearest-even encode, exact: the integer rounding, subnormal add
 /// and selects of `elem::encode_fast`, written with signed 32-bit

@@ -37,6 +37,8 @@ pub(crate) use block::{
 };
 use float::decode_perm_avx2;
 use float::decode_perm_avx512;
+#[cfg(feature = "half")]
+pub(crate) use float::widen_f16c;
 pub(crate) use float::{
     decode_f16c, decode_f16c_avx512, decode_f16c_scaled, encode_f32_avx2, encode_f32_avx512,
     encode4_f32_avx2, encode4_f32_avx512,
