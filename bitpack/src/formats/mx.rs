@@ -184,16 +184,23 @@ fn quantize_into<F: MxElement, S: Real>(
         // split across threads are these chunks (row `u / per_row`, chunk
         // `u % per_row`), cut where a chunk starts on a word.
         let per_row = d.div_ceil(CHUNK);
-        // Rows of whole blocks: every chunk holds whole blocks and starts
-        // on a multiple of 32 values.
-        // Those of 4- and 8-bit formats, rounded to nearest, take the
-        // one-pass kernel where the CPU has it.
-        let rule = mx_scale_bits::<F>(opts.scale);
-        let one_pass = d.is_multiple_of(B)
-            && matches!(opts.rounding, Rounding::Nearest)
-            && kernels::mx_blocks_serve::<F>()
-            && rule.is_some();
-        let rule = rule.unwrap_or(kernels::MxScaleBits { add: 0, emax: 2 });
+        // Rows of whole blocks (every chunk holds whole blocks and starts
+        // on a multiple of 32 values, so on a byte) of 4- and 8-bit
+        // formats, rounded to nearest, take the one-pass kernel where the
+        // CPU has it: `Some` of the kernel's scale rule.
+        let one_pass = mx_scale_bits::<F>(opts.scale).filter(|_| {
+            d.is_multiple_of(B)
+                && matches!(opts.rounding, Rounding::Nearest)
+                && kernels::mx_blocks_serve::<F>()
+        });
+        // The one-pass kernel on the values `xs` from index `at` of the
+        // stream, writing their codes into the stream's bytes (`words`
+        // from value `w0`) and their scales into `srow`.
+        let one_pass_at = |rule, xs: &[f32], srow: &mut [u8], words: &mut [u64], at: usize| {
+            let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);
+            let out = &mut bytes[at * bits / 8..][..xs.len() * bits / 8];
+            kernels::mx_blocks::<F>(xs, srow, out, rule)
+        };
         let first = |u: usize| (u / per_row * d + u % per_row * CHUNK).min(n);
         let scale_at = |u: usize| u / per_row * nb + u % per_row * (CHUNK / B);
         let values = crate::par::Out {
@@ -218,17 +225,16 @@ fn quantize_into<F: MxElement, S: Real>(
                 let mut widened = [0f32; CHUNK];
                 let w0 = wb * 64 / bits;
                 let (v0, v1) = (first(us.start), first(us.end));
-                if one_pass && let Some(xs) = S::as_f32s(&data[v0..v1]) {
+                if let Some(rule) = one_pass
+                    && let Some(xs) = S::as_f32s(&data[v0..v1])
+                {
                     // `f32` rows of whole blocks: the piece's values are one
                     // run, and so are its scales and its codes' bytes. One
                     // call, so that each group's loads overlap the encode of
                     // the group before.
                     let s0 = scale_at(us.start) - sb;
                     let srow = &mut scales[s0..s0 + (v1 - v0) / B];
-                    let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);
-                    let o = (v0 - w0) * bits / 8;
-                    let out = &mut bytes[o..o + (v1 - v0) * bits / 8];
-                    if kernels::mx_blocks::<F>(xs, srow, out, rule) {
+                    if one_pass_at(rule, xs, srow, words, v0 - w0) {
                         return;
                     }
                 }
@@ -250,17 +256,10 @@ fn quantize_into<F: MxElement, S: Real>(
                                 w
                             }
                         };
-                        if one_pass {
-                            // One pass: amax, scale and codes of each block
-                            // in registers, the codes written straight into
-                            // the stream's bytes (a chunk of whole blocks
-                            // starts on a byte).
-                            let bytes: &mut [u8] = bytemuck::cast_slice_mut(words);
-                            let o = (at - w0) * bits / 8;
-                            let out = &mut bytes[o..o + chunk.len() * bits / 8];
-                            if kernels::mx_blocks::<F>(xs, srow, out, rule) {
-                                continue;
-                            }
+                        if let Some(rule) = one_pass
+                            && one_pass_at(rule, xs, srow, words, at - w0)
+                        {
+                            continue;
                         }
                         let buf = &mut scaled[..chunk.len()];
                         if scale_f32_blocks::<F>(xs, opts.scale, srow, buf) {
