@@ -33,8 +33,7 @@ use crate::kernels::{BlockCode, MX_GROUP, MxScaleBits, in_groups, mx_groups, sca
 #[target_feature(enable = "avx2")]
 #[inline]
 fn nibbles_avx2(c0: __m256i, c1: __m256i) -> u64 {
-    let w = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi32(c0, c1));
-    let b = _mm_packus_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256::<1>(w));
+    let b = narrow_u32x16(c0, c1);
     let pairs = _mm_maddubs_epi16(b, _mm_set1_epi16(0x1001));
     _mm_cvtsi128_si64(_mm_packus_epi16(pairs, pairs)) as u64
 }
@@ -237,13 +236,10 @@ pub(crate) fn mx_blocks_avx2<F: MiniFloat>(
         let (c0, f0) = scales8_avx2(hmax8_avx2(lo), rule)?;
         let (c1, f1) = scales8_avx2(hmax8_avx2(hi), rule)?;
         // Codes: at most 253, so the saturating packs keep them.
-        let w = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi32(c0, c1));
-        let b = _mm_packus_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256::<1>(w));
+        let b = narrow_u32x16(c0, c1);
         let f: [[f32; 8]; 2] = [bytemuck::cast(f0), bytemuck::cast(f1)];
         Some((bytemuck::cast(b), bytemuck::cast(f)))
     };
-    let order = v256_u32([0, 4, 1, 5, 2, 6, 3, 7]);
-    let pairs = _mm256_set1_epi16(0x1001);
     let step = |x: &[f32], f: &[f32], o: &mut [u8]| {
         let x = block(x);
         let f = _mm256_set1_ps(f[0]);
@@ -251,16 +247,12 @@ pub(crate) fn mx_blocks_avx2<F: MiniFloat>(
             let p = _mm256_mul_ps(_mm256_castsi256_ps(lanes8(&x, k)), f);
             encode8::<F, true>(_mm256_castps_si256(p))
         };
-        let p01 = _mm256_packus_epi32(c(0), c(1));
-        let p23 = _mm256_packus_epi32(c(2), c(3));
-        let b = _mm256_permutevar8x32_epi32(_mm256_packus_epi16(p01, p23), order);
+        let b = narrow_u32x32(c(0), c(1), c(2), c(3));
         if bits == 8 {
             let v: [u8; 32] = bytemuck::cast(b);
             o.copy_from_slice(&v);
         } else {
-            let p = _mm256_maddubs_epi16(b, pairs);
-            let b = _mm256_permute4x64_epi64::<0b00_00_10_00>(_mm256_packus_epi16(p, p));
-            let v: [u8; 16] = bytemuck::cast(_mm256_castsi256_si128(b));
+            let v: [u8; 16] = bytemuck::cast(nibble_pairs_avx2(b));
             o.copy_from_slice(&v);
         }
     };
@@ -352,7 +344,6 @@ pub(crate) fn mx_blocks_avx512<F: MiniFloat>(
         ]);
         Some((bytemuck::cast(_mm512_cvtepi32_epi8(c)), f))
     };
-    let pairs = _mm512_set1_epi16(0x1001);
     let step = |x: &[f32], f: &[f32], o: &mut [u8]| {
         let c = |k: usize, f: f32| {
             let p = _mm512_mul_ps(_mm512_castsi512_ps(lanes(x, k)), _mm512_set1_ps(f));
@@ -375,7 +366,7 @@ pub(crate) fn mx_blocks_avx512<F: MiniFloat>(
                 o.copy_from_slice(&hi);
             }
         } else {
-            let n = _mm512_cvtepi16_epi8(_mm512_maddubs_epi16(b, pairs));
+            let n = nibble_pairs_avx512(b);
             match <&mut [u8; 32]>::try_from(&mut *o) {
                 Ok(o) => *o = bytemuck::cast(n),
                 Err(_) => {

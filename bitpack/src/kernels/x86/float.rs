@@ -316,10 +316,7 @@ unsafe fn encode32<F: crate::float::MiniFloat, const SAT: bool>(sb: &[u8], at: u
     let c2 = encode8::<F, SAT>(unsafe { load32(sb, at + 64) });
     // SAFETY: as above.
     let c3 = encode8::<F, SAT>(unsafe { load32(sb, at + 96) });
-    let p01 = _mm256_packus_epi32(c0, c1);
-    let p23 = _mm256_packus_epi32(c2, c3);
-    let order = v256_u32([0, 4, 1, 5, 2, 6, 3, 7]);
-    _mm256_permutevar8x32_epi32(_mm256_packus_epi16(p01, p23), order)
+    narrow_u32x32(c0, c1, c2, c3)
 }
 
 /// An encode of `src` to one code per byte in the [`frame`] (no head):
@@ -397,13 +394,10 @@ pub(crate) unsafe fn encode4_f32_avx2<F: crate::float::MiniFloat, const SAT: boo
     let steps = n / 32;
     let sb: &[u8] = bytemuck::cast_slice(src);
     assert!(128 * steps <= sb.len() && 16 * steps <= out.len());
-    let pairs = _mm256_set1_epi16(0x1001);
     for s in 0..steps {
         // SAFETY: `128 * steps <= sb.len()` (asserted).
         let c = unsafe { encode32::<F, SAT>(sb, 128 * s) };
-        let p = _mm256_maddubs_epi16(c, pairs);
-        let b = _mm256_permute4x64_epi64::<0b00_00_10_00>(_mm256_packus_epi16(p, p));
-        let b = _mm256_castsi256_si128(b);
+        let b = nibble_pairs_avx2(c);
         // SAFETY: `16 * steps <= out.len()` (asserted).
         unsafe { store16(out, 16 * s, b) };
     }
@@ -661,11 +655,10 @@ pub(crate) unsafe fn encode4_f32_avx512<F: MiniFloat, const SAT: bool>(
     let steps = n / 64;
     let sb: &[u8] = bytemuck::cast_slice(src);
     assert!(256 * steps <= sb.len() && 32 * steps <= out.len());
-    let pairs = _mm512_set1_epi16(0x1001);
     for s in 0..steps {
         // SAFETY: `256 * steps <= sb.len()` (asserted).
         let c = unsafe { encode64::<F, SAT>(sb, 256 * s) };
-        let b = _mm512_cvtepi16_epi8(_mm512_maddubs_epi16(c, pairs));
+        let b = nibble_pairs_avx512(c);
         // SAFETY: `32 * steps <= out.len()` (asserted).
         unsafe { store32(out, 32 * s, b) };
     }

@@ -311,6 +311,48 @@ pub(super) fn v512_u32(d: [u32; 16]) -> __m512i {
     v512_u64(bytemuck::cast(d))
 }
 
+/// The low bytes of four vectors of 8 `u32` lanes (each lane at most 255),
+/// 32 bytes in element order: two `vpackusdw`, one `vpackuswb`, and one
+/// `vpermd` that undoes the packs' 128-bit interleave.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) fn narrow_u32x32(a0: __m256i, a1: __m256i, a2: __m256i, a3: __m256i) -> __m256i {
+    let order = v256_u32([0, 4, 1, 5, 2, 6, 3, 7]);
+    let p01 = _mm256_packus_epi32(a0, a1);
+    let p23 = _mm256_packus_epi32(a2, a3);
+    _mm256_permutevar8x32_epi32(_mm256_packus_epi16(p01, p23), order)
+}
+
+/// The low bytes of two vectors of 8 `u32` lanes (each lane at most 255),
+/// 16 bytes in element order: `vpackusdw` (whose 128-bit interleave
+/// `vpermq` undoes), then `vpackuswb` of the two halves.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) fn narrow_u32x16(a0: __m256i, a1: __m256i) -> __m128i {
+    let w = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi32(a0, a1));
+    _mm_packus_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256::<1>(w))
+}
+
+/// 32 bytes of 4-bit codes (each at most 15) joined into 16 bytes of
+/// nibble pairs (byte `2i` in the low nibble of byte `i`): `vpmaddubsw`
+/// with the byte weights 1 and 16, then `vpackuswb` and `vpermq`.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) fn nibble_pairs_avx2(codes: __m256i) -> __m128i {
+    let p = _mm256_maddubs_epi16(codes, _mm256_set1_epi16(0x1001));
+    _mm256_castsi256_si128(_mm256_permute4x64_epi64::<0b00_00_10_00>(
+        _mm256_packus_epi16(p, p),
+    ))
+}
+
+/// [`nibble_pairs_avx2`] of 64 bytes of codes, 32 bytes out
+/// (`vpmaddubsw`, then `vpmovwb`).
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+pub(super) fn nibble_pairs_avx512(codes: __m512i) -> __m256i {
+    _mm512_cvtepi16_epi8(_mm512_maddubs_epi16(codes, _mm512_set1_epi16(0x1001)))
+}
+
 /// The low bytes of four vectors of 16 `u32` lanes (each lane at most
 /// 255), 64 bytes in element order: two `vpackusdw`, one `vpackuswb`, and
 /// one `vpermd` that undoes the packs' 128-bit interleave (after them,
