@@ -967,34 +967,36 @@ mod tests {
     use super::*;
     use crate::formats::types::{E2M3, E3M2, E5M2};
 
+    const RULES: [ScaleRule; 4] = [
+        ScaleRule::Floor,
+        ScaleRule::Ceil,
+        ScaleRule::Even,
+        ScaleRule::RCeil,
+    ];
+
+    /// 23-bit fractions at and around the scale rules' edges: 0, 1, 2, the
+    /// largest two, the middle and below it, and each bit alone, with its
+    /// neighbours and in the complement.
+    fn edge_fracs() -> alloc::vec::Vec<u32> {
+        let mut fracs = alloc::vec![0u32, 1, 2, 0x7f_ffff, 0x7f_fffe, 0x40_0000, 0x3f_ffff];
+        for k in 0..23 {
+            fracs.extend([1 << k, (1 << k) - 1, (1 << k) + 1, 0x7f_ffff ^ (1 << k)]);
+        }
+        fracs
+    }
+
     /// `mx_scale_f32_branchless` against `mx_scale_f32`: every exponent
     /// (subnormals, zero, infinity and NaN included) with fractions at and
     /// around each rule's edges, every rule, every format.
     #[test]
     fn mx_scale_branchless_matches() {
         fn check<F: MxElement>() {
-            let rules = [
-                ScaleRule::Floor,
-                ScaleRule::Ceil,
-                ScaleRule::Even,
-                ScaleRule::RCeil,
-            ];
-            let mut fracs = [0u32; 7 + 4 * 23];
-            fracs[..7].copy_from_slice(&[0, 1, 2, 0x7f_ffff, 0x7f_fffe, 0x40_0000, 0x3f_ffff]);
-            for k in 0..23 {
-                let at = 7 + 4 * k as usize;
-                fracs[at..at + 4].copy_from_slice(&[
-                    1 << k,
-                    (1 << k) - 1,
-                    (1 << k) + 1,
-                    0x7f_ffff ^ (1 << k),
-                ]);
-            }
+            let fracs = edge_fracs();
             for field in 0..=255u32 {
                 for &f in &fracs {
                     for sign in [0, 0x8000_0000] {
                         let a = sign | field << 23 | (f & 0x7f_ffff);
-                        for rule in rules {
+                        for rule in RULES {
                             assert_eq!(
                                 mx_scale_f32_branchless::<F>(a, rule).to_bits(),
                                 mx_scale_f32::<F>(a, rule).to_bits(),
@@ -1018,12 +1020,8 @@ mod tests {
     /// range (and bad ones), every tiny rule.
     #[test]
     fn scale_lanes_match() {
-        let mut fracs = alloc::vec![
-            0u32, 1, 2, 0x7f_ffff, 0x7f_fffe, 0x40_0000, 0x3f_ffff, 0x2a_aaab
-        ];
-        for k in 0..23 {
-            fracs.extend([1 << k, (1 << k) - 1, (1 << k) + 1, 0x7f_ffff ^ (1 << k)]);
-        }
+        let mut fracs = edge_fracs();
+        fracs.push(0x2a_aaab);
         let mut amaxes = alloc::vec::Vec::new();
         for field in 0..=255u32 {
             for &f in &fracs {
@@ -1082,22 +1080,13 @@ mod tests {
     #[test]
     fn mx_scale_bits_match() {
         fn check<F: MxElement>() {
-            let rules = [
-                ScaleRule::Floor,
-                ScaleRule::Ceil,
-                ScaleRule::Even,
-                ScaleRule::RCeil,
-            ];
             let max_frac = (log2_parts(F::FORMAT.decode_f64(F::FORMAT.max_code())).1 >> 29) as u32;
-            let mut fracs = alloc::vec![0u32, 1, 2, 0x7f_ffff, 0x7f_fffe, 0x40_0000, 0x3f_ffff];
+            let mut fracs = edge_fracs();
             for d in [0u32, 1, 2] {
                 fracs.push(max_frac + d);
                 fracs.push(max_frac.wrapping_sub(d) & 0x7f_ffff);
             }
-            for k in 0..23 {
-                fracs.extend([1 << k, (1 << k) - 1, (1 << k) + 1, 0x7f_ffff ^ (1 << k)]);
-            }
-            for rule in rules {
+            for rule in RULES {
                 let bits = mx_scale_bits::<F>(rule).expect("every shipped format");
                 for field in 0..=255u32 {
                     for &f in &fracs {
