@@ -13,7 +13,7 @@ use std::time::Duration;
 use bitpack::__with_parallel_threshold as with_threshold;
 use bitpack::NarrowArray;
 use bitpack::arbitrary_int::u4;
-use bitpack::formats::{self, E2M1, E4M3, Mode, MxArray, Nvfp4Array};
+use bitpack::formats::{self, E2M1, E4M3, Mode, MxArray, MxOptions, Nvfp4Array, Nvfp4Options};
 use criterion::{BenchmarkId, Criterion, Throughput};
 
 /// 64 M values: 256 MB of `f32`.
@@ -86,6 +86,22 @@ fn large(c: &mut Criterion) {
     both(&mut g, "nvfp4_quantize", || {
         black_box(Nvfp4Array::quantize(black_box(&src), &shape).unwrap());
     });
+    // The same quantizations into arrays that already exist (`requantize`):
+    // no allocation, no first writes of fresh memory.
+    let mut mx2 = MxArray::<E2M1>::quantize(&src, &shape).unwrap();
+    let mut mx4 = MxArray::<E4M3>::quantize(&src, &shape).unwrap();
+    let mut nv = Nvfp4Array::quantize(&src, &shape).unwrap();
+    let (mx_opts, nv_opts) = (MxOptions::default(), Nvfp4Options::default());
+    both(&mut g, "mx_requantize_e2m1", || {
+        mx2.requantize(black_box(&src), &mx_opts).unwrap()
+    });
+    both(&mut g, "mx_requantize_e4m3", || {
+        mx4.requantize(black_box(&src), &mx_opts).unwrap()
+    });
+    both(&mut g, "nvfp4_requantize", || {
+        nv.requantize(black_box(&src), &nv_opts).unwrap()
+    });
+    drop((mx2, mx4, nv));
     let mx = MxArray::<E2M1>::quantize(&src, &shape).unwrap();
     both(&mut g, "mx_dequantize_e2m1", || {
         mx.dequantize_into(&mut out).unwrap()

@@ -642,6 +642,9 @@ pub enum LengthOf {
     DecodeOutput,
     /// The output buffer of a dequantize, which must hold `expected` values.
     DequantizeOutput,
+    /// The input of a quantize into an existing block-scaled array
+    /// (`requantize`), which holds `expected` values.
+    QuantizeInput,
     /// A decode table, which needs one entry per code (`expected`).
     DecodeTable,
     /// The block scales of a block-scaled array: one per `block`-value block
@@ -710,6 +713,7 @@ impl LengthOf {
             EncodeInput => w!("the encode input has {a} values for {e} outputs"),
             DecodeOutput => holds(f, "decode"),
             DequantizeOutput => holds(f, "dequantize"),
+            QuantizeInput => w!("requantize got {a} values for an array of {e}"),
             DecodeTable => w!("the decode table holds {a} entries, needs {e} (one per code)"),
             Strides => w!("strides has {a} entries for a {e}-d shape"),
             AxisOrder => w!("the axis order has {a} entries for a {e}-d view"),

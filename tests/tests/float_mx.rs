@@ -722,6 +722,7 @@ fn check_opts<F: MxElement>(elem: Elem, data: &[f64], shape: &[usize], opts: &Mx
     let what = format!("{shape:?} {opts:?}");
     // f64 input.
     let mx = MxArray::<F>::quantize_with(data, shape, opts).unwrap();
+    check_requantize(&mx, data, opts, &what);
     assert_eq!(mx.scales().as_bytes(), scales.as_slice(), "scales, {what}");
     assert_eq!(mx.scales().shape(), sshape.as_slice(), "{what}");
     assert_eq!(codes_of(mx.values()), codes, "values, {what}");
@@ -749,6 +750,7 @@ fn check_opts<F: MxElement>(elem: Elem, data: &[f64], shape: &[usize], opts: &Mx
     if data.iter().all(|&x| (x as f32) as f64 == x || x.is_nan()) {
         let d32: Vec<f32> = data.iter().map(|&x| x as f32).collect();
         let m32 = MxArray::<F>::quantize_with(&d32, shape, opts).unwrap();
+        check_requantize(&m32, &d32, opts, &what);
         assert_eq!(
             m32.values().as_bytes(),
             mx.values().as_bytes(),
@@ -760,6 +762,50 @@ fn check_opts<F: MxElement>(elem: Elem, data: &[f64], shape: &[usize], opts: &Mx
             "f32, {what}"
         );
     }
+}
+
+/// `requantize` of `data` into an array quantized from other values (small
+/// integers, both signs: nonzero codes nearly everywhere) gives the bytes
+/// of `fresh`, the array quantized from `data`; and with the axis left out
+/// of the options, too.
+fn check_requantize<F: MxElement, S: bitpack::formats::Real>(
+    fresh: &MxArray<F>,
+    data: &[S],
+    opts: &MxOptions,
+    what: &str,
+) {
+    let other: Vec<f64> = (0..data.len())
+        .map(|i| (i * 37 % 23) as f64 - 11.0)
+        .collect();
+    let mut re = MxArray::<F>::quantize_with(&other, fresh.shape(), opts).unwrap();
+    re.requantize(data, opts).unwrap();
+    assert_eq!(
+        re.values().as_bytes(),
+        fresh.values().as_bytes(),
+        "requantize values, {what}"
+    );
+    assert_eq!(
+        re.scales().as_bytes(),
+        fresh.scales().as_bytes(),
+        "requantize scales, {what}"
+    );
+    assert_eq!(re.axis(), fresh.axis());
+    let keep_axis = MxOptions {
+        axis: None,
+        ..*opts
+    };
+    let mut re = MxArray::<F>::quantize_with(&other, fresh.shape(), opts).unwrap();
+    re.requantize(data, &keep_axis).unwrap();
+    assert_eq!(
+        re.values().as_bytes(),
+        fresh.values().as_bytes(),
+        "requantize values, {what}"
+    );
+    assert_eq!(
+        re.scales().as_bytes(),
+        fresh.scales().as_bytes(),
+        "requantize scales, {what}"
+    );
 }
 
 fn check_opts_all(data: &[f64], shape: &[usize], opts: &MxOptions) {
@@ -1086,6 +1132,7 @@ fn check_nvfp4_opts(data: &[f64], shape: &[usize], opts: &Nvfp4Options) {
     let (codes, scales, st) = ref_nvfp4_opts(data, shape, opts);
     let what = format!("{shape:?} {opts:?}");
     let q = Nvfp4Array::quantize_with(data, shape, opts).unwrap();
+    check_nvfp4_requantize(&q, data, opts, &what);
     assert_eq!(q.tensor_scale().to_bits(), st.to_bits(), "{what}");
     assert_eq!(q.scales().as_bytes(), scales.as_slice(), "scales, {what}");
     assert_eq!(codes_of(q.values()), codes, "values, {what}");
@@ -1103,9 +1150,40 @@ fn check_nvfp4_opts(data: &[f64], shape: &[usize], opts: &Nvfp4Options) {
     if data.iter().all(|&x| (x as f32) as f64 == x || x.is_nan()) {
         let d32: Vec<f32> = data.iter().map(|&x| x as f32).collect();
         let q32 = Nvfp4Array::quantize_with(&d32, shape, opts).unwrap();
+        check_nvfp4_requantize(&q32, &d32, opts, &what);
         assert_eq!(q32.values().as_bytes(), q.values().as_bytes(), "f32 {what}");
         assert_eq!(q32.scales().as_bytes(), q.scales().as_bytes(), "f32 {what}");
     }
+}
+
+/// `requantize` of `data` into an array quantized from other values (with
+/// another tensor scale) gives `fresh`, the array quantized from `data`.
+fn check_nvfp4_requantize<S: bitpack::formats::Real>(
+    fresh: &Nvfp4Array,
+    data: &[S],
+    opts: &Nvfp4Options,
+    what: &str,
+) {
+    let other: Vec<f32> = (0..data.len())
+        .map(|i| (i % 7) as f32 * 0.75 - 2.0)
+        .collect();
+    let mut re = Nvfp4Array::quantize_with_tensor_scale(&other, fresh.shape(), 0.125).unwrap();
+    re.requantize(data, opts).unwrap();
+    assert_eq!(
+        re.tensor_scale().to_bits(),
+        fresh.tensor_scale().to_bits(),
+        "{what}"
+    );
+    assert_eq!(
+        re.values().as_bytes(),
+        fresh.values().as_bytes(),
+        "requantize values, {what}"
+    );
+    assert_eq!(
+        re.scales().as_bytes(),
+        fresh.scales().as_bytes(),
+        "requantize scales, {what}"
+    );
 }
 
 /// Matrices (optionally batched) with values over many binades, some tiny
@@ -1437,4 +1515,69 @@ proptest! {
         check_half_inputs::<E4M3>(&x, &shape, &opts);
         check_half_inputs::<E5M2>(&x, &shape, &opts);
     }
+}
+
+#[test]
+fn requantize_errors_leave_the_array() {
+    let data: Vec<f32> = (0..64).map(|i| i as f32 - 20.0).collect();
+    let mut mx = MxArray::<E4M3>::quantize(&data, &[2, 32]).unwrap();
+    let (values, scales) = (mx.values().clone(), mx.scales().clone());
+    let other = vec![1.0f32; 64];
+    let e = mx
+        .requantize(&other[..63], &MxOptions::default())
+        .unwrap_err();
+    assert_eq!(
+        e,
+        Error::Length {
+            of: LengthOf::QuantizeInput,
+            expected: 64,
+            actual: 63
+        }
+    );
+    assert_eq!(e.to_string(), "requantize got 63 values for an array of 64");
+    let e = mx
+        .requantize(&vec![1.0f64; 65], &MxOptions::default())
+        .unwrap_err();
+    assert_eq!(e.to_string(), "requantize got 65 values for an array of 64");
+    // Another axis than the array's: refused, not silently used.
+    let axis0 = MxOptions {
+        axis: Some(0),
+        ..MxOptions::default()
+    };
+    assert!(matches!(
+        mx.requantize(&other, &axis0),
+        Err(Error::Invalid(_))
+    ));
+    assert_eq!(mx.values(), &values, "unchanged on error");
+    assert_eq!(mx.scales(), &scales, "unchanged on error");
+    // The array's own axis, named: accepted.
+    let mut along0 = MxArray::<E4M3>::quantize_with(&data, &[32, 2], &axis0).unwrap();
+    along0.requantize(&other, &axis0).unwrap();
+    assert_eq!(along0.scales().as_bytes(), [119; 2]); // 2^-8 for amax 1
+    assert_eq!(along0.dequantize(), other);
+
+    let mut nv = Nvfp4Array::quantize(&data, &[4, 16]).unwrap();
+    let (values, scales, ts) = (nv.values().clone(), nv.scales().clone(), nv.tensor_scale());
+    let opts = Nvfp4Options::default();
+    let e = nv.requantize(&other[..10], &opts).unwrap_err();
+    assert_eq!(e.to_string(), "requantize got 10 values for an array of 64");
+    // No finite value: no default tensor scale.
+    assert!(matches!(
+        nv.requantize(&[f32::NAN; 64], &opts),
+        Err(Error::Invalid(_))
+    ));
+    // A given tensor scale that is not finite and positive.
+    for bad in [0.0, -1.0, f32::INFINITY, f32::NAN] {
+        let given = Nvfp4Options {
+            tensor_scale: Some(bad),
+            ..Nvfp4Options::default()
+        };
+        assert!(matches!(
+            nv.requantize(&other, &given),
+            Err(Error::Invalid(_))
+        ));
+    }
+    assert_eq!(nv.values(), &values, "unchanged on error");
+    assert_eq!(nv.scales(), &scales, "unchanged on error");
+    assert_eq!(nv.tensor_scale(), ts, "unchanged on error");
 }

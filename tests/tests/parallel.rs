@@ -149,6 +149,18 @@ fn mx<F: MxElement + core::fmt::Debug>(shape: &[usize], seed: u64) {
             let q = q.map(|_| MxArray::<F>::quantize_with(&src, shape, &opts).unwrap());
             if let Ok(q) = q {
                 same("MX dequantize", || bits(&q.dequantize()));
+                // Over another array's bits, split or not: the fresh bits.
+                let other = data(n, seed + 1);
+                let re = same("MX requantize", || {
+                    let mut r = MxArray::<F>::quantize_with(&other, shape, &opts).unwrap();
+                    r.requantize(&src, &opts).unwrap();
+                    (
+                        r.values().as_bytes().to_vec(),
+                        r.scales().as_bytes().to_vec(),
+                    )
+                });
+                assert_eq!(re.0, q.values().as_bytes(), "MX requantize");
+                assert_eq!(re.1, q.scales().as_bytes(), "MX requantize");
             }
         }
     }
@@ -205,9 +217,18 @@ fn nvfp4_quantize_and_dequantize_split_bit_for_bit() {
                                 })
                                 .map_err(|e| e.to_string())
                         });
-                        if q.is_ok() {
+                        if let Ok(fresh) = q {
                             let q = Nvfp4Array::quantize_with(&src, shape, &opts).unwrap();
                             same("NVFP4 dequantize", || bits(&q.dequantize()));
+                            // Over another array's bits: the fresh bits.
+                            let other = finite(n, n as u64 + 1);
+                            let re = same("NVFP4 requantize", || {
+                                let mut r = Nvfp4Array::quantize(&other, shape).unwrap();
+                                r.requantize(&src, &opts).unwrap();
+                                let v = r.values().as_bytes().to_vec();
+                                (v, r.scales().as_bytes().to_vec(), r.tensor_scale())
+                            });
+                            assert_eq!(re, fresh, "NVFP4 requantize");
                         }
                     }
                 }

@@ -9,11 +9,11 @@ use super::block::{
     block_amax, e8m0_f32, inv_pow2_f32, mx_code, mx_operand, mx_scale, mx_scale_bits, mx_scale_f32,
     scale_exponent,
 };
-use super::blocked::{Blocked, split_axis, split_shape};
+use super::blocked::{Blocked, scale_shape_along, split_axis, split_shape};
 use super::types::E8M0;
 use super::wide::{Real, Rounding, block_amax_bits_f32};
 use crate::kernels::{self, minifloat};
-use crate::{Error, NarrowArray, Result};
+use crate::{Error, LengthOf, NarrowArray, Result};
 
 /// Options of [`MxArray::quantize_with`]: the scale rule, the axis the
 /// blocks run along, and the rounding of the elements.
@@ -153,24 +153,26 @@ const E8M0_F32: [f32; 256] = {
 /// Values per stack chunk of the quantizer: 16 blocks.
 const CHUNK: usize = 512;
 
-/// Quantizes `data` (row-major, `shape`) along `axis` into packed codes
-/// (`words`, zeroed, the whole stream) and E8M0 scale codes (shape `shape`
-/// with `shape[axis]` replaced by its block count, row-major).
+/// Quantizes `data` (row-major, of a shape split around the block axis as
+/// [`split_axis`] gives it: `(outer, d, inner)`) into packed codes (`words`,
+/// the whole stream) and E8M0 scale codes (`scales`: the shape with the
+/// axis's extent `d` replaced by its block count, row-major).
+/// Every value's bits and every scale are overwritten (the stream's
+/// padding is not touched), so the buffers may hold an earlier result.
 fn quantize_into<F: MxElement, S: Real>(
     data: &[S],
-    shape: &[usize],
-    axis: usize,
+    (outer, d, inner): (usize, usize, usize),
     opts: &MxOptions,
     words: &mut [u64],
-) -> Vec<u8> {
+    scales: &mut [u8],
+) {
     const B: usize = 32;
-    let (outer, d, inner) = split_axis(shape, axis);
     let nb = d.div_ceil(B);
-    let mut scales = vec![0u8; outer * nb * inner];
+    debug_assert_eq!(scales.len(), outer * nb * inner);
     if data.is_empty() {
         // No block holds a value (and so no scale exists): the loops below
         // would walk the shape's empty rows.
-        return scales;
+        return;
     }
     let bits = F::BITS as usize;
     let pack = |c: &[u8], words: &mut [u64], at: usize| {
@@ -208,7 +210,7 @@ fn quantize_into<F: MxElement, S: Real>(
             at: |u| first(u) * bits / 64,
         };
         let scale_out = crate::par::Out {
-            slice: &mut scales[..],
+            slice: scales,
             at: scale_at,
         };
         let cut_ok = |u| crate::par::on_word(F::BITS, first(u));
@@ -279,7 +281,7 @@ fn quantize_into<F: MxElement, S: Real>(
                 }
             },
         );
-        return scales;
+        return;
     }
     // Blocks run across rows of `inner` contiguous values: the amax of a
     // block is taken row by row for every inner position at once. The units
@@ -292,7 +294,7 @@ fn quantize_into<F: MxElement, S: Real>(
         at: |u| first(u) * bits / 64,
     };
     let scale_out = crate::par::Out {
-        slice: &mut scales[..],
+        slice: scales,
         at: |u| u * inner,
     };
     let cut_ok = |u| crate::par::on_word(F::BITS, first(u));
@@ -343,7 +345,6 @@ fn quantize_into<F: MxElement, S: Real>(
             }
         },
     );
-    scales
 }
 
 /// An N-d array in an OCP MX format: values of `F` in blocks of 32 along
@@ -479,10 +480,57 @@ impl<F: MxElement> MxArray<F> {
             });
         }
         let mut values = NarrowArray::<F>::zeroed(data.len());
-        let scale_codes = quantize_into::<F, S>(data, shape, axis, opts, values.words_mut());
+        let scale_shape = scale_shape_along(shape, axis, Self::BLOCK_SIZE);
+        let mut scales = NarrowArray::<E8M0>::zeroed(scale_shape.iter().product());
+        let scale_bytes = scales.bytes_mut();
+        let split = split_axis(shape, axis);
+        quantize_into::<F, S>(data, split, opts, values.words_mut(), scale_bytes);
         values.reshape(shape)?;
-        let scales = NarrowArray::<E8M0>::from_bytes(&scale_codes, scale_codes.len())?;
         Self::from_parts_along(values, scales, axis)
+    }
+
+    /// Quantizes `data` into this array's own storage, replacing its values
+    /// and scales: [`quantize_with`](Self::quantize_with) of `data` with
+    /// this array's shape and axis, without allocating. The result is the
+    /// same, bit for bit, as a fresh `quantize_with`; for repeated
+    /// quantizations of one shape (a layer's weights after each step, a
+    /// stream of activations) it saves the allocation and the first
+    /// writes of fresh memory, which for large arrays cost as much as the
+    /// quantization itself.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Length`] (`QuantizeInput`) unless `data` holds
+    /// [`len()`](Self::len) values; [`Error::Invalid`] when `opts.axis`
+    /// names another axis than this array's. The array is unchanged on
+    /// error.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::{E2M1, MxArray, MxOptions};
+    ///
+    /// let mut mx = MxArray::<E2M1>::quantize(&[1.0; 64], &[2, 32])?;
+    /// let step: Vec<f32> = (0..64).map(|i| i as f32 * 0.25).collect();
+    /// mx.requantize(&step, &MxOptions::default())?;
+    /// let fresh = MxArray::<E2M1>::quantize(&step, &[2, 32])?;
+    /// assert_eq!(mx.values().as_bytes(), fresh.values().as_bytes());
+    /// assert_eq!(mx.scales().as_bytes(), fresh.scales().as_bytes());
+    /// assert!(mx.requantize(&step[..63], &MxOptions::default()).is_err());
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn requantize<S: Real>(&mut self, data: &[S], opts: &MxOptions) -> Result<()> {
+        LengthOf::QuantizeInput.check(self.len(), data.len())?;
+        let axis = self.axis();
+        if opts.axis.is_some_and(|a| a != axis) {
+            return Err(Error::Invalid(
+                "requantize keeps the array's block axis: opts.axis names another one",
+            ));
+        }
+        let Blocked { values, scales, .. } = &mut self.core;
+        let split = split_axis(values.shape(), axis);
+        quantize_into::<F, S>(data, split, opts, values.words_mut(), scales.bytes_mut());
+        Ok(())
     }
 
     /// Quantizes the transpose of `data` (row-major, shape `shape`, seen as

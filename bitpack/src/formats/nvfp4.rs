@@ -11,7 +11,7 @@ use super::block::{
 use super::blocked::{Blocked, split_shape};
 use super::types::{E2M1, E4M3};
 use super::wide::{Real, Rounding};
-use crate::{Error, NarrowArray, Result};
+use crate::{Error, LengthOf, NarrowArray, Result};
 
 /// Which values share an NVFP4 block scale.
 ///
@@ -310,168 +310,59 @@ impl Nvfp4Array {
         shape: &[usize],
         opts: &Nvfp4Options,
     ) -> Result<Self> {
-        let tensor_scale = match opts.tensor_scale {
-            Some(s) => s,
-            None => default_scale_of(data)?,
-        };
-        if !(tensor_scale > 0.0 && tensor_scale.is_finite()) {
-            return Err(Error::Invalid(
-                "the NVFP4 tensor scale must be finite and positive",
-            ));
-        }
+        let tensor_scale = tensor_scale_for(data, opts)?;
         let (rows, cols) = split_shape(shape, data.len())?;
-        const BS: usize = Nvfp4Array::BLOCK_SIZE;
-        let nb = cols.div_ceil(BS);
-        let tile_rows = match opts.blocks {
-            Nvfp4Blocks::Rows => 1,
-            Nvfp4Blocks::Tiles16x16 => 16,
-        };
-        // The leading dimensions other than the last two are independent
-        // matrices: tiles never cross them.
-        let matrix_rows = if shape.len() >= 2 {
-            shape[shape.len() - 2]
-        } else {
-            1
-        }
-        .max(1);
-        // Tile rows of each matrix: group `g` is the `g % per_matrix`-th
-        // of matrix `g / per_matrix`, its first row and its height.
-        let per_matrix = matrix_rows.div_ceil(tile_rows);
-        let group = |g: usize| {
-            let (m, t) = (g / per_matrix, g % per_matrix);
-            let r0 = m * matrix_rows + t * tile_rows;
-            (r0, tile_rows.min(matrix_rows - t * tile_rows))
-        };
-        let n = data.len();
-        if let (1, Rounding::Nearest, true) = (tile_rows, opts.rounding, S::WIDENS) {
-            // Blocks of 1 x 16 of `f32`, `f16` or `bf16` rounded to
-            // nearest: the one-pass path (`rows_split`).
-            let mut values = NarrowArray::<E2M1>::zeroed(n);
-            let scale_codes = rows_split(
-                data,
-                rows,
-                cols,
-                tensor_scale,
-                opts.tiny,
-                values.words_mut(),
-                None,
-            );
-            values.reshape(shape)?;
-            let scales = NarrowArray::<E4M3>::from_bytes(&scale_codes, scale_codes.len())?;
-            return Self::from_parts(values, scales, tensor_scale);
-        }
-        // Bounded by the data: with no columns (or no rows) there is no
-        // block, however many empty rows the shape names.
-        let groups = if nb == 0 || rows == 0 {
-            0
-        } else {
-            rows / matrix_rows * per_matrix
-        };
-        // One scale per tile (per block for rows): the tile's amax (a NaN or
-        // infinity anywhere: the NaN scale), then the block core's scale.
-        // Split across threads by tiles.
-        let mut tile_scales = vec![0u8; groups * nb];
-        let out = crate::par::Out {
-            slice: &mut tile_scales[..],
-            at: |u| u,
-        };
-        crate::par::split(
-            n,
-            groups * nb,
-            |_| true,
-            out,
-            |us, out, base| {
-                for u in us {
-                    let ((r0, height), b) = (group(u / nb), u % nb);
-                    let (c0, c1) = (b * BS, cols.min(b * BS + BS));
-                    let mut amax = Some(0f64);
-                    for r in r0..r0 + height {
-                        let a = block_amax(&data[r * cols + c0..r * cols + c1]);
-                        amax = amax.zip(a).map(|(m, a)| m.max(a));
-                    }
-                    out[u - base] = nvfp4_scale::<S>(amax, tensor_scale, opts.tiny).to_bits();
-                }
-            },
-        );
-        let scale_codes = if tile_rows == 1 {
-            tile_scales
-        } else {
-            let mut codes = vec![0u8; rows * nb];
-            for g in 0..groups {
-                let (r0, height) = group(g);
-                for r in r0..r0 + height {
-                    codes[r * nb..][..nb].copy_from_slice(&tile_scales[g * nb..][..nb]);
-                }
-            }
-            codes
-        };
-        let mut values = NarrowArray::<E2M1>::zeroed(n);
-        if let (Rounding::Nearest, true) = (opts.rounding, S::WIDENS) {
-            // The tiles' scales given, the codes by the one-pass path.
-            let words = values.words_mut();
-            rows_split(
-                data,
-                rows,
-                cols,
-                tensor_scale,
-                opts.tiny,
-                words,
-                Some(&scale_codes),
-            );
-            values.reshape(shape)?;
-            let scales = NarrowArray::<E4M3>::from_bytes(&scale_codes, scale_codes.len())?;
-            return Self::from_parts(values, scales, tensor_scale);
-        }
-        // The codes, value by value with their block's scale, packed a
-        // chunk at a time; split across threads at whole chunks.
-        let out = crate::par::Out {
-            slice: values.words_mut(),
-            at: |u| u / 16,
-        };
-        let scale_codes = &scale_codes[..];
-        crate::par::split(n, n, crate::par::on_grain, out, |us, words, base| {
-            if us.is_empty() {
-                return;
-            }
-            let mut codes = [0u8; crate::par::GRAIN];
-            let mut at = us.start;
-            // Row `r`, block `b` of the row: divided out once, then counted.
-            let (mut r, mut b) = (at / cols, at % cols / BS);
-            while at < us.end {
-                let end = us.end.min(at + crate::par::GRAIN);
-                let c = &mut codes[..end - at];
-                let mut p = at;
-                while p < end {
-                    // The run of `p`'s block within `at..end`.
-                    let block_end = r * cols + cols.min(b * BS + BS);
-                    let q = end.min(block_end);
-                    let scale = E4M3::from_bits(scale_codes[r * nb + b]);
-                    let out = &mut c[p - at..q - at];
-                    nvfp4_codes::<S>(
-                        &data[p..q],
-                        scale,
-                        tensor_scale,
-                        opts.rounding,
-                        p as u64,
-                        out,
-                    );
-                    p = q;
-                    if q == block_end {
-                        b += 1;
-                        if b == nb {
-                            (r, b) = (r + 1, 0);
-                        }
-                    }
-                }
-                if crate::kernels::pack(4, c, words, at - base * 16).is_err() {
-                    unreachable!("the array holds every value");
-                }
-                at = end;
-            }
-        });
+        let mut values = NarrowArray::<E2M1>::zeroed(data.len());
+        let mut scales = NarrowArray::<E4M3>::zeroed(rows * cols.div_ceil(Self::BLOCK_SIZE));
+        let dims = (rows, cols, matrix_rows(shape));
+        let (words, scale_bytes) = (values.words_mut(), scales.bytes_mut());
+        quantize_parts(data, dims, tensor_scale, opts, words, scale_bytes);
         values.reshape(shape)?;
-        let scales = NarrowArray::<E4M3>::from_bytes(scale_codes, scale_codes.len())?;
         Self::from_parts(values, scales, tensor_scale)
+    }
+
+    /// Quantizes `data` into this array's own storage, replacing its values,
+    /// scales and tensor scale: [`quantize_with`](Self::quantize_with) of
+    /// `data` with this array's shape, without allocating. The result is
+    /// the same, bit for bit, as a fresh `quantize_with`; for repeated
+    /// quantizations of one shape it saves the allocation and the first
+    /// writes of fresh memory, which for large arrays cost as much as the
+    /// quantization itself.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Length`] (`QuantizeInput`) unless `data` holds
+    /// [`len()`](Self::len) values; [`Error::Invalid`] unless the tensor
+    /// scale (given, or the default one of `data`) is finite and positive.
+    /// The array is unchanged on error.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bitpack::formats::{Nvfp4Array, Nvfp4Options};
+    ///
+    /// let mut q = Nvfp4Array::quantize(&[1.0; 32], &[2, 16])?;
+    /// let step: Vec<f32> = (0..32).map(|i| i as f32 - 8.0).collect();
+    /// q.requantize(&step, &Nvfp4Options::default())?;
+    /// let fresh = Nvfp4Array::quantize(&step, &[2, 16])?;
+    /// assert_eq!(q.tensor_scale(), fresh.tensor_scale());
+    /// assert_eq!(q.values().as_bytes(), fresh.values().as_bytes());
+    /// assert_eq!(q.scales().as_bytes(), fresh.scales().as_bytes());
+    /// // No finite value, so no default tensor scale: the array is kept.
+    /// assert!(q.requantize(&[f32::NAN; 32], &Nvfp4Options::default()).is_err());
+    /// assert_eq!(q.dequantize(), fresh.dequantize());
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn requantize<S: Real>(&mut self, data: &[S], opts: &Nvfp4Options) -> Result<()> {
+        LengthOf::QuantizeInput.check(self.len(), data.len())?;
+        let tensor_scale = tensor_scale_for(data, opts)?;
+        let (rows, cols) = split_shape(self.shape(), data.len())?;
+        let dims = (rows, cols, matrix_rows(self.shape()));
+        let Blocked { values, scales, .. } = &mut self.core;
+        let (words, scale_bytes) = (values.words_mut(), scales.bytes_mut());
+        quantize_parts(data, dims, tensor_scale, opts, words, scale_bytes);
+        self.tensor_scale = tensor_scale;
+        Ok(())
     }
 
     /// An array from packed values, block scales (one per block,
@@ -677,11 +568,189 @@ impl Nvfp4Array {
 /// Blocks per chunk of [`rows_split`].
 const CHUNK_BLOCKS: usize = 32;
 
+/// The tensor scale `opts` asks for (given, or the default one of
+/// `data`), checked finite and positive.
+fn tensor_scale_for<S: Real>(data: &[S], opts: &Nvfp4Options) -> Result<f32> {
+    let tensor_scale = match opts.tensor_scale {
+        Some(s) => s,
+        None => default_scale_of(data)?,
+    };
+    if !(tensor_scale > 0.0 && tensor_scale.is_finite()) {
+        return Err(Error::Invalid(
+            "the NVFP4 tensor scale must be finite and positive",
+        ));
+    }
+    Ok(tensor_scale)
+}
+
+/// The rows of each matrix of `shape`: the leading dimensions other than
+/// the last two are independent matrices, which tiles never cross.
+fn matrix_rows(shape: &[usize]) -> usize {
+    if shape.len() >= 2 {
+        shape[shape.len() - 2]
+    } else {
+        1
+    }
+    .max(1)
+}
+
+/// Quantizes `data` (`rows` x `cols` values, `matrix_rows` rows per
+/// matrix) into packed codes (`words`, the whole stream) and block scale
+/// codes (`scales`, `rows * ceil(cols / 16)`, row-major; a tile's scale on
+/// each of its rows). Every value's bits and every scale are overwritten,
+/// so the buffers may hold an earlier result.
+fn quantize_parts<S: Real>(
+    data: &[S],
+    (rows, cols, matrix_rows): (usize, usize, usize),
+    tensor_scale: f32,
+    opts: &Nvfp4Options,
+    words: &mut [u64],
+    scales: &mut [u8],
+) {
+    const BS: usize = Nvfp4Array::BLOCK_SIZE;
+    let nb = cols.div_ceil(BS);
+    debug_assert_eq!(scales.len(), rows * nb);
+    let tile_rows = match opts.blocks {
+        Nvfp4Blocks::Rows => 1,
+        Nvfp4Blocks::Tiles16x16 => 16,
+    };
+    // Tile rows of each matrix: group `g` is the `g % per_matrix`-th
+    // of matrix `g / per_matrix`, its first row and its height.
+    let per_matrix = matrix_rows.div_ceil(tile_rows);
+    let group = |g: usize| {
+        let (m, t) = (g / per_matrix, g % per_matrix);
+        let r0 = m * matrix_rows + t * tile_rows;
+        (r0, tile_rows.min(matrix_rows - t * tile_rows))
+    };
+    let n = data.len();
+    if let (1, Rounding::Nearest, true) = (tile_rows, opts.rounding, S::WIDENS) {
+        // Blocks of 1 x 16 of `f32`, `f16` or `bf16` rounded to
+        // nearest: the one-pass path (`rows_split`).
+        rows_split(
+            data,
+            (rows, cols),
+            tensor_scale,
+            opts.tiny,
+            words,
+            scales,
+            false,
+        );
+        return;
+    }
+    // Bounded by the data: with no columns (or no rows) there is no
+    // block, however many empty rows the shape names.
+    let groups = if nb == 0 || rows == 0 {
+        0
+    } else {
+        rows / matrix_rows * per_matrix
+    };
+    // One scale per tile (per block for rows): the tile's amax (a NaN or
+    // infinity anywhere: the NaN scale), then the block core's scale.
+    // Split across threads by tiles.
+    let mut tile_scales = vec![0u8; if tile_rows == 1 { 0 } else { groups * nb }];
+    let out = crate::par::Out {
+        slice: if tile_rows == 1 {
+            &mut *scales
+        } else {
+            &mut tile_scales[..]
+        },
+        at: |u| u,
+    };
+    crate::par::split(
+        n,
+        groups * nb,
+        |_| true,
+        out,
+        |us, out, base| {
+            for u in us {
+                let ((r0, height), b) = (group(u / nb), u % nb);
+                let (c0, c1) = (b * BS, cols.min(b * BS + BS));
+                let mut amax = Some(0f64);
+                for r in r0..r0 + height {
+                    let a = block_amax(&data[r * cols + c0..r * cols + c1]);
+                    amax = amax.zip(a).map(|(m, a)| m.max(a));
+                }
+                out[u - base] = nvfp4_scale::<S>(amax, tensor_scale, opts.tiny).to_bits();
+            }
+        },
+    );
+    if tile_rows > 1 {
+        for g in 0..groups {
+            let (r0, height) = group(g);
+            for r in r0..r0 + height {
+                scales[r * nb..][..nb].copy_from_slice(&tile_scales[g * nb..][..nb]);
+            }
+        }
+    }
+    if let (Rounding::Nearest, true) = (opts.rounding, S::WIDENS) {
+        // The tiles' scales given, the codes by the one-pass path.
+        rows_split(
+            data,
+            (rows, cols),
+            tensor_scale,
+            opts.tiny,
+            words,
+            scales,
+            true,
+        );
+        return;
+    }
+    // The codes, value by value with their block's scale, packed a
+    // chunk at a time; split across threads at whole chunks.
+    let out = crate::par::Out {
+        slice: words,
+        at: |u| u / 16,
+    };
+    let scale_codes = &*scales;
+    crate::par::split(n, n, crate::par::on_grain, out, |us, words, base| {
+        if us.is_empty() {
+            return;
+        }
+        let mut codes = [0u8; crate::par::GRAIN];
+        let mut at = us.start;
+        // Row `r`, block `b` of the row: divided out once, then counted.
+        let (mut r, mut b) = (at / cols, at % cols / BS);
+        while at < us.end {
+            let end = us.end.min(at + crate::par::GRAIN);
+            let c = &mut codes[..end - at];
+            let mut p = at;
+            while p < end {
+                // The run of `p`'s block within `at..end`.
+                let block_end = r * cols + cols.min(b * BS + BS);
+                let q = end.min(block_end);
+                let scale = E4M3::from_bits(scale_codes[r * nb + b]);
+                let out = &mut c[p - at..q - at];
+                nvfp4_codes::<S>(
+                    &data[p..q],
+                    scale,
+                    tensor_scale,
+                    opts.rounding,
+                    p as u64,
+                    out,
+                );
+                p = q;
+                if q == block_end {
+                    b += 1;
+                    if b == nb {
+                        (r, b) = (r + 1, 0);
+                    }
+                }
+            }
+            if crate::kernels::pack(4, c, words, at - base * 16).is_err() {
+                unreachable!("the array holds every value");
+            }
+            at = end;
+        }
+    });
+}
+
 /// The one-pass NVFP4 quantize of rows in blocks of 1 x 16, rounding to
 /// nearest: `rows` rows of `cols` values (`xs`, row-major; `f32`, or `f16`
 /// and `bf16` widened exactly a chunk at a time), the codes packed into
-/// `words` (zeroed, the whole stream); returns the scale codes (`rows`
-/// times `ceil(cols / 16)`, row-major).
+/// `words` (the whole stream, every value's bits overwritten) and the scale
+/// codes into `scale_codes` (`rows` times `ceil(cols / 16)`, row-major),
+/// which hold the scales to use when `given` (16 x 16 tiles) and are
+/// computed otherwise.
 ///
 /// Each block is read once ([`kernels::nvfp4_blocks`](crate::kernels)):
 /// its amax, its scale ([`Nvfp4Scaler`], no division) and its codes (seven
@@ -692,18 +761,18 @@ const CHUNK_BLOCKS: usize = 32;
 /// starts on a word.
 fn rows_split<S: Real>(
     xs: &[S],
-    rows: usize,
-    cols: usize,
+    (rows, cols): (usize, usize),
     tensor_scale: f32,
     tiny: super::TinyScale,
     words: &mut [u64],
-    given: Option<&[u8]>,
-) -> Vec<u8> {
+    scale_codes: &mut [u8],
+    given: bool,
+) {
     const B: usize = Nvfp4Array::BLOCK_SIZE;
     const CH: usize = B * CHUNK_BLOCKS;
     let n = xs.len();
     let nb = cols.div_ceil(B);
-    let mut scale_codes = given.map_or_else(|| vec![0u8; rows * nb], <[u8]>::to_vec);
+    debug_assert_eq!(scale_codes.len(), rows * nb);
     let per_row = cols.div_ceil(CH).max(1);
     let units = if n == 0 { 0 } else { rows * per_row };
     let first = |u: usize| (u / per_row * cols + u % per_row * CH).min(n);
@@ -713,7 +782,7 @@ fn rows_split<S: Real>(
         at: |u| first(u) / 16,
     };
     let scale_out = crate::par::Out {
-        slice: &mut scale_codes[..],
+        slice: scale_codes,
         at: scale_at,
     };
     let cut_ok = |u| crate::par::on_word(4, first(u));
@@ -736,16 +805,16 @@ fn rows_split<S: Real>(
                 let s0 = scale_at(us.start) - sb;
                 let s = &mut scales[s0..s0 + (v1 - v0) / B];
                 let w = &mut words[v0 / 16 - wb..][..(v1 - v0) / 16];
-                match given {
-                    Some(_) => {
-                        let g = s.to_vec();
-                        let mut code = Given {
-                            table: &mut table,
-                            scales: g.iter(),
-                        };
-                        crate::kernels::nvfp4_blocks(run, s, w, &mut code);
-                    }
-                    None => crate::kernels::nvfp4_blocks(run, s, w, &mut table),
+                if given {
+                    // The kernel writes back the scales it reads: a copy.
+                    let g = s.to_vec();
+                    let mut code = Given {
+                        table: &mut table,
+                        scales: g.iter(),
+                    };
+                    crate::kernels::nvfp4_blocks(run, s, w, &mut code);
+                } else {
+                    crate::kernels::nvfp4_blocks(run, s, w, &mut table);
                 }
                 return;
             }
@@ -763,7 +832,7 @@ fn rows_split<S: Real>(
                     }
                 };
                 let s = &mut scales[scale_at(u) - sb..][..chunk.len().div_ceil(B)];
-                if given.is_some() {
+                if given {
                     // The scales given (16 x 16 tiles): read, and written
                     // back as they are.
                     let mut g = [0u8; CHUNK_BLOCKS];
@@ -779,7 +848,6 @@ fn rows_split<S: Real>(
             }
         },
     );
-    scale_codes
 }
 
 /// The scales (`scales`) and packed codes of one chunk of at most 32
@@ -805,7 +873,7 @@ fn chunk_words(
         let mut tmp = [0u64; CHUNK_BLOCKS];
         crate::kernels::nvfp4_blocks(body, &mut scales[..full], &mut tmp[..full], code);
         for (b, &w) in tmp[..full].iter().enumerate() {
-            or_nibbles(words, at + b * B, w, B);
+            set_nibbles(words, at + b * B, w, B);
         }
     }
     if !tail.is_empty() {
@@ -813,22 +881,22 @@ fn chunk_words(
         block[..tail.len()].copy_from_slice(tail);
         let mut w = [0u64];
         crate::kernels::nvfp4_blocks(&block, &mut scales[full..][..1], &mut w, code);
-        or_nibbles(words, at + full * B, w[0], tail.len());
+        set_nibbles(words, at + full * B, w[0], tail.len());
     }
 }
 
-/// ORs the low `count` nibbles of `w` (`count <= 16`) into `words` from
-/// value `at` on (4-bit values, LSB first), where they are zero.
-fn or_nibbles(words: &mut [u64], at: usize, w: u64, count: usize) {
-    let w = if count < 16 {
-        w & ((1u64 << (4 * count)) - 1)
+/// Writes the low `count` nibbles of `w` (`count <= 16`) into `words` from
+/// value `at` on (4-bit values, LSB first), replacing what was there.
+fn set_nibbles(words: &mut [u64], at: usize, w: u64, count: usize) {
+    let m = if count < 16 {
+        (1u64 << (4 * count)) - 1
     } else {
-        w
+        u64::MAX
     };
     let (i, sh) = (at / 16, (at % 16) * 4);
-    words[i] |= w << sh;
+    words[i] = (words[i] & !(m << sh)) | (w & m) << sh;
     if sh != 0 && sh + 4 * count > 64 {
-        words[i + 1] |= w >> (64 - sh);
+        words[i + 1] = (words[i + 1] & !(m >> (64 - sh))) | (w & m) >> (64 - sh);
     }
 }
 

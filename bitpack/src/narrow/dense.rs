@@ -111,6 +111,15 @@ impl<T: BitElement> NarrowArray<T> {
         &bulk::word_bytes(&self.words)[..Self::RAW.stream_bytes(self.len)]
     }
 
+    /// The dense byte stream, mutably (the caller keeps padding bits zero).
+    /// The words hold the stream in memory order on every target (each is
+    /// stored little-endian), so their bytes are the stream's.
+    #[inline]
+    pub(crate) fn bytes_mut(&mut self) -> &mut [u8] {
+        let n = Self::RAW.stream_bytes(self.len);
+        &mut bytemuck::cast_slice_mut::<u64, u8>(&mut self.words)[..n]
+    }
+
     /// The dense byte stream, copied into a `Vec<u8>` (the same bytes as
     /// [`as_bytes`](Self::as_bytes)).
     ///
