@@ -73,8 +73,8 @@ pub(crate) mod block {
     use super::{features, simd};
     use crate::kernels::{BlockCode, MxScaleBits};
 
-    /// `kernels::nvfp4_blocks` by a SIMD variant: AVX2, on AVX-512 CPUs
-    /// too (see `x86/block.rs`).
+    /// `kernels::nvfp4_blocks` by a SIMD variant (AVX-512 F and BW, else
+    /// AVX2).
     #[inline]
     pub(crate) fn nvfp4(
         xs: &[f32],
@@ -83,10 +83,19 @@ pub(crate) mod block {
         code: &mut impl BlockCode,
     ) -> bool {
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
-        if features() & simd::AVX2 != 0 {
-            // SAFETY: `features` detected AVX2, all the variant enables.
-            unsafe { simd::nvfp4_blocks_avx2(xs, scales, words, code) };
-            return true;
+        {
+            let have = features();
+            if have & simd::AVX512_BW == simd::AVX512_BW {
+                // SAFETY: `features` detected AVX-512 F and BW, all the
+                // variant enables.
+                unsafe { simd::nvfp4_blocks_avx512(xs, scales, words, code) };
+                return true;
+            }
+            if have & simd::AVX2 != 0 {
+                // SAFETY: `features` detected AVX2, all the variant enables.
+                unsafe { simd::nvfp4_blocks_avx2(xs, scales, words, code) };
+                return true;
+            }
         }
         let _ = (xs, scales, words, code);
         false

@@ -299,48 +299,58 @@ pub(crate) const NVFP4_GROUP: usize = 32;
 use NVFP4_GROUP as GROUP;
 
 /// The frame of every [`nvfp4_blocks`] variant, a group of 32 blocks at a
-/// time: their scale codes and threshold rows (`code.codes`, the scales as
-/// one vector loop where the implementation has it) from the amaxes found
-/// before, then each
-/// block's codes as one word (`word`, vector), each followed by the amax
-/// (`amax`, vector) of the same block of the next group. So the loads of
-/// the next group's values, which reach memory, overlap this group's
-/// compares, which the cache serves; a loop of amaxes alone waits on
-/// memory while the compares wait on nothing.
+/// time: the group's amaxes from its blocks' partial maxima (`reduce`,
+/// vector where the variant reduces many blocks at once), their scale codes
+/// and threshold rows (`code.codes`, the scales as one vector loop where
+/// the implementation has it), then its codes, `per` blocks a step
+/// (`step(values, rows, words)`, vector: `values` holds the `16 * k`
+/// values of `k <= per` blocks, `rows` their threshold rows, `words` their
+/// `k` words), each step followed by the partial maxima (`part`, vector)
+/// of the same blocks of the next group. So the loads of the next group's
+/// values, which reach memory, overlap this group's compares, which the
+/// cache serves; a loop of amaxes alone waits on memory while the compares
+/// wait on nothing. Blocks missing from a partial group keep stale maxima,
+/// whose scales are not used.
 #[cfg(feature = "alloc")]
 #[inline(always)]
-pub(crate) fn in_groups(
+#[expect(clippy::too_many_arguments, reason = "the frame's closures")]
+pub(crate) fn in_groups<V: Copy>(
     xs: &[f32],
     scales: &mut [u8],
     words: &mut [u64],
     code: &mut impl BlockCode,
-    mut amax: impl FnMut(&[f32]) -> u32,
-    mut word: impl FnMut(&[f32], &[i32; 8]) -> u64,
+    (per, zero): (usize, V),
+    mut part: impl FnMut(&[f32]) -> V,
+    mut reduce: impl FnMut(&[V; GROUP]) -> [u32; GROUP],
+    mut step: impl FnMut(&[f32], &[[i32; 8]], &mut [u64]),
 ) {
-    let (mut m, mut next) = ([0u32; GROUP], [0u32; GROUP]);
+    let (mut p, mut next) = ([zero; GROUP], [zero; GROUP]);
     let mut rows = [[0i32; 8]; GROUP];
-    for (m, block) in m.iter_mut().zip(xs.chunks_exact(16)) {
-        *m = amax(block);
+    for (p, block) in p.iter_mut().zip(xs.chunks_exact(16)) {
+        *p = part(block);
     }
     for (g, (scales, words)) in scales
         .chunks_mut(GROUP)
         .zip(words.chunks_mut(GROUP))
         .enumerate()
     {
-        code.codes(&m, scales, &mut rows);
-        let here = xs[16 * GROUP * g..].chunks_exact(16);
+        code.codes(&reduce(&p), scales, &mut rows);
+        let here = &xs[16 * GROUP * g..][..16 * words.len()];
         // The next group's blocks (none after the last group).
-        let mut ahead = xs
-            .get(16 * GROUP * (g + 1)..)
-            .unwrap_or(&[])
-            .chunks_exact(16);
-        for ((w, block), (r, n)) in words.iter_mut().zip(here).zip(rows.iter().zip(&mut next)) {
-            *w = word(block, r);
-            if let Some(block) = ahead.next() {
-                *n = amax(block);
+        let ahead = xs.get(16 * GROUP * (g + 1)..).unwrap_or(&[]);
+        for (k, ((x, r), w)) in here
+            .chunks(16 * per)
+            .zip(rows[..words.len()].chunks(per))
+            .zip(words.chunks_mut(per))
+            .enumerate()
+        {
+            step(x, r, w);
+            let blocks = ahead.chunks_exact(16).skip(per * k);
+            for (n, block) in next[per * k..per * k + per].iter_mut().zip(blocks) {
+                *n = part(block);
             }
         }
-        core::mem::swap(&mut m, &mut next);
+        core::mem::swap(&mut p, &mut next);
     }
 }
 
@@ -510,15 +520,18 @@ pub(crate) fn nvfp4_blocks_portable(
         scales,
         words,
         code,
+        (1, 0u32),
         |block| abs(block).iter().copied().max().unwrap_or(0),
-        |block, t| {
+        |m| *m,
+        |block, t, w| {
+            let t = &t[0];
             let mut word = 0u64;
             for (i, (&a, x)) in abs(block).iter().zip(block).enumerate() {
                 let n: u32 = t[..7].iter().map(|&tk| u32::from(a as i32 > tk)).sum();
                 let c = n | ((x.to_bits() >> 28) & t[7] as u32);
                 word |= u64::from(c) << (4 * i);
             }
-            word
+            w[0] = word;
         },
     );
 }

@@ -24,7 +24,9 @@ use core::arch::x86_64::*;
 use super::float::{encode8, encode16};
 use super::simd::*;
 use crate::float::MiniFloat;
-use crate::kernels::{BlockCode, MX_GROUP, MxScaleBits, in_groups, mx_groups, scaled_blocks};
+use crate::kernels::{
+    BlockCode, MX_GROUP, MxScaleBits, NVFP4_GROUP, in_groups, mx_groups, scaled_blocks,
+};
 
 /// The 16 codes of a block (one per 32-bit lane of `c0`, values 0..8, and
 /// `c1`, values 8..16; each at most 15) as 16 nibbles: `vpackusdw` (whose
@@ -76,7 +78,70 @@ pub(crate) fn nvfp4_blocks_avx2(
         c1 = _mm256_or_si256(c1, _mm256_and_si256(_mm256_srli_epi32::<28>(v1), sign));
         nibbles_avx2(c0, c1)
     };
-    in_groups(xs, scales, words, code, amax, word);
+    let step = |x: &[f32], t: &[[i32; 8]], w: &mut [u64]| w[0] = word(x, &t[0]);
+    in_groups(xs, scales, words, code, (1, 0u32), amax, |m| *m, step);
+}
+
+/// [`nvfp4_blocks`](crate::kernels::nvfp4_blocks) with AVX-512 (F and
+/// BW): a block of 16 values is one register; a group's 32 amaxes come
+/// from two [`hmax16_avx512`] trees of the blocks' magnitudes; four blocks
+/// a step, each magnitude compared with the seven thresholds (`vpcmpgtd`
+/// into a mask, the threshold a broadcast memory operand) and the masks
+/// counted by masked subtractions of -1, the sign joined by `vpternlogd`,
+/// and the four blocks' 64 codes narrowed by `narrow_u32x64` and joined
+/// into 32 bytes of nibble pairs. A step of fewer than four blocks (the
+/// last of a partial group) takes zero lanes for the missing ones and
+/// stores its words alone.
+#[target_feature(enable = "avx512f,avx512bw")]
+pub(crate) fn nvfp4_blocks_avx512(
+    xs: &[f32],
+    scales: &mut [u8],
+    words: &mut [u64],
+    code: &mut impl BlockCode,
+) {
+    let abs = _mm512_set1_epi32(0x7fff_ffff);
+    let lanes = |x: &[f32], k: usize| {
+        let v: [f32; 16] = x[16 * k..16 * k + 16].try_into().expect("16 values");
+        v512_u32(bytemuck::cast(v))
+    };
+    let part = |block: &[f32]| _mm512_and_si512(lanes(block, 0), abs);
+    let reduce = |p: &[__m512i; NVFP4_GROUP]| -> [u32; NVFP4_GROUP] {
+        let lo: &[__m512i; MX_GROUP] = p[..16].try_into().expect("16 blocks");
+        let hi: &[__m512i; MX_GROUP] = p[16..].try_into().expect("16 blocks");
+        let m = [u32s_512(hmax16_avx512(lo)), u32s_512(hmax16_avx512(hi))];
+        bytemuck::cast(m)
+    };
+    let zero = _mm512_setzero_si512();
+    let minus_one = _mm512_set1_epi32(-1);
+    let step = |x: &[f32], rows: &[[i32; 8]], w: &mut [u64]| {
+        let c = |k: usize| {
+            let Some(t) = rows.get(k) else {
+                return zero;
+            };
+            let v = lanes(x, k);
+            let a = _mm512_and_si512(v, abs);
+            let mut c = zero;
+            for &tk in &t[..7] {
+                // One more where the magnitude reaches the threshold.
+                let reach = _mm512_cmpgt_epi32_mask(a, _mm512_set1_epi32(tk));
+                c = _mm512_mask_sub_epi32(c, reach, c, minus_one);
+            }
+            // c | (sign bit moved to bit 3 & the sign mask).
+            let sign = _mm512_srli_epi32::<28>(v);
+            _mm512_ternarylogic_epi32::<0xf8>(c, sign, _mm512_set1_epi32(t[7]))
+        };
+        let n = nibble_pairs_avx512(narrow_u32x64(c(0), c(1), c(2), c(3)));
+        let n: [u64; 4] = bytemuck::cast(n);
+        match <&mut [u64; 4]>::try_from(&mut *w) {
+            Ok(w) => *w = n,
+            Err(_) => {
+                for (w, n) in w.iter_mut().zip(n) {
+                    *w = n;
+                }
+            }
+        }
+    };
+    in_groups(xs, scales, words, code, (4, zero), part, reduce, step);
 }
 
 /// [`e2m1_scaled_blocks`](crate::kernels::e2m1_scaled_blocks) with AVX2:
@@ -338,10 +403,7 @@ pub(crate) fn mx_blocks_avx512<F: MiniFloat>(
             _mm512_setzero_si512(),
         );
         let f = _mm512_slli_epi32::<23>(_mm512_sub_epi32(_mm512_set1_epi32(254), c));
-        let f: [f32; 16] = bytemuck::cast([
-            bytemuck::cast::<_, [u32; 8]>(_mm512_castsi512_si256(f)),
-            bytemuck::cast::<_, [u32; 8]>(_mm512_extracti64x4_epi64::<1>(f)),
-        ]);
+        let f: [f32; 16] = bytemuck::cast(u32s_512(f));
         Some((bytemuck::cast(_mm512_cvtepi32_epi8(c)), f))
     };
     let step = |x: &[f32], f: &[f32], o: &mut [u8]| {

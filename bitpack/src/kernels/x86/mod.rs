@@ -33,7 +33,7 @@ mod unpack;
 use super::dispatch::Table;
 pub(crate) use block::{
     e2m1_scaled_blocks_avx2, e2m1_scaled_blocks_avx512, mx_blocks_avx2, mx_blocks_avx512,
-    nvfp4_blocks_avx2,
+    nvfp4_blocks_avx2, nvfp4_blocks_avx512,
 };
 use float::decode_perm_avx2;
 use float::decode_perm_avx512;

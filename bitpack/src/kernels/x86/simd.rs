@@ -304,6 +304,17 @@ pub(super) fn v512(b: [u8; 64]) -> __m512i {
     v512_u64(bytemuck::cast(b))
 }
 
+/// The 16 `u32` lanes of a vector, lane 0 first (by its two 256-bit
+/// halves: `bytemuck` casts 512-bit vectors only with a feature of its
+/// own).
+#[target_feature(enable = "avx512f")]
+#[inline]
+pub(super) fn u32s_512(v: __m512i) -> [u32; 16] {
+    let lo: [u32; 8] = bytemuck::cast(_mm512_castsi512_si256(v));
+    let hi: [u32; 8] = bytemuck::cast(_mm512_extracti64x4_epi64::<1>(v));
+    core::array::from_fn(|i| if i < 8 { lo[i] } else { hi[i - 8] })
+}
+
 /// A vector from 16 `u32` lanes.
 #[target_feature(enable = "avx512f")]
 #[inline]
