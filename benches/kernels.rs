@@ -120,6 +120,54 @@ fn read_floor(words: &[u64]) -> u64 {
     unsafe { read_floor_avx2(words) }
 }
 
+/// Reads every input word once and writes every output word once (the
+/// floor of a pack, which must do both): per 256 values, the `4 * IN`
+/// input words (`IN` the input's bits) folded by `xor` into one 256-bit
+/// value, stored into the `4 * W` output words. Both counts are constants,
+/// so LLVM unrolls each group into `IN` 256-bit loads and `vpxor`s and `W`
+/// 256-bit stores, with no other work.
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn read_write_floor_avx2<const IN: usize, const W: usize>(input: &[u64], out: &mut [u64]) {
+    for (i, o) in input.chunks_exact(4 * IN).zip(out.chunks_exact_mut(4 * W)) {
+        let i: &[[u64; 4]] = bytemuck::cast_slice(i);
+        let mut x = i[0];
+        for c in &i[1..IN] {
+            for k in 0..4 {
+                x[k] ^= c[k];
+            }
+        }
+        let o: &mut [[u64; 4]] = bytemuck::cast_slice_mut(o);
+        for o in &mut o[..W] {
+            *o = x;
+        }
+    }
+}
+
+/// [`read_write_floor_avx2`] of `in_bits`-bit input values (8 or 32) and
+/// `w`-bit packed output (`1..=32`).
+fn read_write_floor(input: &[u64], in_bits: usize, out: &mut [u64], w: usize) {
+    assert!(std::is_x86_feature_detected!("avx2"));
+    macro_rules! by_width {
+        ($in:literal: $($w:literal)*) => {
+            match w {
+                // SAFETY: AVX2 was detected above.
+                $($w => unsafe { read_write_floor_avx2::<$in, $w>(input, out) },)*
+                _ => unreachable!("widths 1..=32"),
+            }
+        };
+    }
+    if in_bits == 8 {
+        by_width!(8: 1 2 3 4 5 6 7 8)
+    } else {
+        assert_eq!(in_bits, 32);
+        by_width!(32: 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32)
+    }
+}
+
 /// `iters` loop iterations of 8 dependent adds: 8 cycles each. The adds
 /// take a register operand: cores that fold adds of an immediate at rename
 /// (Intel since Golden Cove) run an immediate chain faster than one add per
@@ -539,6 +587,10 @@ fn pack_u8(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("read_input", w), &input, |b, s| {
             b.iter(|| read_floor(black_box(s)))
         });
+        let mut out = vec![0u64; n * w as usize / 64];
+        g.bench_with_input(BenchmarkId::new("read_write", w), &input, |b, s| {
+            b.iter(|| read_write_floor(black_box(s), 8, &mut out, w as usize))
+        });
         g.bench_with_input(BenchmarkId::new("naive", w), &vals, |b, v| {
             b.iter(|| {
                 let w = black_box(w);
@@ -564,6 +616,11 @@ fn pack_u8(c: &mut Criterion) {
         });
         g.bench_with_input(BenchmarkId::new("memcpy", w), &copy_src, |b, s| {
             b.iter(|| copy_dst.copy_from_slice(black_box(s)))
+        });
+        let input = as_words(&vals);
+        let mut out = vec![0u64; n * w as usize / 64];
+        g.bench_with_input(BenchmarkId::new("read_write", w), &input, |b, s| {
+            b.iter(|| read_write_floor(black_box(s), 8, &mut out, w as usize))
         });
     }
     g.finish();
@@ -600,6 +657,10 @@ fn pack_u32(c: &mut Criterion) {
         let input = as_words(&vals);
         g.bench_with_input(BenchmarkId::new("read_input", w), &input, |b, s| {
             b.iter(|| read_floor(black_box(s)))
+        });
+        let mut floor_out = vec![0u64; n * w as usize / 64];
+        g.bench_with_input(BenchmarkId::new("read_write", w), &input, |b, s| {
+            b.iter(|| read_write_floor(black_box(s), 32, &mut floor_out, w as usize))
         });
         let mut out = vec![0u8; n * 4];
         let bp1 = BitPacker1x::new();
