@@ -363,6 +363,31 @@ const fn wide_perm_avx512(w: u32) -> ([[u8; 64]; 2], [u64; 2]) {
     (c, m)
 }
 
+/// `vpermb` indices for [`pack_u32_wide_avx512`] up to 17 bits, the
+/// zeroing folded in: `n` values (16 or 32, from one or two registers of
+/// left-shifted dwords) into their `n * w / 8` output bytes, one table per
+/// register and parity of the value (table `2 * (i / 16) + i % 2` for value
+/// `i`). Every byte a table leaves to the others picks byte 3 of its
+/// register, which is zero (a value of `w <= 17` bits shifted by at most 7
+/// is below `2^24`), so plain `vpermb` do the work of zero-masked ones.
+const fn wide_perm_zeroed_avx512(w: u32, n: usize) -> [[u8; 64]; 4] {
+    assert!(w <= 17 && (n == 16 || n == 32) && n * w as usize <= 8 * 64);
+    let w = w as usize;
+    let mut c = [[3u8; 64]; 4];
+    let mut j = 0;
+    while j < n * w / 8 {
+        let mut i = 0;
+        while i < n {
+            if let Some(f) = field_byte(w, i, j) {
+                c[2 * (i / 16) + i % 2][j] = (4 * (i % 16) + f) as u8;
+            }
+            i += 1;
+        }
+        j += 1;
+    }
+    c
+}
+
 /// `vpermb` indices gathering the low `w` bytes of each of the 8 qwords
 /// into the first `8w` bytes.
 const fn compact_qwords(w: u32) -> [u8; 64] {
@@ -428,10 +453,11 @@ pub(crate) unsafe fn pack_u32_wide_avx2<const W: u32>(
 }
 
 /// Packs `u32` elements into `W`-bit elements (`W` in `9..=31`), 16 per
-/// step into `2W` bytes: `vpsllvd` places each value at its bit, two
-/// zero-masked `vpermb` (`vpermt2b` with the right-shifted dwords above 25
-/// bits) move the even and the odd values' bytes, and a masked store writes
-/// exactly the `2W` bytes.
+/// step into `2W` bytes (32 into `4W` up to 16 bits): `vpsllvd` places
+/// each value at its bit, two `vpermb` a register (zeroing by their indices
+/// up to 17 bits, by masks above; `vpermt2b` with the right-shifted dwords
+/// above 25 bits) move the even and the odd values' bytes, and a masked
+/// store writes exactly the step's bytes.
 ///
 /// # Safety
 ///
@@ -443,20 +469,50 @@ pub(crate) unsafe fn pack_u32_wide_avx512<const W: u32>(
     offset: usize,
 ) {
     let w = W as usize;
-    let ([ie, io], [me, mo]) = const { wide_perm_avx512(W) };
-    let (ie, io) = (v512(ie), v512(io));
     let (l, r) = const { wide_shifts::<16>(W) };
     let (l, r) = (v512(l), v512(r));
     let keep = _mm512_set1_epi32(mask64(W) as i32);
-    pack_frame::<W, u32>(src, words, offset, (16, 2 * w), |sb, bytes, at, i| {
-        // SAFETY: `i + 16 <= src.len()` (`pack_frame`).
+    // The values of a register, masked to `W` bits and shifted to their bit
+    // within the byte they start in.
+    let shifted = |sb: &[u8], i: usize| {
+        // SAFETY: the callers' `i + 16 <= src.len()` (`pack_frame`).
         let v = _mm512_and_si512(unsafe { load64(sb, 4 * i) }, keep);
-        let x = _mm512_sllv_epi32(v, l);
+        (v, _mm512_sllv_epi32(v, l))
+    };
+    if W <= 16 {
+        // 32 values a step into `4W <= 64` bytes, one masked store: four
+        // plain `vpermb` (one uop each; LLVM turns a zero-masked one into a
+        // `vpermt2b` of three), the zeros coming from the indices. Half the
+        // stores of 16 values a step, which bound that loop.
+        let [a, b, c, d] = const { wide_perm_zeroed_avx512(if W <= 16 { W } else { 16 }, 32) };
+        let (a, b, c, d) = (v512(a), v512(b), v512(c), v512(d));
+        pack_frame::<W, u32>(src, words, offset, (32, 4 * w), |sb, bytes, at, i| {
+            let (_, x) = shifted(sb, i);
+            let (_, y) = shifted(sb, i + 16);
+            let lo = _mm512_or_si512(_mm512_permutexvar_epi8(a, x), _mm512_permutexvar_epi8(b, x));
+            let hi = _mm512_or_si512(_mm512_permutexvar_epi8(c, y), _mm512_permutexvar_epi8(d, y));
+            // SAFETY: `at + 4W <= bytes.len()` (`pack_frame`).
+            unsafe { store_first(bytes, at, 4 * w, _mm512_or_si512(lo, hi)) };
+        });
+        return;
+    }
+    let ([ie, io], [me, mo]) = const { wide_perm_avx512(W) };
+    let (ie, io) = (v512(ie), v512(io));
+    let [ze, zo, _, _] = const { wide_perm_zeroed_avx512(if W <= 17 { W } else { 17 }, 16) };
+    let (ze, zo) = (v512(ze), v512(zo));
+    pack_frame::<W, u32>(src, words, offset, (16, 2 * w), |sb, bytes, at, i| {
+        let (v, x) = shifted(sb, i);
         let (a, b) = if W > 25 {
             let y = _mm512_srlv_epi32(v, r);
             (
                 _mm512_maskz_permutex2var_epi8(me, x, ie, y),
                 _mm512_maskz_permutex2var_epi8(mo, x, io, y),
+            )
+        } else if W == 17 {
+            // Zeros from the indices, as above.
+            (
+                _mm512_permutexvar_epi8(ze, x),
+                _mm512_permutexvar_epi8(zo, x),
             )
         } else {
             (
