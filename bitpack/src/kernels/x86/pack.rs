@@ -497,7 +497,9 @@ pub(crate) unsafe fn pack_u32_wide_avx512<const W: u32>(
         return;
     }
     let ([ie, io], [me, mo]) = const { wide_perm_avx512(W) };
-    let (ie, io) = (v512(ie), v512(io));
+    // Opaque to the optimizer, which would otherwise turn each zero-masked
+    // `vpermb` (one uop) into a `vpermt2b` with a zero vector (three).
+    let (ie, io) = core::hint::black_box((v512(ie), v512(io)));
     let [ze, zo, _, _] = const { wide_perm_zeroed_avx512(if W <= 17 { W } else { 17 }, 16) };
     let (ze, zo) = (v512(ze), v512(zo));
     pack_frame::<W, u32>(src, words, offset, (16, 2 * w), |sb, bytes, at, i| {
@@ -531,22 +533,40 @@ pub(crate) unsafe fn pack_u32_wide_avx512<const W: u32>(
 // ---------------------------------------------------------------------------
 
 /// Packs 64 bytes (each `< 2^W`, `W` in `2..=7`) into `8W` bytes at the
-/// start of the result: `vpmaddubsw`, `vpmaddwd` and a qword shift merge
-/// each 8 neighbours into `W` bytes at the bottom of their qword (as the
-/// AVX2 pack does), and one `vpermb` gathers the 8 groups.
+/// start of the result: `vpmaddubsw` and `vpmaddwd` merge each 4
+/// neighbours into the low `4W` bits of their dword (as the AVX2 pack
+/// does). For 2 and 4 bits that is a whole byte or word, which `vpmovdb`
+/// or `vpmovdw` gathers; otherwise a qword shift merges each 8 neighbours
+/// into `W` bytes at the bottom of their qword and one `vpermb` by `idx`
+/// (the [`compact_qwords`] indices, which the caller passes opaque:
+/// LLVM otherwise fuses the mask, shift and `vpermb` into a `vpermt2b` of
+/// three uops and a `vpmovqw` of two) gathers the 8 groups.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 #[inline]
-fn pack_64_bytes<const W: u32>(v: __m512i) -> __m512i {
+fn pack_64_bytes<const W: u32>(v: __m512i, idx: __m512i) -> __m512i {
     let p32 = merge_quads! {
         v, [_mm512_set1_epi16, _mm512_set1_epi32, _mm512_maddubs_epi16, _mm512_madd_epi16]
     };
-    let lo = _mm512_maskz_mov_epi32(0x5555, p32);
-    let hi = _mm512_and_si512(
-        _mm512_srl_epi64(p32, bytemuck::cast([u64::from(32 - 4 * W), 0])),
-        _mm512_set1_epi64(!mask64(4 * W) as i64),
-    );
-    let idx = v512(const { compact_qwords(W) });
-    _mm512_permutexvar_epi8(idx, _mm512_or_si512(lo, hi))
+    match W {
+        2 => _mm512_castsi128_si512(_mm512_cvtepi32_epi8(p32)),
+        4 => _mm512_castsi256_si512(_mm512_cvtepi32_epi16(p32)),
+        _ => {
+            let lo = _mm512_maskz_mov_epi32(0x5555, p32);
+            let hi = _mm512_and_si512(
+                _mm512_srl_epi64(p32, bytemuck::cast([u64::from(32 - 4 * W), 0])),
+                _mm512_set1_epi64(!mask64(4 * W) as i64),
+            );
+            _mm512_permutexvar_epi8(idx, _mm512_or_si512(lo, hi))
+        }
+    }
+}
+
+/// The [`compact_qwords`] indices of `W` bits, hidden from the optimizer
+/// (see [`pack_64_bytes`]); computed once per call, outside the loop.
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn compact_idx<const W: u32>() -> __m512i {
+    core::hint::black_box(v512(const { compact_qwords(W) }))
 }
 
 /// Packs 64 masked bytes `v` into `8W` bytes at `at`: `vptestmb` for one
@@ -557,7 +577,7 @@ fn pack_64_bytes<const W: u32>(v: __m512i) -> __m512i {
 /// `at + 8W <= bytes.len()`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 #[inline]
-unsafe fn pack_step_avx512<const W: u32>(bytes: &mut [u8], at: usize, v: __m512i) {
+unsafe fn pack_step_avx512<const W: u32>(bytes: &mut [u8], at: usize, v: __m512i, idx: __m512i) {
     match W {
         1 => {
             let m = _mm512_test_epi8_mask(v, _mm512_set1_epi8(1));
@@ -567,7 +587,7 @@ unsafe fn pack_step_avx512<const W: u32>(bytes: &mut [u8], at: usize, v: __m512i
         // SAFETY: the caller guarantees `at + 64 <= bytes.len()`.
         8 => unsafe { store_first(bytes, at, 64, v) },
         _ => {
-            let p = pack_64_bytes::<W>(v);
+            let p = pack_64_bytes::<W>(v, idx);
             // SAFETY: the caller guarantees `at + 8W <= bytes.len()`.
             unsafe { store_first(bytes, at, 8 * W as usize, p) }
         }
@@ -584,11 +604,12 @@ unsafe fn pack_step_avx512<const W: u32>(bytes: &mut [u8], at: usize, v: __m512i
 pub(crate) unsafe fn pack_u8_avx512<const W: u32>(src: &[u8], words: &mut [u64], offset: usize) {
     let keep = _mm512_set1_epi8(mask64(W) as i8);
     let geometry = (64, 8 * W as usize);
+    let idx = compact_idx::<W>();
     pack_frame::<W, u8>(src, words, offset, geometry, |_, bytes, at, i| {
         // SAFETY: `i + 64 <= src.len()` (`pack_frame`).
         let v = _mm512_and_si512(unsafe { load64(src, i) }, keep);
         // SAFETY: `at + 8W <= bytes.len()` (`pack_frame`).
-        unsafe { pack_step_avx512::<W>(bytes, at, v) };
+        unsafe { pack_step_avx512::<W>(bytes, at, v, idx) };
     });
 }
 
@@ -604,6 +625,7 @@ pub(crate) unsafe fn pack_u8_avx512<const W: u32>(src: &[u8], words: &mut [u64],
 pub(crate) unsafe fn pack_u32_avx512<const W: u32>(src: &[u32], words: &mut [u64], offset: usize) {
     let keep = _mm512_set1_epi32(mask64(W) as i32);
     let geometry = (64, 8 * W as usize);
+    let idx = compact_idx::<W>();
     pack_frame::<W, u32>(src, words, offset, geometry, |sb, bytes, at, i| {
         let mut a = [keep; 4];
         for (j, a) in a.iter_mut().enumerate() {
@@ -613,6 +635,6 @@ pub(crate) unsafe fn pack_u32_avx512<const W: u32>(src: &[u32], words: &mut [u64
         }
         let v = narrow_u32x64(a[0], a[1], a[2], a[3]);
         // SAFETY: `at + 8W <= bytes.len()` (`pack_frame`).
-        unsafe { pack_step_avx512::<W>(bytes, at, v) };
+        unsafe { pack_step_avx512::<W>(bytes, at, v, idx) };
     });
 }

@@ -370,7 +370,10 @@ pub(crate) unsafe fn unpack_u32_avx512<const W: u32>(
     dst: &mut [u32],
 ) {
     let (c0, c1, sh) = unpack_u32_consts512(W);
-    let (c0, c1, sh) = (v512(c0), v512(c1), v512_u32(sh));
+    // The indices opaque to the optimizer, which otherwise fuses some of
+    // these `vpermb` (one uop) into `vpermt2b` (three).
+    let (c0, c1) = core::hint::black_box((v512(c0), v512(c1)));
+    let sh = v512_u32(sh);
     let sh_hi = _mm512_sub_epi32(_mm512_set1_epi32(32), sh);
     let mask = _mm512_set1_epi32(mask64(W) as i32);
     unpack_frame::<W, u32>(words, offset, dst, (16, 64, 0), |bytes, dst, at, i| {
