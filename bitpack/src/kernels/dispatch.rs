@@ -66,7 +66,7 @@ pub(crate) unsafe fn with_avx2_in<R>(have: u32, f: impl FnOnce() -> R) -> R {
 /// decode's scaled form in `x86/float.rs`): each runs the target's variant
 /// where the CPU has its features and says whether it did (`false`: the
 /// caller runs the portable loop). AVX-512 before AVX2 where a kernel has
-/// both (the NVFP4 quantize has only AVX2, see `nvfp4`).
+/// both.
 #[cfg(feature = "alloc")]
 pub(crate) mod block {
     #[cfg(all(feature = "std", target_arch = "x86_64"))]

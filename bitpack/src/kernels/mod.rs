@@ -130,32 +130,31 @@
 //! by up to about 30% between runs).
 //!
 //! <!-- bench:kernels:begin -->
-//! Measured 2026-12-01 on Intel(R) Xeon(R) Processor (2 cores; avx2 bmi2 popcnt avx512f):
+//! Measured 2026-12-05 on Intel(R) Xeon(R) Processor (2 cores; avx2 bmi2 popcnt avx512f):
 //!
-//! - `sum/65536`: the 5-bit sum takes 1.38 µs, 2.59x `read_floor` (reading its
-//!   40 KiB) and 346x faster than the bit-at-a-time `naive` loop; widths 1..=8
-//!   run at 0.92-4.34x `read_floor`.
-//! - `sum/67108864`: 0.86-2.94x `read_floor` for widths 1..=8.
-//! - `unpack_u8/65536`: 1.01-1.24x `write_floor` (`memset` of the 64 KiB
-//!   output) and 1.02-1.21x `store_loop` (plain AVX2 stores of as many bytes);
-//!   the 5-bit unpack takes 2.15 µs.
+//! - `sum/65536`: the 5-bit sum takes 806 ns, 4.30x `read_floor` (reading its
+//!   40 KiB) and 351x faster than the bit-at-a-time `naive` loop; widths 1..=8
+//!   run at 1.18-4.30x `read_floor`.
+//! - `sum/67108864`: 0.99-1.12x `read_floor` for widths 1..=8.
+//! - `unpack_u8/65536`: 1.20-1.76x `write_floor` (`memset` of the 64 KiB
+//!   output) and 1.14-1.68x `store_loop` (plain AVX2 stores of as many bytes);
+//!   the 5-bit unpack takes 1.78 µs.
 //! - `unpack_u8/65536` against `fastlanes` (the same values in its own
-//!   transposed layout): 0.47-0.92x of its time for widths 1..=8.
-//! - `unpack_u32/65536`: 0.65-1.11x the time of `bitpacker8x` (its own
-//!   interleaved layout) and 2.53-6.32x faster than `bitpacker1x` (the same
-//!   bytes); 5 bits: 7.66 µs against 7.95 µs and 48.41 µs.
-//! - `pack_u32/65536`: 2.73-5.22x faster than `bitpacker1x` for widths 1..=8
-//!   and 2.14-5.43x for 9..=31 (the same bytes written); 9..=31 bits take
-//!   1.33-4.13x a `memcpy` of the packed bytes.
-//! - `pack_u8/65536`: 1.15-2.22x `memcpy` of the packed bytes for widths 4..=8;
-//!   at 1, 2 and 3 bits reading the input values alone (`read_input`) takes
-//!   9.55x, 6.52x and 1.33x that `memcpy`.
-//! - `decode_f32/65536`: E2M1 8.96 µs (1.23x `write_floor`, the `memset` of the
-//!   256 KiB output), E4M3 10.66 µs (1.43x; `store_loop` alone is 1.18x); E4M3
-//!   177x faster than the per-value `MiniFloat::to_f32` loop.
-//! - `encode_f32/65536`: E2M1 4.69 and E4M3 5.52 Gval/s, 1.93 and 2.27 values
-//!   per cycle at the measured 2.43 GHz (E4M3: 130x the per-value rounding
-//!   routine; `half`'s `f32` to `f16` slice conversion: 1.62 per cycle).
+//!   transposed layout): 0.79-1.32x of its time for widths 1..=8.
+//! - `unpack_u32/65536`: 0.86-1.51x the time of `bitpacker8x` (its own
+//!   interleaved layout) and 1.03-2.82x faster than `bitpacker1x` (the same
+//!   bytes); 5 bits: 8.07 µs against 5.33 µs and 15.15 µs.
+//! - `pack_u32/65536`: 2.07-3.43x faster than `bitpacker1x` for widths 1..=8
+//!   and 1.81-3.56x for 9..=31 (the same bytes written); 0.83-2.17x the
+//!   read+write floor (`read_write`) for widths 1..=32.
+//! - `pack_u8/65536`: 0.85-2.28x the read+write floor (`read_write`: the input
+//!   read and the packed bytes written once each) for widths 1..=8.
+//! - `decode_f32/65536`: E2M1 7.77 µs (1.71x `write_floor`, the `memset` of the
+//!   256 KiB output), E4M3 5.73 µs (1.29x; `store_loop` alone is 1.25x); E4M3
+//!   188x faster than the per-value `MiniFloat::to_f32` loop.
+//! - `encode_f32/65536`: E2M1 6.07 and E4M3 7.28 Gval/s, 1.71 and 2.04 values
+//!   per cycle at the measured 3.56 GHz (E4M3: 127x the per-value rounding
+//!   routine; `half`'s `f32` to `f16` slice conversion: 2.16 per cycle).
 //! <!-- bench:kernels:end -->
 //!
 //! What was measured and not kept (each against the kept code in one timing
@@ -361,9 +360,8 @@ pub(crate) fn in_groups<V: Copy>(
 /// codes as nibbles, value 0 in the low nibble ([`BlockCode`] says what
 /// `t` means).
 ///
-/// The AVX2 variant where the CPU has it (`kernels/x86/block.rs`; also on
-/// AVX-512 CPUs, where an AVX-512 twin measured slower), else the portable
-/// loop.
+/// The AVX-512 (F and BW) or AVX2 variant where the CPU has it
+/// (`kernels/x86/block.rs`), else the portable loop.
 #[cfg(feature = "alloc")]
 #[inline]
 pub(crate) fn nvfp4_blocks(

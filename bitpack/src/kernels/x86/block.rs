@@ -1,15 +1,15 @@
 //! The block kernels of MX and NVFP4.
 //!
-//! The one-pass NVFP4 quantize (`kernels::nvfp4_blocks`), AVX2 only: per
-//! block of 16 `f32` values (two registers), the amax of the magnitudes'
-//! bits (an integer max), the caller's scale code and thresholds for it,
-//! the seven compares of every magnitude (the compare masks subtracted),
-//! the sign bit, and the 16 codes packed into one `u64` of nibbles, value
-//! 0 in the low nibble. An AVX-512 twin (one register a block, masked adds)
-//! was slower on both CPUs measured, an Intel Xeon and an AMD Zen 4 (its
-//! per-block work, the seven threshold broadcasts and the amax reduction,
-//! falls on half as many values), and was removed; AVX-512 CPUs run this
-//! one.
+//! The one-pass NVFP4 quantize (`kernels::nvfp4_blocks`), AVX2 and
+//! AVX-512: per block of 16 `f32` values, the amax of the magnitudes' bits
+//! (an integer max), the caller's scale code and thresholds for it, the
+//! seven compares of every magnitude (counted), the sign bit, and the 16
+//! codes packed into one `u64` of nibbles, value 0 in the low nibble. The
+//! AVX2 variant takes a block in two registers and reduces each block's
+//! amax alone; the AVX-512 one a block per register, a group's 32 amaxes
+//! by two transposed trees, and four blocks per step (an earlier AVX-512
+//! twin with per-block reductions and threshold broadcasts in registers was
+//! slower than the AVX2 one).
 //!
 //! The one-pass MX quantize (`kernels::mx_blocks`), AVX2 and AVX-512: a
 //! group of 16 blocks' amaxes reduced by one transposed tree, their scales
