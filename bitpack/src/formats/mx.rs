@@ -250,14 +250,7 @@ fn quantize_into<F: MxElement, S: Real>(
                         // scaled a chunk at a time, then the fused
                         // encode-and-pack kernel (nibble pairs for 4-bit
                         // formats, bytes for 8-bit).
-                        let xs = match S::as_f32s(chunk) {
-                            Some(xs) => xs,
-                            None => {
-                                let w = &mut widened[..chunk.len()];
-                                S::widen(chunk, w);
-                                w
-                            }
-                        };
+                        let xs = widen_chunk(chunk, &mut widened);
                         if let Some(rule) = one_pass
                             && one_pass_at(rule, xs, srow, words, at - w0)
                         {
@@ -310,11 +303,25 @@ fn quantize_into<F: MxElement, S: Real>(
             let mut amax = vec![0f64; inner];
             let mut finite = vec![true; inner];
             let mut exps: Vec<Option<i32>> = vec![None; inner];
+            // `f32`, `f16` and `bf16` rounded to nearest: the amaxes as
+            // integer maxes of the magnitudes' bits, the division a multiply,
+            // the codes by the bulk encode (`across_rows_f32`).
+            let fast = matches!(opts.rounding, Rounding::Nearest) && S::WIDENS;
+            let mut fast_bufs = fast.then(|| AcrossRows::new(inner));
             for u in us {
                 let (o, b) = (u / nb, u % nb);
+                let rows = b * B..d.min(b * B + B);
+                let srow = &mut scales[u * inner - sb..][..inner];
+                if let Some(bufs) = &mut fast_bufs {
+                    let first_row = o * d + rows.start;
+                    let tile = &data[first_row * inner..(o * d + rows.end) * inner];
+                    let at = first_row * inner - w0;
+                    if bufs.quantize::<F, S>(tile, opts.scale, srow, words, at) {
+                        continue;
+                    }
+                }
                 amax.fill(0.0);
                 finite.fill(true);
-                let rows = b * B..d.min(b * B + B);
                 for a in rows.clone() {
                     let row = &data[(o * d + a) * inner..][..inner];
                     for (j, &x) in row.iter().enumerate() {
@@ -325,7 +332,6 @@ fn quantize_into<F: MxElement, S: Real>(
                         }
                     }
                 }
-                let srow = &mut scales[u * inner - sb..][..inner];
                 for j in 0..inner {
                     let scale = mx_scale::<F>(finite[j].then_some(amax[j]), opts.scale);
                     exps[j] = scale_exponent(scale);
@@ -345,6 +351,103 @@ fn quantize_into<F: MxElement, S: Real>(
             }
         },
     );
+}
+
+/// The buffers of the quantize of blocks that run across rows (an axis
+/// other than the last), for `f32`, `f16` and `bf16` rounded to nearest:
+/// one entry per inner position.
+struct AcrossRows {
+    /// The running max of the magnitudes' bits of each column.
+    bits: Vec<u32>,
+    /// Each column's factor, `2^-e` of its scale `2^e`.
+    factors: Vec<f32>,
+    /// A chunk of a row, widened to `f32`.
+    widened: [f32; CHUNK],
+    /// A chunk of a row times its columns' factors.
+    scaled: [f32; CHUNK],
+}
+
+impl AcrossRows {
+    fn new(inner: usize) -> Self {
+        AcrossRows {
+            bits: vec![0; inner],
+            factors: vec![0.0; inner],
+            widened: [0.0; CHUNK],
+            scaled: [0.0; CHUNK],
+        }
+    }
+
+    /// Quantizes the blocks of `tile`, up to 32 rows of `inner` values
+    /// (each column one block): the scales into `srow`, the codes into
+    /// `words` from value `at` on. Two passes over the tile (the amaxes,
+    /// then the scaled encode), the second from the cache. `false`, with
+    /// no code written, when a column holds a NaN or an infinity (or its
+    /// scale is NaN): the caller's general path writes that tile.
+    fn quantize<F: MxElement, S: Real>(
+        &mut self,
+        tile: &[S],
+        rule: ScaleRule,
+        srow: &mut [u8],
+        words: &mut [u64],
+        at: usize,
+    ) -> bool {
+        let inner = self.bits.len();
+        self.bits.fill(0);
+        for row in tile.chunks(inner) {
+            for (k, chunk) in row.chunks(CHUNK).enumerate() {
+                let xs = widen_chunk(chunk, &mut self.widened);
+                let acc = &mut self.bits[k * CHUNK..][..xs.len()];
+                kernels::with_avx2(|| max_bits_into(xs, acc));
+            }
+        }
+        for ((s, f), &m) in srow.iter_mut().zip(&mut self.factors).zip(&self.bits) {
+            let scale = mx_scale_f32::<F>(m, rule);
+            let Some(e) = scale_exponent(scale) else {
+                return false;
+            };
+            *s = scale.to_bits();
+            *f = inv_pow2_f32(e);
+        }
+        for (r, row) in tile.chunks(inner).enumerate() {
+            for (k, chunk) in row.chunks(CHUNK).enumerate() {
+                let xs = widen_chunk(chunk, &mut self.widened);
+                let buf = &mut self.scaled[..xs.len()];
+                let f = &self.factors[k * CHUNK..][..xs.len()];
+                kernels::with_avx2(|| mul_into(xs, f, buf));
+                minifloat::encode_words::<F>(buf, true, words, at + r * inner + k * CHUNK);
+            }
+        }
+        true
+    }
+}
+
+/// `chunk` as `f32`: itself, or widened (exactly) into `buf`.
+#[inline(always)]
+fn widen_chunk<'a, S: Real>(chunk: &'a [S], buf: &'a mut [f32; CHUNK]) -> &'a [f32] {
+    match S::as_f32s(chunk) {
+        Some(xs) => xs,
+        None => {
+            let w = &mut buf[..chunk.len()];
+            S::widen(chunk, w);
+            w
+        }
+    }
+}
+
+/// `acc[i] = max(acc[i], xs[i].to_bits() & 0x7fff_ffff)`.
+#[inline(always)]
+fn max_bits_into(xs: &[f32], acc: &mut [u32]) {
+    for (m, x) in acc.iter_mut().zip(xs) {
+        *m = (*m).max(x.to_bits() & 0x7fff_ffff);
+    }
+}
+
+/// `out[i] = xs[i] * f[i]`.
+#[inline(always)]
+fn mul_into(xs: &[f32], f: &[f32], out: &mut [f32]) {
+    for ((o, &x), &f) in out.iter_mut().zip(xs).zip(f) {
+        *o = x * f;
+    }
 }
 
 /// An N-d array in an OCP MX format: values of `F` in blocks of 32 along
