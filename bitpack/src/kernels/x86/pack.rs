@@ -491,8 +491,9 @@ pub(crate) unsafe fn pack_u32_wide_avx512<const W: u32>(
             let (_, y) = shifted(sb, i + 16);
             let lo = _mm512_or_si512(_mm512_permutexvar_epi8(a, x), _mm512_permutexvar_epi8(b, x));
             let hi = _mm512_or_si512(_mm512_permutexvar_epi8(c, y), _mm512_permutexvar_epi8(d, y));
+            let p = _mm512_or_si512(lo, hi);
             // SAFETY: `at + 4W <= bytes.len()` (`pack_frame`).
-            unsafe { store_first(bytes, at, 4 * w, _mm512_or_si512(lo, hi)) };
+            unsafe { store_first(bytes, at, 4 * w, p) };
         });
         return;
     }
