@@ -12,6 +12,7 @@
 //! `bitpacker1x`/`bitpacker8x` (the `bitpacking` crate on the same values),
 //! `per_element` (a scalar per-element conversion loop) and `half_*` (the
 //! `half` crate's slice conversions of as many values). `clock/add_chain`
+//! (and `clock/add_chain_avx512`, the same with 512-bit adds)
 //! measures the core clock (8 dependent register adds per loop iteration), so that
 //! `scripts/bench_report.py` can turn times into cycles.
 //!
@@ -195,6 +196,37 @@ fn add_chain(iters: u64) -> u64 {
     x
 }
 
+/// [`add_chain`] with 512-bit adds (`vpaddd`, one cycle of latency each):
+/// the clock the core runs while it executes AVX-512 instructions, which
+/// may be lower than the scalar clock. `None` without AVX-512 F.
+fn add_chain_avx512(iters: u64) -> Option<u64> {
+    if !std::is_x86_feature_detected!("avx512f") {
+        return None;
+    }
+    let mut n = iters;
+    // SAFETY: AVX-512 F was detected above; the assembly only updates the
+    // vector and counter registers it names, touches no memory and leaves
+    // the flags clobbered, which `asm!` assumes by default.
+    unsafe {
+        std::arch::asm!(
+            "vpxord zmm0, zmm0, zmm0",
+            "vpternlogd zmm1, zmm1, zmm1, 0xff",
+            "2:",
+            "vpaddd zmm0, zmm0, zmm1", "vpaddd zmm0, zmm0, zmm1",
+            "vpaddd zmm0, zmm0, zmm1", "vpaddd zmm0, zmm0, zmm1",
+            "vpaddd zmm0, zmm0, zmm1", "vpaddd zmm0, zmm0, zmm1",
+            "vpaddd zmm0, zmm0, zmm1", "vpaddd zmm0, zmm0, zmm1",
+            "dec {n}",
+            "jnz 2b",
+            n = inout(reg) n,
+            out("zmm0") _,
+            out("zmm1") _,
+            options(nomem, nostack),
+        );
+    }
+    Some(black_box(n))
+}
+
 /// Writes 256 KiB of computed `f32`s with plain AVX2 stores: the floor for a
 /// kernel that stores what it computes (`memset` writes faster than any
 /// store loop, see `BENCHMARKS.md`).
@@ -316,6 +348,11 @@ fn fastlanes_sum(w: u32, packed: &[u8]) -> u64 {
 fn clock(c: &mut Criterion) {
     let mut g = small_group(c, "clock");
     g.bench_function("add_chain", |b| b.iter(|| add_chain(black_box(1 << 16))));
+    if add_chain_avx512(1).is_some() {
+        g.bench_function("add_chain_avx512", |b| {
+            b.iter(|| add_chain_avx512(black_box(1 << 16)))
+        });
+    }
     g.finish();
 }
 

@@ -100,8 +100,8 @@ KERNEL_GROUPS = [
 ]
 
 
-def clock_ghz(res):
-    add = res.get(("clock", "add_chain", ""))
+def clock_ghz(res, name="add_chain"):
+    add = res.get(("clock", name, ""))
     # 2^16 iterations of 8 dependent register adds.
     return (65536 * 8) / add if add else None
 
@@ -176,6 +176,9 @@ def kernels_section(res, mtimes, notes):
     r.out(f"- CPU: {model} ({cores} cores; {simd})")
     if r.ghz:
         r.out(f"- Core clock measured in the run (`clock/add_chain`, 8 dependent register adds per loop): {r.ghz:.2f} GHz")
+        wide = clock_ghz(r.res, "add_chain_avx512")
+        if wide:
+            r.out(f"- Clock during 512-bit instructions (`clock/add_chain_avx512`, the same chain of `vpaddd`): {wide:.2f} GHz")
     r.out(f"- Date: {when.date().isoformat()}")
     r.out(f"- Toolchain: {rustc()}")
     r.out(f"- Reproduce: `{command('kernels')}`")

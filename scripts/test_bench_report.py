@@ -416,6 +416,9 @@ def tree_from_committed(crit, text):
     k = block(text, "kernels")
     ghz = float(re.search(r"\(`clock/add_chain`.*: ([0-9.]+) GHz", k).group(1))
     write_result(crit, "clock", "add_chain", "", 65536 * 8 / ghz)
+    wide = re.search(r"\(`clock/add_chain_avx512`.*: ([0-9.]+) GHz", k)
+    if wide:
+        write_result(crit, "clock", "add_chain_avx512", "", 65536 * 8 / float(wide.group(1)))
     group = None
     for line in k.splitlines():
         m = re.match(r"^#### `([^`]+)`", line)
