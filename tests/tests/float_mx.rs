@@ -777,35 +777,25 @@ fn check_requantize<F: MxElement, S: bitpack::formats::Real>(
     let other: Vec<f64> = (0..data.len())
         .map(|i| (i * 37 % 23) as f64 - 11.0)
         .collect();
-    let mut re = MxArray::<F>::quantize_with(&other, fresh.shape(), opts).unwrap();
-    re.requantize(data, opts).unwrap();
-    assert_eq!(
-        re.values().as_bytes(),
-        fresh.values().as_bytes(),
-        "requantize values, {what}"
-    );
-    assert_eq!(
-        re.scales().as_bytes(),
-        fresh.scales().as_bytes(),
-        "requantize scales, {what}"
-    );
-    assert_eq!(re.axis(), fresh.axis());
     let keep_axis = MxOptions {
         axis: None,
         ..*opts
     };
-    let mut re = MxArray::<F>::quantize_with(&other, fresh.shape(), opts).unwrap();
-    re.requantize(data, &keep_axis).unwrap();
-    assert_eq!(
-        re.values().as_bytes(),
-        fresh.values().as_bytes(),
-        "requantize values, {what}"
-    );
-    assert_eq!(
-        re.scales().as_bytes(),
-        fresh.scales().as_bytes(),
-        "requantize scales, {what}"
-    );
+    for given in [opts, &keep_axis] {
+        let mut re = MxArray::<F>::quantize_with(&other, fresh.shape(), opts).unwrap();
+        re.requantize(data, given).unwrap();
+        assert_eq!(
+            re.values().as_bytes(),
+            fresh.values().as_bytes(),
+            "requantize values, {what}, {given:?}"
+        );
+        assert_eq!(
+            re.scales().as_bytes(),
+            fresh.scales().as_bytes(),
+            "requantize scales, {what}, {given:?}"
+        );
+        assert_eq!(re.axis(), fresh.axis());
+    }
 }
 
 fn check_opts_all(data: &[f64], shape: &[usize], opts: &MxOptions) {

@@ -11,7 +11,7 @@ use super::block::{
 };
 use super::blocked::{Blocked, scale_shape_along, split_axis, split_shape};
 use super::types::E8M0;
-use super::wide::{Real, Rounding, block_amax_bits_f32};
+use super::wide::{Real, Rounding, block_amax_bits_f32, f32s_of};
 use crate::kernels::{self, minifloat};
 use crate::{Error, LengthOf, NarrowArray, Result};
 
@@ -113,7 +113,24 @@ fn scale_f32_blocks<F: MxElement>(
     let mut bits = [0u32; CHUNK / B];
     crate::kernels::with_avx2(|| block_amax_bits_f32(xs, B, &mut bits));
     let mut factors = [0f32; CHUNK / B];
-    for ((&m, s), f) in bits.iter().zip(scales.iter_mut()).zip(&mut factors) {
+    if !scales_and_factors::<F>(&bits, rule, scales, &mut factors) {
+        return false;
+    }
+    crate::kernels::with_avx2(|| scale_blocks(xs, &factors, out));
+    true
+}
+
+/// The scale code (`scales[i]`) and factor `2^-e` of its scale `2^e`
+/// (`factors[i]`) of each amax's bits `bits[i]` (as many as `scales`
+/// holds); `false` at the first amax that is infinite or NaN, or whose
+/// scale is NaN.
+fn scales_and_factors<F: MxElement>(
+    bits: &[u32],
+    rule: ScaleRule,
+    scales: &mut [u8],
+    factors: &mut [f32],
+) -> bool {
+    for ((&m, s), f) in bits.iter().zip(scales.iter_mut()).zip(factors) {
         let scale = mx_scale_f32::<F>(m, rule);
         let Some(e) = scale_exponent(scale) else {
             return false;
@@ -121,7 +138,6 @@ fn scale_f32_blocks<F: MxElement>(
         *s = scale.to_bits();
         *f = inv_pow2_f32(e);
     }
-    crate::kernels::with_avx2(|| scale_blocks(xs, &factors, out));
     true
 }
 
@@ -250,7 +266,7 @@ fn quantize_into<F: MxElement, S: Real>(
                         // scaled a chunk at a time, then the fused
                         // encode-and-pack kernel (nibble pairs for 4-bit
                         // formats, bytes for 8-bit).
-                        let xs = widen_chunk(chunk, &mut widened);
+                        let xs = f32s_of(chunk, &mut widened);
                         if let Some(rule) = one_pass
                             && one_pass_at(rule, xs, srow, words, at - w0)
                         {
@@ -305,7 +321,7 @@ fn quantize_into<F: MxElement, S: Real>(
             let mut exps: Vec<Option<i32>> = vec![None; inner];
             // `f32`, `f16` and `bf16` rounded to nearest: the amaxes as
             // integer maxes of the magnitudes' bits, the division a multiply,
-            // the codes by the bulk encode (`across_rows_f32`).
+            // the codes by the bulk encode (`AcrossRows`).
             let fast = matches!(opts.rounding, Rounding::Nearest) && S::WIDENS;
             let mut fast_bufs = fast.then(|| AcrossRows::new(inner));
             for u in us {
@@ -395,22 +411,17 @@ impl AcrossRows {
         self.bits.fill(0);
         for row in tile.chunks(inner) {
             for (k, chunk) in row.chunks(CHUNK).enumerate() {
-                let xs = widen_chunk(chunk, &mut self.widened);
+                let xs = f32s_of(chunk, &mut self.widened);
                 let acc = &mut self.bits[k * CHUNK..][..xs.len()];
                 kernels::with_avx2(|| max_bits_into(xs, acc));
             }
         }
-        for ((s, f), &m) in srow.iter_mut().zip(&mut self.factors).zip(&self.bits) {
-            let scale = mx_scale_f32::<F>(m, rule);
-            let Some(e) = scale_exponent(scale) else {
-                return false;
-            };
-            *s = scale.to_bits();
-            *f = inv_pow2_f32(e);
+        if !scales_and_factors::<F>(&self.bits, rule, srow, &mut self.factors) {
+            return false;
         }
         for (r, row) in tile.chunks(inner).enumerate() {
             for (k, chunk) in row.chunks(CHUNK).enumerate() {
-                let xs = widen_chunk(chunk, &mut self.widened);
+                let xs = f32s_of(chunk, &mut self.widened);
                 let buf = &mut self.scaled[..xs.len()];
                 let f = &self.factors[k * CHUNK..][..xs.len()];
                 kernels::with_avx2(|| mul_into(xs, f, buf));
@@ -418,19 +429,6 @@ impl AcrossRows {
             }
         }
         true
-    }
-}
-
-/// `chunk` as `f32`: itself, or widened (exactly) into `buf`.
-#[inline(always)]
-fn widen_chunk<'a, S: Real>(chunk: &'a [S], buf: &'a mut [f32; CHUNK]) -> &'a [f32] {
-    match S::as_f32s(chunk) {
-        Some(xs) => xs,
-        None => {
-            let w = &mut buf[..chunk.len()];
-            S::widen(chunk, w);
-            w
-        }
     }
 }
 

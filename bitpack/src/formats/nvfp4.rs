@@ -10,7 +10,7 @@ use super::block::{
 };
 use super::blocked::{Blocked, split_shape};
 use super::types::{E2M1, E4M3};
-use super::wide::{Real, Rounding};
+use super::wide::{Real, Rounding, f32s_of};
 use crate::{Error, LengthOf, NarrowArray, Result};
 
 /// Which values share an NVFP4 block scale.
@@ -623,67 +623,59 @@ fn quantize_parts<S: Real>(
         (r0, tile_rows.min(matrix_rows - t * tile_rows))
     };
     let n = data.len();
-    if let (1, Rounding::Nearest, true) = (tile_rows, opts.rounding, S::WIDENS) {
-        // Blocks of 1 x 16 of `f32`, `f16` or `bf16` rounded to
-        // nearest: the one-pass path (`rows_split`).
-        rows_split(
-            data,
-            (rows, cols),
-            tensor_scale,
-            opts.tiny,
-            words,
-            scales,
-            false,
-        );
-        return;
-    }
-    // Bounded by the data: with no columns (or no rows) there is no
-    // block, however many empty rows the shape names.
-    let groups = if nb == 0 || rows == 0 {
-        0
-    } else {
-        rows / matrix_rows * per_matrix
-    };
-    // One scale per tile (per block for rows): the tile's amax (a NaN or
-    // infinity anywhere: the NaN scale), then the block core's scale.
-    // Split across threads by tiles.
-    let mut tile_scales = vec![0u8; if tile_rows == 1 { 0 } else { groups * nb }];
-    let out = crate::par::Out {
-        slice: if tile_rows == 1 {
-            &mut *scales
+    // `f32`, `f16` and `bf16` rounded to nearest take the one-pass path
+    // (`rows_split`): blocks of 1 x 16 with their scales, 16 x 16 tiles with
+    // the tiles' scales computed first.
+    let one_pass = matches!(opts.rounding, Rounding::Nearest) && S::WIDENS;
+    if !(one_pass && tile_rows == 1) {
+        // Bounded by the data: with no columns (or no rows) there is no
+        // block, however many empty rows the shape names.
+        let groups = if nb == 0 || rows == 0 {
+            0
         } else {
-            &mut tile_scales[..]
-        },
-        at: |u| u,
-    };
-    crate::par::split(
-        n,
-        groups * nb,
-        |_| true,
-        out,
-        |us, out, base| {
-            for u in us {
-                let ((r0, height), b) = (group(u / nb), u % nb);
-                let (c0, c1) = (b * BS, cols.min(b * BS + BS));
-                let mut amax = Some(0f64);
-                for r in r0..r0 + height {
-                    let a = block_amax(&data[r * cols + c0..r * cols + c1]);
-                    amax = amax.zip(a).map(|(m, a)| m.max(a));
+            rows / matrix_rows * per_matrix
+        };
+        // One scale per tile (per block for rows): the tile's amax (a NaN or
+        // infinity anywhere: the NaN scale), then the block core's scale.
+        // Split across threads by tiles.
+        let mut tile_scales = vec![0u8; if tile_rows == 1 { 0 } else { groups * nb }];
+        let out = crate::par::Out {
+            slice: if tile_rows == 1 {
+                &mut *scales
+            } else {
+                &mut tile_scales[..]
+            },
+            at: |u| u,
+        };
+        crate::par::split(
+            n,
+            groups * nb,
+            |_| true,
+            out,
+            |us, out, base| {
+                for u in us {
+                    let ((r0, height), b) = (group(u / nb), u % nb);
+                    let (c0, c1) = (b * BS, cols.min(b * BS + BS));
+                    let mut amax = Some(0f64);
+                    for r in r0..r0 + height {
+                        let a = block_amax(&data[r * cols + c0..r * cols + c1]);
+                        amax = amax.zip(a).map(|(m, a)| m.max(a));
+                    }
+                    out[u - base] = nvfp4_scale::<S>(amax, tensor_scale, opts.tiny).to_bits();
                 }
-                out[u - base] = nvfp4_scale::<S>(amax, tensor_scale, opts.tiny).to_bits();
-            }
-        },
-    );
-    if tile_rows > 1 {
-        for g in 0..groups {
-            let (r0, height) = group(g);
-            for r in r0..r0 + height {
-                scales[r * nb..][..nb].copy_from_slice(&tile_scales[g * nb..][..nb]);
+            },
+        );
+        if tile_rows > 1 {
+            for g in 0..groups {
+                let (r0, height) = group(g);
+                for r in r0..r0 + height {
+                    scales[r * nb..][..nb].copy_from_slice(&tile_scales[g * nb..][..nb]);
+                }
             }
         }
     }
-    if let (Rounding::Nearest, true) = (opts.rounding, S::WIDENS) {
-        // The tiles' scales given, the codes by the one-pass path.
+    if one_pass {
+        let given = tile_rows > 1;
         rows_split(
             data,
             (rows, cols),
@@ -691,7 +683,7 @@ fn quantize_parts<S: Real>(
             opts.tiny,
             words,
             scales,
-            true,
+            given,
         );
         return;
     }
@@ -806,13 +798,7 @@ fn rows_split<S: Real>(
                 let s = &mut scales[s0..s0 + (v1 - v0) / B];
                 let w = &mut words[v0 / 16 - wb..][..(v1 - v0) / 16];
                 if given {
-                    // The kernel writes back the scales it reads: a copy.
-                    let g = s.to_vec();
-                    let mut code = Given {
-                        table: &mut table,
-                        scales: g.iter(),
-                    };
-                    crate::kernels::nvfp4_blocks(run, s, w, &mut code);
+                    crate::kernels::nvfp4_blocks(run, s, w, &mut Given(&mut table));
                 } else {
                     crate::kernels::nvfp4_blocks(run, s, w, &mut table);
                 }
@@ -823,25 +809,11 @@ fn rows_split<S: Real>(
                 let (r, k) = (u / per_row, u % per_row);
                 let at = r * cols + k * CH;
                 let chunk = &xs[at..r * cols + cols.min(k * CH + CH)];
-                let chunk = match S::as_f32s(chunk) {
-                    Some(c) => c,
-                    None => {
-                        let w = &mut widened[..chunk.len()];
-                        S::widen(chunk, w);
-                        w
-                    }
-                };
+                let chunk = f32s_of(chunk, &mut widened);
                 let s = &mut scales[scale_at(u) - sb..][..chunk.len().div_ceil(B)];
                 if given {
-                    // The scales given (16 x 16 tiles): read, and written
-                    // back as they are.
-                    let mut g = [0u8; CHUNK_BLOCKS];
-                    g[..s.len()].copy_from_slice(s);
-                    let mut code = Given {
-                        table: &mut table,
-                        scales: g[..s.len()].iter(),
-                    };
-                    chunk_words(chunk, at - wb * 16, &mut code, s, words);
+                    // The scales given (16 x 16 tiles), read in place.
+                    chunk_words(chunk, at - wb * 16, &mut Given(&mut table), s, words);
                 } else {
                     chunk_words(chunk, at - wb * 16, &mut table, s, words);
                 }
@@ -916,12 +888,6 @@ struct Thresholds {
 }
 
 impl crate::kernels::BlockCode for Thresholds {
-    #[inline(always)]
-    fn code(&mut self, amax_bits: u32) -> (u8, [i32; 8]) {
-        let s = self.scaler.scale(amax_bits).to_bits();
-        (s, self.row(s))
-    }
-
     /// The group's scales as one vector loop
     /// ([`Nvfp4Scaler::scale_lanes`]), then each block's row.
     #[inline(always)]
@@ -940,17 +906,21 @@ impl crate::kernels::BlockCode for Thresholds {
 }
 
 /// Blocks whose scales are given (the 16 x 16 tiles' scales, computed over
-/// the whole tile first), one after another, with their thresholds.
-struct Given<'a, 'b> {
-    table: &'a mut Thresholds,
-    scales: core::slice::Iter<'b, u8>,
-}
+/// the whole tile first and already in the kernel's scale slice, which
+/// keeps them), with their thresholds.
+struct Given<'a>(&'a mut Thresholds);
 
-impl crate::kernels::BlockCode for Given<'_, '_> {
+impl crate::kernels::BlockCode for Given<'_> {
     #[inline(always)]
-    fn code(&mut self, _amax_bits: u32) -> (u8, [i32; 8]) {
-        let s = self.scales.next().copied().unwrap_or(0x7f);
-        (s, self.table.row(s))
+    fn codes(
+        &mut self,
+        _amax_bits: &[u32; crate::kernels::NVFP4_GROUP],
+        scales: &mut [u8],
+        rows: &mut [[i32; 8]; crate::kernels::NVFP4_GROUP],
+    ) {
+        for (&s, r) in scales.iter().zip(rows.iter_mut()) {
+            *r = self.0.row(s);
+        }
     }
 }
 

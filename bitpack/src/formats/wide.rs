@@ -117,6 +117,21 @@ pub(super) fn amax_bits_f32(xs: &[f32]) -> u32 {
     xs.iter().fold(0, |m, x| m.max(x.to_bits() & 0x7fff_ffff))
 }
 
+/// `chunk` as `f32`: itself, or widened (exactly) into the start of `buf`
+/// (which holds at least `chunk.len()` values).
+#[cfg(feature = "alloc")]
+#[inline(always)]
+pub(super) fn f32s_of<'a, S: Real>(chunk: &'a [S], buf: &'a mut [f32]) -> &'a [f32] {
+    match S::as_f32s(chunk) {
+        Some(xs) => xs,
+        None => {
+            let w = &mut buf[..chunk.len()];
+            S::widen(chunk, w);
+            w
+        }
+    }
+}
+
 /// `bits[b]` = [`amax_bits_f32`] of block `b` of `len` values of `xs`.
 #[cfg(feature = "alloc")]
 #[inline(always)]

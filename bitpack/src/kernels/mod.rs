@@ -262,33 +262,27 @@ pub(crate) fn widen_f16(src: &[u16], dst: &mut [f32]) -> usize {
     dispatch::widen_f16(src, dst)
 }
 
-/// The scale code of a block of the one-pass NVFP4 quantize
-/// ([`nvfp4_blocks`]) from its largest magnitude's bits, and the compares
-/// that give its codes: seven thresholds (as `i32`s; a magnitude's code
-/// counts those its bits exceed, and one that none passes is `i32::MAX`)
-/// and the sign mask (8 keeps the sign bit as bit 3 of the code, 0 drops
-/// it). A trait, not a closure, so that the `#[inline(always)]` method
-/// compiles into the kernels' `#[target_feature]` loops.
+/// The scale codes of the blocks of the one-pass NVFP4 quantize
+/// ([`nvfp4_blocks`]), a group at a time, and the compares that give their
+/// codes: per block seven thresholds (as `i32`s; a magnitude's code counts
+/// those its bits exceed, and one that none passes is `i32::MAX`) and the
+/// sign mask (8 keeps the sign bit as bit 3 of the code, 0 drops it). A
+/// trait, not a closure, so that the `#[inline(always)]` method compiles
+/// into the kernels' `#[target_feature]` loops.
 #[cfg(feature = "alloc")]
 pub(crate) trait BlockCode {
-    /// `(scale code, [t0..t7, sign mask])` of a block whose largest
-    /// magnitude has the bits `amax_bits`.
-    fn code(&mut self, amax_bits: u32) -> (u8, [i32; 8]);
-
-    /// [`code`](Self::code) of a group's blocks (`scales.len()` of them,
-    /// the rest of `amax_bits` to be ignored) into `scales` and `rows`: one
-    /// at a time unless an implementation has a loop that vectorizes.
-    #[inline(always)]
+    /// The blocks of a group (`scales.len()` of them, the rest of
+    /// `amax_bits` and `rows` to be ignored): block `b`'s scale code into
+    /// `scales[b]` from its largest magnitude's bits `amax_bits[b]` (or,
+    /// for an implementation whose scales are given, read from
+    /// `scales[b]`), and `[t0..t7, sign mask]` for that code into
+    /// `rows[b]`.
     fn codes(
         &mut self,
         amax_bits: &[u32; NVFP4_GROUP],
         scales: &mut [u8],
         rows: &mut [[i32; 8]; NVFP4_GROUP],
-    ) {
-        for ((s, r), &m) in scales.iter_mut().zip(rows.iter_mut()).zip(amax_bits) {
-            (*s, *r) = self.code(m);
-        }
-    }
+    );
 }
 
 /// Blocks per group of [`in_groups`].
@@ -356,9 +350,9 @@ pub(crate) fn in_groups<V: Copy>(
 /// The one-pass NVFP4 quantize of whole blocks of 16 `f32` values (`xs`,
 /// `16 * words.len()` of them): for block `b`, the largest magnitude's bits
 /// `m` (an integer max of `bits & 0x7fff_ffff`, NaN above infinity), then
-/// `(scales[b], t) = code.code(m)`, and `words[b]` = the block's 16 E2M1
-/// codes as nibbles, value 0 in the low nibble ([`BlockCode`] says what
-/// `t` means).
+/// `scales[b]` and the block's thresholds `t` from `code.codes`, and
+/// `words[b]` = the block's 16 E2M1 codes as nibbles, value 0 in the low
+/// nibble ([`BlockCode`] says what `t` means).
 ///
 /// The AVX-512 (F and BW) or AVX2 variant where the CPU has it
 /// (`kernels/x86/block.rs`), else the portable loop.

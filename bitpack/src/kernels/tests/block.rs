@@ -23,23 +23,36 @@ use super::super::MxScaleBits;
 /// `rows` (seven thresholds and the sign mask).
 struct Coder<'a>(&'a [[i32; 8]]);
 
-impl super::super::BlockCode for Coder<'_> {
-    fn code(&mut self, m: u32) -> (u8, [i32; 8]) {
+impl Coder<'_> {
+    fn code(&self, m: u32) -> (u8, [i32; 8]) {
         let s = (m ^ (m >> 7) ^ (m >> 19)) as u8 & 0x7f;
         (s, self.0[usize::from(s) % self.0.len()])
     }
 }
 
+impl super::super::BlockCode for Coder<'_> {
+    fn codes(
+        &mut self,
+        amax_bits: &[u32; super::super::NVFP4_GROUP],
+        scales: &mut [u8],
+        rows: &mut [[i32; 8]; super::super::NVFP4_GROUP],
+    ) {
+        for ((s, r), &m) in scales.iter_mut().zip(rows.iter_mut()).zip(amax_bits) {
+            (*s, *r) = self.code(m);
+        }
+    }
+}
+
 /// The kernel's definition, one value and one bit at a time.
 fn reference(xs: &[f32], rows: &[[i32; 8]]) -> (Vec<u8>, Vec<u64>) {
-    let mut code = Coder(rows);
+    let code = Coder(rows);
     let (mut scales, mut words) = (Vec::new(), Vec::new());
     for block in xs.chunks_exact(16) {
         let mut amax = 0u32;
         for x in block {
             amax = amax.max(x.to_bits() & 0x7fff_ffff);
         }
-        let (s, t) = super::super::BlockCode::code(&mut code, amax);
+        let (s, t) = code.code(amax);
         scales.push(s);
         let mut w = 0u64;
         for (i, x) in block.iter().enumerate() {

@@ -100,11 +100,7 @@ pub(crate) fn nvfp4_blocks_avx512(
     code: &mut impl BlockCode,
 ) {
     let abs = _mm512_set1_epi32(0x7fff_ffff);
-    let lanes = |x: &[f32], k: usize| {
-        let v: [f32; 16] = x[16 * k..16 * k + 16].try_into().expect("16 values");
-        v512_u32(bytemuck::cast(v))
-    };
-    let part = |block: &[f32]| _mm512_and_si512(lanes(block, 0), abs);
+    let part = |block: &[f32]| _mm512_and_si512(lanes16(block, 0), abs);
     let reduce = |p: &[__m512i; NVFP4_GROUP]| -> [u32; NVFP4_GROUP] {
         let lo: &[__m512i; MX_GROUP] = p[..16].try_into().expect("16 blocks");
         let hi: &[__m512i; MX_GROUP] = p[16..].try_into().expect("16 blocks");
@@ -118,7 +114,7 @@ pub(crate) fn nvfp4_blocks_avx512(
             let Some(t) = rows.get(k) else {
                 return zero;
             };
-            let v = lanes(x, k);
+            let v = lanes16(x, k);
             let a = _mm512_and_si512(v, abs);
             let mut c = zero;
             for &tk in &t[..7] {
@@ -226,6 +222,14 @@ pub(crate) fn e2m1_scaled_blocks_avx512(
 fn lanes8(x: &[f32; 32], k: usize) -> __m256i {
     let v: [f32; 8] = core::array::from_fn(|i| x[8 * k + i]);
     v256_u32(bytemuck::cast(v))
+}
+
+/// The 16 `f32` lanes `16k..16k + 16` of `x`, as bits.
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn lanes16(x: &[f32], k: usize) -> __m512i {
+    let v: [f32; 16] = x[16 * k..16 * k + 16].try_into().expect("16 values");
+    v512_u32(bytemuck::cast(v))
 }
 
 /// Lane `j` of the result is the largest lane of `v[j]` (unsigned): a tree
@@ -380,14 +384,10 @@ pub(crate) fn mx_blocks_avx512<F: MiniFloat>(
 ) -> bool {
     let bits = F::BITS as usize;
     let abs = _mm512_set1_epi32(0x7fff_ffff);
-    let lanes = |x: &[f32], k: usize| {
-        let v: [f32; 16] = x[16 * k..16 * k + 16].try_into().expect("16 values");
-        v512_u32(bytemuck::cast(v))
-    };
     let part = |x: &[f32]| {
         let (a0, a1) = (
-            _mm512_and_si512(lanes(x, 0), abs),
-            _mm512_and_si512(lanes(x, 1), abs),
+            _mm512_and_si512(lanes16(x, 0), abs),
+            _mm512_and_si512(lanes16(x, 1), abs),
         );
         _mm512_max_epu32(a0, a1)
     };
@@ -408,7 +408,7 @@ pub(crate) fn mx_blocks_avx512<F: MiniFloat>(
     };
     let step = |x: &[f32], f: &[f32], o: &mut [u8]| {
         let c = |k: usize, f: f32| {
-            let p = _mm512_mul_ps(_mm512_castsi512_ps(lanes(x, k)), _mm512_set1_ps(f));
+            let p = _mm512_mul_ps(_mm512_castsi512_ps(lanes16(x, k)), _mm512_set1_ps(f));
             encode16::<F, true>(_mm512_castps_si512(p))
         };
         let zero = _mm512_setzero_si512();
