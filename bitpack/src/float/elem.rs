@@ -168,6 +168,70 @@ pub(crate) fn encode_fast<F: MiniFloat, const SAT: bool>(x: f32) -> u8 {
     }
 }
 
+/// `F::FORMAT.round(Parts::from_f32(x).scaled(e), mode, Some(random))`
+/// without branches, `SAT` selecting [`Mode::SatFinite`]: `x * 2^-e`
+/// (exact, whatever `e`) rounded stochastically (see
+/// [`FloatFormat::encode_f32_stochastic`]). Only for formats with
+/// [`encode_fast_ok`] and `e` in `-127..=127` (the exponents of the E8M0
+/// scales, and 0).
+///
+/// All on the integer bits: the magnitude is `s * 2^(eb - 150)` with `s`
+/// its 24-bit significand (an `f32` subnormal is normalized through its
+/// bits' exact conversion to `f32`) and `eb` its biased exponent less `e`;
+/// the result's quantum drops the low `k = 23 - M + max(emin - exp, 0)`
+/// bits of `s`, which give the truncated code, and the next 32 below the
+/// quantum (`s << (32 - k)` or `s >> (k - 32)`, whichever is in range),
+/// which round up when adding `random` carries out of 32 bits. Codes are
+/// consecutive across binades (a carry out of the mantissa is the next
+/// exponent), so the normal code is `(exp - emin) << M` plus the
+/// significand's kept bits.
+#[inline(always)]
+pub(crate) fn encode_stochastic<F: MiniFloat, const SAT: bool>(x: f32, e: i32, random: u32) -> u8 {
+    debug_assert!((-127..=127).contains(&e));
+    let k = const { EncodeConsts::of(&F::FORMAT, SAT) };
+    let m = const { F::FORMAT.mantissa_bits as i32 };
+    // The smallest normal exponent, biased as `f32`'s.
+    let tb = const { 128 - F::FORMAT.bias };
+    let bits = x.to_bits();
+    let sign = (bits >> 31) << k.sign_shift;
+    let a = (bits & 0x7fff_ffff) as i32;
+    // An `f32` subnormal `a * 2^-149` is normalized by converting `a`
+    // (below 2^23: exact) to `f32`; zero becomes `2^23 * 2^-299`, far below
+    // every quantum, so its code is zero.
+    let c = (a as f32).to_bits() as i32;
+    let sub = a < 0x0080_0000;
+    let eb = if sub { (c >> 23) - 149 } else { a >> 23 } - e;
+    let s = ((if sub { c } else { a } & 0x007f_ffff) | 0x0080_0000) as u32;
+    let drop = (23 - m) + (tb - eb).max(0);
+    // Shifts by `n`, zero where `n` is out of `0..32` (what `vpsrlvd` and
+    // `vpsllvd` give).
+    let shr = |v: u32, n: i32| if (n as u32) < 32 { v >> n } else { 0 };
+    let shl = |v: u32, n: i32| if (n as u32) < 32 { v << n } else { 0 };
+    let kept = shr(s, drop) as i32;
+    let frac = shl(s, 32 - drop) | shr(s, drop - 32);
+    let up = (frac.wrapping_add(random) < random) as i32;
+    let code = ((eb.max(tb) - tb) << m) + kept + up;
+    // Infinity (whatever `e`) and anything above the largest finite code
+    // overflow.
+    let mag = if code > k.max as i32 || a >= 0x7f80_0000 {
+        k.over_mag as i32
+    } else {
+        code
+    };
+    if k.nan == NanCodes::Signed {
+        let mag = if a > 0x7f80_0000 {
+            k.nan_pos as i32
+        } else {
+            mag
+        };
+        (sign | mag as u32) as u8
+    } else {
+        let code = sign | mag as u32;
+        let nan = if sign != 0 { k.nan_neg } else { k.nan_pos };
+        (if a > 0x7f80_0000 { nan } else { code }) as u8
+    }
+}
+
 /// Whether [`decode_fast`] covers `f`: at most 8 bits, with subnormals, and
 /// every normal value a normal `f32`.
 pub(crate) const fn decode_fast_ok(f: &FloatFormat) -> bool {

@@ -11,7 +11,8 @@
 //!   [`NanFallback`], the shipped formats' constants, the code queries and
 //!   the exact decode;
 //! - `round.rs`: [`Mode`] and the rounding routine (`FloatFormat::encode_*`
-//!   and the stochastic variants, the NaN and overflow results);
+//!   and the stochastic variants, the NaN and overflow results, and
+//!   [`random_bits`], the random bits of stochastic rounding);
 //! - `minifloat.rs`: the [`MiniFloat`] trait and the per-format compile-time
 //!   tables;
 //! - `elem.rs`: the branch-free element conversions (`encode_fast`,
@@ -26,5 +27,5 @@ mod round;
 pub use format::{FloatFormat, NanFallback, Overflow, Specials, Ties};
 pub use minifloat::MiniFloat;
 pub(crate) use minifloat::Tables;
-pub use round::Mode;
 pub(crate) use round::{Class, Parts};
+pub use round::{Mode, random_bits};

@@ -391,3 +391,28 @@ impl FloatFormat {
         sign | code as u32
     }
 }
+
+/// The 32 random bits stochastic rounding uses for element `index` under
+/// `seed`: the high half of the SplitMix64 output for the state `seed +
+/// (index + 1) * 0x9e3779b97f4a7c15` (wrapping), i.e. `z ^= z >> 30; z *=
+/// 0xbf58476d1ce4e5b9; z ^= z >> 27; z *= 0x94d049bb133111eb; z ^= z >>
+/// 31; z >> 32`. A counter-based generator: any element's bits can be
+/// computed alone, so a GPU kernel or another library can reproduce them.
+///
+/// # Examples
+///
+/// ```
+/// use bitpack::formats::random_bits;
+///
+/// assert_eq!(random_bits(0, 0), random_bits(0, 0));
+/// assert_ne!(random_bits(0, 0), random_bits(0, 1));
+/// assert_ne!(random_bits(0, 0), random_bits(1, 0));
+/// ```
+#[inline]
+pub const fn random_bits(seed: u64, index: u64) -> u32 {
+    let mut z = seed.wrapping_add(index.wrapping_add(1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^= z >> 31;
+    (z >> 32) as u32
+}

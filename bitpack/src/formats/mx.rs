@@ -44,7 +44,8 @@ pub struct MxOptions {
 /// `f32` (and exactly widened `f16`/`bf16`) round to
 /// nearest case multiplies by `2^-e` in `f32` (exact, except results below
 /// `f32`'s smallest normal, which encode to zero either way) and runs the
-/// branch-free kernels.
+/// branch-free kernels; rounded stochastically, it runs the branch-free
+/// stochastic encode, which applies `e` to the exponent.
 fn scaled_codes<F: MxElement, S: Real>(
     src: &[S],
     exps: impl Fn(usize) -> Option<i32>,
@@ -74,6 +75,33 @@ fn scaled_codes<F: MxElement, S: Real>(
                     }
                 }
                 minifloat::encode_codes_f32::<F>(b, true, c);
+                if any_nan {
+                    // The NaN scale's values are +0 codes.
+                    for (r, c) in c.chunks_mut(run).enumerate() {
+                        if exps(k * CHUNK + r * run).is_none() {
+                            c.fill(0);
+                        }
+                    }
+                }
+            }
+        }
+        Rounding::Stochastic { seed } if S::WIDENS => {
+            // `f32` as it is, `f16` and `bf16` widened (exactly): the
+            // branch-free stochastic encode with each value's exponent.
+            let mut widened = [0f32; CHUNK];
+            let mut es = [0i32; CHUNK];
+            for (k, (c, s)) in codes.chunks_mut(CHUNK).zip(src.chunks(CHUNK)).enumerate() {
+                let xs = f32s_of(s, &mut widened);
+                let es = &mut es[..s.len()];
+                let mut any_nan = false;
+                for (r, e) in es.chunks_mut(run).enumerate() {
+                    e.fill(exps(k * CHUNK + r * run).unwrap_or_else(|| {
+                        any_nan = true;
+                        0
+                    }));
+                }
+                let at = first + (k * CHUNK) as u64;
+                minifloat::encode_codes_stochastic::<F>(xs, Some(es), true, (seed, at), c);
                 if any_nan {
                     // The NaN scale's values are +0 codes.
                     for (r, c) in c.chunks_mut(run).enumerate() {

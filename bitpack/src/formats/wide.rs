@@ -13,6 +13,7 @@ use crate::Error;
 #[cfg(feature = "alloc")]
 use crate::NarrowArray;
 use crate::Result;
+pub use crate::float::random_bits;
 use crate::float::{MiniFloat, Mode, Parts, Tables};
 use crate::kernels::minifloat;
 
@@ -342,31 +343,6 @@ pub enum Rounding {
     },
 }
 
-/// The 32 random bits stochastic rounding uses for element `index` under
-/// `seed`: the high half of the SplitMix64 output for the state `seed +
-/// (index + 1) * 0x9e3779b97f4a7c15` (wrapping), i.e. `z ^= z >> 30; z *=
-/// 0xbf58476d1ce4e5b9; z ^= z >> 27; z *= 0x94d049bb133111eb; z ^= z >>
-/// 31; z >> 32`. A counter-based generator: any element's bits can be
-/// computed alone, so a GPU kernel or another library can reproduce them.
-///
-/// # Examples
-///
-/// ```
-/// use bitpack::formats::random_bits;
-///
-/// assert_eq!(random_bits(0, 0), random_bits(0, 0));
-/// assert_ne!(random_bits(0, 0), random_bits(0, 1));
-/// assert_ne!(random_bits(0, 0), random_bits(1, 0));
-/// ```
-#[inline]
-pub const fn random_bits(seed: u64, index: u64) -> u32 {
-    let mut z = seed.wrapping_add(index.wrapping_add(1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^= z >> 31;
-    (z >> 32) as u32
-}
-
 /// Encodes many values of any [`Real`] type into a float format: a
 /// [`Mode`] (the overflow and special-value rules) and a [`Rounding`].
 ///
@@ -500,9 +476,22 @@ impl Encoder {
     pub(crate) fn codes<F: MiniFloat, S: Real>(&self, src: &[S], first: u64, codes: &mut [u8]) {
         let sat = matches!(self.mode, Mode::SatFinite);
         match self.rounding {
-            Rounding::Stochastic { .. } => {
-                for (k, (c, &x)) in codes.iter_mut().zip(src).enumerate() {
-                    *c = self.code::<F, S>(x, first + k as u64);
+            Rounding::Stochastic { seed } => {
+                if let Some(f) = S::as_f32s(src) {
+                    minifloat::encode_codes_stochastic::<F>(f, None, sat, (seed, first), codes);
+                } else if S::WIDENS {
+                    // `f16` and `bf16`, widened exactly: the same values.
+                    let mut buf = [0f32; CHUNK];
+                    for (k, (c, s)) in codes.chunks_mut(CHUNK).zip(src.chunks(CHUNK)).enumerate() {
+                        let b = &mut buf[..s.len()];
+                        S::widen(s, b);
+                        let at = first.wrapping_add((k * CHUNK) as u64);
+                        minifloat::encode_codes_stochastic::<F>(b, None, sat, (seed, at), c);
+                    }
+                } else {
+                    for (k, (c, &x)) in codes.iter_mut().zip(src).enumerate() {
+                        *c = self.code::<F, S>(x, first + k as u64);
+                    }
                 }
             }
             Rounding::Nearest => {

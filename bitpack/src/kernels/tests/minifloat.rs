@@ -380,3 +380,117 @@ macro_rules! encode_tests {
     };
 }
 encode_tests!(encode_e2m1: E2M1, encode_e2m3: E2M3, encode_e3m2: E3M2, encode_e4m3: E4M3, encode_e5m2: E5M2);
+
+/// The random bits at which `x * 2^-e` rounds up in `F` or just fails to:
+/// `2^32 - frac` and one below, with `frac` the first 32 bits of the
+/// fraction of the quantum above the lower code, computed in `f64` (exact
+/// for every finite `f32` and `e`); empty when the value is exact there.
+fn carry_edges<F: MiniFloat>(x: f32, e: i32) -> Vec<u32> {
+    let f = F::FORMAT;
+    if !x.is_finite() || x == 0.0 {
+        return Vec::new();
+    }
+    let y = (x as f64).abs() * 2f64.powi(-e);
+    let emin = 1 - f.bias;
+    let exp = (y.log2().floor() as i32).max(emin);
+    let units = y / 2f64.powi(exp - f.mantissa_bits as i32);
+    let frac = ((units - units.floor()) * 2f64.powi(32)).floor() as u64;
+    if frac == 0 {
+        return Vec::new();
+    }
+    let t = (1u64 << 32) - frac;
+    std::vec![t as u32, (t - 1) as u32]
+}
+
+/// The branch-free stochastic encode (one value, and the bulk path in its
+/// CPU's build) against the rounding routine, bit for bit, in both modes:
+/// inputs around every value of the format, scaled by exponents across the
+/// E8M0 range, with random bits at both ends, at random, and on both sides
+/// of the carry.
+fn check_stochastic<F: MiniFloat>() {
+    use crate::float::Parts;
+    use crate::kernels::minifloat::{encode_codes_stochastic, encode_stochastic};
+    let f = F::FORMAT;
+    if !encode_fast_ok(&f) {
+        return;
+    }
+    let base = inputs::<F>();
+    // The values around the format's own and the specials, and a sample of
+    // the sweep of the whole `f32` range.
+    let sweep = base.len() - (1 << 20);
+    let xs: Vec<f32> = base[..sweep]
+        .iter()
+        .chain(
+            base[sweep..]
+                .iter()
+                .step_by(if cfg!(miri) { 4096 } else { 61 }),
+        )
+        .copied()
+        .collect();
+    let mut rng = Rng::new(f.bits() as u64 * 977 + f.mantissa_bits as u64);
+    let exps = [-127, -100, -31, -7, -1, 0, 1, 3, 20, 64, 127];
+    for (mode, sat) in [(Mode::Nearest, false), (Mode::SatFinite, true)] {
+        let one = |x: f32, e: i32, r: u32| {
+            if sat {
+                encode_stochastic::<F, true>(x, e, r)
+            } else {
+                encode_stochastic::<F, false>(x, e, r)
+            }
+        };
+        for &e in &exps {
+            for &x0 in &xs {
+                // `x0` moved by `e` where `f32` keeps it, so the scaled
+                // value lands near the format's values.
+                let scaled = x0 * 2f32.powi(e);
+                for x in [x0, scaled] {
+                    let p = Parts::from_f32(x).scaled(e);
+                    let mut rs = std::vec![0, u32::MAX, rng.next() as u32];
+                    rs.extend(carry_edges::<F>(x, e));
+                    for r in rs {
+                        let want = f.round(p, mode, Some(r)) as u8;
+                        assert_eq!(
+                            one(x, e, r),
+                            want,
+                            "{f:?} {mode:?} {x:e} ({:#x}) times 2^{}, random {r:#x}",
+                            x.to_bits(),
+                            -e
+                        );
+                    }
+                }
+            }
+        }
+        // The bulk path, with and without exponents, at lengths around its
+        // step and from an index whose random bits wrap.
+        let n = xs.len().min(if cfg!(miri) { 300 } else { 40_000 });
+        let e: Vec<i32> = (0..n).map(|i| exps[i % exps.len()]).collect();
+        let src: Vec<f32> = xs[..n]
+            .iter()
+            .zip(&e)
+            .map(|(&x, &e)| x * 2f32.powi(e))
+            .collect();
+        for (seed, first) in [(0u64, 0u64), (7, u64::MAX - 40), (rng.next(), rng.next())] {
+            for len in [0usize, 1, 31, 32, 33, 95, n] {
+                for with_exps in [false, true] {
+                    let ex = with_exps.then_some(&e[..len]);
+                    let mut got = std::vec![0xa5u8; len];
+                    encode_codes_stochastic::<F>(&src[..len], ex, sat, (seed, first), &mut got);
+                    for (i, &g) in got.iter().enumerate() {
+                        let ei = ex.map_or(0, |ex| ex[i]);
+                        let r = crate::float::random_bits(seed, first.wrapping_add(i as u64));
+                        let p = Parts::from_f32(src[i]).scaled(ei);
+                        assert_eq!(
+                            g,
+                            f.round(p, mode, Some(r)) as u8,
+                            "{f:?} {mode:?} bulk value {i} of {len}, exponents {with_exps}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn stochastic_encode_matches_the_routine() {
+    every_format!(check_stochastic);
+}
