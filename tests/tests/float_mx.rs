@@ -862,15 +862,17 @@ proptest! {
     }
 
     #[test]
-    fn mx_rules_on_any_f32(bits in proptest::collection::vec(any::<u32>(), 1..300), rule in rule(), rows in 1usize..3) {
+    fn mx_rules_on_any_f32(bits in proptest::collection::vec(any::<u32>(), 1..300), rule in rule(), rows in 1usize..3, seed in proptest::option::of(any::<u64>())) {
         // Any f32 (NaN, infinities and subnormals included) under every
-        // scale rule, blocks along the rows: the f32 path that scales whole
-        // chunks of blocks, and its fallback where a block is not finite.
+        // scale rule, blocks along the rows, rounded to nearest or
+        // stochastically: the f32 paths that scale whole chunks of blocks,
+        // and their fallback where a block is not finite.
         let cols = bits.len().div_ceil(rows);
         let data: Vec<f64> = (0..rows * cols)
             .map(|i| f32::from_bits(bits[i % bits.len()]) as f64)
             .collect();
-        let opts = MxOptions { scale: rule, axis: None, rounding: Rounding::Nearest };
+        let rounding = seed.map_or(Rounding::Nearest, |seed| Rounding::Stochastic { seed });
+        let opts = MxOptions { scale: rule, axis: None, rounding };
         check_opts_all(&data, &[rows, cols], &opts);
     }
 }

@@ -14,7 +14,7 @@
 //! encode through the routine. The tests compare both directions against the
 //! routine on every code and on millions of inputs, in both modes.
 
-use super::{FloatFormat, MiniFloat, Mode, Overflow, Specials, Ties};
+use super::{FloatFormat, MiniFloat, Mode, Overflow, Specials, Ties, random_bits};
 
 /// Whether [`encode_fast`] covers `f`: a signed format of at most 8 bits with
 /// subnormals, ties to even, no `NegativeZeroNan`, at most 22 mantissa bits,
@@ -229,6 +229,47 @@ pub(crate) fn encode_stochastic<F: MiniFloat, const SAT: bool>(x: f32, e: i32, r
         let code = sign | mag as u32;
         let nan = if sign != 0 { k.nan_neg } else { k.nan_pos };
         (if a > 0x7f80_0000 { nan } else { code }) as u8
+    }
+}
+
+/// Values per step of [`encode_stochastic_slice`]: their random bits are
+/// drawn together (a loop that vectorizes), then their codes.
+const STOCHASTIC_STEP: usize = 64;
+
+/// `codes[i] = encode_stochastic::<F, SAT>(src[i], e_i,
+/// random_bits(seed, first + i))` with `e_i = exps[i]` (`None`: 0), for as
+/// many values as both slices hold: the portable loop, which the SIMD
+/// builds compile with their features. Only for formats with
+/// [`encode_fast_ok`].
+#[inline(always)]
+pub(crate) fn encode_stochastic_slice<F: MiniFloat, const SAT: bool>(
+    src: &[f32],
+    exps: Option<&[i32]>,
+    (seed, first): (u64, u64),
+    codes: &mut [u8],
+) {
+    let n = src.len().min(codes.len());
+    let mut random = [0u32; STOCHASTIC_STEP];
+    for at in (0..n).step_by(STOCHASTIC_STEP) {
+        let len = STOCHASTIC_STEP.min(n - at);
+        let base = first.wrapping_add(at as u64);
+        for (j, r) in random.iter_mut().enumerate() {
+            *r = random_bits(seed, base.wrapping_add(j as u64));
+        }
+        let (c, x) = (&mut codes[at..at + len], &src[at..at + len]);
+        match exps {
+            Some(e) => {
+                let e = &e[at..at + len];
+                for (((c, &x), &e), &r) in c.iter_mut().zip(x).zip(e).zip(&random) {
+                    *c = encode_stochastic::<F, SAT>(x, e, r);
+                }
+            }
+            None => {
+                for ((c, &x), &r) in c.iter_mut().zip(x).zip(&random) {
+                    *c = encode_stochastic::<F, SAT>(x, 0, r);
+                }
+            }
+        }
     }
 }
 

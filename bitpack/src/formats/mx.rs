@@ -148,6 +148,31 @@ fn scale_f32_blocks<F: MxElement>(
     true
 }
 
+/// The scales of the blocks of 32 `f32` values in `xs` (`scales`, one
+/// code per block) as [`scale_f32_blocks`] computes them, and each value's
+/// block exponent (`exps[i]`, the `e` of its block's scale `2^e`); `false`
+/// (with `exps` unfinished) when a block holds a NaN or an infinity, or its
+/// scale is NaN.
+fn scale_exps_f32<F: MxElement>(
+    xs: &[f32],
+    rule: ScaleRule,
+    scales: &mut [u8],
+    exps: &mut [i32],
+) -> bool {
+    const B: usize = 32;
+    let mut bits = [0u32; CHUNK / B];
+    crate::kernels::with_avx2(|| block_amax_bits_f32(xs, B, &mut bits));
+    for ((&m, s), e) in bits.iter().zip(scales.iter_mut()).zip(exps.chunks_mut(B)) {
+        let scale = mx_scale_f32::<F>(m, rule);
+        let Some(x) = scale_exponent(scale) else {
+            return false;
+        };
+        *s = scale.to_bits();
+        e.fill(x);
+    }
+    true
+}
+
 /// The scale code (`scales[i]`) and factor `2^-e` of its scale `2^e`
 /// (`factors[i]`) of each amax's bits `bits[i]` (as many as `scales`
 /// holds); `false` at the first amax that is infinite or NaN, or whose
@@ -269,6 +294,7 @@ fn quantize_into<F: MxElement, S: Real>(
                 let mut codes = [0u8; CHUNK];
                 let mut scaled = [0f32; CHUNK];
                 let mut widened = [0f32; CHUNK];
+                let mut exps_of = [0i32; CHUNK];
                 let w0 = wb * 64 / bits;
                 let (v0, v1) = (first(us.start), first(us.end));
                 if let Some(rule) = one_pass
@@ -303,6 +329,22 @@ fn quantize_into<F: MxElement, S: Real>(
                         let buf = &mut scaled[..chunk.len()];
                         if scale_f32_blocks::<F>(xs, opts.scale, srow, buf) {
                             minifloat::encode_words::<F>(buf, true, words, at - w0);
+                            continue;
+                        }
+                    }
+                    if let Rounding::Stochastic { seed } = opts.rounding
+                        && S::WIDENS
+                    {
+                        // The scales as for rounding to nearest, then the
+                        // branch-free stochastic encode with each block's
+                        // exponent.
+                        let xs = f32s_of(chunk, &mut widened);
+                        let es = &mut exps_of[..chunk.len()];
+                        if scale_exps_f32::<F>(xs, opts.scale, srow, es) {
+                            let c = &mut codes[..chunk.len()];
+                            let sf = (seed, at as u64);
+                            minifloat::encode_codes_stochastic::<F>(xs, Some(es), true, sf, c);
+                            pack(c, words, at - w0);
                             continue;
                         }
                     }

@@ -112,6 +112,15 @@ pub(crate) mod float_variants {
         [Some((NEON, "encode4_f32_neon", encode4_f32_neon::<F, SAT>))]
     }
 
+    /// Codes from `f32` times `2^-e`, rounded stochastically.
+    pub(crate) type StochasticF = unsafe fn(&[f32], Option<&[i32]>, (u64, u64), &mut [u8]);
+
+    /// None: NEON is in the target's baseline, so the portable loop is
+    /// already its NEON build.
+    pub(crate) fn stochastic<F: MiniFloat, const SAT: bool>() -> [Option<Variant<StochasticF>>; 0] {
+        []
+    }
+
     /// `decode_fast::<F>` on four lanes.
     pub(crate) fn decode<F: MiniFloat>() -> [Option<Variant<DecodeF>>; 1] {
         if !const { decode_fast_ok(&F::FORMAT) && !e8m0_ok(&F::FORMAT) } {

@@ -331,6 +331,15 @@ pub(crate) mod simd {
         pub(crate) fn decode<F: MiniFloat>() -> [Option<Variant<DecodeF>>; 0] {
             []
         }
+
+        /// Codes from `f32` times `2^-e`, rounded stochastically.
+        pub(crate) type StochasticF = unsafe fn(&[f32], Option<&[i32]>, (u64, u64), &mut [u8]);
+
+        /// No SIMD stochastic encode.
+        pub(crate) fn stochastic<F: MiniFloat, const SAT: bool>()
+        -> [Option<Variant<StochasticF>>; 0] {
+            []
+        }
     }
 }
 

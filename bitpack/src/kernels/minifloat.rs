@@ -68,16 +68,12 @@ fn encode_codes<F: MiniFloat, const SAT: bool>(have: u32, src: &[f32], codes: &m
     }
 }
 
-/// Values per step of [`encode_codes_stochastic`]: their random bits are
-/// drawn together (a loop that vectorizes), then their codes.
-const STOCHASTIC_STEP: usize = 32;
-
 /// `codes[i]` = the code of `src[i] * 2^-e_i` in `F` (`exps`: `e_i =
 /// exps[i]`, `None`: 0), rounded stochastically with
 /// `random_bits(seed, first + i)` (`satfinite`: the saturating mode), one
-/// per byte: [`encode_stochastic`] where it covers the format (compiled for
-/// AVX2 where the CPU has it), else the rounding routine. Every `e_i` is in
-/// `-127..=127`.
+/// per byte: [`encode_stochastic_slice`] where it covers the format (a
+/// SIMD build where the CPU has one), else the rounding routine. Every
+/// `e_i` is in `-127..=127`.
 pub(crate) fn encode_codes_stochastic<F: MiniFloat>(
     src: &[f32],
     exps: Option<&[i32]>,
@@ -86,59 +82,37 @@ pub(crate) fn encode_codes_stochastic<F: MiniFloat>(
     codes: &mut [u8],
 ) {
     let have = dispatch::features();
-    // SAFETY: `have` is `dispatch::features()` itself.
-    unsafe {
-        super::with_avx2_in(have, || {
-            by_mode!(
-                Mode::from_satfinite(satfinite),
-                stochastic_codes::<F>(src, exps, seed, first, codes)
-            )
-        })
-    }
+    by_mode!(
+        Mode::from_satfinite(satfinite),
+        stochastic_codes::<F>(have, src, exps, (seed, first), codes)
+    )
 }
 
-/// [`encode_codes_stochastic`] in one mode, inlined into the caller's
-/// build.
-#[inline(always)]
+/// [`encode_codes_stochastic`] in one mode, with the CPU features `have`.
 fn stochastic_codes<F: MiniFloat, const SAT: bool>(
+    have: u32,
     src: &[f32],
     exps: Option<&[i32]>,
-    seed: u64,
-    first: u64,
+    (seed, first): (u64, u64),
     codes: &mut [u8],
 ) {
-    let n = src.len().min(codes.len());
-    if !const { encode_fast_ok(&F::FORMAT) } {
-        let mode = Mode::from_satfinite(SAT);
-        for (i, (c, &x)) in codes[..n].iter_mut().zip(src).enumerate() {
-            let e = exps.map_or(0, |e| e[i]);
-            let r = random_bits(seed, first.wrapping_add(i as u64));
-            let p = crate::float::Parts::from_f32(x).scaled(e);
-            *c = F::FORMAT.round(p, mode, Some(r)) as u8;
+    if const { encode_fast_ok(&F::FORMAT) } {
+        if let Some(f) = simd_variant!(have, stochastic::<F, SAT>) {
+            // SAFETY: `dispatch::first` returns a variant only when every
+            // CPU feature its `#[target_feature]` enables is in `have`, the
+            // features the kernels may use.
+            unsafe { f(src, exps, (seed, first), codes) };
+            return;
         }
+        encode_stochastic_slice::<F, SAT>(src, exps, (seed, first), codes);
         return;
     }
-    let mut random = [0u32; STOCHASTIC_STEP];
-    for at in (0..n).step_by(STOCHASTIC_STEP) {
-        let len = STOCHASTIC_STEP.min(n - at);
-        let base = first.wrapping_add(at as u64);
-        for (j, r) in random.iter_mut().enumerate() {
-            *r = random_bits(seed, base.wrapping_add(j as u64));
-        }
-        let (c, x) = (&mut codes[at..at + len], &src[at..at + len]);
-        match exps {
-            Some(e) => {
-                let e = &e[at..at + len];
-                for (((c, &x), &e), &r) in c.iter_mut().zip(x).zip(e).zip(&random) {
-                    *c = encode_stochastic::<F, SAT>(x, e, r);
-                }
-            }
-            None => {
-                for ((c, &x), &r) in c.iter_mut().zip(x).zip(&random) {
-                    *c = encode_stochastic::<F, SAT>(x, 0, r);
-                }
-            }
-        }
+    let mode = Mode::from_satfinite(SAT);
+    for (i, (c, &x)) in codes.iter_mut().zip(src).enumerate() {
+        let e = exps.map_or(0, |e| e[i]);
+        let r = random_bits(seed, first.wrapping_add(i as u64));
+        let p = crate::float::Parts::from_f32(x).scaled(e);
+        *c = F::FORMAT.round(p, mode, Some(r)) as u8;
     }
 }
 

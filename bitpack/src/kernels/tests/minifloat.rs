@@ -409,7 +409,9 @@ fn carry_edges<F: MiniFloat>(x: f32, e: i32) -> Vec<u32> {
 /// of the carry.
 fn check_stochastic<F: MiniFloat>() {
     use crate::float::Parts;
-    use crate::kernels::minifloat::{encode_codes_stochastic, encode_stochastic};
+    use crate::kernels::minifloat::{
+        encode_codes_stochastic, encode_stochastic, encode_stochastic_slice,
+    };
     let f = F::FORMAT;
     if !encode_fast_ok(&f) {
         return;
@@ -459,8 +461,9 @@ fn check_stochastic<F: MiniFloat>() {
                 }
             }
         }
-        // The bulk path, with and without exponents, at lengths around its
-        // step and from an index whose random bits wrap.
+        // The bulk paths (the entry point, the portable loop and every
+        // SIMD build the CPU has), with and without exponents, at lengths
+        // around the step and from an index whose random bits wrap.
         let n = xs.len().min(if cfg!(miri) { 300 } else { 40_000 });
         let e: Vec<i32> = (0..n).map(|i| exps[i % exps.len()]).collect();
         let src: Vec<f32> = xs[..n]
@@ -468,21 +471,55 @@ fn check_stochastic<F: MiniFloat>() {
             .zip(&e)
             .map(|(&x, &e)| x * 2f32.powi(e))
             .collect();
-        for (seed, first) in [(0u64, 0u64), (7, u64::MAX - 40), (rng.next(), rng.next())] {
-            for len in [0usize, 1, 31, 32, 33, 95, n] {
-                for with_exps in [false, true] {
-                    let ex = with_exps.then_some(&e[..len]);
-                    let mut got = std::vec![0xa5u8; len];
-                    encode_codes_stochastic::<F>(&src[..len], ex, sat, (seed, first), &mut got);
-                    for (i, &g) in got.iter().enumerate() {
-                        let ei = ex.map_or(0, |ex| ex[i]);
-                        let r = crate::float::random_bits(seed, first.wrapping_add(i as u64));
-                        let p = Parts::from_f32(src[i]).scaled(ei);
-                        assert_eq!(
-                            g,
-                            f.round(p, mode, Some(r)) as u8,
-                            "{f:?} {mode:?} bulk value {i} of {len}, exponents {with_exps}"
-                        );
+        type Bulk = unsafe fn(&[f32], Option<&[i32]>, (u64, u64), &mut [u8]);
+        let entry: Bulk = if sat {
+            |s, e, sf, c| encode_codes_stochastic::<F>(s, e, true, sf, c)
+        } else {
+            |s, e, sf, c| encode_codes_stochastic::<F>(s, e, false, sf, c)
+        };
+        let portable: Bulk = if sat {
+            encode_stochastic_slice::<F, true>
+        } else {
+            encode_stochastic_slice::<F, false>
+        };
+        let mut builds: Vec<(&str, Bulk)> = std::vec![("entry", entry), ("portable", portable)];
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        {
+            use crate::kernels::dispatch::simd::float_variants::stochastic;
+            use crate::kernels::x86::detected;
+            let list = if sat {
+                stochastic::<F, true>()
+            } else {
+                stochastic::<F, false>()
+            };
+            for (need, name, f) in list.into_iter().flatten() {
+                if detected() & need == need {
+                    builds.push((name, f));
+                } else {
+                    std::eprintln!("skipped: {name} for {f:?} (the CPU lacks it)");
+                }
+            }
+        }
+        for (name, bulk) in builds {
+            for (seed, first) in [(0u64, 0u64), (7, u64::MAX - 40), (rng.next(), rng.next())] {
+                for len in [0usize, 1, 31, 32, 33, 95, n] {
+                    for with_exps in [false, true] {
+                        let ex = with_exps.then_some(&e[..len]);
+                        let mut got = std::vec![0xa5u8; len];
+                        // SAFETY: the SIMD builds run only where the CPU
+                        // has their features (checked above); the others
+                        // need none.
+                        unsafe { bulk(&src[..len], ex, (seed, first), &mut got) };
+                        for (i, &g) in got.iter().enumerate() {
+                            let ei = ex.map_or(0, |ex| ex[i]);
+                            let r = crate::float::random_bits(seed, first.wrapping_add(i as u64));
+                            let p = Parts::from_f32(src[i]).scaled(ei);
+                            assert_eq!(
+                                g,
+                                f.round(p, mode, Some(r)) as u8,
+                                "{f:?} {mode:?} {name}: value {i} of {len}, exponents {with_exps}"
+                            );
+                        }
                     }
                 }
             }

@@ -664,3 +664,41 @@ pub(crate) unsafe fn encode4_f32_avx512<F: MiniFloat, const SAT: bool>(
     }
     encode4_tail::<F, SAT>(&src[64 * steps..], &mut out[32 * steps..]);
 }
+
+// ---------------------------------------------------------------------------
+// stochastic encode
+// ---------------------------------------------------------------------------
+
+/// `elem::encode_stochastic_slice::<F, SAT>` compiled for AVX2: the random
+/// bits' 64-bit multiplies as three `vpmuludq` each, four lanes a vector.
+/// The format must satisfy `elem::encode_fast_ok`.
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn stochastic_avx2<F: MiniFloat, const SAT: bool>(
+    src: &[f32],
+    exps: Option<&[i32]>,
+    seed_first: (u64, u64),
+    codes: &mut [u8],
+) {
+    mf::encode_stochastic_slice::<F, SAT>(src, exps, seed_first, codes)
+}
+
+/// `elem::encode_stochastic_slice::<F, SAT>` compiled for AVX-512 (`vpmullq`,
+/// eight 64-bit lanes a vector, for the random bits; sixteen 32-bit lanes
+/// for the codes). The format must satisfy `elem::encode_fast_ok`.
+///
+/// # Safety
+///
+/// The CPU must support AVX-512 F, BW, DQ and VL.
+#[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl")]
+pub(crate) unsafe fn stochastic_avx512<F: MiniFloat, const SAT: bool>(
+    src: &[f32],
+    exps: Option<&[i32]>,
+    seed_first: (u64, u64),
+    codes: &mut [u8],
+) {
+    mf::encode_stochastic_slice::<F, SAT>(src, exps, seed_first, codes)
+}

@@ -41,7 +41,7 @@ use float::decode_perm_avx512;
 pub(crate) use float::widen_f16c;
 pub(crate) use float::{
     decode_f16c, decode_f16c_avx512, decode_f16c_scaled, encode_f32_avx2, encode_f32_avx512,
-    encode4_f32_avx2, encode4_f32_avx512,
+    encode4_f32_avx2, encode4_f32_avx512, stochastic_avx2, stochastic_avx512,
 };
 use pack::{
     pack_u8_avx2, pack_u8_avx512, pack_u8_bmi2, pack_u32_avx2, pack_u32_avx512, pack_u32_wide_avx2,
@@ -77,6 +77,8 @@ pub(crate) const AVX512VBMI: u32 = 64;
 pub(crate) const AVX512VBMI2: u32 = 128;
 /// `avx512vpopcntdq` detected.
 pub(crate) const AVX512VPOPCNTDQ: u32 = 256;
+/// `avx512dq` and `avx512vl` detected.
+pub(crate) const AVX512DQ_VL: u32 = 512;
 /// `avx2` and `bmi2` detected.
 pub(crate) const AVX2_BMI2: u32 = AVX2 | BMI2;
 /// `avx2` and `f16c` detected.
@@ -85,6 +87,9 @@ pub(crate) const AVX2_F16C: u32 = AVX2 | F16C;
 pub(crate) const AVX512_VBMI: u32 = AVX512F | AVX512BW | AVX512VBMI;
 /// AVX-512 F and BW detected (512-bit `vpshufb`, `vpsadbw`).
 pub(crate) const AVX512_BW: u32 = AVX512F | AVX512BW;
+/// AVX-512 F, BW, DQ and VL detected (`vpmullq`, and the autovectorized
+/// loops' masked 256-bit forms).
+pub(crate) const AVX512_DQ: u32 = AVX512F | AVX512BW | AVX512DQ_VL;
 /// AVX-512 F and VPOPCNTDQ detected (`vpopcntq`).
 pub(crate) const AVX512_POPCNT: u32 = AVX512F | AVX512VPOPCNTDQ;
 /// Detection has run.
@@ -118,6 +123,10 @@ fn detect() -> u32 {
         (
             std::is_x86_feature_detected!("avx512vpopcntdq"),
             AVX512VPOPCNTDQ,
+        ),
+        (
+            std::is_x86_feature_detected!("avx512dq") && std::is_x86_feature_detected!("avx512vl"),
+            AVX512DQ_VL,
         ),
     ] {
         if have {
@@ -224,6 +233,21 @@ pub(crate) mod float_variants {
                 encode4_f32_avx512::<F, SAT>,
             )),
             Some((AVX2, "encode4_f32_avx2", encode4_f32_avx2::<F, SAT>)),
+        ]
+    }
+
+    /// Codes from `f32` times `2^-e`, rounded stochastically (see
+    /// `elem::encode_stochastic_slice`).
+    pub(crate) type StochasticF = unsafe fn(&[f32], Option<&[i32]>, (u64, u64), &mut [u8]);
+
+    /// `elem::encode_stochastic_slice::<F, SAT>` in the SIMD builds.
+    pub(crate) fn stochastic<F: MiniFloat, const SAT: bool>() -> [Option<Variant<StochasticF>>; 2] {
+        if !const { encode_fast_ok(&F::FORMAT) } {
+            return [None; 2];
+        }
+        [
+            Some((AVX512_DQ, "stochastic_avx512", stochastic_avx512::<F, SAT>)),
+            Some((AVX2, "stochastic_avx2", stochastic_avx2::<F, SAT>)),
         ]
     }
 
