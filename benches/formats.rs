@@ -186,13 +186,24 @@ fn quantize(c: &mut Criterion) {
             })
         });
     }
+    let sr = MxOptions {
+        rounding: formats::Rounding::Stochastic { seed: 1 },
+        ..MxOptions::default()
+    };
     g.bench_function("mx_e2m1_stochastic", |b| {
-        let sr = MxOptions {
-            rounding: formats::Rounding::Stochastic { seed: 1 },
-            ..MxOptions::default()
-        };
         b.iter(|| MxArray::<E2M1>::quantize_with(black_box(&x), &shape, &sr).unwrap())
     });
+    g.bench_function("mx_e4m3_stochastic", |b| {
+        b.iter(|| MxArray::<E4M3>::quantize_with(black_box(&x), &shape, &sr).unwrap())
+    });
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx512f") {
+        g.bench_function("avx2/mx_e2m1_stochastic", |b| {
+            masked(&mut || {
+                b.iter(|| MxArray::<E2M1>::quantize_with(black_box(&x), &shape, &sr).unwrap())
+            })
+        });
+    }
     g.finish();
 }
 
@@ -311,10 +322,19 @@ fn wide(c: &mut Criterion) {
     g.bench_function("bf16", |b| {
         b.iter(|| e.array::<E4M3, half::bf16>(black_box(&xb)))
     });
+    let s = e.stochastic(5);
     g.bench_function("f32_stochastic", |b| {
-        let s = e.stochastic(5);
         b.iter(|| s.array::<E4M3, f32>(black_box(&x)))
     });
+    g.bench_function("bf16_stochastic", |b| {
+        b.iter(|| s.array::<E4M3, half::bf16>(black_box(&xb)))
+    });
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx512f") {
+        g.bench_function("avx2/f32_stochastic", |b| {
+            masked(&mut || b.iter(|| s.array::<E4M3, f32>(black_box(&x))))
+        });
+    }
     g.finish();
     black_box(NarrowArray::<E4M3>::zeroed(1));
 }

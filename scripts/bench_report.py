@@ -613,10 +613,12 @@ QUANTIZE_ROWS = [
     ("mx_e2m1_rceil", "mx_e2m1_rceil", "encode_e2m1"),
     ("mx_e2m1_axis0", "mx_e2m1_axis0 (blocks down the columns)", "encode_e2m1"),
     ("mx_e2m1_stochastic", "mx_e2m1_stochastic", "encode_e2m1"),
+    ("avx2/mx_e2m1_stochastic", "mx_e2m1_stochastic, AVX2 build", "avx2/encode_e2m1"),
     ("nvfp4", "nvfp4 (1 x 16, default tensor scale)", "encode_e2m1"),
     ("nvfp4_tiles", "nvfp4_tiles (16 x 16)", "encode_e2m1"),
     ("encode_e4m3", "encode_e4m3", "encode_e4m3"),
     ("mx_e4m3", "mx_e4m3", "encode_e4m3"),
+    ("mx_e4m3_stochastic", "mx_e4m3_stochastic", "encode_e4m3"),
 ]
 
 WIDE_ROWS = [
@@ -625,6 +627,8 @@ WIDE_ROWS = [
     ("f16", "f16"),
     ("f64", "f64 (round-to-odd to f32, then the f32 kernel)"),
     ("f32_stochastic", "f32, stochastic"),
+    ("bf16_stochastic", "bf16, stochastic"),
+    ("avx2/f32_stochastic", "f32, stochastic, AVX2 build"),
 ]
 
 
