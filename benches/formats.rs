@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use bitpack::NarrowArray;
 use bitpack::formats::{
-    self, E2M1, E4M3, E5M2, E8M0, Encoder, FloatFormat, Mode, MxArray, MxOptions, Nvfp4Array,
+    self, E2M1, E3M2, E4M3, E5M2, E8M0, Encoder, FloatFormat, Mode, MxArray, MxOptions, Nvfp4Array,
     Nvfp4Blocks, Nvfp4Options, ScaleRule,
 };
 use criterion::{Criterion, Throughput};
@@ -142,6 +142,13 @@ fn quantize(c: &mut Criterion) {
     });
     g.bench_function("mx_e4m3", |b| {
         b.iter(|| MxArray::<E4M3>::quantize(black_box(&x), &shape).unwrap())
+    });
+    // A 6-bit format (MXFP6): its codes are not whole bytes or nibbles.
+    g.bench_function("encode_e3m2", |b| {
+        b.iter(|| formats::encode::<E3M2>(black_box(&x), Mode::SatFinite))
+    });
+    g.bench_function("mx_e3m2", |b| {
+        b.iter(|| MxArray::<E3M2>::quantize(black_box(&x), &shape).unwrap())
     });
     g.bench_function("nvfp4", |b| {
         b.iter(|| Nvfp4Array::quantize(black_box(&x), &shape).unwrap())

@@ -619,6 +619,8 @@ QUANTIZE_ROWS = [
     ("encode_e4m3", "encode_e4m3", "encode_e4m3"),
     ("mx_e4m3", "mx_e4m3", "encode_e4m3"),
     ("mx_e4m3_stochastic", "mx_e4m3_stochastic", "encode_e4m3"),
+    ("encode_e3m2", "encode_e3m2", "encode_e3m2"),
+    ("mx_e3m2", "mx_e3m2 (6-bit codes)", "encode_e3m2"),
 ]
 
 WIDE_ROWS = [

@@ -256,7 +256,7 @@ fn quantize_into<F: MxElement, S: Real>(
         // `u % per_row`), cut where a chunk starts on a word.
         let per_row = d.div_ceil(CHUNK);
         // Rows of whole blocks (every chunk holds whole blocks and starts
-        // on a multiple of 32 values, so on a byte) of 4- and 8-bit
+        // on a multiple of 32 values, so on a byte) of 4-, 6- and 8-bit
         // formats, rounded to nearest, take the one-pass kernel where the
         // CPU has it: `Some` of the kernel's scale rule.
         let one_pass = mx_scale_bits::<F>(opts.scale).filter(|_| {

@@ -585,7 +585,7 @@ pub(crate) fn mx_blocks_serve<F: crate::float::MiniFloat>() -> bool {
 /// Whether [`mx_blocks`] takes `F` at all (a CPU aside).
 #[cfg(feature = "alloc")]
 pub(crate) const fn mx_blocks_format<F: crate::float::MiniFloat>() -> bool {
-    crate::float::elem::encode_fast_ok(&F::FORMAT) && matches!(F::FORMAT.bits(), 4 | 8)
+    crate::float::elem::encode_fast_ok(&F::FORMAT) && matches!(F::FORMAT.bits(), 4 | 6 | 8)
 }
 
 /// The one-pass MX quantize of whole blocks of 32 `f32` values (`xs`, `32 *
@@ -593,9 +593,11 @@ pub(crate) const fn mx_blocks_format<F: crate::float::MiniFloat>() -> bool {
 /// (an integer max of `bits & 0x7fff_ffff`, NaN above infinity), its scale
 /// code `scales[b]` and factor `f` from `a` by `rule`
 /// ([`MxScaleBits::scale`]), and its codes, each value `x` encoded as `x *
-/// f` to nearest (saturating), written to `out` as bytes: one per code for
-/// 8-bit formats, nibble pairs (value `2i` in the low nibble of byte `i`)
-/// for 4-bit ones. `out` holds `xs.len() * BITS / 8` bytes.
+/// f` to nearest (saturating), written to `out` as the dense stream's
+/// bytes: one per code for 8-bit formats, nibble pairs (value `2i` in the
+/// low nibble of byte `i`) for 4-bit ones, four codes in three bytes for
+/// 6-bit ones (value `i` at bit `6i`). `out` holds `xs.len() * BITS / 8`
+/// bytes.
 ///
 /// `false` where a block has no scale (its amax is infinite or NaN): the
 /// groups of [`MX_GROUP`] blocks before its group are written, the rest of
@@ -719,6 +721,12 @@ pub(crate) fn mx_blocks_portable<F: crate::float::MiniFloat>(
         if bits == 8 {
             for (i, o) in o.iter_mut().enumerate() {
                 *o = c(i);
+            }
+        } else if bits == 6 {
+            // Four codes in three bytes, the first in the low bits.
+            for (i, o) in o.chunks_exact_mut(3).enumerate() {
+                let v = (0..4).fold(0u32, |v, k| v | u32::from(c(4 * i + k) & 63) << (6 * k));
+                o.copy_from_slice(&v.to_le_bytes()[..3]);
             }
         } else {
             for (i, o) in o.iter_mut().enumerate() {

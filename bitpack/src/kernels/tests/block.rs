@@ -305,8 +305,8 @@ proptest! {
 
 /// The one-pass MX quantize's definition, one value at a time: each
 /// block's amax bits, its scale by `rule`, and each value's code as
-/// `encode_fast` of the product, written one per byte (8-bit formats) or as
-/// nibble pairs. The scales and bytes of the blocks before the first block
+/// `encode_fast` of the product, written into the dense stream by the
+/// bit-at-a-time reference. The scales and bytes of the blocks before the first block
 /// without a scale, and that block's index.
 fn mx_reference<F: crate::float::MiniFloat>(
     xs: &[f32],
@@ -325,15 +325,14 @@ fn mx_reference<F: crate::float::MiniFloat>(
             codes.push(crate::float::elem::encode_fast::<F, true>(x * f));
         }
     }
-    let bytes = if F::BITS == 8 {
-        codes
-    } else {
-        codes
-            .chunks(2)
-            .map(|p| (p[0] & 15) | (p[1] & 15) << 4)
-            .collect()
-    };
-    (scales, bytes, stop)
+    // The dense stream of the codes, a bit at a time.
+    let w = F::BITS;
+    let mut words = vec![0u64; super::super::words_for(w, codes.len())];
+    for (i, &c) in codes.iter().enumerate() {
+        super::ref_set(&mut words, i, w, u128::from(c) & ((1 << w) - 1));
+    }
+    let bytes: &[u8] = bytemuck::cast_slice(&words);
+    (scales, bytes[..codes.len() * w as usize / 8].to_vec(), stop)
 }
 
 /// Every variant of the one-pass MX quantize against [`mx_reference`] for
@@ -432,6 +431,8 @@ proptest! {
     ) {
         let xs = mx_values(&picks);
         check_mx::<crate::E2M1>(&xs, rule);
+        check_mx::<crate::E2M3>(&xs, rule);
+        check_mx::<crate::E3M2>(&xs, rule);
         check_mx::<crate::E4M3>(&xs, rule);
         check_mx::<crate::E5M2>(&xs, rule);
     }
@@ -441,7 +442,7 @@ proptest! {
 /// case `.ci/run` runs under Miri with AVX2 and F16C enabled): 5 NVFP4
 /// blocks with specials and magnitudes on the thresholds, 6 E2M1 words in
 /// blocks of two with a NaN and an infinite factor, every E4M3 and E5M2
-/// code in blocks of 32, and 37 MX blocks of E2M1 and E4M3 under two
+/// code in blocks of 32, and 37 MX blocks of E2M1, E3M2 and E4M3 under two
 /// rules, then with a NaN in the second group.
 #[test]
 fn block_kernels_on_fixed_inputs() {
@@ -534,8 +535,10 @@ fn block_kernels_on_fixed_inputs() {
         },
     ] {
         check_mx::<crate::E2M1>(&xs, rule);
+        check_mx::<crate::E3M2>(&xs, rule);
         check_mx::<crate::E4M3>(&xs, rule);
     }
     xs[20 * 32 + 5] = f32::NAN;
     check_mx::<crate::E2M1>(&xs, MxScaleBits { add: 0, emax: 2 });
+    check_mx::<crate::E3M2>(&xs, MxScaleBits { add: 0, emax: 4 });
 }

@@ -282,8 +282,9 @@ fn scales8_avx2(m: __m256i, rule: MxScaleBits) -> Option<(__m256i, __m256i)> {
 /// values is four registers, their maxima one register kept for the group;
 /// a group's 16 amaxes come from two [`hmax8_avx2`] trees and its scales
 /// from [`scales8_avx2`]; a block's codes are four `encode8` of the
-/// products, narrowed to bytes (8-bit formats, 32 bytes) or joined into
-/// nibble pairs by `vpmaddubsw` (4-bit formats, 16 bytes).
+/// products, narrowed to bytes (8-bit formats, 32 bytes), joined into
+/// nibble pairs by `vpmaddubsw` (4-bit formats, 16 bytes) or into 24 bytes
+/// by `sextets_avx2` (6-bit formats).
 #[target_feature(enable = "avx2")]
 pub(crate) fn mx_blocks_avx2<F: MiniFloat>(
     xs: &[f32],
@@ -320,6 +321,9 @@ pub(crate) fn mx_blocks_avx2<F: MiniFloat>(
         if bits == 8 {
             let v: [u8; 32] = bytemuck::cast(b);
             o.copy_from_slice(&v);
+        } else if bits == 6 {
+            let v: [u8; 32] = bytemuck::cast(sextets_avx2(b));
+            o.copy_from_slice(&v[..24]);
         } else {
             let v: [u8; 16] = bytemuck::cast(nibble_pairs_avx2(b));
             o.copy_from_slice(&v);
@@ -371,10 +375,10 @@ fn hmax16_avx512(v: &[__m512i; MX_GROUP]) -> __m512i {
 /// block of 32 values is two registers, their maxima one register kept for
 /// the group; a group's 16 amaxes are one [`hmax16_avx512`] and its
 /// scales one vector computation; two blocks a step, four `encode16` of the
-/// products narrowed by `narrow_u32x64` to 64 code bytes (8-bit formats)
-/// or, by `vpmaddubsw` and `vpmovwb`, 32 bytes of nibble pairs (4-bit
-/// formats). A last odd block takes the step with zero lanes and stores its
-/// half.
+/// products narrowed by `narrow_u32x64` to 64 code bytes (8-bit formats),
+/// by `vpmaddubsw` and `vpmovwb` to 32 bytes of nibble pairs (4-bit
+/// formats), or by `sextets_avx512` to 48 bytes (6-bit formats). A last
+/// odd block takes the step with zero lanes and stores its half.
 #[target_feature(enable = "avx512f,avx512bw")]
 pub(crate) fn mx_blocks_avx512<F: MiniFloat>(
     xs: &[f32],
@@ -426,6 +430,17 @@ pub(crate) fn mx_blocks_avx512<F: MiniFloat>(
             o[..32].copy_from_slice(&lo);
             if let Some(o) = o.get_mut(32..64) {
                 o.copy_from_slice(&hi);
+            }
+        } else if bits == 6 {
+            let v = sextets_avx512(b);
+            let lo: [u8; 32] = bytemuck::cast(_mm512_castsi512_si256(v));
+            match <&mut [u8; 48]>::try_from(&mut *o) {
+                Ok(o) => {
+                    let hi: [u8; 16] = bytemuck::cast(_mm512_extracti32x4_epi32::<2>(v));
+                    o[..32].copy_from_slice(&lo);
+                    o[32..].copy_from_slice(&hi);
+                }
+                Err(_) => o[..24].copy_from_slice(&lo[..24]),
             }
         } else {
             let n = nibble_pairs_avx512(b);

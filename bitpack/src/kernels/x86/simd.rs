@@ -364,6 +364,39 @@ pub(super) fn nibble_pairs_avx512(codes: __m512i) -> __m256i {
     _mm512_cvtepi16_epi8(_mm512_maddubs_epi16(codes, _mm512_set1_epi16(0x1001)))
 }
 
+/// 32 bytes of 6-bit codes (each at most 63) joined into 24 bytes of the
+/// dense stream (code `i` at bit `6i`), in the low 24 bytes of the result:
+/// `vpmaddubsw` (byte weights 1 and 64) and `vpmaddwd` (word weights 1 and
+/// 4096) give each 32-bit lane its four codes in 24 bits, `vpshufb` drops
+/// each lane's top byte (12 bytes per 128-bit half) and `vpermd` joins the
+/// halves.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) fn sextets_avx2(codes: __m256i) -> __m256i {
+    let w = _mm256_maddubs_epi16(codes, _mm256_set1_epi16(0x4001));
+    let d = _mm256_madd_epi16(w, _mm256_set1_epi32(0x1000_0001));
+    let three = _mm256_setr_epi8(
+        0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1, 0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13,
+        14, -1, -1, -1, -1,
+    );
+    let b = _mm256_shuffle_epi8(d, three);
+    _mm256_permutevar8x32_epi32(b, v256_u32([0, 1, 2, 4, 5, 6, 3, 7]))
+}
+
+/// [`sextets_avx2`] of 64 bytes of codes, 48 bytes out (the same
+/// instructions on 512 bits; `vpermd` joins the four 12-byte quarters).
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+pub(super) fn sextets_avx512(codes: __m512i) -> __m512i {
+    let w = _mm512_maddubs_epi16(codes, _mm512_set1_epi16(0x4001));
+    let d = _mm512_madd_epi16(w, _mm512_set1_epi32(0x1000_0001));
+    let quarter: [i8; 16] = [0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1];
+    let three = _mm512_broadcast_i32x4(bytemuck::cast(quarter));
+    let b = _mm512_shuffle_epi8(d, three);
+    let order = v512_u32([0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 3, 7, 11, 15]);
+    _mm512_permutexvar_epi32(order, b)
+}
+
 /// The low bytes of four vectors of 16 `u32` lanes (each lane at most
 /// 255), 64 bytes in element order: two `vpackusdw`, one `vpackuswb`, and
 /// one `vpermd` that undoes the packs' 128-bit interleave (after them,
