@@ -244,11 +244,12 @@ fn x86_variants_report() {
         f & x86::AVX512_VBMI == x86::AVX512_VBMI
     );
     std::eprintln!(
-        "x86 AVX-512: f={} bw={} vbmi={} vbmi2={} (variants needing a missing one are skipped)",
+        "x86 AVX-512: f={} bw={} vbmi={} vbmi2={} dq+vl={} (variants needing a missing one are skipped)",
         f & x86::AVX512F != 0,
         f & x86::AVX512BW != 0,
         f & x86::AVX512VBMI != 0,
-        f & x86::AVX512VBMI2 != 0
+        f & x86::AVX512VBMI2 != 0,
+        f & x86::AVX512DQ_VL != 0
     );
     for l in [
         line("unpack_u8", &x86::UNPACK_U8),
