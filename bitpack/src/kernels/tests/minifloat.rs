@@ -390,11 +390,14 @@ fn carry_edges<F: MiniFloat>(x: f32, e: i32) -> Vec<u32> {
     if !x.is_finite() || x == 0.0 {
         return Vec::new();
     }
-    let y = (x as f64).abs() * 2f64.powi(-e);
+    // Powers of two and the exponent from the bits: exact (Miri makes
+    // `powi` and `log2` inexact on purpose).
+    let pow2 = |k: i32| f64::from_bits(((k + 1023) as u64) << 52);
+    let y = (x as f64).abs() * pow2(-e);
     let emin = 1 - f.bias;
-    let exp = (y.log2().floor() as i32).max(emin);
-    let units = y / 2f64.powi(exp - f.mantissa_bits as i32);
-    let frac = ((units - units.floor()) * 2f64.powi(32)).floor() as u64;
+    let exp = (((y.to_bits() >> 52) & 0x7ff) as i32 - 1023).max(emin);
+    let units = y / pow2(exp - f.mantissa_bits as i32);
+    let frac = ((units - units.floor()) * pow2(32)) as u64;
     if frac == 0 {
         return Vec::new();
     }
@@ -422,11 +425,12 @@ fn check_stochastic<F: MiniFloat>() {
         // format's values and their neighbours, the specials, a few
         // exponents.
         let xs = (0..1u32 << f.bits())
+            .step_by(1 << (f.bits() - 3))
             .map(|c| f.decode_f32(c))
             .flat_map(|v| [v, f32::from_bits(v.to_bits().wrapping_add(1))])
             .chain([f32::NAN, f32::INFINITY, f32::MAX, 1e-45, -3.5e-40])
             .collect();
-        (xs, &[-127, -1, 0, 3, 127])
+        (xs, &[-127, 0, 3])
     } else {
         // The values around the format's own and the specials, and a
         // sample of the sweep of the whole `f32` range.
@@ -451,10 +455,14 @@ fn check_stochastic<F: MiniFloat>() {
             for &x0 in &xs {
                 // `x0` moved by `e` where `f32` keeps it, so the scaled
                 // value lands near the format's values.
-                let scaled = x0 * 2f32.powi(e);
+                let scaled = x0 * f32::from_bits(((e.clamp(-126, 127) + 127) as u32) << 23);
                 for x in [x0, scaled] {
                     let p = Parts::from_f32(x).scaled(e);
-                    let mut rs = std::vec![0, u32::MAX, rng.next() as u32];
+                    let mut rs = if cfg!(miri) {
+                        std::vec![rng.next() as u32]
+                    } else {
+                        std::vec![0, u32::MAX, rng.next() as u32]
+                    };
                     rs.extend(carry_edges::<F>(x, e));
                     for r in rs {
                         let want = f.round(p, mode, Some(r)) as u8;
@@ -472,12 +480,16 @@ fn check_stochastic<F: MiniFloat>() {
         // The bulk paths (the entry point, the portable loop and every
         // SIMD build the CPU has), with and without exponents, at lengths
         // around the step and from an index whose random bits wrap.
-        let n = xs.len().min(40_000);
+        let n = if cfg!(miri) {
+            100
+        } else {
+            xs.len().min(40_000)
+        };
         let e: Vec<i32> = (0..n).map(|i| exps[i % exps.len()]).collect();
-        let src: Vec<f32> = xs[..n]
-            .iter()
-            .zip(&e)
-            .map(|(&x, &e)| x * 2f32.powi(e))
+        let src: Vec<f32> = (0..n)
+            .map(|i| {
+                xs[i % xs.len()] * f32::from_bits(((e[i].clamp(-126, 127) + 127) as u32) << 23)
+            })
             .collect();
         type Bulk = unsafe fn(&[f32], Option<&[i32]>, (u64, u64), &mut [u8]);
         let entry: Bulk = if sat {
@@ -509,8 +521,11 @@ fn check_stochastic<F: MiniFloat>() {
             }
         }
         for (name, bulk) in builds {
-            for (seed, first) in [(0u64, 0u64), (7, u64::MAX - 40), (rng.next(), rng.next())] {
-                for len in [0usize, 1, 31, 32, 33, 95, n] {
+            let seeds = [(7, u64::MAX - 20), (0u64, 0u64), (rng.next(), rng.next())];
+            let seeds = &seeds[..if cfg!(miri) { 1 } else { 3 }];
+            for &(seed, first) in seeds {
+                let lens = [0usize, 1, 31, 32, 33, 95, n];
+                for len in lens.into_iter().filter(|&l| l <= n) {
                     for with_exps in [false, true] {
                         let ex = with_exps.then_some(&e[..len]);
                         let mut got = std::vec![0xa5u8; len];
