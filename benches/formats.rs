@@ -203,6 +203,13 @@ fn quantize(c: &mut Criterion) {
     g.bench_function("mx_e4m3_stochastic", |b| {
         b.iter(|| MxArray::<E4M3>::quantize_with(black_box(&x), &shape, &sr).unwrap())
     });
+    g.bench_function("nvfp4_stochastic", |b| {
+        let o = Nvfp4Options {
+            rounding: formats::Rounding::Stochastic { seed: 1 },
+            ..Nvfp4Options::default()
+        };
+        b.iter(|| Nvfp4Array::quantize_with(black_box(&x), &shape, &o).unwrap())
+    });
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx512f") {
         g.bench_function("avx2/mx_e2m1_stochastic", |b| {

@@ -616,6 +616,7 @@ QUANTIZE_ROWS = [
     ("avx2/mx_e2m1_stochastic", "mx_e2m1_stochastic, AVX2 build", "avx2/encode_e2m1"),
     ("nvfp4", "nvfp4 (1 x 16, default tensor scale)", "encode_e2m1"),
     ("nvfp4_tiles", "nvfp4_tiles (16 x 16)", "encode_e2m1"),
+    ("nvfp4_stochastic", "nvfp4_stochastic (1 x 16)", "encode_e2m1"),
     ("encode_e4m3", "encode_e4m3", "encode_e4m3"),
     ("mx_e4m3", "mx_e4m3", "encode_e4m3"),
     ("mx_e4m3_stochastic", "mx_e4m3_stochastic", "encode_e4m3"),
