@@ -232,19 +232,78 @@ pub(crate) fn encode_stochastic<F: MiniFloat, const SAT: bool>(x: f32, e: i32, r
     }
 }
 
+/// `F::FORMAT.round(Parts::from_f64(q), mode, Some(random))` with the
+/// sign of `negative` instead of `q`'s, without branches, `SAT` selecting
+/// [`Mode::SatFinite`]: [`encode_stochastic`] on the bits of an `f64`.
+/// Only for formats with [`encode_fast_ok`] (whose quanta lie so far above
+/// `f64`'s subnormals that a subnormal `q` is only a fraction below 2^-32
+/// of one: taken as it is, it rounds to zero as the routine's does).
+///
+/// With 52 mantissa bits the dropped part is always wider than 32 bits, so
+/// its first 32 are `s >> (drop - 32)` (zero where that shift is 64 or
+/// more).
+#[inline(always)]
+pub(crate) fn encode_stochastic_f64<F: MiniFloat, const SAT: bool>(
+    q: f64,
+    negative: bool,
+    random: u32,
+) -> u8 {
+    let k = const { EncodeConsts::of(&F::FORMAT, SAT) };
+    let m = const { F::FORMAT.mantissa_bits as i64 };
+    // The smallest normal exponent, biased as `f64`'s.
+    let tb = const { 1024 - F::FORMAT.bias as i64 };
+    let sign = (negative as u32) << k.sign_shift;
+    let a = q.to_bits() & 0x7fff_ffff_ffff_ffff;
+    let field = (a >> 52) as i64;
+    let eb = field.max(1);
+    let s = (a & 0x000f_ffff_ffff_ffff) | ((field != 0) as u64) << 52;
+    let drop = (52 - m) + (tb - eb).max(0);
+    let shr = |v: u64, n: i64| if (n as u64) < 64 { v >> n } else { 0 };
+    let kept = shr(s, drop) as i64;
+    let frac = shr(s, drop - 32) as u32;
+    let up = (frac.wrapping_add(random) < random) as i64;
+    let code = ((eb.max(tb) - tb) << m) + kept + up;
+    let inf = 0x7ff0_0000_0000_0000;
+    let mag = if code > k.max as i64 || a >= inf {
+        k.over_mag
+    } else {
+        code as u32
+    };
+    if a > inf {
+        let nan = if negative { k.nan_neg } else { k.nan_pos };
+        nan as u8
+    } else {
+        (sign | mag) as u8
+    }
+}
+
+/// How the values of [`encode_stochastic_slice`] are scaled before they
+/// round.
+#[derive(Clone, Copy)]
+pub(crate) enum StochasticScale<'a> {
+    /// Not at all.
+    One,
+    /// Value `i` times `2^-exps[i]` (each in `-127..=127`):
+    /// [`encode_stochastic`].
+    Exps(&'a [i32]),
+    /// Value `i` divided by `divisors[i]` in `f64` (rounded to nearest),
+    /// then [`encode_stochastic_f64`].
+    Divisors(&'a [f64]),
+}
+
 /// Values per step of [`encode_stochastic_slice`]: their random bits are
 /// drawn together (a loop that vectorizes), then their codes.
 const STOCHASTIC_STEP: usize = 64;
 
-/// `codes[i] = encode_stochastic::<F, SAT>(src[i], e_i,
-/// random_bits(seed, first + i))` with `e_i = exps[i]` (`None`: 0), for as
-/// many values as both slices hold: the portable loop, which the SIMD
-/// builds compile with their features. Only for formats with
-/// [`encode_fast_ok`].
+/// `codes[i]` = the code of value `i` of `src` scaled by `scale`, rounded
+/// stochastically with `random_bits(seed, first + i)` ([`encode_stochastic`]
+/// or [`encode_stochastic_f64`]), for as many values as both slices hold:
+/// the portable loop, which the SIMD builds compile with their features.
+/// Only for formats with [`encode_fast_ok`].
 #[inline(always)]
 pub(crate) fn encode_stochastic_slice<F: MiniFloat, const SAT: bool>(
     src: &[f32],
-    exps: Option<&[i32]>,
+    scale: StochasticScale<'_>,
     (seed, first): (u64, u64),
     codes: &mut [u8],
 ) {
@@ -257,16 +316,23 @@ pub(crate) fn encode_stochastic_slice<F: MiniFloat, const SAT: bool>(
             *r = random_bits(seed, base.wrapping_add(j as u64));
         }
         let (c, x) = (&mut codes[at..at + len], &src[at..at + len]);
-        match exps {
-            Some(e) => {
+        match scale {
+            StochasticScale::One => {
+                for ((c, &x), &r) in c.iter_mut().zip(x).zip(&random) {
+                    *c = encode_stochastic::<F, SAT>(x, 0, r);
+                }
+            }
+            StochasticScale::Exps(e) => {
                 let e = &e[at..at + len];
                 for (((c, &x), &e), &r) in c.iter_mut().zip(x).zip(e).zip(&random) {
                     *c = encode_stochastic::<F, SAT>(x, e, r);
                 }
             }
-            None => {
-                for ((c, &x), &r) in c.iter_mut().zip(x).zip(&random) {
-                    *c = encode_stochastic::<F, SAT>(x, 0, r);
+            StochasticScale::Divisors(d) => {
+                let d = &d[at..at + len];
+                for (((c, &x), &d), &r) in c.iter_mut().zip(x).zip(d).zip(&random) {
+                    let q = f64::from(x.abs()) / d;
+                    *c = encode_stochastic_f64::<F, SAT>(q, x.is_sign_negative(), r);
                 }
             }
         }

@@ -101,7 +101,8 @@ fn scaled_codes<F: MxElement, S: Real>(
                     }));
                 }
                 let at = first + (k * CHUNK) as u64;
-                minifloat::encode_codes_stochastic::<F>(xs, Some(es), true, (seed, at), c);
+                let es = minifloat::StochasticScale::Exps(es);
+                minifloat::encode_codes_stochastic::<F>(xs, es, true, (seed, at), c);
                 if any_nan {
                     // The NaN scale's values are +0 codes.
                     for (r, c) in c.chunks_mut(run).enumerate() {
@@ -343,7 +344,8 @@ fn quantize_into<F: MxElement, S: Real>(
                         if scale_exps_f32::<F>(xs, opts.scale, srow, es) {
                             let c = &mut codes[..chunk.len()];
                             let sf = (seed, at as u64);
-                            minifloat::encode_codes_stochastic::<F>(xs, Some(es), true, sf, c);
+                            let es = minifloat::StochasticScale::Exps(es);
+                            minifloat::encode_codes_stochastic::<F>(xs, es, true, sf, c);
                             pack(c, words, at - w0);
                             continue;
                         }

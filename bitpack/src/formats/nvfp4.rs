@@ -11,6 +11,7 @@ use super::block::{
 use super::blocked::{Blocked, split_shape};
 use super::types::{E2M1, E4M3};
 use super::wide::{Real, Rounding, f32s_of};
+use crate::kernels::minifloat::{self, StochasticScale};
 use crate::{Error, LengthOf, NarrowArray, Result};
 
 /// Which values share an NVFP4 block scale.
@@ -694,17 +695,60 @@ fn quantize_parts<S: Real>(
         at: |u| u / 16,
     };
     let scale_codes = &*scales;
+    let stochastic = match opts.rounding {
+        Rounding::Stochastic { seed } if S::WIDENS => Some(seed),
+        _ => None,
+    };
     crate::par::split(n, n, crate::par::on_grain, out, |us, words, base| {
         if us.is_empty() {
             return;
         }
         let mut codes = [0u8; crate::par::GRAIN];
+        let mut widened = [0f32; crate::par::GRAIN];
+        let mut divisors = [0f64; crate::par::GRAIN];
         let mut at = us.start;
         // Row `r`, block `b` of the row: divided out once, then counted.
         let (mut r, mut b) = (at / cols, at % cols / BS);
         while at < us.end {
             let end = us.end.min(at + crate::par::GRAIN);
             let c = &mut codes[..end - at];
+            let (r0, b0) = (r, b);
+            if let Some(seed) = stochastic {
+                // `f32`, `f16` and `bf16` rounded stochastically: each
+                // value's divisor (its block's scale times the tensor
+                // scale, exact in `f64`), then the branch-free stochastic
+                // encode of the quotients, unless a block's scale is zero
+                // or NaN (the loop below writes those chunks).
+                let mut p = at;
+                let mut plain = true;
+                while p < end {
+                    let block_end = r * cols + cols.min(b * BS + BS);
+                    let q = end.min(block_end);
+                    let code = scale_codes[r * nb + b];
+                    plain &= (1..0x7f).contains(&code);
+                    let d = f64::from(E4M3::from_bits(code).to_f32()) * f64::from(tensor_scale);
+                    divisors[p - at..q - at].fill(d);
+                    p = q;
+                    if q == block_end {
+                        b += 1;
+                        if b == nb {
+                            (r, b) = (r + 1, 0);
+                        }
+                    }
+                }
+                if plain {
+                    let xs = f32s_of(&data[at..end], &mut widened);
+                    let d = StochasticScale::Divisors(&divisors[..end - at]);
+                    let sf = (seed, at as u64);
+                    minifloat::encode_codes_stochastic::<E2M1>(xs, d, true, sf, c);
+                    if crate::kernels::pack(4, c, words, at - base * 16).is_err() {
+                        unreachable!("the array holds every value");
+                    }
+                    at = end;
+                    continue;
+                }
+                (r, b) = (r0, b0);
+            }
             let mut p = at;
             while p < end {
                 // The run of `p`'s block within `at..end`.

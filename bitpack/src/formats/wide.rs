@@ -477,8 +477,9 @@ impl Encoder {
         let sat = matches!(self.mode, Mode::SatFinite);
         match self.rounding {
             Rounding::Stochastic { seed } => {
+                use minifloat::StochasticScale::One;
                 if let Some(f) = S::as_f32s(src) {
-                    minifloat::encode_codes_stochastic::<F>(f, None, sat, (seed, first), codes);
+                    minifloat::encode_codes_stochastic::<F>(f, One, sat, (seed, first), codes);
                 } else if S::WIDENS {
                     // `f16` and `bf16`, widened exactly: the same values.
                     let mut buf = [0f32; CHUNK];
@@ -486,7 +487,7 @@ impl Encoder {
                         let b = &mut buf[..s.len()];
                         S::widen(s, b);
                         let at = first.wrapping_add((k * CHUNK) as u64);
-                        minifloat::encode_codes_stochastic::<F>(b, None, sat, (seed, at), c);
+                        minifloat::encode_codes_stochastic::<F>(b, One, sat, (seed, at), c);
                     }
                 } else {
                     for (k, (c, &x)) in codes.iter_mut().zip(src).enumerate() {

@@ -113,7 +113,8 @@ pub(crate) mod float_variants {
     }
 
     /// Codes from `f32` times `2^-e`, rounded stochastically.
-    pub(crate) type StochasticF = unsafe fn(&[f32], Option<&[i32]>, (u64, u64), &mut [u8]);
+    pub(crate) type StochasticF =
+        unsafe fn(&[f32], crate::float::elem::StochasticScale<'_>, (u64, u64), &mut [u8]);
 
     /// None: NEON is in the target's baseline, so the portable loop is
     /// already its NEON build.

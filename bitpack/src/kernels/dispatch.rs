@@ -333,7 +333,8 @@ pub(crate) mod simd {
         }
 
         /// Codes from `f32` times `2^-e`, rounded stochastically.
-        pub(crate) type StochasticF = unsafe fn(&[f32], Option<&[i32]>, (u64, u64), &mut [u8]);
+        pub(crate) type StochasticF =
+            unsafe fn(&[f32], crate::float::elem::StochasticScale<'_>, (u64, u64), &mut [u8]);
 
         /// No SIMD stochastic encode.
         pub(crate) fn stochastic<F: MiniFloat, const SAT: bool>()

@@ -10,7 +10,7 @@
 
 use super::dispatch;
 pub(crate) use crate::float::elem::*;
-use crate::float::{MiniFloat, Mode, random_bits};
+use crate::float::{MiniFloat, Mode, Parts, random_bits};
 
 use super::dispatch::simd::float_variants as simd;
 
@@ -68,15 +68,14 @@ fn encode_codes<F: MiniFloat, const SAT: bool>(have: u32, src: &[f32], codes: &m
     }
 }
 
-/// `codes[i]` = the code of `src[i] * 2^-e_i` in `F` (`exps`: `e_i =
-/// exps[i]`, `None`: 0), rounded stochastically with
-/// `random_bits(seed, first + i)` (`satfinite`: the saturating mode), one
-/// per byte: [`encode_stochastic_slice`] where it covers the format (a
-/// SIMD build where the CPU has one), else the rounding routine. Every
-/// `e_i` is in `-127..=127`.
+/// `codes[i]` = the code of `src[i]` scaled by `scale` in `F`, rounded
+/// stochastically with `random_bits(seed, first + i)` (`satfinite`: the
+/// saturating mode), one per byte: [`encode_stochastic_slice`] where it
+/// covers the format (a SIMD build where the CPU has one), else the
+/// rounding routine.
 pub(crate) fn encode_codes_stochastic<F: MiniFloat>(
     src: &[f32],
-    exps: Option<&[i32]>,
+    scale: StochasticScale<'_>,
     satfinite: bool,
     (seed, first): (u64, u64),
     codes: &mut [u8],
@@ -84,7 +83,7 @@ pub(crate) fn encode_codes_stochastic<F: MiniFloat>(
     let have = dispatch::features();
     by_mode!(
         Mode::from_satfinite(satfinite),
-        stochastic_codes::<F>(have, src, exps, (seed, first), codes)
+        stochastic_codes::<F>(have, src, scale, (seed, first), codes)
     )
 }
 
@@ -92,7 +91,7 @@ pub(crate) fn encode_codes_stochastic<F: MiniFloat>(
 fn stochastic_codes<F: MiniFloat, const SAT: bool>(
     have: u32,
     src: &[f32],
-    exps: Option<&[i32]>,
+    scale: StochasticScale<'_>,
     (seed, first): (u64, u64),
     codes: &mut [u8],
 ) {
@@ -101,17 +100,23 @@ fn stochastic_codes<F: MiniFloat, const SAT: bool>(
             // SAFETY: `dispatch::first` returns a variant only when every
             // CPU feature its `#[target_feature]` enables is in `have`, the
             // features the kernels may use.
-            unsafe { f(src, exps, (seed, first), codes) };
+            unsafe { f(src, scale, (seed, first), codes) };
             return;
         }
-        encode_stochastic_slice::<F, SAT>(src, exps, (seed, first), codes);
+        encode_stochastic_slice::<F, SAT>(src, scale, (seed, first), codes);
         return;
     }
     let mode = Mode::from_satfinite(SAT);
     for (i, (c, &x)) in codes.iter_mut().zip(src).enumerate() {
-        let e = exps.map_or(0, |e| e[i]);
+        let p = match scale {
+            StochasticScale::One => Parts::from_f32(x),
+            StochasticScale::Exps(e) => Parts::from_f32(x).scaled(e[i]),
+            StochasticScale::Divisors(d) => {
+                let q = f64::from(x.abs()) / d[i];
+                Parts::from_f64(if x.is_sign_negative() { -q } else { q })
+            }
+        };
         let r = random_bits(seed, first.wrapping_add(i as u64));
-        let p = crate::float::Parts::from_f32(x).scaled(e);
         *c = F::FORMAT.round(p, mode, Some(r)) as u8;
     }
 }

@@ -381,20 +381,23 @@ macro_rules! encode_tests {
 }
 encode_tests!(encode_e2m1: E2M1, encode_e2m3: E2M3, encode_e3m2: E3M2, encode_e4m3: E4M3, encode_e5m2: E5M2);
 
-/// The random bits at which `x * 2^-e` rounds up in `F` or just fails to:
-/// `2^32 - frac` and one below, with `frac` the first 32 bits of the
-/// fraction of the quantum above the lower code, computed in `f64` (exact
-/// for every finite `f32` and `e`); empty when the value is exact there.
-fn carry_edges<F: MiniFloat>(x: f32, e: i32) -> Vec<u32> {
+/// Powers of two from the bits: exact (Miri makes `powi` inexact on
+/// purpose).
+fn pow2(k: i32) -> f64 {
+    f64::from_bits(((k + 1023) as u64) << 52)
+}
+
+/// The random bits at which the magnitude `y` (a finite `f64`) rounds up
+/// in `F` or just fails to: `2^32 - frac` and one below, with `frac` the
+/// first 32 bits of the fraction of the quantum above the lower code,
+/// computed in `f64` (exact); empty when `y` is exact there.
+fn carry_edges<F: MiniFloat>(y: f64) -> Vec<u32> {
     let f = F::FORMAT;
-    if !x.is_finite() || x == 0.0 {
+    if !y.is_finite() || y == 0.0 {
         return Vec::new();
     }
-    // Powers of two and the exponent from the bits: exact (Miri makes
-    // `powi` and `log2` inexact on purpose).
-    let pow2 = |k: i32| f64::from_bits(((k + 1023) as u64) << 52);
-    let y = (x as f64).abs() * pow2(-e);
     let emin = 1 - f.bias;
+    // The exponent from the bits (Miri's `log2` is inexact too).
     let exp = (((y.to_bits() >> 52) & 0x7ff) as i32 - 1023).max(emin);
     let units = y / pow2(exp - f.mantissa_bits as i32);
     let frac = ((units - units.floor()) * pow2(32)) as u64;
@@ -413,7 +416,8 @@ fn carry_edges<F: MiniFloat>(x: f32, e: i32) -> Vec<u32> {
 fn check_stochastic<F: MiniFloat>() {
     use crate::float::Parts;
     use crate::kernels::minifloat::{
-        encode_codes_stochastic, encode_stochastic, encode_stochastic_slice,
+        StochasticScale, encode_codes_stochastic, encode_stochastic, encode_stochastic_f64,
+        encode_stochastic_slice,
     };
     let f = F::FORMAT;
     if !encode_fast_ok(&f) {
@@ -463,7 +467,7 @@ fn check_stochastic<F: MiniFloat>() {
                     } else {
                         std::vec![0, u32::MAX, rng.next() as u32]
                     };
-                    rs.extend(carry_edges::<F>(x, e));
+                    rs.extend(carry_edges::<F>(f64::from(x).abs() * pow2(-e)));
                     for r in rs {
                         let want = f.round(p, mode, Some(r)) as u8;
                         assert_eq!(
@@ -474,6 +478,30 @@ fn check_stochastic<F: MiniFloat>() {
                             -e
                         );
                     }
+                }
+            }
+        }
+        // Divided by a divisor in `f64` (NVFP4's block scale times the
+        // tensor scale): the `f64` element function on the quotient.
+        let divisors = [1.0, 0.375, 6.0 * 448.0, 3.0 / 2688.0, 1e-30, 1e30];
+        for &d in &divisors[..if cfg!(miri) { 2 } else { 6 }] {
+            for &x in &xs {
+                let q = f64::from(x.abs()) / d;
+                let p = Parts::from_f64(if x.is_sign_negative() { -q } else { q });
+                let mut rs = std::vec![0, u32::MAX, rng.next() as u32];
+                rs.extend(carry_edges::<F>(q));
+                for r in rs {
+                    let got = if sat {
+                        encode_stochastic_f64::<F, true>(q, x.is_sign_negative(), r)
+                    } else {
+                        encode_stochastic_f64::<F, false>(q, x.is_sign_negative(), r)
+                    };
+                    assert_eq!(
+                        got,
+                        f.round(p, mode, Some(r)) as u8,
+                        "{f:?} {mode:?} {x:e} ({:#x}) / {d:e}, random {r:#x}",
+                        x.to_bits()
+                    );
                 }
             }
         }
@@ -491,7 +519,8 @@ fn check_stochastic<F: MiniFloat>() {
                 xs[i % xs.len()] * f32::from_bits(((e[i].clamp(-126, 127) + 127) as u32) << 23)
             })
             .collect();
-        type Bulk = unsafe fn(&[f32], Option<&[i32]>, (u64, u64), &mut [u8]);
+        let d: Vec<f64> = (0..n).map(|i| divisors[i % divisors.len()]).collect();
+        type Bulk = unsafe fn(&[f32], StochasticScale<'_>, (u64, u64), &mut [u8]);
         let entry: Bulk = if sat {
             |s, e, sf, c| encode_codes_stochastic::<F>(s, e, true, sf, c)
         } else {
@@ -526,21 +555,32 @@ fn check_stochastic<F: MiniFloat>() {
             for &(seed, first) in seeds {
                 let lens = [0usize, 1, 31, 32, 33, 95, n];
                 for len in lens.into_iter().filter(|&l| l <= n) {
-                    for with_exps in [false, true] {
-                        let ex = with_exps.then_some(&e[..len]);
+                    for how in 0..3 {
+                        let scale = match how {
+                            0 => StochasticScale::One,
+                            1 => StochasticScale::Exps(&e[..len]),
+                            _ => StochasticScale::Divisors(&d[..len]),
+                        };
                         let mut got = std::vec![0xa5u8; len];
                         // SAFETY: the SIMD builds run only where the CPU
                         // has their features (checked above); the others
                         // need none.
-                        unsafe { bulk(&src[..len], ex, (seed, first), &mut got) };
+                        unsafe { bulk(&src[..len], scale, (seed, first), &mut got) };
                         for (i, &g) in got.iter().enumerate() {
-                            let ei = ex.map_or(0, |ex| ex[i]);
+                            let x = src[i];
+                            let p = match how {
+                                0 => Parts::from_f32(x),
+                                1 => Parts::from_f32(x).scaled(e[i]),
+                                _ => {
+                                    let q = f64::from(x.abs()) / d[i];
+                                    Parts::from_f64(if x.is_sign_negative() { -q } else { q })
+                                }
+                            };
                             let r = crate::float::random_bits(seed, first.wrapping_add(i as u64));
-                            let p = Parts::from_f32(src[i]).scaled(ei);
                             assert_eq!(
                                 g,
                                 f.round(p, mode, Some(r)) as u8,
-                                "{f:?} {mode:?} {name}: value {i} of {len}, exponents {with_exps}"
+                                "{f:?} {mode:?} {name}: value {i} of {len}, scaling {how}"
                             );
                         }
                     }

@@ -679,11 +679,11 @@ pub(crate) unsafe fn encode4_f32_avx512<F: MiniFloat, const SAT: bool>(
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn stochastic_avx2<F: MiniFloat, const SAT: bool>(
     src: &[f32],
-    exps: Option<&[i32]>,
+    scale: mf::StochasticScale<'_>,
     seed_first: (u64, u64),
     codes: &mut [u8],
 ) {
-    mf::encode_stochastic_slice::<F, SAT>(src, exps, seed_first, codes)
+    mf::encode_stochastic_slice::<F, SAT>(src, scale, seed_first, codes)
 }
 
 /// `elem::encode_stochastic_slice::<F, SAT>` compiled for AVX-512 (`vpmullq`,
@@ -696,9 +696,9 @@ pub(crate) unsafe fn stochastic_avx2<F: MiniFloat, const SAT: bool>(
 #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl")]
 pub(crate) unsafe fn stochastic_avx512<F: MiniFloat, const SAT: bool>(
     src: &[f32],
-    exps: Option<&[i32]>,
+    scale: mf::StochasticScale<'_>,
     seed_first: (u64, u64),
     codes: &mut [u8],
 ) {
-    mf::encode_stochastic_slice::<F, SAT>(src, exps, seed_first, codes)
+    mf::encode_stochastic_slice::<F, SAT>(src, scale, seed_first, codes)
 }

@@ -238,7 +238,8 @@ pub(crate) mod float_variants {
 
     /// Codes from `f32` times `2^-e`, rounded stochastically (see
     /// `elem::encode_stochastic_slice`).
-    pub(crate) type StochasticF = unsafe fn(&[f32], Option<&[i32]>, (u64, u64), &mut [u8]);
+    pub(crate) type StochasticF =
+        unsafe fn(&[f32], crate::float::elem::StochasticScale<'_>, (u64, u64), &mut [u8]);
 
     /// `elem::encode_stochastic_slice::<F, SAT>` in the SIMD builds.
     pub(crate) fn stochastic<F: MiniFloat, const SAT: bool>() -> [Option<Variant<StochasticF>>; 2] {
