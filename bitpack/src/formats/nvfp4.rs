@@ -654,9 +654,28 @@ fn quantize_parts<S: Real>(
             |_| true,
             out,
             |us, out, base| {
+                let scaler = Nvfp4Scaler::new(tensor_scale, opts.tiny);
                 for u in us {
                     let ((r0, height), b) = (group(u / nb), u % nb);
                     let (c0, c1) = (b * BS, cols.min(b * BS + BS));
+                    if S::WIDENS {
+                        // `f32`-exact data: the amax as an integer max of
+                        // the magnitudes' bits (NaN above infinity), the
+                        // scale without a division, as `nvfp4_scale` gives.
+                        let mut m = 0u32;
+                        for r in r0..r0 + height {
+                            for x in &data[r * cols + c0..r * cols + c1] {
+                                m = m.max(x.to_f32_odd().to_bits() & 0x7fff_ffff);
+                            }
+                        }
+                        let scale = if m > 0x7f7f_ffff {
+                            E4M3::NAN
+                        } else {
+                            scaler.scale(m)
+                        };
+                        out[u - base] = scale.to_bits();
+                        continue;
+                    }
                     let mut amax = Some(0f64);
                     for r in r0..r0 + height {
                         let a = block_amax(&data[r * cols + c0..r * cols + c1]);
