@@ -280,6 +280,13 @@ pub(crate) fn encode_stochastic_f64<F: MiniFloat, const SAT: bool>(
 /// How the values of [`encode_stochastic_slice`] are scaled before they
 /// round.
 #[derive(Clone, Copy)]
+#[cfg_attr(
+    not(feature = "alloc"),
+    allow(
+        dead_code,
+        reason = "the MX and NVFP4 arrays scale by exponents and divisors"
+    )
+)]
 pub(crate) enum StochasticScale<'a> {
     /// Not at all.
     One,

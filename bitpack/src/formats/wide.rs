@@ -348,6 +348,9 @@ pub enum Rounding {
 ///
 /// The `f32`, round-to-nearest case runs the same kernels as
 /// [`encode`](super::encode) and [`encode_packed`](super::encode_packed).
+/// Stochastic rounding of `f32`, `f16` and `bf16` into a signed format
+/// with subnormals (every shipped one but E8M0) runs a branch-free SIMD
+/// encode, the same bits as the rounding routine.
 ///
 /// # Examples
 ///

@@ -118,7 +118,11 @@
 //! straight into the stream. Decode of a 4-bit format is the register table
 //! of [`decode`]; of wider ones, `vcvtph2ps` on codes shifted into
 //! `binary16` (AVX-512: 32 codes per step; else F16C, 16; the 8-bit codes
-//! are read in place), else the branch-free function.
+//! are read in place), else the branch-free function. Stochastic rounding
+//! is a branch-free function too (`elem::encode_stochastic`, the rounding
+//! on the integer bits, with the block's power-of-two scale or, for NVFP4,
+//! the quotient in `f64`), whose portable loop runs as AVX-512 (F, BW,
+//! DQ, VL: `vpmullq` for the random bits) or AVX2 builds.
 //!
 //! # Performance
 //!

@@ -50,8 +50,8 @@
 //! 128-bit chunks; an element path as above for the rest.
 
 use super::codes::{
-    Nvfp4Scaler, e2m1_stochastic_f32, e2m1_threshold_bits, e2m1_thresholds_f32, e8m0_f32, mx_code,
-    mx_operand, mx_scale_f32_branchless, mx_value, nvfp4_value, scale_exponent,
+    Nvfp4Scaler, e2m1_stochastic_f32, e2m1_threshold_bits, e2m1_thresholds_f32, e8m0_f32,
+    mx_operand, mx_scale_f32_branchless, mx_value, nvfp4_value,
 };
 use super::{BlockGrid, MxElement, ScaleRule, TinyScale, swizzled_index, swizzled_len};
 use crate::float::Mode;

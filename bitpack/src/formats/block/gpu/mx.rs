@@ -3,10 +3,9 @@
 use super::{
     BlockGrid, COLUMNWISE, Coder, DivU32, E4M3, E8M0, Input, Mode, MxElement, NoEight, Rounding,
     SWIZZLED, ScaleRule, Simt, U32x4, aligned16, block_scale_slow, dequantize_slow,
-    e2m1_nearest_x8, e8m0_f32, fixed, global_thread, half_threshold_words, map_out_by, mx_code,
-    mx_operand, mx_scale_f32_branchless, mx_value, quantize_fast, quantize_slow, rounding_args,
-    rounding_of, scale_exponent, store_tail_of, swizzled_len, swizzled_pos, unswizzle,
-    zero_padding,
+    e2m1_nearest_x8, e8m0_f32, fixed, global_thread, half_threshold_words, map_out_by, mx_operand,
+    mx_scale_f32_branchless, mx_value, quantize_fast, quantize_slow, random_bits, rounding_args,
+    rounding_of, store_tail_of, swizzled_len, swizzled_pos, unswizzle, zero_padding,
 };
 
 /// What an MX quantization launch computes: the input shape, the rule, the
@@ -314,14 +313,17 @@ pub unsafe fn mx_dequantize<S: Simt, F: MxElement, const W: u32>(
 
 /// The MX code of `x` (value `i`) under the scale byte `sc`, rounded
 /// stochastically with `random_bits(seed, i)`: `mx_codes`' bits (the NaN
-/// scale gives 0). Out of line and scalars only: the rounding routine is
-/// long, and one copy of it serves every value of a unit.
+/// scale gives 0), by the host's branch-free stochastic encode
+/// (`elem::encode_stochastic`: integer arithmetic on the `f32` bits, the
+/// block exponent applied to the exponent). Out of line: one copy serves
+/// every value of a unit.
 #[inline(never)]
 fn mx_stochastic_code<F: MxElement>(x: f32, sc: u8, seed: u64, i: u64) -> u8 {
-    match scale_exponent(E8M0::from_bits(sc)) {
-        Some(e) => mx_code::<F, f32>(x, e, Rounding::Stochastic { seed }, i),
-        None => 0,
-    }
+    const { assert!(crate::float::elem::encode_fast_ok(&F::FORMAT)) };
+    // The NaN scale's exponent stands in as 127; its codes are masked.
+    let e = i32::from(sc.min(254)) - 127;
+    let c = crate::float::elem::encode_stochastic::<F, true>(x, e, random_bits(seed, i));
+    if sc == 0xff { 0 } else { c }
 }
 
 /// The thresholds of E2M1 codes of `x * 2^-e` (`f16` or `bf16` data `I`)
