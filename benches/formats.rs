@@ -212,6 +212,12 @@ fn quantize(c: &mut Criterion) {
     });
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx512f") {
+        g.bench_function("avx2/encode_e3m2", |b| {
+            masked(&mut || b.iter(|| formats::encode::<E3M2>(black_box(&x), Mode::SatFinite)))
+        });
+        g.bench_function("avx2/mx_e3m2", |b| {
+            masked(&mut || b.iter(|| MxArray::<E3M2>::quantize(black_box(&x), &shape).unwrap()))
+        });
         g.bench_function("avx2/mx_e2m1_stochastic", |b| {
             masked(&mut || {
                 b.iter(|| MxArray::<E2M1>::quantize_with(black_box(&x), &shape, &sr).unwrap())

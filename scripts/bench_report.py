@@ -622,6 +622,7 @@ QUANTIZE_ROWS = [
     ("mx_e4m3_stochastic", "mx_e4m3_stochastic", "encode_e4m3"),
     ("encode_e3m2", "encode_e3m2", "encode_e3m2"),
     ("mx_e3m2", "mx_e3m2 (6-bit codes)", "encode_e3m2"),
+    ("avx2/mx_e3m2", "mx_e3m2, AVX2 build", "avx2/encode_e3m2"),
 ]
 
 WIDE_ROWS = [

@@ -118,6 +118,10 @@ pub(crate) mod float_variants {
 
     /// None: NEON is in the target's baseline, so the portable loop is
     /// already its NEON build.
+    #[allow(
+        clippy::extra_unused_type_parameters,
+        reason = "the signature of the x86 list"
+    )]
     pub(crate) fn stochastic<F: MiniFloat, const SAT: bool>() -> [Option<Variant<StochasticF>>; 0] {
         []
     }

@@ -531,6 +531,10 @@ fn check_stochastic<F: MiniFloat>() {
         } else {
             encode_stochastic_slice::<F, false>
         };
+        #[cfg_attr(
+            not(all(feature = "std", target_arch = "x86_64")),
+            allow(unused_mut, reason = "the x86 builds are added below")
+        )]
         let mut builds: Vec<(&str, Bulk)> = std::vec![("entry", entry), ("portable", portable)];
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
         {
