@@ -11,8 +11,12 @@
 //! ([`encode_fast_ok`], [`decode_fast_ok`]); the bulk paths fall back to the
 //! routine (or the decode table) for the others. E8M0 has a branch-free
 //! pair of its own ([`e8m0_encode`], [`e8m0_decode`]); the FNUZ formats
-//! encode through the routine. The tests compare both directions against the
-//! routine on every code and on millions of inputs, in both modes.
+//! encode through the routine. Stochastic rounding has its branch-free
+//! forms too ([`encode_stochastic`] of an `f32` scaled by a power of two,
+//! [`encode_stochastic_f64`] of a quotient, and the slice loop
+//! [`encode_stochastic_slice`] that draws the random bits). The tests
+//! compare both directions against the routine on every code and on
+//! millions of inputs, in both modes.
 
 use super::{FloatFormat, MiniFloat, Mode, Overflow, Specials, Ties, random_bits};
 
@@ -178,9 +182,10 @@ pub(crate) fn encode_fast<F: MiniFloat, const SAT: bool>(x: f32) -> u8 {
 /// All on the integer bits: the magnitude is `s * 2^(eb - 150)` with `s`
 /// its 24-bit significand (an `f32` subnormal is normalized through its
 /// bits' exact conversion to `f32`) and `eb` its biased exponent less `e`;
-/// the result's quantum drops the low `k = 23 - M + max(emin - exp, 0)`
-/// bits of `s`, which give the truncated code, and the next 32 below the
-/// quantum (`s << (32 - k)` or `s >> (k - 32)`, whichever is in range),
+/// the result's quantum drops the low `drop = 23 - M + max(emin - exp, 0)`
+/// bits of `s`; the bits above them give the truncated code, and the next
+/// 32 below the quantum (`s << (32 - drop)` or `s >> (drop - 32)`,
+/// whichever is in range),
 /// which round up when adding `random` carries out of 32 bits. Codes are
 /// consecutive across binades (a carry out of the mantissa is the next
 /// exponent), so the normal code is `(exp - emin) << M` plus the

@@ -210,7 +210,7 @@ pub unsafe fn nvfp4_quantize<S: Simt, I: Input>(
 /// The NVFP4 code of `x` (value `i`) under the E4M3 scale byte `sc` and
 /// the tensor scale `ts`, rounded stochastically with `random_bits(seed,
 /// i)`: `nvfp4_codes`' bits (the NaN scale gives 0, a zero scale the
-/// value's sign). Out of line, as [`mx_stochastic_code`].
+/// value's sign). Out of line, as `mx_stochastic_code` (`mx.rs`).
 #[inline(never)]
 fn nvfp4_stochastic_code(x: f32, sc: u8, ts: f32, seed: u64, i: u64) -> u8 {
     match sc {
