@@ -432,6 +432,19 @@ class MxArray(_BlockScaled):
     def axis(self) -> int:
         return self._inner.axis
 
+    def requantize(self, x, scale_rule="floor", stochastic_seed=None) -> None:
+        """Quantizes ``x`` (an array of this array's shape) into this array,
+        in place, along its axis: the same codes and scales as
+        ``mx_quantize(x, self.fmt, self.axis, scale_rule, stochastic_seed)``
+        without allocating new storage (for repeated quantizations of one
+        shape, such as a weight at every step). On error the array is
+        unchanged."""
+        flat, half, shape = _floats(x)
+        if tuple(shape) != self.shape:
+            raise ValueError(
+                f"requantize takes an array of this array's shape {self.shape}, not {tuple(shape)}")
+        self._inner.requantize(flat, half, scale_rule, _seed(stochastic_seed))
+
     def __repr__(self):
         return f"MxArray(fmt={self.fmt!r}, shape={self.shape}, axis={self.axis})"
 
@@ -457,6 +470,23 @@ class Nvfp4Array(_BlockScaled):
     def tensor_scale(self) -> float:
         return self._inner.tensor_scale
 
+    def requantize(self, x, tile=(1, 16), tensor_scale=None, tiny_scale="flush",
+                   stochastic_seed=None) -> None:
+        """Quantizes ``x`` (an array of this array's shape) into this array,
+        in place: the same codes, scales and tensor scale as
+        ``nvfp4_quantize(x, tile, tensor_scale, tiny_scale,
+        stochastic_seed)`` without allocating new storage. On error (a
+        tensor scale that is not finite and positive, or no finite value
+        for the default one) the array is unchanged."""
+        flat, half, shape = _floats(x)
+        if tuple(shape) != self.shape:
+            raise ValueError(
+                f"requantize takes an array of this array's shape {self.shape}, not {tuple(shape)}")
+        tile = _nvfp4_tile(tile)
+        ts = None if tensor_scale is None else float(tensor_scale)
+        self._inner.requantize(
+            flat, half, tile == (16, 16), ts, tiny_scale, _seed(stochastic_seed))
+
     def __repr__(self):
         return f"Nvfp4Array(shape={self.shape}, tensor_scale={self.tensor_scale})"
 
@@ -475,6 +505,13 @@ def mx_quantize(x, fmt, axis=-1, scale_rule="floor", stochastic_seed=None) -> Mx
     return MxArray(inner)
 
 
+def _nvfp4_tile(tile):
+    tile = tuple(tile)
+    if tile not in ((1, 16), (16, 16)):
+        raise ValueError(f"tile must be (1, 16) or (16, 16), not {tile}")
+    return tile
+
+
 def nvfp4_quantize(x, tile=(1, 16), tensor_scale=None, tiny_scale="flush",
                    stochastic_seed=None) -> Nvfp4Array:
     """Quantizes ``x`` to NVFP4: blocks of 16 values (``tile=(1, 16)``) or
@@ -485,9 +522,7 @@ def nvfp4_quantize(x, tile=(1, 16), tensor_scale=None, tiny_scale="flush",
     flat, half, shape = _floats(x)
     if len(shape) == 0:
         raise ValueError("nvfp4_quantize takes an array of at least one dimension")
-    tile = tuple(tile)
-    if tile not in ((1, 16), (16, 16)):
-        raise ValueError(f"tile must be (1, 16) or (16, 16), not {tile}")
+    tile = _nvfp4_tile(tile)
     ts = None if tensor_scale is None else float(tensor_scale)
     inner = _bitpack.nvfp4_quantize(
         flat, half, list(shape), tile == (16, 16), ts, tiny_scale, _seed(stochastic_seed))

@@ -70,6 +70,12 @@ class MxArray(_BlockScaled):
     ) -> "MxArray": ...
     @property
     def axis(self) -> int: ...
+    def requantize(
+        self,
+        x: npt.ArrayLike,
+        scale_rule: ScaleRule = "floor",
+        stochastic_seed: Optional[int] = None,
+    ) -> None: ...
 
 class Nvfp4Array(_BlockScaled):
     @classmethod
@@ -82,6 +88,14 @@ class Nvfp4Array(_BlockScaled):
     ) -> "Nvfp4Array": ...
     @property
     def tensor_scale(self) -> float: ...
+    def requantize(
+        self,
+        x: npt.ArrayLike,
+        tile: Tuple[int, int] = (1, 16),
+        tensor_scale: Optional[float] = None,
+        tiny_scale: TinyScale = "flush",
+        stochastic_seed: Optional[int] = None,
+    ) -> None: ...
 
 def mx_quantize(
     x: npt.ArrayLike,

@@ -127,7 +127,7 @@ fn narrow<T: bitpack::BitElement>(bytes: &[u8], shape: &[usize]) -> PyResult<Nar
 
 /// An MX array: values of one MX element format in blocks of 32 along one
 /// axis, each block with an E8M0 scale.
-#[pyclass(name = "MxArray", module = "bitpack._bitpack", frozen)]
+#[pyclass(name = "MxArray", module = "bitpack._bitpack")]
 struct Mx {
     inner: MxAny,
     fmt: &'static str,
@@ -182,6 +182,35 @@ impl Mx {
         let n = each_mx!(&self.inner, a => a.len());
         let inner = &self.inner;
         new_array::<f32>(py, n, |out| each_mx!(inner, a => a.dequantize_into(out)))
+    }
+
+    /// Quantizes the flat values `x` (as many as the array holds, of its
+    /// shape) into this array's storage, along its axis: the same bits as a
+    /// fresh `mx_quantize`, without allocating. Unchanged on error.
+    #[pyo3(signature = (x, half, scale_rule_name, seed))]
+    fn requantize(
+        &mut self,
+        py: Python<'_>,
+        x: Floats<'_>,
+        half: &str,
+        scale_rule_name: &str,
+        seed: Option<u64>,
+    ) -> PyResult<()> {
+        let opts = MxOptions {
+            scale: scale_rule(scale_rule_name)?,
+            axis: Some(self.axis()),
+            rounding: encoder("nearest", seed)?.rounding_of(),
+        };
+        let half = match x {
+            Floats::U16(_) => Half::parse(half)?,
+            _ => Half::F16,
+        };
+        let inner = &mut self.inner;
+        with_floats!(x, half, |src: &[S]| {
+            each_mx!(&mut *inner, a => {
+                py.detach(|| a.requantize::<S>(src, &opts)).map_err(value_error)
+            })
+        })
     }
 
     /// An MX array from its packed values (the dense stream of `shape`),
@@ -244,7 +273,7 @@ fn mx_quantize(
 
 /// An NVFP4 array: E2M1 values in blocks of 16 (1 x 16 or 16 x 16), each
 /// with an E4M3 scale, and one `float32` tensor scale.
-#[pyclass(name = "Nvfp4Array", module = "bitpack._bitpack", frozen)]
+#[pyclass(name = "Nvfp4Array", module = "bitpack._bitpack")]
 struct Nvfp4 {
     inner: Nvfp4Array,
 }
@@ -298,6 +327,33 @@ impl Nvfp4 {
         new_array::<f32>(py, inner.len(), |out| inner.dequantize_into(out))
     }
 
+    /// Quantizes the flat values `x` (as many as the array holds, of its
+    /// shape) into this array's storage: the same bits as a fresh
+    /// `nvfp4_quantize`, without allocating. Unchanged on error.
+    #[allow(clippy::too_many_arguments, reason = "one argument per Python keyword")]
+    #[pyo3(signature = (x, half, tiles, tensor_scale, tiny, seed))]
+    fn requantize(
+        &mut self,
+        py: Python<'_>,
+        x: Floats<'_>,
+        half: &str,
+        tiles: bool,
+        tensor_scale: Option<f32>,
+        tiny: &str,
+        seed: Option<u64>,
+    ) -> PyResult<()> {
+        let opts = nvfp4_options(tiles, tensor_scale, tiny, seed)?;
+        let half = match x {
+            Floats::U16(_) => Half::parse(half)?,
+            _ => Half::F16,
+        };
+        let inner = &mut self.inner;
+        with_floats!(x, half, |src: &[S]| {
+            py.detach(|| inner.requantize::<S>(src, &opts))
+                .map_err(value_error)
+        })
+    }
+
     /// An NVFP4 array from its packed E2M1 values (the dense stream of
     /// `shape`), its E4M3 scale codes and its tensor scale.
     #[staticmethod]
@@ -316,6 +372,25 @@ impl Nvfp4 {
     }
 }
 
+/// The options of an NVFP4 quantize from its Python arguments.
+fn nvfp4_options(
+    tiles: bool,
+    tensor_scale: Option<f32>,
+    tiny: &str,
+    seed: Option<u64>,
+) -> PyResult<Nvfp4Options> {
+    Ok(Nvfp4Options {
+        blocks: if tiles {
+            Nvfp4Blocks::Tiles16x16
+        } else {
+            Nvfp4Blocks::Rows
+        },
+        tensor_scale,
+        tiny: tiny_scale(tiny)?,
+        rounding: encoder("nearest", seed)?.rounding_of(),
+    })
+}
+
 /// Quantizes the flat values `x` of `shape` to NVFP4.
 #[pyfunction]
 #[allow(clippy::too_many_arguments, reason = "one argument per Python keyword")]
@@ -330,16 +405,7 @@ fn nvfp4_quantize(
     tiny: &str,
     seed: Option<u64>,
 ) -> PyResult<Nvfp4> {
-    let opts = Nvfp4Options {
-        blocks: if tiles {
-            Nvfp4Blocks::Tiles16x16
-        } else {
-            Nvfp4Blocks::Rows
-        },
-        tensor_scale,
-        tiny: tiny_scale(tiny)?,
-        rounding: encoder("nearest", seed)?.rounding_of(),
-    };
+    let opts = nvfp4_options(tiles, tensor_scale, tiny, seed)?;
     let half = match x {
         Floats::U16(_) => Half::parse(half)?,
         _ => Half::F16,

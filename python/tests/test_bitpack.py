@@ -461,6 +461,52 @@ class BlockScaling(unittest.TestCase):
             bitpack.nvfp4_quantize(np.full((2, 16), np.nan, np.float32))
 
 
+    def test_requantize_is_a_fresh_quantize(self):
+        def same(a, b):
+            np.testing.assert_array_equal(a.codes, b.codes)
+            np.testing.assert_array_equal(a.scales.view(np.uint8), b.scales.view(np.uint8))
+
+        x = self.rng.standard_normal((8, 64)).astype(np.float32)
+        y = (self.rng.standard_normal((8, 64)) * 100).astype(np.float32)
+        for fmt in ("float4_e2m1fn", "float6_e3m2fn", "float8_e4m3fn"):
+            for axis in (0, 1):
+                for rule, seed in (("floor", None), ("rceil", 5)):
+                    with self.subTest(fmt=fmt, axis=axis, rule=rule, seed=seed):
+                        q = bitpack.mx_quantize(x, fmt, axis=axis)
+                        for data in (y, y.astype(ml_dtypes.bfloat16)):
+                            q.requantize(data, scale_rule=rule, stochastic_seed=seed)
+                            same(q, bitpack.mx_quantize(data, fmt, axis, rule, seed))
+        for tile, ts, seed in (((1, 16), None, None), ((16, 16), 0.25, 3)):
+            with self.subTest(tile=tile, tensor_scale=ts, seed=seed):
+                x = self.rng.standard_normal((32, 48)).astype(np.float32)
+                y = (x * 7).astype(np.float16)
+                q = bitpack.nvfp4_quantize(x)
+                q.requantize(y, tile=tile, tensor_scale=ts, stochastic_seed=seed)
+                fresh = bitpack.nvfp4_quantize(y, tile=tile, tensor_scale=ts, stochastic_seed=seed)
+                same(q, fresh)
+                self.assertEqual(q.tensor_scale, fresh.tensor_scale)
+        # Errors leave the array as it was.
+        q = bitpack.nvfp4_quantize(np.ones((2, 16), np.float32))
+        before = (q.codes.copy(), q.scales.view(np.uint8).copy(), q.tensor_scale)
+        with self.assertRaisesRegex(ValueError, "needs a finite value"):
+            q.requantize(np.full((2, 16), np.nan, np.float32))
+        with self.assertRaisesRegex(ValueError, "finite and positive"):
+            q.requantize(np.ones((2, 16), np.float32), tensor_scale=float("inf"))
+        with self.assertRaisesRegex(ValueError, "shape"):
+            q.requantize(np.ones((4, 8), np.float32))
+        with self.assertRaisesRegex(ValueError, "tile"):
+            q.requantize(np.ones((2, 16), np.float32), tile=(2, 16))
+        np.testing.assert_array_equal(q.codes, before[0])
+        np.testing.assert_array_equal(q.scales.view(np.uint8), before[1])
+        self.assertEqual(q.tensor_scale, before[2])
+        m = bitpack.mx_quantize(np.ones((2, 32), np.float32), "float8_e5m2")
+        with self.assertRaisesRegex(ValueError, "shape"):
+            m.requantize(np.ones(64, np.float32))
+        with self.assertRaisesRegex(ValueError, "scale_rule"):
+            m.requantize(np.ones((2, 32), np.float32), scale_rule="round")
+        np.testing.assert_array_equal(m.dequantize(), np.ones((2, 32), np.float32))
+
+
 @unittest.skipIf(MISSING is not None, MISSING or "")
 class Integers(unittest.TestCase):
     def test_every_width_both_signs(self):
