@@ -438,7 +438,8 @@ class MxArray(_BlockScaled):
         ``mx_quantize(x, self.fmt, self.axis, scale_rule, stochastic_seed)``
         without allocating new storage (for repeated quantizations of one
         shape, such as a weight at every step). On error the array is
-        unchanged."""
+        unchanged. The work runs without the GIL; another thread that uses
+        the array meanwhile gets a ``RuntimeError`` (already borrowed)."""
         flat, half, shape = _floats(x)
         if tuple(shape) != self.shape:
             raise ValueError(
@@ -477,7 +478,9 @@ class Nvfp4Array(_BlockScaled):
         ``nvfp4_quantize(x, tile, tensor_scale, tiny_scale,
         stochastic_seed)`` without allocating new storage. On error (a
         tensor scale that is not finite and positive, or no finite value
-        for the default one) the array is unchanged."""
+        for the default one) the array is unchanged. As for
+        ``MxArray.requantize``, another thread that uses the array meanwhile
+        gets a ``RuntimeError``."""
         flat, half, shape = _floats(x)
         if tuple(shape) != self.shape:
             raise ValueError(
