@@ -112,7 +112,8 @@ fn stochastic_codes<F: MiniFloat, const SAT: bool>(
             StochasticScale::One => Parts::from_f32(x),
             StochasticScale::Exps(e) => Parts::from_f32(x).scaled(e[i]),
             StochasticScale::Divisors(d) => {
-                let q = f64::from(x.abs()) / d[i];
+                // `abs`: the sign of a NaN quotient is not promised.
+                let q = (f64::from(x.abs()) / d[i]).abs();
                 Parts::from_f64(if x.is_sign_negative() { -q } else { q })
             }
         };
