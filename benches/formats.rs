@@ -166,6 +166,23 @@ fn quantize(c: &mut Criterion) {
     g.bench_function("nvfp4_tiles", |b| {
         b.iter(|| Nvfp4Array::quantize_with(black_box(&x), &shape, &tiles).unwrap())
     });
+    let sr = MxOptions {
+        rounding: formats::Rounding::Stochastic { seed: 1 },
+        ..MxOptions::default()
+    };
+    g.bench_function("mx_e2m1_stochastic", |b| {
+        b.iter(|| MxArray::<E2M1>::quantize_with(black_box(&x), &shape, &sr).unwrap())
+    });
+    g.bench_function("mx_e4m3_stochastic", |b| {
+        b.iter(|| MxArray::<E4M3>::quantize_with(black_box(&x), &shape, &sr).unwrap())
+    });
+    g.bench_function("nvfp4_stochastic", |b| {
+        let o = Nvfp4Options {
+            rounding: formats::Rounding::Stochastic { seed: 1 },
+            ..Nvfp4Options::default()
+        };
+        b.iter(|| Nvfp4Array::quantize_with(black_box(&x), &shape, &o).unwrap())
+    });
     // The same with the AVX-512 variants masked off (the AVX2 build
     // many CPUs run), where the CPU has AVX-512.
     #[cfg(target_arch = "x86_64")]
@@ -192,26 +209,6 @@ fn quantize(c: &mut Criterion) {
                 })
             })
         });
-    }
-    let sr = MxOptions {
-        rounding: formats::Rounding::Stochastic { seed: 1 },
-        ..MxOptions::default()
-    };
-    g.bench_function("mx_e2m1_stochastic", |b| {
-        b.iter(|| MxArray::<E2M1>::quantize_with(black_box(&x), &shape, &sr).unwrap())
-    });
-    g.bench_function("mx_e4m3_stochastic", |b| {
-        b.iter(|| MxArray::<E4M3>::quantize_with(black_box(&x), &shape, &sr).unwrap())
-    });
-    g.bench_function("nvfp4_stochastic", |b| {
-        let o = Nvfp4Options {
-            rounding: formats::Rounding::Stochastic { seed: 1 },
-            ..Nvfp4Options::default()
-        };
-        b.iter(|| Nvfp4Array::quantize_with(black_box(&x), &shape, &o).unwrap())
-    });
-    #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("avx512f") {
         g.bench_function("avx2/encode_e3m2", |b| {
             masked(&mut || b.iter(|| formats::encode::<E3M2>(black_box(&x), Mode::SatFinite)))
         });
