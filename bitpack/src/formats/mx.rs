@@ -125,72 +125,59 @@ fn scaled_codes<F: MxElement, S: Real>(
 }
 
 /// The scales of the blocks of 32 `f32` values in `xs` (`scales`, one
-/// code per block) and `xs` divided by them (`out`): the amax is an integer
-/// max of the magnitudes' bits (which order them, NaN above infinity), as
-/// [`block_amax`] computes it, and the division a multiply by `2^-e`; both
-/// loops run in AVX2 builds where the CPU has it. `false` (with `out`
-/// unfinished) when a block holds a NaN or an infinity, or its scale is
-/// NaN: the caller takes the general path, which writes the NaN scale's
-/// `+0` codes.
+/// code per block) and `xs` divided by them (`out`): [`chunk_scales`], and
+/// the division a multiply by `2^-e`; both loops run in AVX2 builds where
+/// the CPU has it. `false` (with `out` unfinished) when a block holds a NaN
+/// or an infinity, or its scale is NaN: the caller takes the general path,
+/// which writes the NaN scale's `+0` codes.
 fn scale_f32_blocks<F: MxElement>(
     xs: &[f32],
     rule: ScaleRule,
     scales: &mut [u8],
     out: &mut [f32],
 ) -> bool {
-    const B: usize = 32;
-    let mut bits = [0u32; CHUNK / B];
-    crate::kernels::with_avx2(|| block_amax_bits_f32(xs, B, &mut bits));
-    let mut factors = [0f32; CHUNK / B];
-    if !scales_and_factors::<F>(&bits, rule, scales, &mut factors) {
+    let mut factors = [0f32; CHUNK / 32];
+    if !chunk_scales::<F>(xs, rule, scales, |b, e| factors[b] = inv_pow2_f32(e)) {
         return false;
     }
     crate::kernels::with_avx2(|| scale_blocks(xs, &factors, out));
     true
 }
 
-/// The scales of the blocks of 32 `f32` values in `xs` (`scales`, one
-/// code per block) as [`scale_f32_blocks`] computes them, and each value's
-/// block exponent (`exps[i]`, the `e` of its block's scale `2^e`); `false`
-/// (with `exps` unfinished) when a block holds a NaN or an infinity, or its
-/// scale is NaN.
-fn scale_exps_f32<F: MxElement>(
+/// The scales of the blocks of 32 `f32` values in `xs`, at most a chunk
+/// (`scales`, one code per block) by [`scale_exponents`]: the amax is an
+/// integer max of the magnitudes' bits (which order them, NaN above
+/// infinity), as [`block_amax`] computes it, in a loop compiled for AVX2
+/// where the CPU has it.
+fn chunk_scales<F: MxElement>(
     xs: &[f32],
     rule: ScaleRule,
     scales: &mut [u8],
-    exps: &mut [i32],
+    each: impl FnMut(usize, i32),
 ) -> bool {
     const B: usize = 32;
     let mut bits = [0u32; CHUNK / B];
     crate::kernels::with_avx2(|| block_amax_bits_f32(xs, B, &mut bits));
-    for ((&m, s), e) in bits.iter().zip(scales.iter_mut()).zip(exps.chunks_mut(B)) {
-        let scale = mx_scale_f32::<F>(m, rule);
-        let Some(x) = scale_exponent(scale) else {
-            return false;
-        };
-        *s = scale.to_bits();
-        e.fill(x);
-    }
-    true
+    scale_exponents::<F>(&bits, rule, scales, each)
 }
 
-/// The scale code (`scales[i]`) and factor `2^-e` of its scale `2^e`
-/// (`factors[i]`) of each amax's bits `bits[i]` (as many as `scales`
-/// holds); `false` at the first amax that is infinite or NaN, or whose
-/// scale is NaN.
-fn scales_and_factors<F: MxElement>(
+/// The scale code (`scales[i]`) of each amax's bits `bits[i]` (as many as
+/// `scales` holds), and `each(i, e)` with the exponent `e` of its scale
+/// `2^e`; `false` at the first amax that is infinite or NaN, or whose scale
+/// is NaN.
+fn scale_exponents<F: MxElement>(
     bits: &[u32],
     rule: ScaleRule,
     scales: &mut [u8],
-    factors: &mut [f32],
+    mut each: impl FnMut(usize, i32),
 ) -> bool {
-    for ((&m, s), f) in bits.iter().zip(scales.iter_mut()).zip(factors) {
+    for (i, (&m, s)) in bits.iter().zip(scales.iter_mut()).enumerate() {
         let scale = mx_scale_f32::<F>(m, rule);
         let Some(e) = scale_exponent(scale) else {
             return false;
         };
         *s = scale.to_bits();
-        *f = inv_pow2_f32(e);
+        each(i, e);
     }
     true
 }
@@ -341,7 +328,9 @@ fn quantize_into<F: MxElement, S: Real>(
                         // exponent.
                         let xs = f32s_of(chunk, &mut widened);
                         let es = &mut exps_of[..chunk.len()];
-                        if scale_exps_f32::<F>(xs, opts.scale, srow, es) {
+                        let n = es.len();
+                        let fill = |b: usize, e: i32| es[b * B..n.min(b * B + B)].fill(e);
+                        if chunk_scales::<F>(xs, opts.scale, srow, fill) {
                             let c = &mut codes[..chunk.len()];
                             let sf = (seed, at as u64);
                             let es = minifloat::StochasticScale::Exps(es);
@@ -488,7 +477,8 @@ impl AcrossRows {
                 kernels::with_avx2(|| max_bits_into(xs, acc));
             }
         }
-        if !scales_and_factors::<F>(&self.bits, rule, srow, &mut self.factors) {
+        let factors = &mut self.factors;
+        if !scale_exponents::<F>(&self.bits, rule, srow, |i, e| factors[i] = inv_pow2_f32(e)) {
             return false;
         }
         for (r, row) in tile.chunks(inner).enumerate() {
