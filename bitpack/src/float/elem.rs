@@ -118,6 +118,27 @@ impl EncodeConsts {
     }
 }
 
+impl EncodeConsts {
+    /// The code of a value of sign bit `sign` (at its place in the code, or
+    /// 0) and finite magnitude code `mag`, or for a NaN input (`nan`) the
+    /// NaN code of its sign: with [`NanCodes::Signed`] (every format with a
+    /// NaN) the positive one with the sign or-ed in, so only the magnitude
+    /// is chosen. The tail of every branch-free encode.
+    #[inline(always)]
+    pub(crate) fn signed_code(&self, sign: u32, nan: bool, mag: u32) -> u8 {
+        if self.nan == NanCodes::Signed {
+            (sign | if nan { self.nan_pos } else { mag }) as u8
+        } else {
+            let nan_code = if sign != 0 {
+                self.nan_neg
+            } else {
+                self.nan_pos
+            };
+            (if nan { nan_code } else { sign | mag }) as u8
+        }
+    }
+}
+
 /// `F::FORMAT.encode_f32(x, mode)` without branches, `SAT` selecting
 /// [`Mode::SatFinite`]. Only for formats
 /// with [`encode_fast_ok`].
@@ -156,20 +177,7 @@ pub(crate) fn encode_fast<F: MiniFloat, const SAT: bool>(x: f32) -> u8 {
     } else {
         mag
     };
-    if k.nan == NanCodes::Signed {
-        // NaN codes are the positive one with the sign or-ed in (every
-        // format with a NaN): only the magnitude is chosen.
-        let mag = if a > 0x7f80_0000 {
-            k.nan_pos as i32
-        } else {
-            mag
-        };
-        (sign | mag as u32) as u8
-    } else {
-        let code = sign | mag as u32;
-        let nan = if sign != 0 { k.nan_neg } else { k.nan_pos };
-        (if a > 0x7f80_0000 { nan } else { code }) as u8
-    }
+    k.signed_code(sign, a > 0x7f80_0000, mag as u32)
 }
 
 /// `F::FORMAT.round(Parts::from_f32(x).scaled(e), mode, Some(random))`
@@ -219,22 +227,11 @@ pub(crate) fn encode_stochastic<F: MiniFloat, const SAT: bool>(x: f32, e: i32, r
     // Infinity (whatever `e`) and anything above the largest finite code
     // overflow.
     let mag = if code > k.max as i32 || a >= 0x7f80_0000 {
-        k.over_mag as i32
+        k.over_mag
     } else {
-        code
+        code as u32
     };
-    if k.nan == NanCodes::Signed {
-        let mag = if a > 0x7f80_0000 {
-            k.nan_pos as i32
-        } else {
-            mag
-        };
-        (sign | mag as u32) as u8
-    } else {
-        let code = sign | mag as u32;
-        let nan = if sign != 0 { k.nan_neg } else { k.nan_pos };
-        (if a > 0x7f80_0000 { nan } else { code }) as u8
-    }
+    k.signed_code(sign, a > 0x7f80_0000, mag)
 }
 
 /// `F::FORMAT.round(Parts::from_f64(q), mode, Some(random))` with the
@@ -274,12 +271,7 @@ pub(crate) fn encode_stochastic_f64<F: MiniFloat, const SAT: bool>(
     } else {
         code as u32
     };
-    if a > inf {
-        let nan = if negative { k.nan_neg } else { k.nan_pos };
-        nan as u8
-    } else {
-        (sign | mag) as u8
-    }
+    k.signed_code(sign, a > inf, mag)
 }
 
 /// How the values of [`encode_stochastic_slice`] are scaled before they
