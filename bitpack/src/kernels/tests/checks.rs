@@ -60,17 +60,28 @@ pub(super) fn check_unpack<const W: u32, U: Lane + crate::kernels::Unsigned>() {
         let nw = crate::kernels::words_for(W, off + n) + case % 2;
         let words = data(&mut rng, nw, case);
         let expect: Vec<u64> = (0..n).map(|i| ref_get(&words, off + i, W) as u64).collect();
+        // The output starts at a random place in a cache line (where the
+        // SIMD steps start depends on it), between guard values that must
+        // survive.
+        let lead = rng.below(64 / size_of::<U>());
         for (name, f) in &variants {
-            let mut out: Vec<U> = (0..n).map(|_| U::from_u64(rng.next())).collect();
-            f(&words, off, &mut out);
+            let guarded: Vec<U> = (0..lead + n + 8).map(|_| U::from_u64(rng.next())).collect();
+            let mut buf = guarded.clone();
+            f(&words, off, &mut buf[lead..lead + n]);
+            let out = &buf[lead..lead + n];
             for i in 0..n {
                 assert_eq!(
                     out[i].to_u64(),
                     expect[i],
-                    "unpack W={W} U=u{} {name}: len {n} offset {off} element {i}",
+                    "unpack W={W} U=u{} {name}: len {n} offset {off} lead {lead} element {i}",
                     <U as Lane>::BITS
                 );
             }
+            assert!(
+                buf[..lead] == guarded[..lead] && buf[lead + n..] == guarded[lead + n..],
+                "unpack W={W} U=u{} {name}: len {n} offset {off} lead {lead}: wrote outside",
+                <U as Lane>::BITS
+            );
         }
     }
 }
@@ -133,17 +144,21 @@ pub(super) fn check_pack<const W: u32, U: Lane + crate::kernels::Unsigned>() {
         // Garbage around the written range must survive; source values carry
         // random bits above the width, which must be ignored.
         let before = data(&mut rng, nw, case + 1);
-        let src: Vec<U> = (0..n).map(|_| U::from_u64(rng.next())).collect();
+        // The source starts at a random place in a cache line (where the
+        // SIMD steps start depends on it).
+        let lead = rng.below(64 / size_of::<U>());
+        let buf: Vec<U> = (0..lead + n).map(|_| U::from_u64(rng.next())).collect();
+        let src = &buf[lead..];
         let mut expect = before.clone();
         for (i, s) in src.iter().enumerate() {
             ref_set(&mut expect, off + i, W, s.to_u64() as u128);
         }
         for (name, f) in &variants {
             let mut words = before.clone();
-            f(&src, &mut words, off);
+            f(src, &mut words, off);
             assert!(
                 words == expect,
-                "pack W={W} U=u{} {name}: len {n} offset {off}: first wrong word {:?}",
+                "pack W={W} U=u{} {name}: len {n} offset {off} lead {lead}: first wrong word {:?}",
                 <U as Lane>::BITS,
                 words.iter().zip(&expect).position(|(a, b)| a != b)
             );
@@ -291,10 +306,22 @@ pub(super) fn check_decode<const W: u32>() {
         let expect: Vec<u32> = (0..n)
             .map(|i| table[ref_get(&words, off + i, W) as usize])
             .collect();
+        // The output at a random place in a cache line, between guards.
+        let lead = rng.below(16);
         for (name, f) in &variants {
-            let mut out = vec![0xdead_beefu32; n];
-            f(&words, off, &table, &mut out);
-            assert!(out == expect, "decode W={W} {name}: len {n} offset {off}");
+            let mut buf = vec![0xdead_beefu32; lead + n + 4];
+            f(&words, off, &table, &mut buf[lead..lead + n]);
+            assert!(
+                buf[lead..lead + n] == expect[..],
+                "decode W={W} {name}: len {n} offset {off} lead {lead}"
+            );
+            assert!(
+                buf[..lead]
+                    .iter()
+                    .chain(&buf[lead + n..])
+                    .all(|&x| x == 0xdead_beef),
+                "decode W={W} {name}: len {n} offset {off} lead {lead}: wrote outside"
+            );
         }
         // f32 and 2-byte outputs through the public function.
         let mut fout = vec![0.0f32; n];

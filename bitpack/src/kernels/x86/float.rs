@@ -40,7 +40,7 @@ fn decode_frame<const W: u32>(
 ) {
     let bytes: &[u8] = bytemuck::cast_slice(words);
     let n = dst.len();
-    let at = Steps::<W>::new(offset, n, per, span, 0, bytes.len());
+    let at = Steps::<W>::new(offset, n, per, span, 0, bytes.len(), Hot::of(dst));
     let unpack = |w: &[u64], o: usize, d: &mut [u8]| scalar::unpack::<W, u8>(w, o, d);
     frame(
         dst,

@@ -129,7 +129,7 @@ fn pack_frame<const W: u32, U: scalar::Lane>(
     let sb: &[u8] = bytemuck::cast_slice(src);
     let n = src.len();
     let end_byte = ((offset + n) * W as usize / 8).min(8 * words.len());
-    let at = Steps::<W>::new(offset, n, per, span, 0, end_byte);
+    let at = Steps::<W>::new(offset, n, per, span, 0, end_byte, Hot::of(src));
     frame(
         words,
         (at, n),

@@ -37,6 +37,44 @@ pub(super) struct Steps<const W: u32> {
     pub(super) steps: usize,
     /// Values a step (a multiple of 8).
     pub(super) per: usize,
+    /// The bit of byte `first` where step 0's first value starts: 0, or 4
+    /// where the call's [`Hot::half`] allows it.
+    pub(super) bit: u32,
+}
+
+/// The slice whose values a kernel's vector steps load or store one vector
+/// at a time (the output of an unpack or decode, the input of a pack), for
+/// [`line_head`].
+#[derive(Clone, Copy)]
+pub(super) struct Hot {
+    /// Its address.
+    pub(super) addr: usize,
+    /// Its values' size in bytes.
+    pub(super) size: usize,
+    /// Whether the kernel's steps may start half a byte into the stream (at
+    /// bit 4 of a byte, which [`Steps::bit`] then says).
+    pub(super) half: bool,
+}
+
+impl Hot {
+    /// The slice `s`, its steps starting on byte boundaries.
+    #[inline(always)]
+    pub(super) fn of<T>(s: &[T]) -> Option<Self> {
+        Some(Hot {
+            addr: s.as_ptr().addr(),
+            size: size_of::<T>(),
+            half: false,
+        })
+    }
+
+    /// The slice `s`, its steps starting on byte boundaries or at bit 4.
+    #[inline(always)]
+    pub(super) fn half<T>(s: &[T]) -> Option<Self> {
+        Some(Hot {
+            half: true,
+            ..Hot::of(s)?
+        })
+    }
 }
 
 impl<const W: u32> Steps<W> {
@@ -52,6 +90,10 @@ impl<const W: u32> Steps<W> {
     /// Never for a consistent geometry: it asserts `first + (steps - 1) *
     /// stride() + span <= len` and `head + per * steps <= n`, which the
     /// kernels' unchecked accesses rely on.
+    ///
+    /// With a `hot` slice (see [`Hot`]) the head takes up to a cache line
+    /// more values so that the steps' accesses to it start on a line (see
+    /// [`line_head`]).
     #[inline(always)]
     pub(super) fn new(
         offset: usize,
@@ -60,9 +102,14 @@ impl<const W: u32> Steps<W> {
         span: usize,
         back: usize,
         len: usize,
+        hot: Option<Hot>,
     ) -> Self {
         let stride = per * W as usize / 8;
-        let aligned = head8(offset, n);
+        let aligned = match hot {
+            Some(hot) => line_head::<W>(offset, n, hot),
+            None => head8(offset, n),
+        };
+        let bit = ((offset + aligned) * W as usize % 8) as u32;
         let g0 = (offset + aligned) * W as usize / 8;
         let skip = if g0 >= back {
             0
@@ -81,6 +128,7 @@ impl<const W: u32> Steps<W> {
             first,
             steps,
             per,
+            bit,
         }
     }
 
@@ -117,8 +165,50 @@ impl Steps<8> {
             first: 0,
             steps,
             per,
+            bit: 0,
         }
     }
+}
+
+/// Calls shorter than this many values keep the shortest head: the values
+/// a longer head adds go through the portable kernel, which costs more
+/// than the split accesses it saves on a short call.
+pub(super) const LINE_HEAD_MIN: usize = 2048;
+
+/// The head of a call over `n` values from value `offset` of a `W`-bit
+/// stream whose vector steps load or store the [`Hot`] slice: the first
+/// value on a byte boundary of the stream (one every `8 / gcd(W, 8)`
+/// values; or at bit 4 of a byte too, every `4 / gcd(W, 4)` values, where
+/// the kernel allows it) at which that slice's bytes are on the best
+/// boundary within a 64-byte line, the line itself where one is reachable.
+///
+/// A 64-byte access that is not on a line touches two and costs about twice
+/// one on a line (an unpack of 65,536 values to `u32` took 1.5x as long;
+/// see `BENCHMARKS.md`), and the system allocator returns large buffers 16
+/// bytes past a line. With the slice 16 bytes into a line and `offset` 0,
+/// the head is 48 values for `u8` values, 12 for `u32` values (28 for an
+/// odd `W`, whose steps start at bit 4 then).
+#[inline(always)]
+pub(super) fn line_head<const W: u32>(offset: usize, n: usize, hot: Hot) -> usize {
+    let g: usize = 8 >> (W | 8).trailing_zeros();
+    let g = if hot.half { g.div_ceil(2) } else { g };
+    let first = (g - offset % g) % g;
+    if n < LINE_HEAD_MIN {
+        return first.min(n);
+    }
+    // Candidates `first + g * k` lie `g * size` bytes apart; a line holds
+    // at most `64 / (g * size)` of them. Take the best-aligned, earliest on a
+    // tie (the boundary of `addr + h * size`: its trailing zeros, up to 6).
+    let tries = (64 / (g * hot.size)).max(1);
+    let boundary = |h: usize| (hot.addr + h * hot.size).trailing_zeros().min(6);
+    let mut best = first;
+    for k in 1..tries {
+        let h = first + g * k;
+        if boundary(h) > boundary(best) {
+            best = h;
+        }
+    }
+    best.min(n)
 }
 
 /// The head/steps/tail frame of a call over `n` values:
@@ -415,4 +505,58 @@ pub(super) fn narrow_u32x64(a0: __m512i, a1: __m512i, a2: __m512i, a3: __m512i) 
 #[inline]
 pub(super) fn splat64x8(x: u64) -> __m512i {
     _mm512_set1_epi64(x as i64)
+}
+
+#[cfg(test)]
+mod line_head_tests {
+    use super::{Hot, LINE_HEAD_MIN, line_head};
+
+    /// `line_head` of every width, offset, address within a line, value size
+    /// and `half`, against a search of every head below 200 values: it is the
+    /// earliest head on an allowed boundary (a byte, or bit 4 with `half`)
+    /// whose slice address has the most trailing zeros (counted up to 6),
+    /// and the shortest head for a short call.
+    #[test]
+    fn line_head_is_the_earliest_best_aligned_boundary() {
+        fn check<const W: u32>() {
+            for size in [1usize, 2, 4, 8] {
+                for half in [false, true] {
+                    for offset in 0..16 {
+                        for addr in (0..64).step_by(size).map(|a| 4096 + a) {
+                            let hot = Hot { addr, size, half };
+                            let allowed = |h: usize| {
+                                let bit = (offset + h) * W as usize % 8;
+                                bit == 0 || (half && bit == 4)
+                            };
+                            let tz = |h: usize| (addr + h * size).trailing_zeros().min(6);
+                            let first = (0..).find(|&h| allowed(h)).unwrap();
+                            let best = (0..200).filter(|&h| allowed(h)).map(tz).max().unwrap();
+                            let expect = (0..200).find(|&h| allowed(h) && tz(h) == best).unwrap();
+                            let n = LINE_HEAD_MIN;
+                            let got = line_head::<W>(offset, n, hot);
+                            assert_eq!(
+                                got,
+                                expect,
+                                "W={W} size {size} half {half} offset {offset} addr%64 {}",
+                                addr % 64
+                            );
+                            assert_eq!(line_head::<W>(offset, n - 1, hot), first.min(n - 1));
+                            assert_eq!(line_head::<W>(offset, 2, hot), first.min(2));
+                        }
+                    }
+                }
+            }
+        }
+        check::<1>();
+        check::<2>();
+        check::<3>();
+        check::<4>();
+        check::<6>();
+        check::<7>();
+        check::<8>();
+        check::<12>();
+        check::<16>();
+        check::<31>();
+        check::<32>();
+    }
 }

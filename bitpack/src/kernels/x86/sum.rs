@@ -25,7 +25,7 @@ fn sum_frame<const W: u32>(
     middle: impl FnOnce(&[u8], Steps<W>) -> u128,
 ) -> u128 {
     let bytes: &[u8] = bytemuck::cast_slice(words);
-    let at = Steps::<W>::new(offset, n, per, span, back, bytes.len());
+    let at = Steps::<W>::new(offset, n, per, span, back, bytes.len(), None);
     let mut total = 0;
     frame(
         &mut total,

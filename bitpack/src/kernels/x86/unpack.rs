@@ -27,10 +27,12 @@ pub(super) const fn low_base(two_groups: usize) -> usize {
 }
 
 /// An unpack of `W`-bit values from value `offset` of `words` into `dst`,
-/// in the [`frame`]: `step(bytes, dst, at, i)` unpacks `per` values into
-/// `dst[i..]` from the stream bytes `bytes`, reading at most the `span`
-/// bytes from `at` (the first of them `back` bytes before the step's first
-/// value's byte).
+/// in the [`frame`]: `step(bytes, dst, at, i, bit)` unpacks `per` values
+/// into `dst[i..]` from the stream bytes `bytes`, the first at bit `bit` of
+/// byte `at + back`, reading at most the `span` bytes from `at` (the first
+/// of them `back` bytes before the step's first value's byte). `bit` is 0,
+/// or 4 where `half` allows steps to start there (see [`line_head`]); it is
+/// the same for every step of a call.
 ///
 /// `step` may take `i + per <= dst.len()` and `at + span <= bytes.len()`
 /// (asserted by [`Steps::new`]).
@@ -40,16 +42,19 @@ fn unpack_frame<const W: u32, U: scalar::Lane>(
     offset: usize,
     dst: &mut [U],
     (per, span, back): (usize, usize, usize),
-    mut step: impl FnMut(&[u8], &mut [U], usize, usize),
+    half: bool,
+    mut step: impl FnMut(&[u8], &mut [U], usize, usize, u32),
 ) {
     let bytes: &[u8] = bytemuck::cast_slice(words);
     let n = dst.len();
-    let at = Steps::<W>::new(offset, n, per, span, back, bytes.len());
+    let hot = if half { Hot::half(dst) } else { Hot::of(dst) };
+    let at = Steps::<W>::new(offset, n, per, span, back, bytes.len(), hot);
+    let bit = at.bit;
     frame(
         dst,
         (at, n),
         |dst, r| scalar::unpack::<W, U>(words, offset + r.start, &mut dst[r]),
-        |dst, at| at.each(|b, i| step(bytes, dst, b, i)),
+        |dst, at| at.each(|b, i| step(bytes, dst, b, i, bit)),
     );
 }
 
@@ -155,17 +160,24 @@ pub(crate) unsafe fn unpack_u8_avx2<const W: u32>(words: &[u64], offset: usize, 
     // A step loads bytes `at..at + w + 32`, from `low_base(2w)` bytes before
     // its first group.
     let geometry = (32, w + 32, low_base(2 * w));
-    unpack_frame::<W, u8>(words, offset, dst, geometry, |bytes, dst, at, i| {
-        // SAFETY: `at + w + 32 <= bytes.len()` (`unpack_frame`).
-        let a = unsafe { load32(bytes, at) };
-        // SAFETY: as above.
-        let b = unsafe { load32(bytes, at + w) };
-        let a = _mm256_and_si256(mulhi_epu16(_mm256_shuffle_epi8(a, shuf), mul), mask);
-        let b = _mm256_and_si256(mulhi_epu16(_mm256_shuffle_epi8(b, shuf), mul), mask);
-        let r = _mm256_packus_epi16(a, b);
-        // SAFETY: `i + 32 <= dst.len()` (`unpack_frame`).
-        unsafe { store32(dst, i, r) };
-    });
+    unpack_frame::<W, u8>(
+        words,
+        offset,
+        dst,
+        geometry,
+        false,
+        |bytes, dst, at, i, _| {
+            // SAFETY: `at + w + 32 <= bytes.len()` (`unpack_frame`).
+            let a = unsafe { load32(bytes, at) };
+            // SAFETY: as above.
+            let b = unsafe { load32(bytes, at + w) };
+            let a = _mm256_and_si256(mulhi_epu16(_mm256_shuffle_epi8(a, shuf), mul), mask);
+            let b = _mm256_and_si256(mulhi_epu16(_mm256_shuffle_epi8(b, shuf), mul), mask);
+            let r = _mm256_packus_epi16(a, b);
+            // SAFETY: `i + 32 <= dst.len()` (`unpack_frame`).
+            unsafe { store32(dst, i, r) };
+        },
+    );
 }
 
 /// Unpacks `W`-bit elements (`W` in `1..=7`) to bytes with BMI2: one `pdep`
@@ -177,12 +189,19 @@ pub(crate) unsafe fn unpack_u8_avx2<const W: u32>(words: &[u64], offset: usize, 
 #[target_feature(enable = "bmi2")]
 pub(crate) unsafe fn unpack_u8_bmi2<const W: u32>(words: &[u64], offset: usize, dst: &mut [u8]) {
     let dep = rep_mask(W, 8);
-    unpack_frame::<W, u8>(words, offset, dst, (8, 8, 0), |bytes, dst, at, i| {
-        // SAFETY: `at + 8 <= bytes.len()` (`unpack_frame`).
-        let v = _pdep_u64(unsafe { read8(bytes, at) }, dep);
-        // SAFETY: `i + 8 <= dst.len()` (`unpack_frame`).
-        unsafe { write_le(dst, i, v) };
-    });
+    unpack_frame::<W, u8>(
+        words,
+        offset,
+        dst,
+        (8, 8, 0),
+        false,
+        |bytes, dst, at, i, _| {
+            // SAFETY: `at + 8 <= bytes.len()` (`unpack_frame`).
+            let v = _pdep_u64(unsafe { read8(bytes, at) }, dep);
+            // SAFETY: `i + 8 <= dst.len()` (`unpack_frame`).
+            unsafe { write_le(dst, i, v) };
+        },
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -197,25 +216,30 @@ const fn unpack_u32_bcast(w: u32) -> bool {
 }
 
 /// Byte where half `h`'s window starts (4 elements per half) and the bit of
-/// that byte where its first element starts.
-const fn u32_window(w: u32, h: usize) -> (usize, usize) {
+/// that byte where its first element starts, for a group whose first
+/// element starts at bit `start` (0 or 4) of the step's first byte.
+const fn u32_window(w: u32, h: usize, start: usize) -> (usize, usize) {
     if unpack_u32_bcast(w) {
-        (0, 0)
+        (0, start)
     } else {
-        let bit = 4 * h * w as usize;
+        let bit = start + 4 * h * w as usize;
         (bit / 8, bit % 8)
     }
 }
 
-/// `pshufb` controls and shifts for [`unpack_u32_avx2`]: dword `j` of half
-/// `h` gathers bytes `k..k + 4` of its window (`k + 4..k + 8` for the second
-/// control, used when `W > 25`), `k` the byte of the element's first bit;
-/// it then shifts right by the bit's position in that byte.
-const fn unpack_u32_consts(w: u32) -> ([u8; 32], [u8; 32], [u32; 8]) {
+/// `pshufb` controls and shifts for [`unpack_u32_avx2`], for a group whose
+/// first element starts at bit `start` (0 or 4) of the step's first byte:
+/// dword `j` of half `h` gathers bytes `k..k + 4` of its window (`k + 4..k +
+/// 8` for the second control, used when `W > 25`), `k` the byte of the
+/// element's first bit; it then shifts right by the bit's position in that
+/// byte. (With `start` 4 a window still holds its elements: `4 + 8W <= 116`
+/// bits for a broadcast one, and a window's phase is 4 only where the
+/// other's is 0, so `4 + 4W <= 128` bits.)
+const fn unpack_u32_consts(w: u32, start: usize) -> ([u8; 32], [u8; 32], [u32; 8]) {
     let (mut c0, mut c1, mut sh) = ([0x80u8; 32], [0x80u8; 32], [0u32; 8]);
     let mut h = 0;
     while h < 2 {
-        let (_, phase) = u32_window(w, h);
+        let (_, phase) = u32_window(w, h, start);
         let first = if unpack_u32_bcast(w) { 4 * h } else { 0 };
         let mut j = 0;
         while j < 4 {
@@ -244,24 +268,32 @@ const fn unpack_u32_consts(w: u32) -> ([u8; 32], [u8; 32], [u32; 8]) {
 /// broadcast window for `W <= 14`, else each half's own window), `pshufb`
 /// gathers each element's bytes into its dword, `vpsrlvd` shifts each dword
 /// by its own amount and a mask keeps `W` bits (for `W > 25` an element can
-/// span 5 bytes, so a second gather is shifted left and or-ed in).
+/// span 5 bytes, so a second gather is shifted left and or-ed in). Steps
+/// may start at bit 4 of a byte (where no byte boundary puts the stores on
+/// a line: see [`line_head`]), with controls and shifts of their own.
 ///
 /// # Safety
 ///
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn unpack_u32_avx2<const W: u32>(words: &[u64], offset: usize, dst: &mut [u32]) {
-    let (c0, c1, sh) = unpack_u32_consts(W);
-    let (c0, c1, sh) = (v256(c0), v256(c1), v256_u32(sh));
-    let sh_hi = _mm256_sub_epi32(_mm256_set1_epi32(32), sh);
+    let consts = |start| {
+        let (c0, c1, sh) = unpack_u32_consts(W, start);
+        let (c0, c1, sh) = (v256(c0), v256(c1), v256_u32(sh));
+        (c0, c1, sh, _mm256_sub_epi32(_mm256_set1_epi32(32), sh))
+    };
+    let (even, odd) = (consts(0), consts(4));
     let mask = _mm256_set1_epi32(mask64(W) as i32);
-    let (hi_off, _) = u32_window(W, 1);
+    let hi_off = u32_window(W, 1, 0).0.max(u32_window(W, 1, 4).0);
     unpack_frame::<W, u32>(
         words,
         offset,
         dst,
         (8, hi_off + 16, 0),
-        |bytes, dst, at, i| {
+        true,
+        |bytes, dst, at, i, bit| {
+            let (c0, c1, sh, sh_hi) = if bit == 0 { even } else { odd };
+            let hi_off = u32_window(W, 1, bit as usize).0;
             let v = if unpack_u32_bcast(W) {
                 // SAFETY: `at + 16 <= bytes.len()` (`unpack_frame`).
                 unsafe { bcast16(bytes, at) }
@@ -315,30 +347,38 @@ pub(crate) unsafe fn unpack_u8_avx512<const W: u32>(words: &[u64], offset: usize
     let (perm, shifts) = const { unpack_u8_ctrl(W) };
     let (perm, shifts) = (v512(perm), v512(shifts));
     let mask = _mm512_set1_epi8(mask64(W) as i8);
-    unpack_frame::<W, u8>(words, offset, dst, (64, 64, 0), |bytes, dst, at, i| {
-        // SAFETY: `at + 64 <= bytes.len()` (`unpack_frame`).
-        let v = _mm512_permutexvar_epi8(perm, unsafe { load64(bytes, at) });
-        let v = _mm512_and_si512(_mm512_multishift_epi64_epi8(shifts, v), mask);
-        // SAFETY: `i + 64 <= dst.len()` (`unpack_frame`).
-        unsafe { store64(dst, i, v) };
-    });
+    unpack_frame::<W, u8>(
+        words,
+        offset,
+        dst,
+        (64, 64, 0),
+        false,
+        |bytes, dst, at, i, _| {
+            // SAFETY: `at + 64 <= bytes.len()` (`unpack_frame`).
+            let v = _mm512_permutexvar_epi8(perm, unsafe { load64(bytes, at) });
+            let v = _mm512_and_si512(_mm512_multishift_epi64_epi8(shifts, v), mask);
+            // SAFETY: `i + 64 <= dst.len()` (`unpack_frame`).
+            unsafe { store64(dst, i, v) };
+        },
+    );
 }
 
 // ---------------------------------------------------------------------------
 // unpack to u32, W in 1..=31
 // ---------------------------------------------------------------------------
 
-/// `vpermb` controls and shifts for [`unpack_u32_avx512`]: dword `j` (of 16,
-/// two 8-element groups, `2W` bytes from the load's start) gathers bytes
+/// `vpermb` controls and shifts for [`unpack_u32_avx512`], for steps whose
+/// first element starts at bit `start` (0 or 4) of the load's first byte:
+/// dword `j` (of 16, two 8-element groups) gathers bytes
 /// `k..k + 4` of the load, `k` the byte of element `j`'s first bit, and then
 /// shifts right by the bit's place in that byte; for `W > 25` an element can
 /// reach byte `k + 4`, which the second control brings to the dword's low
 /// byte (its other bytes land above the element and are masked off).
-const fn unpack_u32_consts512(w: u32) -> ([u8; 64], [u8; 64], [u32; 16]) {
+const fn unpack_u32_consts512(w: u32, start: usize) -> ([u8; 64], [u8; 64], [u32; 16]) {
     let (mut c0, mut c1, mut sh) = ([0u8; 64], [0u8; 64], [0u32; 16]);
     let mut j = 0;
     while j < 16 {
-        let bit = j * w as usize;
+        let bit = start + j * w as usize;
         let (b, s) = (bit / 8, bit % 8);
         let mut t = 0;
         while t < 4 {
@@ -355,10 +395,13 @@ const fn unpack_u32_consts512(w: u32) -> ([u8; 64], [u8; 64], [u32; 16]) {
 }
 
 /// Unpacks `W`-bit elements (`W` in `1..=31`) to `u32`, 16 per step: one
-/// 64-byte load holds the step's two groups (`2W` bytes), `vpermb` gathers
-/// each element's 4 bytes into its dword, `vpsrlvd` shifts each dword by its
-/// own amount and a mask keeps `W` bits (for `W > 25` a second `vpermb` and
-/// `vpsllvd` bring in the fifth byte).
+/// 64-byte load holds the step's two groups (`2W` bytes, or `2W + 1` from a
+/// step that starts at bit 4), `vpermb` gathers each element's 4 bytes into
+/// its dword, `vpsrlvd` shifts each dword by its own amount and a mask keeps
+/// `W` bits (for `W > 25` a second `vpermb` and `vpsllvd` bring in the
+/// fifth byte). Steps may start at bit 4 of a byte (where no byte boundary
+/// puts the stores on a line: see [`line_head`]), with controls and shifts
+/// of their own.
 ///
 /// # Safety
 ///
@@ -369,26 +412,37 @@ pub(crate) unsafe fn unpack_u32_avx512<const W: u32>(
     offset: usize,
     dst: &mut [u32],
 ) {
-    let (c0, c1, sh) = unpack_u32_consts512(W);
-    // The indices opaque to the optimizer, which otherwise fuses some of
-    // these `vpermb` (one uop) into `vpermt2b` (three).
-    let (c0, c1) = core::hint::black_box((v512(c0), v512(c1)));
-    let sh = v512_u32(sh);
-    let sh_hi = _mm512_sub_epi32(_mm512_set1_epi32(32), sh);
+    let consts = |start| {
+        let (c0, c1, sh) = unpack_u32_consts512(W, start);
+        // The indices opaque to the optimizer, which otherwise fuses some
+        // of these `vpermb` (one uop) into `vpermt2b` (three).
+        let (c0, c1) = core::hint::black_box((v512(c0), v512(c1)));
+        let sh = v512_u32(sh);
+        (c0, c1, sh, _mm512_sub_epi32(_mm512_set1_epi32(32), sh))
+    };
+    let (even, odd) = (consts(0), consts(4));
     let mask = _mm512_set1_epi32(mask64(W) as i32);
-    unpack_frame::<W, u32>(words, offset, dst, (16, 64, 0), |bytes, dst, at, i| {
-        // SAFETY: `at + 64 <= bytes.len()` (`unpack_frame`).
-        let v = unsafe { load64(bytes, at) };
-        let mut r = _mm512_srlv_epi32(_mm512_permutexvar_epi8(c0, v), sh);
-        if W > 25 {
-            let hi = _mm512_sllv_epi32(_mm512_permutexvar_epi8(c1, v), sh_hi);
-            r = _mm512_or_si512(r, hi);
-        }
-        let r = _mm512_and_si512(r, mask);
-        // SAFETY: `i + 16 <= dst.len()` (`unpack_frame`), so the 64 bytes
-        // from byte `4i` of `dst` are inside it.
-        unsafe { store64(bytemuck::cast_slice_mut(dst), 4 * i, r) };
-    });
+    unpack_frame::<W, u32>(
+        words,
+        offset,
+        dst,
+        (16, 64, 0),
+        true,
+        |bytes, dst, at, i, bit| {
+            let (c0, c1, sh, sh_hi) = if bit == 0 { even } else { odd };
+            // SAFETY: `at + 64 <= bytes.len()` (`unpack_frame`).
+            let v = unsafe { load64(bytes, at) };
+            let mut r = _mm512_srlv_epi32(_mm512_permutexvar_epi8(c0, v), sh);
+            if W > 25 {
+                let hi = _mm512_sllv_epi32(_mm512_permutexvar_epi8(c1, v), sh_hi);
+                r = _mm512_or_si512(r, hi);
+            }
+            let r = _mm512_and_si512(r, mask);
+            // SAFETY: `i + 16 <= dst.len()` (`unpack_frame`), so the 64 bytes
+            // from byte `4i` of `dst` are inside it.
+            unsafe { store64(bytemuck::cast_slice_mut(dst), 4 * i, r) };
+        },
+    );
 }
 
 // ---------------------------------------------------------------------------
