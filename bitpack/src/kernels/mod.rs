@@ -40,7 +40,15 @@
 //! exists, or the CPU lacks its features, the portable instantiation runs.
 //! Variants are `#[target_feature]` functions generic over the width too;
 //! they handle the byte-aligned middle of a call and hand the unaligned head
-//! and the tail to the portable kernel. On little-endian `aarch64` with
+//! and the tail to the portable kernel. From 2,048 values on, the head grows
+//! (by at most a cache line's worth of values) to where the slice the steps
+//! store to (an unpack's or table decode's output) or load from (a pack's
+//! input) starts on a 64-byte line: a vector access across two lines costs
+//! about twice one inside a line, and the system allocator returns large
+//! buffers 16 bytes past a line (the `u32` unpacks may start their steps at
+//! bit 4 of a byte, so odd widths get there too). The `binary16` decodes,
+//! element-wise maps, run one extra step at 0 instead, then steps from the
+//! first value on a line. On little-endian `aarch64` with
 //! `std`, `select!` takes NEON variants from per-target tables of the same
 //! kind (`aarch64.rs`; NEON is baseline there, so nothing is detected, and
 //! `__limit_features(0)` still forces the portable kernels). Without `std`,

@@ -69,14 +69,26 @@ fn check_decode<F: MiniFloat>() {
                 std::eprintln!("skipped: {name} for {f:?} (the CPU lacks it)");
                 continue;
             }
-            // Tails of every size around the 16- and 32-code steps.
+            // Tails of every size around the 16- and 32-code steps, the
+            // output at every place in a cache line (the steps start where
+            // it is on a line, after one at 0), between guards.
+            let leads = if cfg!(miri) { 0..3 } else { 0..16 };
             for n in [0usize, 1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 256] {
-                let mut out = std::vec![0f32; n];
-                // SAFETY: the CPU has every feature of the build
-                // (checked above).
-                unsafe { dec(&codes[..n], &mut out) };
-                let bits: Vec<u32> = out.iter().map(|&x| key(x)).collect();
-                assert_eq!(bits, expect[..n], "{f:?} {name}, {n} codes");
+                for lead in leads.clone() {
+                    let mut buf = std::vec![-7.0f32; lead + n + 16];
+                    // SAFETY: the CPU has every feature of the build
+                    // (checked above).
+                    unsafe { dec(&codes[..n], &mut buf[lead..lead + n]) };
+                    let bits: Vec<u32> = buf[lead..lead + n].iter().map(|&x| key(x)).collect();
+                    assert_eq!(bits, expect[..n], "{f:?} {name}, {n} codes, lead {lead}");
+                    assert!(
+                        buf[..lead]
+                            .iter()
+                            .chain(&buf[lead + n..])
+                            .all(|&x| x == -7.0),
+                        "{f:?} {name}, {n} codes, lead {lead}: wrote outside"
+                    );
+                }
             }
         }
     }
@@ -160,7 +172,8 @@ mod build {
     /// Runs one build of the encode (`[nearest, satfinite, nearest nibble
     /// pairs, satfinite nibble pairs]`) against the rounding routine's codes
     /// `near` and `sat` of `xs`, on lengths that leave tails of every size
-    /// around the 16-, 32- and 64-value steps, and on the whole set.
+    /// around the 16-, 32- and 64-value steps, each from the first 17
+    /// places of `xs` (every place in a cache line), and on the whole set.
     ///
     /// # Safety
     ///
@@ -194,37 +207,46 @@ mod build {
             129,
             xs.len(),
         ] {
-            let mut out = std::vec![0u8; n];
-            // SAFETY: the caller guarantees the features of the build.
-            unsafe { enc(&xs[..n], &mut out) };
-            assert_eq!(
-                out,
-                near[..n],
-                "{f:?} encode_f32_{name} nearest, {n} values"
-            );
-            // SAFETY: as above.
-            unsafe { enc_sat(&xs[..n], &mut out) };
-            assert_eq!(
-                out,
-                sat[..n],
-                "{f:?} encode_f32_{name} satfinite, {n} values"
-            );
-            if f.bits() == 4 {
-                let mut out = std::vec![0u8; n.div_ceil(2)];
-                // SAFETY: as above.
-                unsafe { enc4(&xs[..n], &mut out) };
+            // The source at every place in a cache line (the steps start
+            // where it is on a line, after one at 0).
+            let starts = if n == xs.len() {
+                0
+            } else {
+                16.min(xs.len() - n)
+            };
+            for s in 0..=starts {
+                let mut out = std::vec![0u8; n];
+                // SAFETY: the caller guarantees the features of the build.
+                unsafe { enc(&xs[s..s + n], &mut out) };
                 assert_eq!(
                     out,
-                    packed(&near[..n]),
-                    "{f:?} encode4_{name} nearest, {n} values"
+                    near[s..s + n],
+                    "{f:?} encode_f32_{name} nearest, {n} values from {s}"
                 );
                 // SAFETY: as above.
-                unsafe { enc4_sat(&xs[..n], &mut out) };
+                unsafe { enc_sat(&xs[s..s + n], &mut out) };
                 assert_eq!(
                     out,
-                    packed(&sat[..n]),
-                    "{f:?} encode4_{name} satfinite, {n} values"
+                    sat[s..s + n],
+                    "{f:?} encode_f32_{name} satfinite, {n} values from {s}"
                 );
+                if f.bits() == 4 {
+                    let mut out = std::vec![0u8; n.div_ceil(2)];
+                    // SAFETY: as above.
+                    unsafe { enc4(&xs[s..s + n], &mut out) };
+                    assert_eq!(
+                        out,
+                        packed(&near[s..s + n]),
+                        "{f:?} encode4_{name} nearest, {n} values from {s}"
+                    );
+                    // SAFETY: as above.
+                    unsafe { enc4_sat(&xs[s..s + n], &mut out) };
+                    assert_eq!(
+                        out,
+                        packed(&sat[s..s + n]),
+                        "{f:?} encode4_{name} satfinite, {n} values from {s}"
+                    );
+                }
             }
         }
     }

@@ -99,7 +99,8 @@ pub(crate) unsafe fn decode_perm_avx2<const W: u32>(
 /// of an all-ones-NaN format become the `binary16` quiet NaN and IEEE NaNs
 /// are made canonical, `vcvtph2ps` converts 8 at a time, and a multiply by
 /// `2^(15 - bias)` rescales (exact: a power of two, on normal `f32`s). The
-/// format must satisfy `elem::f16_ok`.
+/// steps start where `out` is on a 64-byte line, after one step at 0
+/// ([`line_steps`]). The format must satisfy `elem::f16_ok`.
 ///
 /// # Safety
 ///
@@ -146,7 +147,11 @@ unsafe fn decode_f16c_body<F: crate::float::MiniFloat>(
     let (e, m) = const { (F::FORMAT.exponent_bits, F::FORMAT.mantissa_bits) };
     let (bias, specials) = const { (F::FORMAT.bias, F::FORMAT.specials) };
     let n = codes.len().min(out.len());
-    let steps = n / 16;
+    // Scaled blocks keep their steps on block boundaries.
+    let (lead, steps) = match factors {
+        None => line_steps(n, 16, (out.as_ptr().addr(), 4), 1),
+        Some(_) => (0, n / 16),
+    };
     let mag_mask = _mm256_set1_epi16(((1u32 << (e + m)) - 1) as i16);
     let sign_bit = _mm256_set1_epi16((1u32 << (e + m)) as i16);
     let shift = count(10 - m);
@@ -163,10 +168,12 @@ unsafe fn decode_f16c_body<F: crate::float::MiniFloat>(
     let qnan = _mm256_set1_epi16(0x7e00);
     let scale = _mm256_set1_ps(f32::from_bits(((127 + 15 - bias) as u32) << 23));
     let out_bytes: &mut [u8] = bytemuck::cast_slice_mut(out);
-    assert!(16 * steps <= codes.len() && 64 * steps <= out_bytes.len());
-    for s in 0..steps {
-        // SAFETY: `16 * (s + 1) <= codes.len()` (asserted above).
-        let x = _mm256_cvtepu8_epi16(unsafe { load16(codes, 16 * s) });
+    assert!(lead + 16 * steps <= codes.len() && 4 * (lead + 16 * steps) <= out_bytes.len());
+    let first = (lead > 0).then_some(0);
+    for p in first.into_iter().chain((0..steps).map(|s| lead + 16 * s)) {
+        // SAFETY: `p + 16 <= lead + 16 * steps <= codes.len()` (asserted
+        // above; the step at 0 runs only where `steps > 0`).
+        let x = _mm256_cvtepu8_epi16(unsafe { load16(codes, p) });
         let mut h = if e + 10 == 14 {
             // The sign lands on bit 14, one below binary16's: adding bit 14
             // to itself carries it to bit 15 and clears it.
@@ -199,18 +206,18 @@ unsafe fn decode_f16c_body<F: crate::float::MiniFloat>(
         };
         let (lo, hi) = match factors {
             Some((f, per)) => {
-                let f = _mm256_set1_ps(f[s / per]);
+                let f = _mm256_set1_ps(f[p / (16 * per)]);
                 (_mm256_mul_ps(lo, f), _mm256_mul_ps(hi, f))
             }
             None => (lo, hi),
         };
         let (lo, hi) = (_mm256_castps_si256(lo), _mm256_castps_si256(hi));
-        // SAFETY: `64 * (s + 1) <= out_bytes.len()` (asserted above).
-        unsafe { store32(out_bytes, 64 * s, lo) };
+        // SAFETY: `4 * (p + 16) <= out_bytes.len()` (asserted above).
+        unsafe { store32(out_bytes, 4 * p, lo) };
         // SAFETY: as above.
-        unsafe { store32(out_bytes, 64 * s + 32, hi) };
+        unsafe { store32(out_bytes, 4 * p + 32, hi) };
     }
-    let done = 16 * steps;
+    let done = lead + 16 * steps;
     let tail = |c: u8| crate::float::elem::decode_fast::<F>(c);
     scalar::map_values(&tail, &codes[done..n], &mut out[done..n]);
 }
@@ -319,10 +326,11 @@ unsafe fn encode32<F: crate::float::MiniFloat, const SAT: bool>(sb: &[u8], at: u
     narrow_u32x32(c0, c1, c2, c3)
 }
 
-/// An encode of `src` to one code per byte in the [`frame`] (no head):
-/// `step(sb, codes, i)` encodes the `per` values from `src[i]` (whose
-/// bytes are `sb`) into `codes[i..]`, and may take `i + per <= src.len()`
-/// and `i + per <= codes.len()`; the portable encode takes the tail.
+/// An encode of `src` to one code per byte: `step(sb, codes, i)` encodes
+/// the `per` values from `src[i]` (whose bytes are `sb`) into `codes[i..]`,
+/// and may take `i + per <= src.len()` and `i + per <= codes.len()`; the
+/// steps run from where `src` is on a 64-byte line, after one at 0
+/// ([`line_steps`]), and the portable encode takes the tail.
 #[inline(always)]
 fn encode_frame<F: MiniFloat, const SAT: bool>(
     src: &[f32],
@@ -332,14 +340,14 @@ fn encode_frame<F: MiniFloat, const SAT: bool>(
 ) {
     let sb: &[u8] = bytemuck::cast_slice(src);
     let n = src.len().min(codes.len());
-    let at = Steps::flat(n, per);
+    let (lead, steps) = line_steps(n, per, (src.as_ptr().addr(), 4), 1);
+    let first = (lead > 0).then_some(0);
+    for i in first.into_iter().chain((0..steps).map(|s| lead + per * s)) {
+        step(sb, codes, i);
+    }
+    let done = lead + per * steps;
     let tail = |x: f32| mf::encode_fast::<F, SAT>(x);
-    frame(
-        codes,
-        (at, n),
-        |codes, r| scalar::map_codes(&tail, &src[r.clone()], &mut codes[r]),
-        |codes, at| at.each(|_, i| step(sb, codes, i)),
-    );
+    scalar::map_codes(&tail, &src[done..n], &mut codes[done..n]);
 }
 
 /// `codes[i] = float_elem::encode_fast::<F, SAT>(src[i])` (the format's
@@ -391,17 +399,21 @@ pub(crate) unsafe fn encode4_f32_avx2<F: crate::float::MiniFloat, const SAT: boo
     out: &mut [u8],
 ) {
     let n = src.len();
-    let steps = n / 32;
+    let (lead, steps) = line_steps(n, 32, (src.as_ptr().addr(), 4), 2);
+    let done = lead + 32 * steps;
     let sb: &[u8] = bytemuck::cast_slice(src);
-    assert!(128 * steps <= sb.len() && 16 * steps <= out.len());
-    for s in 0..steps {
-        // SAFETY: `128 * steps <= sb.len()` (asserted).
-        let c = unsafe { encode32::<F, SAT>(sb, 128 * s) };
+    assert!(4 * done <= sb.len() && done / 2 <= out.len());
+    let first = (lead > 0).then_some(0);
+    for p in first.into_iter().chain((0..steps).map(|s| lead + 32 * s)) {
+        // SAFETY: `p + 32 <= done` (the step at 0 runs only where `steps >
+        // 0`), and `4 * done <= sb.len()` (asserted).
+        let c = unsafe { encode32::<F, SAT>(sb, 4 * p) };
         let b = nibble_pairs_avx2(c);
-        // SAFETY: `16 * steps <= out.len()` (asserted).
-        unsafe { store16(out, 16 * s, b) };
+        // SAFETY: `p` is even (`lead` is), and `(p + 32) / 2 <= done / 2 <=
+        // out.len()` (asserted).
+        unsafe { store16(out, p / 2, b) };
     }
-    encode4_tail::<F, SAT>(&src[32 * steps..], &mut out[16 * steps..]);
+    encode4_tail::<F, SAT>(&src[done..], &mut out[done / 2..]);
 }
 
 // ---------------------------------------------------------------------------
@@ -455,8 +467,9 @@ pub(crate) unsafe fn decode_perm_avx512<const W: u32>(
 
 /// `out[i] = float_elem::decode_fast::<F>(codes[i])` through `binary16`,
 /// 32 codes per step: the steps of `x86::decode_f16c` on 32 16-bit lanes
-/// (NaN fixes as mask blends), two 16-lane `vcvtph2ps` and the rescale. The
-/// format must satisfy `elem::f16_ok`.
+/// (NaN fixes as mask blends), two 16-lane `vcvtph2ps` and the rescale,
+/// from where `out` is on a 64-byte line after one step at 0
+/// ([`line_steps`]). The format must satisfy `elem::f16_ok`.
 ///
 /// # Safety
 ///
@@ -467,7 +480,6 @@ pub(crate) unsafe fn decode_f16c_avx512<F: MiniFloat>(codes: &[u8], out: &mut [f
     let (e, m) = const { (F::FORMAT.exponent_bits, F::FORMAT.mantissa_bits) };
     let (bias, specials) = const { (F::FORMAT.bias, F::FORMAT.specials) };
     let n = codes.len().min(out.len());
-    let steps = n / 32;
     let mag_mask = _mm512_set1_epi16(((1u32 << (e + m)) - 1) as i16);
     let sign_bit = _mm512_set1_epi16((1u32 << (e + m)) as i16);
     let shift = count(10 - m);
@@ -483,11 +495,14 @@ pub(crate) unsafe fn decode_f16c_avx512<F: MiniFloat>(codes: &[u8], out: &mut [f
     let inf_h = _mm512_set1_epi16(((((1u32 << e) - 1) << m) << (10 - m)) as i16);
     let qnan = _mm512_set1_epi16(0x7e00);
     let scale = _mm512_set1_ps(f32::from_bits(((127 + 15 - bias) as u32) << 23));
+    let (lead, steps) = line_steps(n, 32, (out.as_ptr().addr(), 4), 1);
     let out_bytes: &mut [u8] = bytemuck::cast_slice_mut(out);
-    assert!(32 * steps <= codes.len() && 128 * steps <= out_bytes.len());
-    for s in 0..steps {
-        // SAFETY: `32 * (s + 1) <= codes.len()` (asserted above).
-        let x = _mm512_cvtepu8_epi16(unsafe { load32(codes, 32 * s) });
+    assert!(lead + 32 * steps <= codes.len() && 4 * (lead + 32 * steps) <= out_bytes.len());
+    let first = (lead > 0).then_some(0);
+    for p in first.into_iter().chain((0..steps).map(|s| lead + 32 * s)) {
+        // SAFETY: `p + 32 <= lead + 32 * steps <= codes.len()` (asserted
+        // above; the step at 0 runs only where `steps > 0`).
+        let x = _mm512_cvtepu8_epi16(unsafe { load32(codes, p) });
         let mut h = if e + 10 == 14 {
             // The sign lands on bit 14, one below binary16's: adding bit 14
             // to itself carries it to bit 15 and clears it.
@@ -518,12 +533,12 @@ pub(crate) unsafe fn decode_f16c_avx512<F: MiniFloat>(codes: &[u8], out: &mut [f
             (_mm512_mul_ps(lo, scale), _mm512_mul_ps(hi, scale))
         };
         let (lo, hi) = (_mm512_castps_si512(lo), _mm512_castps_si512(hi));
-        // SAFETY: `128 * (s + 1) <= out_bytes.len()` (asserted above).
-        unsafe { store64(out_bytes, 128 * s, lo) };
+        // SAFETY: `4 * (p + 32) <= out_bytes.len()` (asserted above).
+        unsafe { store64(out_bytes, 4 * p, lo) };
         // SAFETY: as above.
-        unsafe { store64(out_bytes, 128 * s + 64, hi) };
+        unsafe { store64(out_bytes, 4 * p + 64, hi) };
     }
-    let done = 32 * steps;
+    let done = lead + 32 * steps;
     let tail = |c: u8| mf::decode_fast::<F>(c);
     scalar::map_values(&tail, &codes[done..n], &mut out[done..n]);
 }
@@ -652,17 +667,21 @@ pub(crate) unsafe fn encode4_f32_avx512<F: MiniFloat, const SAT: bool>(
     out: &mut [u8],
 ) {
     let n = src.len();
-    let steps = n / 64;
+    let (lead, steps) = line_steps(n, 64, (src.as_ptr().addr(), 4), 2);
+    let done = lead + 64 * steps;
     let sb: &[u8] = bytemuck::cast_slice(src);
-    assert!(256 * steps <= sb.len() && 32 * steps <= out.len());
-    for s in 0..steps {
-        // SAFETY: `256 * steps <= sb.len()` (asserted).
-        let c = unsafe { encode64::<F, SAT>(sb, 256 * s) };
+    assert!(4 * done <= sb.len() && done / 2 <= out.len());
+    let first = (lead > 0).then_some(0);
+    for p in first.into_iter().chain((0..steps).map(|s| lead + 64 * s)) {
+        // SAFETY: `p + 64 <= done` (the step at 0 runs only where `steps >
+        // 0`), and `4 * done <= sb.len()` (asserted).
+        let c = unsafe { encode64::<F, SAT>(sb, 4 * p) };
         let b = nibble_pairs_avx512(c);
-        // SAFETY: `32 * steps <= out.len()` (asserted).
-        unsafe { store32(out, 32 * s, b) };
+        // SAFETY: `p` is even (`lead` is), and `(p + 64) / 2 <= done / 2 <=
+        // out.len()` (asserted).
+        unsafe { store32(out, p / 2, b) };
     }
-    encode4_tail::<F, SAT>(&src[64 * steps..], &mut out[32 * steps..]);
+    encode4_tail::<F, SAT>(&src[done..], &mut out[done / 2..]);
 }
 
 // ---------------------------------------------------------------------------

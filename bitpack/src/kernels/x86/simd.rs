@@ -154,22 +154,6 @@ impl<const W: u32> Steps<W> {
     }
 }
 
-impl Steps<8> {
-    /// Steps of `per` values over `n` values one per byte (no head): `n /
-    /// per` of them.
-    #[inline(always)]
-    pub(super) fn flat(n: usize, per: usize) -> Self {
-        let steps = n / per;
-        Steps {
-            head: 0,
-            first: 0,
-            steps,
-            per,
-            bit: 0,
-        }
-    }
-}
-
 /// Calls shorter than this many values keep the shortest head: the values
 /// a longer head adds go through the portable kernel, which costs more
 /// than the split accesses it saves on a short call.
@@ -209,6 +193,37 @@ pub(super) fn line_head<const W: u32>(offset: usize, n: usize, hot: Hot) -> usiz
         }
     }
     best.min(n)
+}
+
+/// Where the vector steps of an element-wise map (`out[i]` from `in[i]`
+/// alone) of `n` values, `per` a step, start so that its accesses to one
+/// slice (`size`-byte values from address `addr`: the output of a decode,
+/// the input of an encode) are on 64-byte lines: `(lead, steps)`, the steps
+/// at `lead + per * s` for `s < steps`, after one more step at 0 where
+/// `lead > 0` (it covers the values before `lead`; the values it shares
+/// with the next step are written twice, alike). `lead` is 0 where the
+/// slice is already on a line, or no multiple of `unit` values up to `per`
+/// puts it on one, or `n` leaves no room for a step after it. Unlike the
+/// head of [`line_head`], the extra step costs one step, not a portable
+/// loop, so any call long enough for two steps takes it.
+#[inline(always)]
+pub(super) fn line_steps(
+    n: usize,
+    per: usize,
+    (addr, size): (usize, usize),
+    unit: usize,
+) -> (usize, usize) {
+    let lead = (64 - addr % 64) % 64 / size;
+    let lead = if (addr + lead * size) % 64 == 0 && lead % unit == 0 && lead <= per {
+        lead
+    } else {
+        0
+    };
+    if lead > 0 && n >= lead + per {
+        (lead, (n - lead) / per)
+    } else {
+        (0, n / per)
+    }
 }
 
 /// The head/steps/tail frame of a call over `n` values:
