@@ -16,6 +16,10 @@
 //! measures the core clock (8 dependent register adds per loop iteration), so that
 //! `scripts/bench_report.py` can turn times into cycles.
 //!
+//! The buffers a kernel loads or stores a vector at a time (an unpack's
+//! or decode's output, a pack's or encode's input) lie 16 bytes past a
+//! 64-byte line ([`Placed`]), where the system allocator puts large buffers.
+//!
 //! Run: `cargo bench -p bitpack-bench --bench kernels`, then
 //! `python3 scripts/bench_report.py --section kernels` writes the kernels
 //! section of `BENCHMARKS.md` and the performance summary in the kernels docs.
@@ -52,6 +56,54 @@ fn rng_fill(n: usize, seed: u64) -> Vec<u64> {
 
 fn mask(w: u32) -> u64 {
     if w >= 64 { u64::MAX } else { (1 << w) - 1 }
+}
+
+/// Values in a buffer 16 bytes past a 64-byte line: where the system
+/// allocator places large buffers, so where users' buffers usually are.
+/// Fixed so that every run measures the same placement: a buffer's place in
+/// a line changed the time of the kernels' 64-byte stores by up to 1.5x
+/// between runs, before the kernels started their steps on a line.
+struct Placed<T> {
+    buf: Vec<T>,
+    at: usize,
+    n: usize,
+}
+
+impl<T: Copy + Default> Placed<T> {
+    fn new(v: &[T]) -> Self {
+        let size = std::mem::size_of::<T>();
+        let mut buf = vec![T::default(); v.len() + 64 / size + 1];
+        let addr = buf.as_ptr().addr();
+        let at = (64 + 16 - addr % 64) % 64 / size;
+        assert_eq!(
+            (addr + at * size) % 64,
+            16,
+            "a buffer of {size}-byte values"
+        );
+        buf[at..at + v.len()].copy_from_slice(v);
+        Placed {
+            buf,
+            at,
+            n: v.len(),
+        }
+    }
+
+    fn zeroed(n: usize) -> Self {
+        Self::new(&vec![T::default(); n])
+    }
+}
+
+impl<T> std::ops::Deref for Placed<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        &self.buf[self.at..self.at + self.n]
+    }
+}
+
+impl<T> std::ops::DerefMut for Placed<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        &mut self.buf[self.at..self.at + self.n]
+    }
 }
 
 /// `n` random values of `w` bits.
@@ -447,7 +499,7 @@ fn unpack_u8(c: &mut Criterion) {
     let n = SMALL;
     let mut g = small_group(c, "unpack_u8/65536");
     g.throughput(Throughput::Elements(n as u64));
-    let mut out = vec![0u8; n];
+    let mut out = Placed::<u8>::zeroed(n);
     for w in 1..=8 {
         let words = stream(n, w, w as u64);
         g.bench_with_input(BenchmarkId::new("kernel", w), &words, |b, s| {
@@ -476,7 +528,7 @@ fn unpack_u8(c: &mut Criterion) {
         let vals: Vec<u8> = values(n, w, w as u64);
         let fl = fastlanes_pack(&vals, w);
         fastlanes_unpack(w, &fl, &mut out);
-        assert_eq!(out, vals);
+        assert_eq!(out[..], vals[..]);
         g.bench_with_input(BenchmarkId::new("fastlanes", w), &fl, |b, p| {
             b.iter(|| fastlanes_unpack(w, black_box(p), &mut out))
         });
@@ -502,7 +554,7 @@ fn unpack_u8(c: &mut Criterion) {
     let n = LARGE;
     let mut g = large_group(c, "unpack_u8/67108864");
     g.throughput(Throughput::Elements(n as u64));
-    let mut out = vec![0u8; n];
+    let mut out = Placed::<u8>::zeroed(n);
     for w in 1..=8 {
         let words = stream(n, w, w as u64);
         g.bench_with_input(BenchmarkId::new("kernel", w), &words, |b, s| {
@@ -524,7 +576,7 @@ fn unpack_u32(c: &mut Criterion) {
     let n = SMALL;
     let mut g = small_group(c, "unpack_u32/65536");
     g.throughput(Throughput::Elements(n as u64));
-    let mut out = vec![0u32; n];
+    let mut out = Placed::<u32>::zeroed(n);
     for w in 1..=32 {
         let sampled = U32_WIDTHS.contains(&w);
         let words = stream(n, w, w as u64);
@@ -592,7 +644,7 @@ fn pack_u8(c: &mut Criterion) {
     let mut g = small_group(c, "pack_u8/65536");
     g.throughput(Throughput::Elements(n as u64));
     for w in 1..=8 {
-        let vals: Vec<u8> = values(n, w, w as u64);
+        let vals = Placed::new(&values::<u8>(n, w, w as u64));
         let mut words = vec![0u64; kernels::words_for(w, n)];
         let packed_bytes = n * w as usize / 8;
         let copy_src = vec![0x5au8; packed_bytes];
@@ -668,7 +720,7 @@ fn pack_u32(c: &mut Criterion) {
     let mut g = small_group(c, "pack_u32/65536");
     g.throughput(Throughput::Elements(n as u64));
     for w in 1..=32 {
-        let vals: Vec<u32> = values(n, w, w as u64);
+        let vals = Placed::new(&values::<u32>(n, w, w as u64));
         let mut words = vec![0u64; kernels::words_for(w, n)];
         let packed_bytes = n * w as usize / 8;
         let copy_src = vec![0x5au8; packed_bytes];
@@ -741,7 +793,7 @@ fn decode_format<F: MiniFloat>(g: &mut BenchmarkGroup<'_, WallTime>, name: &str,
         .collect();
     let a = formats::encode::<F>(&src, Mode::Nearest);
     let table: Vec<f32> = (0..1u32 << w).map(|c| F::FORMAT.decode_f32(c)).collect();
-    let mut out = vec![0f32; n];
+    let mut out = Placed::<f32>::zeroed(n);
     g.bench_with_input(BenchmarkId::new("kernel", name), &a, |b, a| {
         b.iter(|| formats::decode_into(black_box(a), &mut out).unwrap())
     });
@@ -822,6 +874,7 @@ fn encode_format<F: MiniFloat>(g: &mut BenchmarkGroup<'_, WallTime>, name: &str,
         .into_iter()
         .map(|x| ((x >> 11) as f64 / (1u64 << 53) as f64 * 16.0 - 8.0) as f32)
         .collect();
+    let src = Placed::new(&src);
     let mut a = NarrowArray::<F>::zeroed(n);
     g.bench_with_input(BenchmarkId::new("kernel", name), &src, |b, s| {
         b.iter(|| formats::encode_into(black_box(s), Mode::Nearest, &mut a).unwrap())
