@@ -149,7 +149,7 @@ unsafe fn decode_f16c_body<F: crate::float::MiniFloat>(
     let n = codes.len().min(out.len());
     // Scaled blocks keep their steps on block boundaries.
     let (lead, steps) = match factors {
-        None => line_steps(n, 16, (out.as_ptr().addr(), 4), 1),
+        None => line_steps(n, 16, (out.as_ptr().addr(), 4)),
         Some(_) => (0, n / 16),
     };
     let mag_mask = _mm256_set1_epi16(((1u32 << (e + m)) - 1) as i16);
@@ -326,11 +326,10 @@ unsafe fn encode32<F: crate::float::MiniFloat, const SAT: bool>(sb: &[u8], at: u
     narrow_u32x32(c0, c1, c2, c3)
 }
 
-/// An encode of `src` to one code per byte: `step(sb, codes, i)` encodes
-/// the `per` values from `src[i]` (whose bytes are `sb`) into `codes[i..]`,
-/// and may take `i + per <= src.len()` and `i + per <= codes.len()`; the
-/// steps run from where `src` is on a 64-byte line, after one at 0
-/// ([`line_steps`]), and the portable encode takes the tail.
+/// An encode of `src` to one code per byte in the [`frame`] (no head):
+/// `step(sb, codes, i)` encodes the `per` values from `src[i]` (whose
+/// bytes are `sb`) into `codes[i..]`, and may take `i + per <= src.len()`
+/// and `i + per <= codes.len()`; the portable encode takes the tail.
 #[inline(always)]
 fn encode_frame<F: MiniFloat, const SAT: bool>(
     src: &[f32],
@@ -340,14 +339,14 @@ fn encode_frame<F: MiniFloat, const SAT: bool>(
 ) {
     let sb: &[u8] = bytemuck::cast_slice(src);
     let n = src.len().min(codes.len());
-    let (lead, steps) = line_steps(n, per, (src.as_ptr().addr(), 4), 1);
-    let first = (lead > 0).then_some(0);
-    for i in first.into_iter().chain((0..steps).map(|s| lead + per * s)) {
-        step(sb, codes, i);
-    }
-    let done = lead + per * steps;
+    let at = Steps::flat(n, per);
     let tail = |x: f32| mf::encode_fast::<F, SAT>(x);
-    scalar::map_codes(&tail, &src[done..n], &mut codes[done..n]);
+    frame(
+        codes,
+        (at, n),
+        |codes, r| scalar::map_codes(&tail, &src[r.clone()], &mut codes[r]),
+        |codes, at| at.each(|_, i| step(sb, codes, i)),
+    );
 }
 
 /// `codes[i] = float_elem::encode_fast::<F, SAT>(src[i])` (the format's
@@ -399,21 +398,17 @@ pub(crate) unsafe fn encode4_f32_avx2<F: crate::float::MiniFloat, const SAT: boo
     out: &mut [u8],
 ) {
     let n = src.len();
-    let (lead, steps) = line_steps(n, 32, (src.as_ptr().addr(), 4), 2);
-    let done = lead + 32 * steps;
+    let steps = n / 32;
     let sb: &[u8] = bytemuck::cast_slice(src);
-    assert!(4 * done <= sb.len() && done / 2 <= out.len());
-    let first = (lead > 0).then_some(0);
-    for p in first.into_iter().chain((0..steps).map(|s| lead + 32 * s)) {
-        // SAFETY: `p + 32 <= done` (the step at 0 runs only where `steps >
-        // 0`), and `4 * done <= sb.len()` (asserted).
-        let c = unsafe { encode32::<F, SAT>(sb, 4 * p) };
+    assert!(128 * steps <= sb.len() && 16 * steps <= out.len());
+    for s in 0..steps {
+        // SAFETY: `128 * steps <= sb.len()` (asserted).
+        let c = unsafe { encode32::<F, SAT>(sb, 128 * s) };
         let b = nibble_pairs_avx2(c);
-        // SAFETY: `p` is even (`lead` is), and `(p + 32) / 2 <= done / 2 <=
-        // out.len()` (asserted).
-        unsafe { store16(out, p / 2, b) };
+        // SAFETY: `16 * steps <= out.len()` (asserted).
+        unsafe { store16(out, 16 * s, b) };
     }
-    encode4_tail::<F, SAT>(&src[done..], &mut out[done / 2..]);
+    encode4_tail::<F, SAT>(&src[32 * steps..], &mut out[16 * steps..]);
 }
 
 // ---------------------------------------------------------------------------
@@ -495,7 +490,7 @@ pub(crate) unsafe fn decode_f16c_avx512<F: MiniFloat>(codes: &[u8], out: &mut [f
     let inf_h = _mm512_set1_epi16(((((1u32 << e) - 1) << m) << (10 - m)) as i16);
     let qnan = _mm512_set1_epi16(0x7e00);
     let scale = _mm512_set1_ps(f32::from_bits(((127 + 15 - bias) as u32) << 23));
-    let (lead, steps) = line_steps(n, 32, (out.as_ptr().addr(), 4), 1);
+    let (lead, steps) = line_steps(n, 32, (out.as_ptr().addr(), 4));
     let out_bytes: &mut [u8] = bytemuck::cast_slice_mut(out);
     assert!(lead + 32 * steps <= codes.len() && 4 * (lead + 32 * steps) <= out_bytes.len());
     let first = (lead > 0).then_some(0);
@@ -667,21 +662,17 @@ pub(crate) unsafe fn encode4_f32_avx512<F: MiniFloat, const SAT: bool>(
     out: &mut [u8],
 ) {
     let n = src.len();
-    let (lead, steps) = line_steps(n, 64, (src.as_ptr().addr(), 4), 2);
-    let done = lead + 64 * steps;
+    let steps = n / 64;
     let sb: &[u8] = bytemuck::cast_slice(src);
-    assert!(4 * done <= sb.len() && done / 2 <= out.len());
-    let first = (lead > 0).then_some(0);
-    for p in first.into_iter().chain((0..steps).map(|s| lead + 64 * s)) {
-        // SAFETY: `p + 64 <= done` (the step at 0 runs only where `steps >
-        // 0`), and `4 * done <= sb.len()` (asserted).
-        let c = unsafe { encode64::<F, SAT>(sb, 4 * p) };
+    assert!(256 * steps <= sb.len() && 32 * steps <= out.len());
+    for s in 0..steps {
+        // SAFETY: `256 * steps <= sb.len()` (asserted).
+        let c = unsafe { encode64::<F, SAT>(sb, 256 * s) };
         let b = nibble_pairs_avx512(c);
-        // SAFETY: `p` is even (`lead` is), and `(p + 64) / 2 <= done / 2 <=
-        // out.len()` (asserted).
-        unsafe { store32(out, p / 2, b) };
+        // SAFETY: `32 * steps <= out.len()` (asserted).
+        unsafe { store32(out, 32 * s, b) };
     }
-    encode4_tail::<F, SAT>(&src[done..], &mut out[done / 2..]);
+    encode4_tail::<F, SAT>(&src[64 * steps..], &mut out[32 * steps..]);
 }
 
 // ---------------------------------------------------------------------------

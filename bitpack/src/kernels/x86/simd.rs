@@ -154,6 +154,22 @@ impl<const W: u32> Steps<W> {
     }
 }
 
+impl Steps<8> {
+    /// Steps of `per` values over `n` values one per byte (no head): `n /
+    /// per` of them.
+    #[inline(always)]
+    pub(super) fn flat(n: usize, per: usize) -> Self {
+        let steps = n / per;
+        Steps {
+            head: 0,
+            first: 0,
+            steps,
+            per,
+            bit: 0,
+        }
+    }
+}
+
 /// Calls shorter than this many values keep the shortest head: the values
 /// a longer head adds go through the portable kernel, which costs more
 /// than the split accesses it saves on a short call.
@@ -196,25 +212,19 @@ pub(super) fn line_head<const W: u32>(offset: usize, n: usize, hot: Hot) -> usiz
 }
 
 /// Where the vector steps of an element-wise map (`out[i]` from `in[i]`
-/// alone) of `n` values, `per` a step, start so that its accesses to one
-/// slice (`size`-byte values from address `addr`: the output of a decode,
-/// the input of an encode) are on 64-byte lines: `(lead, steps)`, the steps
-/// at `lead + per * s` for `s < steps`, after one more step at 0 where
-/// `lead > 0` (it covers the values before `lead`; the values it shares
-/// with the next step are written twice, alike). `lead` is 0 where the
-/// slice is already on a line, or no multiple of `unit` values up to `per`
-/// puts it on one, or `n` leaves no room for a step after it. Unlike the
-/// head of [`line_head`], the extra step costs one step, not a portable
-/// loop, so any call long enough for two steps takes it.
+/// alone) of `n` values, `per` a step, start so that its stores to `out`
+/// (`size`-byte values from address `addr`) are on 64-byte lines: `(lead,
+/// steps)`, the steps at `lead + per * s` for `s < steps`, after one more
+/// step at 0 where `lead > 0` (it covers the values before `lead`; the
+/// values it shares with the next step are written twice, alike). `lead` is
+/// 0 where `out` is already on a line, or no value up to `per` puts it on
+/// one, or `n` leaves no room for a step after it. Unlike the head of
+/// [`line_head`], the extra step costs one step, not a portable loop, so
+/// any call long enough for two steps takes it.
 #[inline(always)]
-pub(super) fn line_steps(
-    n: usize,
-    per: usize,
-    (addr, size): (usize, usize),
-    unit: usize,
-) -> (usize, usize) {
+pub(super) fn line_steps(n: usize, per: usize, (addr, size): (usize, usize)) -> (usize, usize) {
     let lead = (64 - addr % 64) % 64 / size;
-    let lead = if (addr + lead * size) % 64 == 0 && lead % unit == 0 && lead <= per {
+    let lead = if (addr + lead * size) % 64 == 0 && lead <= per {
         lead
     } else {
         0
@@ -524,7 +534,34 @@ pub(super) fn splat64x8(x: u64) -> __m512i {
 
 #[cfg(test)]
 mod line_head_tests {
-    use super::{Hot, LINE_HEAD_MIN, line_head};
+    use super::{Hot, LINE_HEAD_MIN, line_head, line_steps};
+
+    /// `line_steps` of every address within a line and lengths around the
+    /// steps: the steps stay inside `n`, leave a tail shorter than a step,
+    /// start on a line wherever one is reachable with room for a step,
+    /// and the step at 0 then covers every value before them.
+    #[test]
+    fn line_steps_start_on_a_line_and_cover_every_value() {
+        for per in [16usize, 32] {
+            for addr in (0..64).step_by(4).map(|a| 4096 + a) {
+                for n in (0..100).chain([1000, 4099]) {
+                    let (lead, steps) = line_steps(n, per, (addr, 4));
+                    let done = lead + per * steps;
+                    assert!(done <= n && n - done < per, "per {per} addr {addr} n {n}");
+                    let want = (64 - addr % 64) % 64 / 4;
+                    if want > 0 && n >= want + per {
+                        assert_eq!(lead, want, "per {per} addr {addr} n {n}");
+                        assert_eq!((addr + 4 * lead) % 64, 0);
+                        assert!(lead <= per && steps >= 1, "the step at 0 reaches the first");
+                    } else {
+                        assert_eq!(lead, 0, "per {per} addr {addr} n {n}");
+                    }
+                }
+            }
+        }
+        // An address off the values' size never counts as reachable.
+        assert_eq!(line_steps(4099, 16, (4098, 4)), (0, 4099 / 16));
+    }
 
     /// `line_head` of every width, offset, address within a line, value size
     /// and `half`, against a search of every head below 200 values: it is the
