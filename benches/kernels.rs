@@ -495,6 +495,85 @@ fn sum(c: &mut Criterion) {
     g.finish();
 }
 
+/// The 7-bit AVX-512 sum's step taken apart (PART 0: the step of
+/// `sum_fold_avx512::<7>` without its periodic fold: a zero-masked `vpermb`
+/// of a 64-byte load at a 56-byte stride, the lanes' add, the odd fields'
+/// `and` and add; 1: the same without the `vpermb`; 2: the `vpermb` alone,
+/// kept by one `xor`), over `steps` steps of `bytes`.
+///
+/// # Safety
+///
+/// The CPU must support AVX-512 F, BW and VBMI.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+unsafe fn sum7_parts<const PART: u32>(bytes: &[u8], steps: usize) -> [u64; 8] {
+    use std::arch::x86_64::*;
+    let idx: [u8; 64] = std::array::from_fn(|i| (i / 8 * 7 + i % 8) as u8);
+    // SAFETY: `idx` is 64 bytes.
+    let perm = black_box(unsafe { _mm512_loadu_si512(idx.as_ptr().cast()) });
+    let keep = black_box(0x7f7f_7f7f_7f7f_7f7fu64);
+    let odd = _mm512_set1_epi64(0x00fe_01fc_03f8_07f0);
+    let (mut all, mut odds) = (_mm512_setzero_si512(), _mm512_setzero_si512());
+    for s in 0..steps {
+        let at = bytes[56 * s..56 * s + 64].as_ptr();
+        // SAFETY: the 64 bytes from `at` are inside `bytes`.
+        let v = unsafe { _mm512_loadu_si512(at.cast()) };
+        let v = if PART == 1 {
+            v
+        } else {
+            _mm512_maskz_permutexvar_epi8(keep, perm, v)
+        };
+        if PART == 2 {
+            all = _mm512_xor_si512(all, v);
+        } else {
+            all = _mm512_add_epi64(all, v);
+            odds = _mm512_add_epi64(odds, _mm512_and_si512(v, odd));
+        }
+    }
+    let (mut out, sum) = ([0u64; 8], _mm512_add_epi64(all, odds));
+    let to = out.as_mut_ptr();
+    // SAFETY: `out` is 64 bytes.
+    unsafe { _mm512_storeu_si512(to.cast(), sum) };
+    out
+}
+
+/// `sum_parts/7`: what the 7-bit sum's instructions cost on this core
+/// ([`sum7_parts`]), beside the kernel and the read floor of the same
+/// bytes, at 32,768 values (28 KiB, in L1) and 65,536 (56 KiB, the
+/// `sum/65536` stream, past a 48-KiB L1). Run only where the CPU has
+/// AVX-512 VBMI.
+fn sum_parts(c: &mut Criterion) {
+    if !(has_avx512() && std::is_x86_feature_detected!("avx512vbmi")) {
+        return;
+    }
+    let mut g = small_group(c, "sum_parts/7");
+    for n in [SMALL / 2, SMALL] {
+        let words = stream(n + 64, 7, 7);
+        let bytes: &[u8] = bytemuck::cast_slice(&words);
+        let steps = n / 64;
+        g.throughput(Throughput::Elements(n as u64));
+        g.bench_with_input(BenchmarkId::new("kernel", n), &words, |b, s| {
+            b.iter(|| kernels::sum(7, black_box(s), 0, n).unwrap())
+        });
+        let floor = words[..n * 7 / 64].to_vec();
+        g.bench_with_input(BenchmarkId::new("read_floor", n), &floor, |b, s| {
+            b.iter(|| read_floor(black_box(s)))
+        });
+        g.bench_with_input(BenchmarkId::new("step", n), bytes, |b, s| {
+            // SAFETY: AVX-512 F, BW and VBMI were detected above.
+            b.iter(|| unsafe { sum7_parts::<0>(black_box(s), steps) })
+        });
+        g.bench_with_input(BenchmarkId::new("no_permute", n), bytes, |b, s| {
+            // SAFETY: as above.
+            b.iter(|| unsafe { sum7_parts::<1>(black_box(s), steps) })
+        });
+        g.bench_with_input(BenchmarkId::new("permute_only", n), bytes, |b, s| {
+            // SAFETY: as above.
+            b.iter(|| unsafe { sum7_parts::<2>(black_box(s), steps) })
+        });
+    }
+    g.finish();
+}
+
 fn unpack_u8(c: &mut Criterion) {
     let n = SMALL;
     let mut g = small_group(c, "unpack_u8/65536");
@@ -930,6 +1009,7 @@ fn main() {
     let mut c = Criterion::default().configure_from_args().without_plots();
     clock(&mut c);
     sum(&mut c);
+    sum_parts(&mut c);
     unpack_u8(&mut c);
     unpack_u32(&mut c);
     pack_u8(&mut c);

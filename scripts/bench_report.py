@@ -96,7 +96,7 @@ def fmt_r(x):
 KERNEL_GROUPS = [
     "sum/65536", "sum/67108864", "unpack_u8/65536", "unpack_u8/67108864",
     "unpack_u32/65536", "pack_u8/65536", "pack_u8/67108864", "pack_u32/65536",
-    "decode_f32/65536", "decode_f32/67108864", "encode_f32/65536", "clock",
+    "decode_f32/65536", "decode_f32/67108864", "encode_f32/65536", "sum_parts/7", "clock",
 ]
 
 
@@ -215,6 +215,20 @@ def kernels_section(res, mtimes, notes):
         "sum/67108864", ["kernel", "read_floor"], "read_floor",
         [("kernel/floor", "kernel", "read_floor")],
         "sum of 64 Mi packed values (memory-resident)",
+    )
+    r.table(
+        "sum_parts/7",
+        ["kernel", "step", "no_permute", "permute_only", "read_floor"],
+        "read_floor",
+        [("kernel/floor", "kernel", "read_floor"), ("step/floor", "step", "read_floor"),
+         ("no_permute/floor", "no_permute", "read_floor"),
+         ("permute_only/floor", "permute_only", "read_floor")],
+        "the 7-bit sum's loop taken apart (AVX-512), by number of values",
+        "`step` runs the kernel's step (a zero-masked `vpermb` of a 64-byte load at a "
+        "56-byte stride, the lanes' add, the odd fields' `and` and add) without its "
+        "periodic fold, `no_permute` the same without the `vpermb`, `permute_only` the "
+        "`vpermb` alone; 32,768 values (28 KiB) stay in L1, 65,536 (56 KiB, the `sum/65536` "
+        "stream) do not.",
     )
     r.table(
         "unpack_u8/65536",
