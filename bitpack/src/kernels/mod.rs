@@ -57,7 +57,7 @@
 //! | kernel | x86 variant (widths) | how |
 //! |---|---|---|
 //! | [`unpack`] to `u8` | AVX-512 F+BW+VBMI (1..=7) | one 64-byte load per 64 values; `vpermb` gives each 64-bit lane its 8-value group, `vpmultishiftqb` moves each value to its own byte, mask |
-//! | [`unpack`] to `u8` | AVX2 (1..=7), BMI2 (1..=7, slower, kept as fallback) | two 32-byte loads give each 128-bit half its 8-value group; `pshufb` puts each value's two bytes in a 16-bit lane, `vpmulhuw` shifts each lane by its own amount, mask, `vpackuswb` |
+//! | [`unpack`] to `u8` | AVX2 (1..=7), BMI2 (1..=7, slower, kept as fallback) | one 32-byte load gives each 128-bit half its 16 values; two `pshufb` put the even and the odd values' two bytes in 16-bit lanes, `vpmulhuw` shifts the even lanes right to bit 0 and `vpmullw` the odd ones left to bit 8, each by its own amount, two masks, `or` |
 //! | [`unpack`] to `u32` | AVX-512 F+BW+VBMI (1..=31) | 16 values per step: `vpermb` gathers each value's bytes into its dword from one 64-byte load, `vpsrlvd` shifts, mask |
 //! | [`unpack`] to `u32` | AVX2 (1..=31) | `pshufb` gathers each value's bytes into its dword, `vpsrlvd` shifts, mask |
 //! | [`pack`] from `u8` | AVX-512 F/BW/VBMI (1..=7), AVX2+BMI2 (1..=7), BMI2 (1..=7, slower) | AVX-512: `vptestmb` (1 bit) or the multiply-add merges below, one `vpermb` to gather 64 values' `8w` bytes, a masked store; AVX2: `vpmovmskb` bit planes (1, 2 bits) or `vpmaddubsw`/`vpmaddwd`/shift merges of neighbours, then `pshufb` |
@@ -144,29 +144,29 @@
 //! <!-- bench:kernels:begin -->
 //! Measured 2026-12-05 on Intel(R) Xeon(R) Processor (2 cores; avx2 bmi2 popcnt avx512f):
 //!
-//! - `sum/65536`: the 5-bit sum takes 806 ns, 4.30x `read_floor` (reading its
-//!   40 KiB) and 351x faster than the bit-at-a-time `naive` loop; widths 1..=8
-//!   run at 1.18-4.30x `read_floor`.
-//! - `sum/67108864`: 0.99-1.12x `read_floor` for widths 1..=8.
-//! - `unpack_u8/65536`: 1.20-1.76x `write_floor` (`memset` of the 64 KiB
-//!   output) and 1.14-1.68x `store_loop` (plain AVX2 stores of as many bytes);
-//!   the 5-bit unpack takes 1.78 µs.
+//! - `sum/65536`: the 5-bit sum takes 846 ns, 3.22x `read_floor` (reading its
+//!   40 KiB) and 352x faster than the bit-at-a-time `naive` loop; widths 1..=8
+//!   run at 1.01-4.14x `read_floor`.
+//! - `sum/67108864`: 0.99-1.15x `read_floor` for widths 1..=8.
+//! - `unpack_u8/65536`: 1.20-1.51x `write_floor` (`memset` of the 64 KiB
+//!   output) and 1.08-1.47x `store_loop` (plain AVX2 stores of as many bytes);
+//!   the 5-bit unpack takes 1.59 µs.
 //! - `unpack_u8/65536` against `fastlanes` (the same values in its own
-//!   transposed layout): 0.79-1.32x of its time for widths 1..=8.
-//! - `unpack_u32/65536`: 0.86-1.51x the time of `bitpacker8x` (its own
-//!   interleaved layout) and 1.03-2.82x faster than `bitpacker1x` (the same
-//!   bytes); 5 bits: 8.07 µs against 5.33 µs and 15.15 µs.
-//! - `pack_u32/65536`: 2.07-3.43x faster than `bitpacker1x` for widths 1..=8
-//!   and 1.81-3.56x for 9..=31 (the same bytes written); 0.83-2.17x the
+//!   transposed layout): 0.85-1.01x of its time for widths 1..=8.
+//! - `unpack_u32/65536`: 0.80-1.06x the time of `bitpacker8x` (its own
+//!   interleaved layout) and 1.17-3.08x faster than `bitpacker1x` (the same
+//!   bytes); 5 bits: 5.25 µs against 4.95 µs and 14.50 µs.
+//! - `pack_u32/65536`: 2.12-3.65x faster than `bitpacker1x` for widths 1..=8
+//!   and 1.89-3.33x for 9..=31 (the same bytes written); 0.89-2.11x the
 //!   read+write floor (`read_write`) for widths 1..=32.
-//! - `pack_u8/65536`: 0.85-2.28x the read+write floor (`read_write`: the input
+//! - `pack_u8/65536`: 1.01-2.56x the read+write floor (`read_write`: the input
 //!   read and the packed bytes written once each) for widths 1..=8.
-//! - `decode_f32/65536`: E2M1 7.77 µs (1.71x `write_floor`, the `memset` of the
-//!   256 KiB output), E4M3 5.73 µs (1.29x; `store_loop` alone is 1.25x); E4M3
-//!   188x faster than the per-value `MiniFloat::to_f32` loop.
-//! - `encode_f32/65536`: E2M1 6.07 and E4M3 7.28 Gval/s, 1.71 and 2.04 values
-//!   per cycle at the measured 3.56 GHz (E4M3: 127x the per-value rounding
-//!   routine; `half`'s `f32` to `f16` slice conversion: 2.16 per cycle).
+//! - `decode_f32/65536`: E2M1 5.08 µs (1.12x `write_floor`, the `memset` of the
+//!   256 KiB output), E4M3 5.02 µs (1.15x; `store_loop` alone is 1.25x); E4M3
+//!   212x faster than the per-value `MiniFloat::to_f32` loop.
+//! - `encode_f32/65536`: E2M1 6.30 and E4M3 7.85 Gval/s, 1.59 and 1.98 values
+//!   per cycle at the measured 3.95 GHz (E4M3: 131x the per-value rounding
+//!   routine; `half`'s `f32` to `f16` slice conversion: 1.67 per cycle).
 //! <!-- bench:kernels:end -->
 //!
 //! What was measured and not kept (each against the kept code in one timing

@@ -58,53 +58,49 @@ fn unpack_frame<const W: u32, U: scalar::Lane>(
     );
 }
 
-/// `pshufb` control for [`unpack_u8_avx2`]: 16-bit lane `j` of a half
-/// gathers the two bytes holding element `j` of the half's 8-element group
-/// (at byte `16 - 2W` of the low half, byte 0 of the high half). An element
-/// that starts on a byte boundary takes that byte as the high byte (low byte
-/// zero) so that every lane shifts right by 1..=8.
-const fn unpack_u8_shuffle(w: u32) -> [u8; 32] {
-    let mut c = [0u8; 32];
+/// `pshufb` controls and multipliers for [`unpack_u8_avx2`]: 16-bit lane
+/// `j` of a half gathers the two bytes holding element `2j` (the even
+/// control) or `2j + 1` (the odd one) of the half's 16 elements (from byte
+/// `16 - 2W` of the low half, byte 0 of the high half). An element that
+/// starts on a byte boundary takes that byte as the high byte (low byte
+/// zero), so that its place `s` in the lane is 1..=8: the even lanes'
+/// multiplier `2^(16 - s)` (`vpmulhuw`) shifts it right by `s`, to bit 0,
+/// the odd lanes' `2^(8 - s)` (`vpmullw`) left by `8 - s`, to bit 8.
+const fn unpack_u8_pairs(w: u32) -> ([u8; 32], [u8; 32], [u16; 16], [u16; 16]) {
+    let (mut even, mut odd) = ([0u8; 32], [0u8; 32]);
+    let (mut to_low, mut to_high) = ([0u16; 16], [0u16; 16]);
     let mut h = 0;
     while h < 2 {
         let base = if h == 0 { low_base(2 * w as usize) } else { 0 };
-        let mut j = 0;
-        while j < 8 {
-            let bit = j * w as usize;
+        let mut e = 0;
+        while e < 16 {
+            let bit = e * w as usize;
             let (b, s) = (base + bit / 8, bit % 8);
-            let (lo, hi) = if s == 0 {
-                (0x80, b as u8)
+            let (lo, hi, s) = if s == 0 {
+                (0x80, b as u8, 8)
             } else {
-                (b as u8, b as u8 + 1)
+                (b as u8, b as u8 + 1, s)
             };
-            c[16 * h + 2 * j] = lo;
-            c[16 * h + 2 * j + 1] = hi;
-            j += 1;
+            let lane = 8 * h + e / 2;
+            if e % 2 == 0 {
+                (even[2 * lane], even[2 * lane + 1]) = (lo, hi);
+                to_low[lane] = 1 << (16 - s);
+            } else {
+                (odd[2 * lane], odd[2 * lane + 1]) = (lo, hi);
+                to_high[lane] = 1 << (8 - s);
+            }
+            e += 1;
         }
         h += 1;
     }
-    c
+    (even, odd, to_low, to_high)
 }
 
-/// Multipliers for `_mm256_mulhi_epu16`: `2^(16 - s)` shifts a lane right by
-/// `s` (1..=8).
-const fn unpack_u8_mul(w: u32) -> [u16; 16] {
-    let mut m = [0u16; 16];
-    let mut j = 0;
-    while j < 8 {
-        let s = (j * w as usize) % 8;
-        let s = if s == 0 { 8 } else { s };
-        m[j] = 1 << (16 - s);
-        m[8 + j] = 1 << (16 - s);
-        j += 1;
-    }
-    m
-}
-
-/// `vpmulhuw` as written: through the intrinsic, LLVM turns the multiply
-/// (followed by the mask and `vpackuswb` of [`unpack_u8_avx2`]) into
+/// `vpmulhuw` as written: through the intrinsic, LLVM turned the multiply
+/// of an earlier [`unpack_u8_avx2`] (a mask and `vpackuswb` after it) into
 /// zero-extended 32-bit halves, two multiplies, `vpackusdw` and `vpermq`,
-/// which measured twice as slow.
+/// which measured twice as slow; the instruction as written cannot be
+/// rewritten so.
 ///
 /// Miri cannot run `asm!`; under Miri the intrinsic stands in for it (the
 /// same instruction, the same result), so that Miri checks every memory
@@ -140,26 +136,29 @@ fn mulhi_epu16(a: __m256i, b: __m256i) -> __m256i {
 
 /// Unpacks `W`-bit elements (`W` in `1..=7`) to bytes, 32 per step.
 ///
-/// A step's four 8-element groups (`W` bytes each, from byte `at`) come from
-/// two 32-byte loads, at `at + 2W - 16` (groups 0 and 2 in the low and high
-/// halves) and `at + 3W - 16` (groups 1 and 3); `pshufb` puts each element's
-/// two bytes in a 16-bit lane, `vpmulhuw` shifts each lane right by its own
-/// amount, a mask keeps `W` bits and `vpackuswb` interleaves the two vectors
-/// back into element order: two loads, two `pshufb`, two multiplies, two
-/// masks, one pack and one store per 32 elements.
+/// One 32-byte load at `at + 2W - 16` holds a step's 32 elements (`4W`
+/// bytes from byte `at`): elements 0..16 in the low half (from its byte
+/// `16 - 2W`), 16..32 in the high half (from its byte 0), so that no
+/// lane-crossing shuffle is needed. `pshufb` gathers the even elements'
+/// two bytes into the 16-bit lanes of one vector and the odd elements' into
+/// another; `vpmulhuw` shifts each even lane right to bit 0 and `vpmullw`
+/// each odd lane left to bit 8, by its own amount; two masks and an `or`
+/// join them into 32 bytes in element order: one load, two `pshufb`, two
+/// multiplies, two masks, one `or` and one store per 32 elements.
 ///
 /// # Safety
 ///
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn unpack_u8_avx2<const W: u32>(words: &[u64], offset: usize, dst: &mut [u8]) {
-    let w = W as usize;
-    let shuf = v256(unpack_u8_shuffle(W));
-    let mul = v256_u16(unpack_u8_mul(W));
-    let mask = _mm256_set1_epi16(mask64(W) as i16);
-    // A step loads bytes `at..at + w + 32`, from `low_base(2w)` bytes before
-    // its first group.
-    let geometry = (32, w + 32, low_base(2 * w));
+    let (even, odd, to_low, to_high) = const { unpack_u8_pairs(W) };
+    let (even, odd) = (v256(even), v256(odd));
+    let (to_low, to_high) = (v256_u16(to_low), v256_u16(to_high));
+    let low = _mm256_set1_epi16(mask64(W) as i16);
+    let high = _mm256_set1_epi16((mask64(W) << 8) as i16);
+    // A step loads bytes `at..at + 32`, from `low_base(2w)` bytes before
+    // its first element's byte.
+    let geometry = (32, 32, low_base(2 * W as usize));
     unpack_frame::<W, u8>(
         words,
         offset,
@@ -167,13 +166,11 @@ pub(crate) unsafe fn unpack_u8_avx2<const W: u32>(words: &[u64], offset: usize, 
         geometry,
         false,
         |bytes, dst, at, i, _| {
-            // SAFETY: `at + w + 32 <= bytes.len()` (`unpack_frame`).
-            let a = unsafe { load32(bytes, at) };
-            // SAFETY: as above.
-            let b = unsafe { load32(bytes, at + w) };
-            let a = _mm256_and_si256(mulhi_epu16(_mm256_shuffle_epi8(a, shuf), mul), mask);
-            let b = _mm256_and_si256(mulhi_epu16(_mm256_shuffle_epi8(b, shuf), mul), mask);
-            let r = _mm256_packus_epi16(a, b);
+            // SAFETY: `at + 32 <= bytes.len()` (`unpack_frame`).
+            let v = unsafe { load32(bytes, at) };
+            let a = _mm256_and_si256(mulhi_epu16(_mm256_shuffle_epi8(v, even), to_low), low);
+            let b = _mm256_mullo_epi16(_mm256_shuffle_epi8(v, odd), to_high);
+            let r = _mm256_or_si256(a, _mm256_and_si256(b, high));
             // SAFETY: `i + 32 <= dst.len()` (`unpack_frame`).
             unsafe { store32(dst, i, r) };
         },
