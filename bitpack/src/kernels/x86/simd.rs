@@ -172,8 +172,10 @@ impl Steps<8> {
 
 /// Calls shorter than this many values keep the shortest head: the values
 /// a longer head adds go through the portable kernel, which costs more
-/// than the split accesses it saves on a short call.
-pub(super) const LINE_HEAD_MIN: usize = 2048;
+/// than the split accesses it saves on a short call. Under Miri, whose
+/// tests must stay short, calls of 64 values and more take the longer head,
+/// so that Miri checks its accesses.
+pub(super) const LINE_HEAD_MIN: usize = if cfg!(miri) { 64 } else { 2048 };
 
 /// The head of a call over `n` values from value `offset` of a `W`-bit
 /// stream whose vector steps load or store the [`Hot`] slice: the first
