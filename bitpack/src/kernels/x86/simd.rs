@@ -188,8 +188,8 @@ pub(super) const LINE_HEAD_MIN: usize = if cfg!(miri) { 64 } else { 2048 };
 /// one on a line (an unpack of 65,536 values to `u32` took 1.5x as long;
 /// see `BENCHMARKS.md`), and the system allocator returns large buffers 16
 /// bytes past a line. With the slice 16 bytes into a line and `offset` 0,
-/// the head is 48 values for `u8` values, 12 for `u32` values (28 for an
-/// odd `W`, whose steps start at bit 4 then).
+/// the head is 48 values for `u8` values and 12 for `u32` values (for an
+/// odd `W` the steps then start at bit 4 of a byte).
 #[inline(always)]
 pub(super) fn line_head<const W: u32>(offset: usize, n: usize, hot: Hot) -> usize {
     let g: usize = 8 >> (W | 8).trailing_zeros();
