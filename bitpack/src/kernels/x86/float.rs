@@ -148,9 +148,9 @@ unsafe fn decode_f16c_body<F: crate::float::MiniFloat>(
     let (bias, specials) = const { (F::FORMAT.bias, F::FORMAT.specials) };
     let n = codes.len().min(out.len());
     // Scaled blocks keep their steps on block boundaries.
-    let (lead, steps) = match factors {
+    let at = match factors {
         None => line_steps(n, 16, (out.as_ptr().addr(), 4)),
-        Some(_) => (0, n / 16),
+        Some(_) => MapSteps::from_start(n, 16),
     };
     let mag_mask = _mm256_set1_epi16(((1u32 << (e + m)) - 1) as i16);
     let sign_bit = _mm256_set1_epi16((1u32 << (e + m)) as i16);
@@ -168,11 +168,11 @@ unsafe fn decode_f16c_body<F: crate::float::MiniFloat>(
     let qnan = _mm256_set1_epi16(0x7e00);
     let scale = _mm256_set1_ps(f32::from_bits(((127 + 15 - bias) as u32) << 23));
     let out_bytes: &mut [u8] = bytemuck::cast_slice_mut(out);
-    assert!(lead + 16 * steps <= codes.len() && 4 * (lead + 16 * steps) <= out_bytes.len());
-    let first = (lead > 0).then_some(0);
-    for p in first.into_iter().chain((0..steps).map(|s| lead + 16 * s)) {
-        // SAFETY: `p + 16 <= lead + 16 * steps <= codes.len()` (asserted
-        // above; the step at 0 runs only where `steps > 0`).
+    let done = at.done();
+    assert!(done <= codes.len() && 4 * done <= out_bytes.len());
+    for p in at.starts() {
+        // SAFETY: `p + 16 <= done <= codes.len()` (`MapSteps`, asserted
+        // above).
         let x = _mm256_cvtepu8_epi16(unsafe { load16(codes, p) });
         let mut h = if e + 10 == 14 {
             // The sign lands on bit 14, one below binary16's: adding bit 14
@@ -212,12 +212,11 @@ unsafe fn decode_f16c_body<F: crate::float::MiniFloat>(
             None => (lo, hi),
         };
         let (lo, hi) = (_mm256_castps_si256(lo), _mm256_castps_si256(hi));
-        // SAFETY: `4 * (p + 16) <= out_bytes.len()` (asserted above).
+        // SAFETY: `4 * (p + 16) <= 4 * done <= out_bytes.len()` (as above).
         unsafe { store32(out_bytes, 4 * p, lo) };
         // SAFETY: as above.
         unsafe { store32(out_bytes, 4 * p + 32, hi) };
     }
-    let done = lead + 16 * steps;
     let tail = |c: u8| crate::float::elem::decode_fast::<F>(c);
     scalar::map_values(&tail, &codes[done..n], &mut out[done..n]);
 }
@@ -490,13 +489,13 @@ pub(crate) unsafe fn decode_f16c_avx512<F: MiniFloat>(codes: &[u8], out: &mut [f
     let inf_h = _mm512_set1_epi16(((((1u32 << e) - 1) << m) << (10 - m)) as i16);
     let qnan = _mm512_set1_epi16(0x7e00);
     let scale = _mm512_set1_ps(f32::from_bits(((127 + 15 - bias) as u32) << 23));
-    let (lead, steps) = line_steps(n, 32, (out.as_ptr().addr(), 4));
+    let at = line_steps(n, 32, (out.as_ptr().addr(), 4));
     let out_bytes: &mut [u8] = bytemuck::cast_slice_mut(out);
-    assert!(lead + 32 * steps <= codes.len() && 4 * (lead + 32 * steps) <= out_bytes.len());
-    let first = (lead > 0).then_some(0);
-    for p in first.into_iter().chain((0..steps).map(|s| lead + 32 * s)) {
-        // SAFETY: `p + 32 <= lead + 32 * steps <= codes.len()` (asserted
-        // above; the step at 0 runs only where `steps > 0`).
+    let done = at.done();
+    assert!(done <= codes.len() && 4 * done <= out_bytes.len());
+    for p in at.starts() {
+        // SAFETY: `p + 32 <= done <= codes.len()` (`MapSteps`, asserted
+        // above).
         let x = _mm512_cvtepu8_epi16(unsafe { load32(codes, p) });
         let mut h = if e + 10 == 14 {
             // The sign lands on bit 14, one below binary16's: adding bit 14
@@ -528,12 +527,11 @@ pub(crate) unsafe fn decode_f16c_avx512<F: MiniFloat>(codes: &[u8], out: &mut [f
             (_mm512_mul_ps(lo, scale), _mm512_mul_ps(hi, scale))
         };
         let (lo, hi) = (_mm512_castps_si512(lo), _mm512_castps_si512(hi));
-        // SAFETY: `4 * (p + 32) <= out_bytes.len()` (asserted above).
+        // SAFETY: `4 * (p + 32) <= 4 * done <= out_bytes.len()` (as above).
         unsafe { store64(out_bytes, 4 * p, lo) };
         // SAFETY: as above.
         unsafe { store64(out_bytes, 4 * p + 64, hi) };
     }
-    let done = lead + 32 * steps;
     let tail = |c: u8| mf::decode_fast::<F>(c);
     scalar::map_values(&tail, &codes[done..n], &mut out[done..n]);
 }

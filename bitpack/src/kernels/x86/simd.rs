@@ -213,28 +213,65 @@ pub(super) fn line_head<const W: u32>(offset: usize, n: usize, hot: Hot) -> usiz
     best.min(n)
 }
 
-/// Where the vector steps of an element-wise map (`out[i]` from `in[i]`
-/// alone) of `n` values, `per` a step, start so that its stores to `out`
-/// (`size`-byte values from address `addr`) are on 64-byte lines: `(lead,
-/// steps)`, the steps at `lead + per * s` for `s < steps`, after one more
-/// step at 0 where `lead > 0` (it covers the values before `lead`; the
-/// values it shares with the next step are written twice, alike). `lead` is
-/// 0 where `out` is already on a line, or no value up to `per` puts it on
-/// one, or `n` leaves no room for a step after it. Unlike the head of
-/// [`line_head`], the extra step costs one step, not a portable loop, so
-/// any call long enough for two steps takes it.
+/// The vector steps of an element-wise map (`out[i]` from `in[i]` alone)
+/// of `per` values each ([`line_steps`]): one at 0 where `lead > 0` (it
+/// covers the values before `lead`; the values it shares with the next
+/// step are written twice, alike), then `steps` steps from `lead`.
+#[derive(Clone, Copy)]
+pub(super) struct MapSteps {
+    lead: usize,
+    steps: usize,
+    per: usize,
+}
+
+impl MapSteps {
+    /// Whole steps from value 0 of `n` values.
+    #[inline(always)]
+    pub(super) fn from_start(n: usize, per: usize) -> Self {
+        MapSteps {
+            lead: 0,
+            steps: n / per,
+            per,
+        }
+    }
+
+    /// The values the steps cover (`0..done()`); the tail follows. Every
+    /// step's values lie below it.
+    #[inline(always)]
+    pub(super) fn done(&self) -> usize {
+        self.lead + self.per * self.steps
+    }
+
+    /// Each step's first value.
+    #[inline(always)]
+    pub(super) fn starts(&self) -> impl Iterator<Item = usize> {
+        let (lead, per) = (self.lead, self.per);
+        let first = (lead > 0).then_some(0);
+        first
+            .into_iter()
+            .chain((0..self.steps).map(move |s| lead + per * s))
+    }
+}
+
+/// The steps of an element-wise map of `n` values, `per` a step, placed so
+/// that its stores to `out` (`size`-byte values from address `addr`) are
+/// on 64-byte lines: the steps from `lead`, the first value where `out` is
+/// on a line, after one at 0 ([`MapSteps`]). `lead` is 0 where `out` is
+/// already on a line, or no value up to `per` puts it on one, or `n`
+/// leaves no room for a step after it. Unlike the head of [`line_head`],
+/// the extra step costs one step, not a portable loop, so any call long
+/// enough for two steps takes it.
 #[inline(always)]
-pub(super) fn line_steps(n: usize, per: usize, (addr, size): (usize, usize)) -> (usize, usize) {
+pub(super) fn line_steps(n: usize, per: usize, (addr, size): (usize, usize)) -> MapSteps {
     let lead = (64 - addr % 64) % 64 / size;
-    let lead = if (addr + lead * size) % 64 == 0 && lead <= per {
-        lead
+    if lead > 0 && (addr + lead * size) % 64 == 0 && lead <= per && n >= lead + per {
+        MapSteps {
+            lead,
+            steps: (n - lead) / per,
+            per,
+        }
     } else {
-        0
-    };
-    if lead > 0 && n >= lead + per {
-        (lead, (n - lead) / per)
-    } else {
-        (0, n / per)
+        MapSteps::from_start(n, per)
     }
 }
 
@@ -547,8 +584,18 @@ mod line_head_tests {
         for per in [16usize, 32] {
             for addr in (0..64).step_by(4).map(|a| 4096 + a) {
                 for n in (0..100).chain([1000, 4099]) {
-                    let (lead, steps) = line_steps(n, per, (addr, 4));
-                    let done = lead + per * steps;
+                    let m = line_steps(n, per, (addr, 4));
+                    let (lead, steps, done) = (m.lead, m.steps, m.done());
+                    let starts: std::vec::Vec<usize> = m.starts().collect();
+                    let first = usize::from(lead > 0);
+                    assert_eq!(starts.len(), steps + first);
+                    assert!(lead == 0 || starts[0] == 0, "a step at 0 before the lead");
+                    assert!(
+                        starts[first..]
+                            .iter()
+                            .enumerate()
+                            .all(|(s, &p)| p == lead + per * s)
+                    );
                     assert!(done <= n && n - done < per, "per {per} addr {addr} n {n}");
                     let want = (64 - addr % 64) % 64 / 4;
                     if want > 0 && n >= want + per {
@@ -562,7 +609,8 @@ mod line_head_tests {
             }
         }
         // An address off the values' size never counts as reachable.
-        assert_eq!(line_steps(4099, 16, (4098, 4)), (0, 4099 / 16));
+        let m = line_steps(4099, 16, (4098, 4));
+        assert_eq!((m.lead, m.steps), (0, 4099 / 16));
     }
 
     /// `line_head` of every width, offset, address within a line, value size

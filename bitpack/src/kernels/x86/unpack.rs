@@ -274,23 +274,24 @@ const fn unpack_u32_consts(w: u32, start: usize) -> ([u8; 32], [u8; 32], [u32; 8
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn unpack_u32_avx2<const W: u32>(words: &[u64], offset: usize, dst: &mut [u32]) {
+    // Per start bit: the controls, the shifts, and the high window's byte.
     let consts = |start| {
         let (c0, c1, sh) = unpack_u32_consts(W, start);
         let (c0, c1, sh) = (v256(c0), v256(c1), v256_u32(sh));
-        (c0, c1, sh, _mm256_sub_epi32(_mm256_set1_epi32(32), sh))
+        let sh_hi = _mm256_sub_epi32(_mm256_set1_epi32(32), sh);
+        (c0, c1, sh, sh_hi, u32_window(W, 1, start).0)
     };
     let (even, odd) = (consts(0), consts(4));
     let mask = _mm256_set1_epi32(mask64(W) as i32);
-    let hi_off = u32_window(W, 1, 0).0.max(u32_window(W, 1, 4).0);
+    let span = even.4.max(odd.4) + 16;
     unpack_frame::<W, u32>(
         words,
         offset,
         dst,
-        (8, hi_off + 16, 0),
+        (8, span, 0),
         true,
         |bytes, dst, at, i, bit| {
-            let (c0, c1, sh, sh_hi) = if bit == 0 { even } else { odd };
-            let hi_off = u32_window(W, 1, bit as usize).0;
+            let (c0, c1, sh, sh_hi, hi_off) = if bit == 0 { even } else { odd };
             let v = if unpack_u32_bcast(W) {
                 // SAFETY: `at + 16 <= bytes.len()` (`unpack_frame`).
                 unsafe { bcast16(bytes, at) }
