@@ -597,6 +597,19 @@ unsafe fn pack_step_avx512<const W: u32>(bytes: &mut [u8], at: usize, v: __m512i
         }
         // SAFETY: the caller guarantees `at + 64 <= bytes.len()`.
         8 => unsafe { store_first(bytes, at, 64, v) },
+        // Whole 16- and 32-byte results: plain stores (a masked 64-byte
+        // store whose masked-off bytes cross a line costs as one that
+        // writes them).
+        2 => {
+            let p = _mm512_castsi512_si128(pack_64_bytes::<W>(v, idx));
+            // SAFETY: the caller guarantees `at + 16 <= bytes.len()`.
+            unsafe { store16(bytes, at, p) }
+        }
+        4 => {
+            let p = _mm512_castsi512_si256(pack_64_bytes::<W>(v, idx));
+            // SAFETY: the caller guarantees `at + 32 <= bytes.len()`.
+            unsafe { store32(bytes, at, p) }
+        }
         _ => {
             let p = pack_64_bytes::<W>(v, idx);
             // SAFETY: the caller guarantees `at + 8W <= bytes.len()`.
