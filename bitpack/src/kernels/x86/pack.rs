@@ -398,14 +398,17 @@ const fn wide_perm_zeroed_avx512(w: u32, n: usize) -> [[u8; 64]; 4] {
     c
 }
 
-/// `vpermb` indices gathering the low `w` bytes of each of the 8 qwords
-/// into the first `8w` bytes.
+/// `vpermb` indices gathering a step's `8w` packed bytes into the first
+/// `8w` bytes: for even `w`, the low `w / 2` bytes of each of the 16 dwords
+/// (four merged values fill them exactly); for odd `w`, the low `w` bytes
+/// of each of the 8 qwords.
 const fn compact_qwords(w: u32) -> [u8; 64] {
     let w = w as usize;
+    let (group, keep) = if w % 2 == 0 { (4, w / 2) } else { (8, w) };
     let mut c = [0u8; 64];
     let mut j = 0;
     while j < 8 * w {
-        c[j] = (j / w * 8 + j % w) as u8;
+        c[j] = (j / keep * group + j % keep) as u8;
         j += 1;
     }
     c
@@ -546,29 +549,30 @@ pub(crate) unsafe fn pack_u32_wide_avx512<const W: u32>(
 /// Packs 64 bytes (each `< 2^W`, `W` in `2..=7`) into `8W` bytes at the
 /// start of the result: `vpmaddubsw` and `vpmaddwd` merge each 4
 /// neighbours into the low `4W` bits of their dword (as the AVX2 pack
-/// does). For 2 and 4 bits that is a whole byte or word, which `vpmovdb`
-/// or `vpmovdw` gathers; otherwise a qword shift merges each 8 neighbours
-/// into `W` bytes at the bottom of their qword and one `vpermb` by `idx`
-/// (the [`compact_qwords`] indices, which the caller passes opaque:
-/// LLVM otherwise fuses the mask, shift and `vpermb` into a `vpermt2b` of
-/// three uops and a `vpmovqw` of two) gathers the 8 groups.
+/// does). For even `W` those are `W / 2` whole bytes, which one `vpermb` by
+/// `idx` gathers (one uop, where `vpmovdb`/`vpmovdw` take two); for odd `W`
+/// a qword shift first merges each 8 neighbours into `W` bytes at the
+/// bottom of their qword and the `vpermb` gathers the 8 groups. `idx` holds
+/// the [`compact_qwords`] indices, which the caller passes opaque: LLVM
+/// otherwise turns the `vpermb` of constant indices into `vpmovdb`, or
+/// fuses the mask, shift and `vpermb` into a `vpermt2b` of three uops and a
+/// `vpmovqw` of two.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 #[inline]
 fn pack_64_bytes<const W: u32>(v: __m512i, idx: __m512i) -> __m512i {
     let p32 = merge_quads! {
         v, [_mm512_set1_epi16, _mm512_set1_epi32, _mm512_maddubs_epi16, _mm512_madd_epi16]
     };
-    match W {
-        2 => _mm512_castsi128_si512(_mm512_cvtepi32_epi8(p32)),
-        4 => _mm512_castsi256_si512(_mm512_cvtepi32_epi16(p32)),
-        _ => {
-            let lo = _mm512_maskz_mov_epi32(0x5555, p32);
-            let hi = _mm512_and_si512(
-                _mm512_srl_epi64(p32, bytemuck::cast([u64::from(32 - 4 * W), 0])),
-                _mm512_set1_epi64(!mask64(4 * W) as i64),
-            );
-            _mm512_permutexvar_epi8(idx, _mm512_or_si512(lo, hi))
-        }
+    if W % 2 == 0 {
+        // Four values fill `W / 2` whole bytes of their dword.
+        _mm512_permutexvar_epi8(idx, p32)
+    } else {
+        let lo = _mm512_maskz_mov_epi32(0x5555, p32);
+        let hi = _mm512_and_si512(
+            _mm512_srl_epi64(p32, bytemuck::cast([u64::from(32 - 4 * W), 0])),
+            _mm512_set1_epi64(!mask64(4 * W) as i64),
+        );
+        _mm512_permutexvar_epi8(idx, _mm512_or_si512(lo, hi))
     }
 }
 
