@@ -253,6 +253,23 @@ pub(super) fn check_sum<const W: u32>() {
             );
         }
     }
+    // Random values long enough for several whole rounds of the longest
+    // loops (16 steps of 5 vectors: 8,192 values of 5 bits for the
+    // carry-save sum), at offsets before, at and after a word's start.
+    if !cfg!(miri) {
+        for off in [0, 1, 64, 64 + rng.below(64)] {
+            let n = 40_000 + rng.below(30_000);
+            let words = rng.words(crate::kernels::words_for(W, off + n));
+            let expect: u128 = (0..n).map(|i| ref_get(&words, off + i, W)).sum();
+            for (name, f) in &variants {
+                assert_eq!(
+                    f(&words, off, n),
+                    expect,
+                    "sum W={W} {name}: len {n} offset {off}"
+                );
+            }
+        }
+    }
     // Extremes: 2^20 values of 2^W - 1 sum exactly, at offsets 0, 1 and 63
     // (2^10 under Miri, which interprets every access).
     let n = if cfg!(miri) {

@@ -48,7 +48,8 @@ use pack::{
     pack_u32_wide_avx512,
 };
 use sum::{
-    sum_bytes_avx2, sum_bytes_avx512, sum_fold_avx2, sum_fold_avx512, sum_popcnt, sum_popcnt_avx512,
+    sum_bytes_avx2, sum_bytes_avx512, sum_csa_avx512, sum_fold_avx2, sum_fold_avx512, sum_popcnt,
+    sum_popcnt_avx512,
 };
 pub(crate) use unpack::{unpack_aligned_raw_avx2, unpack_aligned_u8_bmi2};
 use unpack::{
@@ -188,8 +189,10 @@ pub(crate) static PACK_U128: Table<PackX<u128>, 128> = Table::EMPTY;
 
 pub(crate) static SUM: Table<SumX, 64> = variants!(64;
     [AVX512_POPCNT sum_popcnt_avx512, AVX2 sum_bytes_avx2, POPCNT sum_popcnt] for 1;
-    [AVX512_BW sum_bytes_avx512, AVX2 sum_bytes_avx2] for 2 4 8;
-    [AVX512_VBMI sum_fold_avx512, AVX2 sum_fold_avx2] for 3 5 6 7;
+    [AVX512_POPCNT sum_csa_avx512, AVX512_BW sum_bytes_avx512, AVX2 sum_bytes_avx2] for 2 4;
+    [AVX512_BW sum_bytes_avx512, AVX2 sum_bytes_avx2] for 8;
+    [AVX512_POPCNT sum_csa_avx512, AVX512_VBMI sum_fold_avx512, AVX2 sum_fold_avx2] for 3 5 6;
+    [AVX512_VBMI sum_fold_avx512, AVX2 sum_fold_avx2] for 7;
 );
 
 pub(crate) static DECODE_X32: Table<DecodeX, 16> = variants!(16;

@@ -1,6 +1,7 @@
-//! Sum variants: POPCNT and AVX-512 VPOPCNTDQ (1 bit), byte sums (AVX2 and
-//! AVX-512 BW: 1, 2, 4, 8 bits), and the split digit fold (AVX2 and AVX-512
-//! VBMI: 3, 5, 6, 7 bits); see the module docs of `kernels`.
+//! Sum variants: POPCNT and AVX-512 VPOPCNTDQ (1 bit), bit counts in place
+//! by carry-save adders (AVX-512 VPOPCNTDQ: 2 to 6 bits), byte sums (AVX2
+//! and AVX-512 BW: 1, 2, 4, 8 bits), and the split digit fold (AVX2 and
+//! AVX-512 VBMI: 3, 5, 6, 7 bits); see the module docs of `kernels`.
 
 use core::arch::x86_64::*;
 
@@ -362,6 +363,146 @@ pub(crate) unsafe fn sum_popcnt_avx512<const W: u32>(
             acc = _mm512_add_epi64(acc, _mm512_popcnt_epi64(v));
         });
         lanes_sum(acc)
+    })
+}
+
+/// Vectors in a step of [`sum_csa_avx512`]: the fewest 64-byte vectors
+/// that hold whole `w`-bit values, so that every step's bits have the same
+/// places in their values (1 for 2 and 4 bits, 3 for 3 and 6, 5 for 5).
+const fn csa_phases(w: u32) -> usize {
+    let mut p: usize = 1;
+    while !(512 * p).is_multiple_of(w as usize) {
+        p += 1;
+    }
+    p
+}
+
+/// Largest `W` and step ([`csa_phases`]) of [`sum_csa_avx512`].
+const CSA_W: usize = 6;
+const CSA_P: usize = 5;
+
+/// `masks[p][b]`: the bits of vector `p` of a [`sum_csa_avx512`] step that
+/// are bit `b` of their `w`-bit value (bit `i` of the vector is bit `512p +
+/// i` of the step, whose first value starts at bit 0).
+const fn place_masks(w: u32) -> [[[u64; 8]; CSA_W]; CSA_P] {
+    let mut m = [[[0u64; 8]; CSA_W]; CSA_P];
+    let mut p = 0;
+    while p < csa_phases(w) {
+        let mut i = 0;
+        while i < 512 {
+            let b = (512 * p + i) % w as usize;
+            m[p][b][i / 64] |= 1 << (i % 64);
+            i += 1;
+        }
+        p += 1;
+    }
+    m
+}
+
+/// A carry-save adder of three vectors, bit by bit: `(carry, sum)`, the
+/// majority and the parity of each bit's three inputs (one `vpternlogq`
+/// each).
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn csa(a: __m512i, b: __m512i, c: __m512i) -> (__m512i, __m512i) {
+    (
+        _mm512_ternarylogic_epi64::<0xe8>(a, b, c),
+        _mm512_ternarylogic_epi64::<0x96>(a, b, c),
+    )
+}
+
+/// Sum of `W`-bit elements for `W` in `2..=6` by counting bits in place: a
+/// value's bits have weights `1, 2, ..., 2^(W-1)`, so the sum of a stream
+/// is `sum over b of 2^b * (the number of ones at bit b of a value)`, and
+/// those counts are popcounts of the stream's bits under the masks of
+/// their places ([`place_masks`]). A step is the [`csa_phases`] vectors
+/// after which the places repeat; each of its vectors feeds a
+/// Harley–Seal tree of carry-save adders (two `vpternlogq` per input
+/// vector, bit by bit: the ones, twos, fours and eights of each bit over
+/// the steps so far, one set per vector of the step), and every 16 steps
+/// the tree's sixteens are counted, one `vpandq` and `vpopcntq` per place.
+/// So a 64-byte load costs about two `vpternlogq` and `3W / 16` more uops,
+/// where the byte sums and digit folds take five to eight. Steps that do
+/// not fill a tree of 16 and the counters left at the end are counted
+/// directly.
+///
+/// # Safety
+///
+/// The CPU must support AVX-512 F and VPOPCNTDQ.
+#[target_feature(enable = "avx512f,avx512vpopcntdq")]
+pub(crate) unsafe fn sum_csa_avx512<const W: u32>(words: &[u64], offset: usize, n: usize) -> u128 {
+    const { assert!(W >= 2 && W as usize <= CSA_W && csa_phases(W) <= CSA_P) };
+    let (w, phases) = (W as usize, const { csa_phases(W) });
+    let geometry = (512 * phases / w, 64 * phases, 0);
+    sum_frame::<W>(words, offset, n, geometry, |bytes, at| {
+        let masks = const { place_masks(W) };
+        let mask = |p: usize, b: usize| v512_u64(masks[p][b]);
+        let zero = _mm512_setzero_si512();
+        // The vector `p` of step `s`.
+        let load = |s: usize, p: usize| {
+            // SAFETY: `s < at.steps`, so the step's `64 * phases` bytes are
+            // inside `bytes` (`sum_frame`).
+            unsafe { load64(bytes, at.first + at.stride() * s + 64 * p) }
+        };
+        // The count of `x`'s bits in each of vector `p`'s places, as 64-bit
+        // lanes, added to `acc`.
+        let count = |acc: &mut [__m512i; CSA_W], x: __m512i, p: usize| {
+            for (b, acc) in acc.iter_mut().enumerate().take(w) {
+                let c = _mm512_popcnt_epi64(_mm512_and_si512(x, mask(p, b)));
+                *acc = _mm512_add_epi64(*acc, c);
+            }
+        };
+        // Per vector of a step: the ones, twos, fours and eights of each
+        // bit.
+        let mut tree = [[zero; 4]; CSA_P];
+        let mut sixteens = [zero; CSA_W];
+        let mut ones = [zero; CSA_W];
+        let whole = at.steps / 16;
+        for t in 0..whole {
+            for (p, tree) in tree.iter_mut().enumerate().take(phases) {
+                let x = |k: usize| load(16 * t + k, p);
+                let [mut o, mut tw, mut f, e] = *tree;
+                let mut eights = [zero; 2];
+                for (h, eights) in eights.iter_mut().enumerate() {
+                    let k = 8 * h;
+                    let (ta, o1) = csa(o, x(k), x(k + 1));
+                    let (tb, o2) = csa(o1, x(k + 2), x(k + 3));
+                    let (fa, t1) = csa(tw, ta, tb);
+                    let (ta, o3) = csa(o2, x(k + 4), x(k + 5));
+                    let (tb, o4) = csa(o3, x(k + 6), x(k + 7));
+                    let (fb, t2) = csa(t1, ta, tb);
+                    let (ea, f1) = csa(f, fa, fb);
+                    (o, tw, f, *eights) = (o4, t2, f1, ea);
+                }
+                let (s16, e) = csa(e, eights[0], eights[1]);
+                *tree = [o, tw, f, e];
+                count(&mut sixteens, s16, p);
+            }
+        }
+        for s in 16 * whole..at.steps {
+            for p in 0..phases {
+                count(&mut ones, load(s, p), p);
+            }
+        }
+        let mut total = 0u128;
+        if whole > 0 {
+            // The counters left in the trees, of weights 1, 2, 4 and 8.
+            let mut levels = [[zero; CSA_W]; 4];
+            for (p, tree) in tree.iter().enumerate().take(phases) {
+                for (level, &x) in levels.iter_mut().zip(tree) {
+                    count(level, x, p);
+                }
+            }
+            for (l, level) in levels.iter().enumerate() {
+                for (b, &x) in level.iter().enumerate().take(w) {
+                    total += lanes_sum(x) << (l + b);
+                }
+            }
+        }
+        for b in 0..w {
+            total += (lanes_sum(sixteens[b]) << (4 + b)) + (lanes_sum(ones[b]) << b);
+        }
+        total
     })
 }
 
