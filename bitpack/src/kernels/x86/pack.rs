@@ -404,7 +404,7 @@ const fn wide_perm_zeroed_avx512(w: u32, n: usize) -> [[u8; 64]; 4] {
 /// of each of the 8 qwords.
 const fn compact_qwords(w: u32) -> [u8; 64] {
     let w = w as usize;
-    let (group, keep) = if w % 2 == 0 { (4, w / 2) } else { (8, w) };
+    let (group, keep) = if w.is_multiple_of(2) { (4, w / 2) } else { (8, w) };
     let mut c = [0u8; 64];
     let mut j = 0;
     while j < 8 * w {
@@ -563,7 +563,7 @@ fn pack_64_bytes<const W: u32>(v: __m512i, idx: __m512i) -> __m512i {
     let p32 = merge_quads! {
         v, [_mm512_set1_epi16, _mm512_set1_epi32, _mm512_maddubs_epi16, _mm512_madd_epi16]
     };
-    if W % 2 == 0 {
+    if W.is_multiple_of(2) {
         // Four values fill `W / 2` whole bytes of their dword.
         _mm512_permutexvar_epi8(idx, p32)
     } else {
