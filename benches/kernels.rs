@@ -413,7 +413,8 @@ fn sum(c: &mut Criterion) {
     let mut g = small_group(c, "sum/65536");
     g.throughput(Throughput::Elements(n as u64));
     for w in (1..=8).chain([12, 16, 32]) {
-        let words = stream(n, w, w as u64);
+        let words = Placed::new(&stream(n, w, w as u64));
+        let words: &[u64] = &words;
         g.bench_with_input(BenchmarkId::new("kernel", w), &words, |b, s| {
             b.iter(|| kernels::sum(w, black_box(s), 0, n).unwrap())
         });

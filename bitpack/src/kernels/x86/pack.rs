@@ -404,7 +404,11 @@ const fn wide_perm_zeroed_avx512(w: u32, n: usize) -> [[u8; 64]; 4] {
 /// of each of the 8 qwords.
 const fn compact_qwords(w: u32) -> [u8; 64] {
     let w = w as usize;
-    let (group, keep) = if w.is_multiple_of(2) { (4, w / 2) } else { (8, w) };
+    let (group, keep) = if w.is_multiple_of(2) {
+        (4, w / 2)
+    } else {
+        (8, w)
+    };
     let mut c = [0u8; 64];
     let mut j = 0;
     while j < 8 * w {

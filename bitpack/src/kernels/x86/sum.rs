@@ -431,7 +431,10 @@ fn csa(a: __m512i, b: __m512i, c: __m512i) -> (__m512i, __m512i) {
 /// The CPU must support AVX-512 F and VPOPCNTDQ.
 #[target_feature(enable = "avx512f,avx512vpopcntdq")]
 pub(crate) unsafe fn sum_csa_avx512<const W: u32>(words: &[u64], offset: usize, n: usize) -> u128 {
-    const { assert!(W >= 2 && W as usize <= CSA_W && csa_phases(W) <= CSA_P) };
+    const {
+        let p = csa_phases(W);
+        assert!(W >= 2 && W as usize <= CSA_W && (p == 1 || p == 3 || p == 5));
+    };
     let (w, phases) = (W as usize, const { csa_phases(W) });
     let geometry = (512 * phases / w, 64 * phases, 0);
     sum_frame::<W>(words, offset, n, geometry, |bytes, at| {
@@ -459,24 +462,39 @@ pub(crate) unsafe fn sum_csa_avx512<const W: u32>(words: &[u64], offset: usize, 
         let mut ones = [zero; CSA_W];
         let whole = at.steps / 16;
         for t in 0..whole {
-            for (p, tree) in tree.iter_mut().enumerate().take(phases) {
-                let x = |k: usize| load(16 * t + k, p);
-                let [mut o, mut tw, mut f, e] = *tree;
-                let mut eights = [zero; 2];
-                for (h, eights) in eights.iter_mut().enumerate() {
-                    let k = 8 * h;
-                    let (ta, o1) = csa(o, x(k), x(k + 1));
-                    let (tb, o2) = csa(o1, x(k + 2), x(k + 3));
-                    let (fa, t1) = csa(tw, ta, tb);
-                    let (ta, o3) = csa(o2, x(k + 4), x(k + 5));
-                    let (tb, o4) = csa(o3, x(k + 6), x(k + 7));
-                    let (fb, t2) = csa(t1, ta, tb);
-                    let (ea, f1) = csa(f, fa, fb);
-                    (o, tw, f, *eights) = (o4, t2, f1, ea);
-                }
-                let (s16, e) = csa(e, eights[0], eights[1]);
-                *tree = [o, tw, f, e];
-                count(&mut sixteens, s16, p);
+            // Spelled out per vector of the step (`phases` is a constant; a
+            // loop of 5 or a closure called 5 times was not inlined, and
+            // its trees went through memory).
+            macro_rules! phase {
+                ($p:expr) => {{
+                    let p = $p;
+                    let x = |k: usize| load(16 * t + k, p);
+                    let [mut o, mut tw, mut f, e] = tree[p];
+                    let mut eights = [zero; 2];
+                    for (h, eights) in eights.iter_mut().enumerate() {
+                        let k = 8 * h;
+                        let (ta, o1) = csa(o, x(k), x(k + 1));
+                        let (tb, o2) = csa(o1, x(k + 2), x(k + 3));
+                        let (fa, t1) = csa(tw, ta, tb);
+                        let (ta, o3) = csa(o2, x(k + 4), x(k + 5));
+                        let (tb, o4) = csa(o3, x(k + 6), x(k + 7));
+                        let (fb, t2) = csa(t1, ta, tb);
+                        let (ea, f1) = csa(f, fa, fb);
+                        (o, tw, f, *eights) = (o4, t2, f1, ea);
+                    }
+                    let (s16, e) = csa(e, eights[0], eights[1]);
+                    tree[p] = [o, tw, f, e];
+                    count(&mut sixteens, s16, p);
+                }};
+            }
+            phase!(0);
+            if phases > 1 {
+                phase!(1);
+                phase!(2);
+            }
+            if phases > 3 {
+                phase!(3);
+                phase!(4);
             }
         }
         for s in 16 * whole..at.steps {
