@@ -85,7 +85,7 @@
 //! `u128` at any width) runs the portable kernel. Wide `u128` values
 //! (65..=128 bits) are moved one value at a time: correct, and slower.
 //!
-//! # Sum: in-word digit folding
+//! # Sum: in-word digit folding and counts in place
 //!
 //! [`sum`] never decodes into memory. One-bit values are counted (a nibble
 //! table in AVX2, Mula's method; `popcnt` otherwise). Two-, four- and
@@ -107,9 +107,18 @@
 //! `pshufb` per 32-byte load (unused high bits masked out), then splits the
 //! fold across steps: a step only adds the lane and its odd fields into two
 //! accumulators, and every `2^w + 1` steps the even fields are recovered as
-//! their difference and both parities are folded into `4w`-bit slots. Sums
-//! are exact for every length (a `u128` result; 2^20 values of `2^w - 1` are
-//! tested at every width).
+//! their difference and both parities are folded into `4w`-bit slots.
+//!
+//! With AVX-512 VPOPCNTDQ, 2 to 6 bits are *counted in place* instead: bit
+//! `b` of a value weighs `2^b`, so the sum is `sum over b of 2^b * (the
+//! number of ones at bit b of a value)`, and those are popcounts of the
+//! stream under a mask per place (one set per vector of a step, the few
+//! vectors after which the places repeat: 1 at 2 and 4 bits, 3 at 3 and 6,
+//! 5 at 5). The counting is deferred by Harley–Seal trees of carry-save
+//! adders (two `vpternlogq` a 64-byte vector, bit by bit), whose
+//! sixteens are counted every 16 steps. Sums are exact for every length (a
+//! `u128` result; 2^20 values of `2^w - 1` and random runs of 40,000 to
+//! 70,000 values are tested at every width).
 //!
 //! # Float formats
 //!

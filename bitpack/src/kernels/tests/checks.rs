@@ -255,17 +255,23 @@ pub(super) fn check_sum<const W: u32>() {
     }
     // Random values long enough for several whole rounds of the longest
     // loops (16 steps of 5 vectors: 8,192 values of 5 bits for the
-    // carry-save sum), at offsets before, at and after a word's start.
+    // carry-save sum), at offsets before, at and after a word's start, and
+    // from each of the 8 words of a cache line (the carry-save sum starts
+    // its steps on a line, wherever that falls in a value).
     if !cfg!(miri) {
-        for off in [0, 1, 64, 64 + rng.below(64)] {
+        let offs = [0, 1, 64, 64 + rng.below(64)];
+        let more: Vec<usize> = (0..8).map(|_| rng.below(200)).collect();
+        for (k, off) in offs.into_iter().chain(more).enumerate() {
             let n = 40_000 + rng.below(30_000);
-            let words = rng.words(crate::kernels::words_for(W, off + n));
-            let expect: u128 = (0..n).map(|i| ref_get(&words, off + i, W)).sum();
+            let skip = k.saturating_sub(offs.len());
+            let buf = rng.words(crate::kernels::words_for(W, off + n) + skip);
+            let words = &buf[skip..];
+            let expect: u128 = (0..n).map(|i| ref_get(words, off + i, W)).sum();
             for (name, f) in &variants {
                 assert_eq!(
-                    f(&words, off, n),
+                    f(words, off, n),
                     expect,
-                    "sum W={W} {name}: len {n} offset {off}"
+                    "sum W={W} {name}: len {n} offset {off} from word {skip}"
                 );
             }
         }

@@ -93,6 +93,8 @@ pub(crate) const AVX512_BW: u32 = AVX512F | AVX512BW;
 pub(crate) const AVX512_DQ: u32 = AVX512F | AVX512BW | AVX512DQ_VL;
 /// AVX-512 F and VPOPCNTDQ detected (`vpopcntq`).
 pub(crate) const AVX512_POPCNT: u32 = AVX512F | AVX512VPOPCNTDQ;
+/// AVX-512 F, BW and VPOPCNTDQ (the carry-save sum's masked loads).
+pub(crate) const AVX512_BW_POPCNT: u32 = AVX512F | AVX512BW | AVX512VPOPCNTDQ;
 /// Detection has run.
 const DETECTED: u32 = 1 << 31;
 
@@ -189,9 +191,9 @@ pub(crate) static PACK_U128: Table<PackX<u128>, 128> = Table::EMPTY;
 
 pub(crate) static SUM: Table<SumX, 64> = variants!(64;
     [AVX512_POPCNT sum_popcnt_avx512, AVX2 sum_bytes_avx2, POPCNT sum_popcnt] for 1;
-    [AVX512_POPCNT sum_csa_avx512, AVX512_BW sum_bytes_avx512, AVX2 sum_bytes_avx2] for 2 4;
+    [AVX512_BW_POPCNT sum_csa_avx512, AVX512_BW sum_bytes_avx512, AVX2 sum_bytes_avx2] for 2 4;
     [AVX512_BW sum_bytes_avx512, AVX2 sum_bytes_avx2] for 8;
-    [AVX512_POPCNT sum_csa_avx512, AVX512_VBMI sum_fold_avx512, AVX2 sum_fold_avx2] for 3 5 6;
+    [AVX512_BW_POPCNT sum_csa_avx512, AVX512_VBMI sum_fold_avx512, AVX2 sum_fold_avx2] for 3 5 6;
     [AVX512_VBMI sum_fold_avx512, AVX2 sum_fold_avx2] for 7;
 );
 

@@ -422,106 +422,157 @@ fn csa(a: __m512i, b: __m512i, c: __m512i) -> (__m512i, __m512i) {
 /// the steps so far, one set per vector of the step), and every 16 steps
 /// the tree's sixteens are counted, one `vpandq` and `vpopcntq` per place.
 /// So a 64-byte load costs about two `vpternlogq` and `3W / 16` more uops,
-/// where the byte sums and digit folds take five to eight. Steps that do
-/// not fill a tree of 16 and the counters left at the end are counted
-/// directly.
+/// where the byte sums and digit folds take five to eight.
+///
+/// A count needs no value boundaries, so the steps start at the first
+/// 64-byte line of the stream's bytes inside the call (a load across two
+/// lines costs about two), wherever that falls in a value: the places of
+/// the steps' bits are then rotated by `r` (bit `8 * start` is place `r`
+/// of its value), which only changes which weight each mask's count
+/// gets. The whole bytes before the first step are one zero-masked load
+/// (the vector before it), those after the last are up to a step of
+/// zero-masked loads, and the at most 7 bits at either end that are not a
+/// whole byte are added one by one. Short calls take the portable sum.
 ///
 /// # Safety
 ///
-/// The CPU must support AVX-512 F and VPOPCNTDQ.
-#[target_feature(enable = "avx512f,avx512vpopcntdq")]
+/// The CPU must support AVX-512 F, BW and VPOPCNTDQ.
+#[target_feature(enable = "avx512f,avx512bw,avx512vpopcntdq")]
 pub(crate) unsafe fn sum_csa_avx512<const W: u32>(words: &[u64], offset: usize, n: usize) -> u128 {
     const {
         let p = csa_phases(W);
         assert!(W >= 2 && W as usize <= CSA_W && (p == 1 || p == 3 || p == 5));
     };
     let (w, phases) = (W as usize, const { csa_phases(W) });
-    let geometry = (512 * phases / w, 64 * phases, 0);
-    sum_frame::<W>(words, offset, n, geometry, |bytes, at| {
-        let masks = const { place_masks(W) };
-        let mask = |p: usize, b: usize| v512_u64(masks[p][b]);
-        let zero = _mm512_setzero_si512();
-        // The vector `p` of step `s`.
-        let load = |s: usize, p: usize| {
-            // SAFETY: `s < at.steps`, so the step's `64 * phases` bytes are
-            // inside `bytes` (`sum_frame`).
-            unsafe { load64(bytes, at.first + at.stride() * s + 64 * p) }
-        };
-        // The count of `x`'s bits in each of vector `p`'s places, as 64-bit
-        // lanes, added to `acc`.
-        let count = |acc: &mut [__m512i; CSA_W], x: __m512i, p: usize| {
-            for (b, acc) in acc.iter_mut().enumerate().take(w) {
-                let c = _mm512_popcnt_epi64(_mm512_and_si512(x, mask(p, b)));
-                *acc = _mm512_add_epi64(*acc, c);
-            }
-        };
-        // Per vector of a step: the ones, twos, fours and eights of each
-        // bit.
-        let mut tree = [[zero; 4]; CSA_P];
-        let mut sixteens = [zero; CSA_W];
-        let mut ones = [zero; CSA_W];
-        let whole = at.steps / 16;
-        for t in 0..whole {
-            // Spelled out per vector of the step (`phases` is a constant; a
-            // loop of 5 or a closure called 5 times was not inlined, and
-            // its trees went through memory).
-            macro_rules! phase {
-                ($p:expr) => {{
-                    let p = $p;
-                    let x = |k: usize| load(16 * t + k, p);
-                    let [mut o, mut tw, mut f, e] = tree[p];
-                    let mut eights = [zero; 2];
-                    for (h, eights) in eights.iter_mut().enumerate() {
-                        let k = 8 * h;
-                        let (ta, o1) = csa(o, x(k), x(k + 1));
-                        let (tb, o2) = csa(o1, x(k + 2), x(k + 3));
-                        let (fa, t1) = csa(tw, ta, tb);
-                        let (ta, o3) = csa(o2, x(k + 4), x(k + 5));
-                        let (tb, o4) = csa(o3, x(k + 6), x(k + 7));
-                        let (fb, t2) = csa(t1, ta, tb);
-                        let (ea, f1) = csa(f, fa, fb);
-                        (o, tw, f, *eights) = (o4, t2, f1, ea);
-                    }
-                    let (s16, e) = csa(e, eights[0], eights[1]);
-                    tree[p] = [o, tw, f, e];
-                    count(&mut sixteens, s16, p);
-                }};
-            }
-            phase!(0);
-            if phases > 1 {
-                phase!(1);
-                phase!(2);
-            }
-            if phases > 3 {
-                phase!(3);
-                phase!(4);
-            }
+    let step = 64 * phases;
+    let bytes: &[u8] = bytemuck::cast_slice(words);
+    // The call's bits, its whole bytes, and the first line among them.
+    let (s0, e) = (offset * w, (offset + n) * w);
+    let (c0, c1) = (s0.div_ceil(8), (e / 8).min(bytes.len()));
+    let first = c0 + (64 - (bytes.as_ptr().addr() + c0) % 64) % 64;
+    if c1 < first + step {
+        return scalar::sum::<W>(words, offset, n);
+    }
+    let steps = (c1 - first) / step;
+    let last = first + steps * step;
+    // Place of bit `8 * first` in its value; the masks' places are
+    // relative to it.
+    let r = (8 * first - s0) % w;
+    let masks = const { place_masks(W) };
+    let mask = |p: usize, b: usize| v512_u64(masks[p][b]);
+    let zero = _mm512_setzero_si512();
+    // The vector `p` of step `s`.
+    let load = |s: usize, p: usize| {
+        // SAFETY: `s < steps`, so the step's bytes, `first + step * s..`
+        // up to `last <= c1 <= bytes.len()`, are inside `bytes`.
+        unsafe { load64(bytes, first + step * s + 64 * p) }
+    };
+    // The bytes `lo..hi` of the 64 before byte `end` (the rest zero);
+    // `lo..hi` is inside `bytes`, the 64 bytes may begin before it.
+    let masked = |end: usize, lo: usize, hi: usize| {
+        debug_assert!(lo + 64 >= end && lo <= hi && hi <= end && hi <= bytes.len());
+        let below = |k: usize| if k >= 64 { u64::MAX } else { (1 << k) - 1 };
+        let keep = below(hi + 64 - end) & !below(lo + 64 - end);
+        let ptr = bytes.as_ptr().wrapping_add(end).wrapping_sub(64);
+        // SAFETY: the mask keeps the bytes `lo..hi`, which are inside
+        // `bytes`; the others are not accessed (a masked load neither
+        // reads nor faults on them).
+        unsafe { _mm512_maskz_loadu_epi8(keep, ptr.cast()) }
+    };
+    // The count of `x`'s bits in each of vector `p`'s places, as 64-bit
+    // lanes, added to `acc`.
+    let tally = |acc: &mut [__m512i; CSA_W], x: __m512i, p: usize| {
+        for (b, acc) in acc.iter_mut().enumerate().take(w) {
+            let c = _mm512_popcnt_epi64(_mm512_and_si512(x, mask(p, b)));
+            *acc = _mm512_add_epi64(*acc, c);
         }
-        for s in 16 * whole..at.steps {
-            for p in 0..phases {
-                count(&mut ones, load(s, p), p);
-            }
+    };
+    // Per vector of a step: the ones, twos, fours and eights of each bit.
+    let mut tree = [[zero; 4]; CSA_P];
+    let mut sixteens = [zero; CSA_W];
+    let mut ones = [zero; CSA_W];
+    let whole = steps / 16;
+    for t in 0..whole {
+        // Spelled out per vector of the step (`phases` is a constant; a
+        // loop of 5 or a closure called 5 times was not inlined, and its
+        // trees went through memory).
+        macro_rules! phase {
+            ($p:expr) => {{
+                let p = $p;
+                let x = |k: usize| load(16 * t + k, p);
+                let [mut o, mut tw, mut f, e] = tree[p];
+                let mut eights = [zero; 2];
+                for (h, eights) in eights.iter_mut().enumerate() {
+                    let k = 8 * h;
+                    let (ta, o1) = csa(o, x(k), x(k + 1));
+                    let (tb, o2) = csa(o1, x(k + 2), x(k + 3));
+                    let (fa, t1) = csa(tw, ta, tb);
+                    let (ta, o3) = csa(o2, x(k + 4), x(k + 5));
+                    let (tb, o4) = csa(o3, x(k + 6), x(k + 7));
+                    let (fb, t2) = csa(t1, ta, tb);
+                    let (ea, f1) = csa(f, fa, fb);
+                    (o, tw, f, *eights) = (o4, t2, f1, ea);
+                }
+                let (s16, e) = csa(e, eights[0], eights[1]);
+                tree[p] = [o, tw, f, e];
+                tally(&mut sixteens, s16, p);
+            }};
         }
-        let mut total = 0u128;
-        if whole > 0 {
-            // The counters left in the trees, of weights 1, 2, 4 and 8.
-            let mut levels = [[zero; CSA_W]; 4];
-            for (p, tree) in tree.iter().enumerate().take(phases) {
-                for (level, &x) in levels.iter_mut().zip(tree) {
-                    count(level, x, p);
+        phase!(0);
+        if phases > 1 {
+            phase!(1);
+            phase!(2);
+        }
+        if phases > 3 {
+            phase!(3);
+            phase!(4);
+        }
+    }
+    for s in 16 * whole..steps {
+        for p in 0..phases {
+            tally(&mut ones, load(s, p), p);
+        }
+    }
+    // The whole bytes before the steps: in the vector before the first,
+    // the last of a step (`512 (phases - 1)` bits on from a step's start
+    // is place `-512` of it, modulo `W`).
+    if c0 < first {
+        tally(&mut ones, masked(first, c0, first), phases - 1);
+    }
+    // The whole bytes after them, by vectors of the next step.
+    for p in 0..phases {
+        let at = last + 64 * p;
+        if at < c1 {
+            tally(&mut ones, masked(at + 64, at, c1.min(at + 64)), p);
+        }
+    }
+    // Every count per place, by weight: the trees' levels (1, 2, 4, 8),
+    // the sixteens, and the ones counted directly. A lane of a place's
+    // counts is at most its bits in the whole stream, so no lane wraps.
+    let mut by_place = [zero; CSA_W];
+    for (b, v) in by_place.iter_mut().enumerate().take(w) {
+        *v = _mm512_add_epi64(_mm512_slli_epi64::<4>(sixteens[b]), ones[b]);
+    }
+    if whole > 0 {
+        for (p, tree) in tree.iter().enumerate().take(phases) {
+            for (l, &x) in tree.iter().enumerate() {
+                let mut level = [zero; CSA_W];
+                tally(&mut level, x, p);
+                for (v, c) in by_place.iter_mut().zip(level).take(w) {
+                    *v = _mm512_add_epi64(*v, _mm512_sll_epi64(c, count(l as u32)));
                 }
             }
-            for (l, level) in levels.iter().enumerate() {
-                for (b, &x) in level.iter().enumerate().take(w) {
-                    total += lanes_sum(x) << (l + b);
-                }
-            }
         }
-        for b in 0..w {
-            total += (lanes_sum(sixteens[b]) << (4 + b)) + (lanes_sum(ones[b]) << b);
-        }
-        total
-    })
+    }
+    let mut total = 0u128;
+    for (b, &v) in by_place.iter().enumerate().take(w) {
+        total += lanes_sum(v) << ((b + r) % w);
+    }
+    // The bits before the first whole byte and after the last, one by one.
+    let bit = |i: usize| u128::from((bytes[i / 8] >> (i % 8)) & 1) << ((i - s0) % w);
+    total += (s0..(8 * c0).min(e)).map(bit).sum::<u128>();
+    total += ((8 * c1).max(s0)..e).map(bit).sum::<u128>();
+    total
 }
 
 /// Sum of the eight 64-bit lanes.
