@@ -6,7 +6,7 @@
 //! A variant is a `#[target_feature]` instantiation of a kernel with the
 //! feature bits it needs and its name. On `x86_64` with `std` the bits are
 //! detected once (`x86/mod.rs`); on little-endian `aarch64` with `std` the
-//! one bit is NEON, baseline there (`aarch64.rs`). Either way a variant is
+//! one bit is NEON, baseline there (`aarch64/mod.rs`). Either way a variant is
 //! chosen in one way: the first one of its list whose bits are all in
 //! [`features`] ([`first`]), for a width ([`Table::get`], [`select!`]) or
 //! for a float format's conversion (the lists in the target files, chosen

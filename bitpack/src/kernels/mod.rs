@@ -50,7 +50,7 @@
 //! element-wise maps, run one extra step at 0 instead, then steps from the
 //! first value on a line. On little-endian `aarch64` with
 //! `std`, `select!` takes NEON variants from per-target tables of the same
-//! kind (`aarch64.rs`; NEON is baseline there, so nothing is detected, and
+//! kind (`aarch64/`; NEON is baseline there, so nothing is detected, and
 //! `__limit_features(0)` still forces the portable kernels). Without `std`,
 //! and on other targets, only the portable kernels exist.
 //!
@@ -68,7 +68,7 @@
 //! | [`decode`] to 4-byte values | AVX2 (1..=4) | the table lives in registers: `vpsrlvd` places the codes, `vpermd` looks up (two and a blend for 16 entries) |
 //! | float encode/decode | AVX-512 F+BW, AVX2, F16C | see *Float formats*; the AVX-512 builds (`x86/float.rs`) run the AVX2 arithmetic on 16 lanes, selects as mask blends, and `vcvtph2ps` on 16 lanes |
 //!
-//! The `aarch64` NEON variants (`aarch64.rs`, `core::arch::aarch64`): unpack
+//! The `aarch64` NEON variants (`aarch64/`, `core::arch::aarch64`): unpack
 //! to `u8` (1..=8: two `tbl` lookups give each of 16 values its low and high
 //! byte, `ushl` by per-lane counts, mask), to `u32` (1..=8: the same, widened;
 //! 9..=25: a two-register `tbl` puts each value's four bytes in its lane,
