@@ -62,19 +62,20 @@ pub(crate) unsafe fn with_avx2_in<R>(have: u32, f: impl FnOnce() -> R) -> R {
     }
 }
 
-/// The block kernels of MX and NVFP4 (`x86/block.rs`, and the F16C
-/// decode's scaled form in `x86/float.rs`): each runs the target's variant
-/// where the CPU has its features and says whether it did (`false`: the
-/// caller runs the portable loop). AVX-512 before AVX2 where a kernel has
-/// both.
+/// The block kernels of MX and NVFP4 (`x86/block.rs` and
+/// `aarch64/block.rs`, and the F16C decode's scaled form in
+/// `x86/float.rs`): each runs the target's variant where the CPU has its
+/// features and says whether it did (`false`: the caller runs the portable
+/// loop). AVX-512 before AVX2 where a kernel has both; on `aarch64` the
+/// NEON variant unless [`limit_features`] masked it.
 #[cfg(feature = "alloc")]
 pub(crate) mod block {
-    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    #[cfg(simd_variants)]
     use super::{features, simd};
     use crate::kernels::{BlockCode, MxScaleBits};
 
     /// `kernels::nvfp4_blocks` by a SIMD variant (AVX-512 F and BW, else
-    /// AVX2).
+    /// AVX2; NEON).
     #[inline]
     pub(crate) fn nvfp4(
         xs: &[f32],
@@ -97,11 +98,19 @@ pub(crate) mod block {
                 return true;
             }
         }
+        #[cfg(all(simd_variants, target_arch = "aarch64"))]
+        if features() & simd::NEON != 0 {
+            // SAFETY: NEON, all the variant enables, is in this target's
+            // cfg (`simd_variants`).
+            unsafe { simd::nvfp4_blocks_neon(xs, scales, words, code) };
+            return true;
+        }
         let _ = (xs, scales, words, code);
         false
     }
 
-    /// `kernels::e2m1_scaled_blocks` by a SIMD variant.
+    /// `kernels::e2m1_scaled_blocks` by a SIMD variant (AVX-512 F, else
+    /// AVX2; NEON).
     #[inline]
     pub(crate) fn e2m1_scaled(
         words: &[u64],
@@ -128,6 +137,13 @@ pub(crate) mod block {
                 return true;
             }
         }
+        #[cfg(all(simd_variants, target_arch = "aarch64"))]
+        if features() & simd::NEON != 0 {
+            // SAFETY: NEON, all the variant enables, is in this target's
+            // cfg (`simd_variants`).
+            unsafe { simd::e2m1_scaled_blocks_neon(words, out, per_block, scales, lut, post) };
+            return true;
+        }
         let _ = (words, out, per_block, scales, lut, post);
         false
     }
@@ -139,25 +155,34 @@ pub(crate) mod block {
         {
             features() & simd::AVX2 != 0
         }
-        #[cfg(not(all(feature = "std", target_arch = "x86_64")))]
+        #[cfg(all(simd_variants, target_arch = "aarch64"))]
+        {
+            features() & simd::NEON != 0
+        }
+        #[cfg(not(simd_variants))]
         {
             false
         }
     }
 
     /// `kernels::mx_blocks` by a SIMD variant (AVX-512 F and BW, else
-    /// AVX2).
+    /// AVX2; NEON). On `aarch64` the NEON variant runs without reading
+    /// `features()` again: NEON is baseline there, so the call is sound
+    /// whatever the mask says, and [`mx_ok`], which the caller asked, is
+    /// what [`limit_features`](super::limit_features) steers (a mask
+    /// changed between the two reads, as a test may do, cannot panic).
     ///
     /// # Panics
     ///
-    /// Unless [`mx_ok`] (the caller's `kernels::mx_blocks_serve`, which
-    /// also checks that `F` is a format the variants take).
+    /// On `x86_64` unless [`mx_ok`] (the caller's
+    /// `kernels::mx_blocks_serve`, which also checks that `F` is a format
+    /// the variants take); where the build has no variant, always.
     #[inline]
     #[cfg_attr(
-        not(all(feature = "std", target_arch = "x86_64")),
+        not(simd_variants),
         expect(
             clippy::extra_unused_type_parameters,
-            reason = "the signature of the x86 build"
+            reason = "the signature of the SIMD builds"
         )
     )]
     pub(crate) fn mx<F: crate::float::MiniFloat>(
@@ -179,8 +204,17 @@ pub(crate) mod block {
                 return unsafe { simd::mx_blocks_avx2::<F>(xs, scales, out, rule) };
             }
         }
-        let _ = (xs, scales, out, rule);
-        unreachable!("the caller checks mx_ok")
+        #[cfg(all(simd_variants, target_arch = "aarch64"))]
+        {
+            // SAFETY: NEON, all the variant enables, is in this target's
+            // cfg (`simd_variants`).
+            unsafe { simd::mx_blocks_neon::<F>(xs, scales, out, rule) }
+        }
+        #[cfg(not(all(simd_variants, target_arch = "aarch64")))]
+        {
+            let _ = (xs, scales, out, rule);
+            unreachable!("the caller checks mx_ok")
+        }
     }
 
     /// Whether this CPU has the features of the scaled F16C decode.

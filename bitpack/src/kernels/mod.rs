@@ -76,9 +76,14 @@
 //! widening lanes; `u32` values narrowed to bytes first),
 //! sum (1..=8: `cnt` or nibble sums for 1, 2, 4, 8 bits, the unpack for the
 //! others, `uadalp` accumulation), decode to 4-byte values (1..=4: a
-//! four-register `tbl` table) and the float encode and decode (the branch-free
-//! element functions on four lanes). They are tested under `qemu-aarch64`
-//! against the same references; their speed is not measured here.
+//! four-register `tbl` table), the float encode and decode (the branch-free
+//! element functions on four lanes), and in `aarch64/block.rs` the block
+//! kernels of MX and NVFP4 (the one-pass NVFP4 and MX quantizes: `umaxp`
+//! trees of a group's amaxes, the codes narrowed to bytes by `uzp1` and
+//! joined in place by `usra` or `sli`; the scaled E2M1 decode: a block's 16
+//! products as one four-register `tbl` table). They are tested under
+//! `qemu-aarch64` against the same references; their speed is not measured
+//! here.
 //!
 //! Full-width values (`w` equal to the buffer's bits) are plain copies. Every
 //! other combination (`u16` and `u64` buffers, widths above 8 for a `u8` pack,
@@ -376,7 +381,8 @@ pub(crate) fn in_groups<V: Copy>(
 /// nibble ([`BlockCode`] says what `t` means).
 ///
 /// The AVX-512 (F and BW) or AVX2 variant where the CPU has it
-/// (`kernels/x86/block.rs`), else the portable loop.
+/// (`kernels/x86/block.rs`), the NEON one on `aarch64`
+/// (`kernels/aarch64/block.rs`), else the portable loop.
 #[cfg(feature = "alloc")]
 #[inline]
 pub(crate) fn nvfp4_blocks(
@@ -402,8 +408,9 @@ pub(crate) fn nvfp4_blocks(
 /// product that is NaN gives, Rust leaves open (and the compiler may fold
 /// a negation through a product), so only a NaN's being NaN is promised.
 ///
-/// The AVX-512 or AVX2 variant where the CPU has it, else the portable
-/// loop.
+/// The AVX-512 or AVX2 variant where the CPU has it
+/// (`kernels/x86/block.rs`), the NEON one on `aarch64`
+/// (`kernels/aarch64/block.rs`), else the portable loop.
 #[cfg(feature = "alloc")]
 #[inline]
 pub(crate) fn e2m1_scaled_blocks(
@@ -559,8 +566,8 @@ pub(crate) fn nvfp4_blocks_portable(
 /// proves them equal to its scales.
 #[cfg(feature = "alloc")]
 #[cfg_attr(
-    not(all(feature = "std", target_arch = "x86_64")),
-    allow(dead_code, reason = "read by the x86 variants and the tests")
+    not(simd_variants),
+    allow(dead_code, reason = "read by the SIMD variants and the tests")
 )]
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct MxScaleBits {
@@ -590,13 +597,14 @@ impl MxScaleBits {
 /// Blocks per group of [`mx_groups`]: 512 values.
 #[cfg(feature = "alloc")]
 #[cfg_attr(
-    not(all(feature = "std", target_arch = "x86_64")),
-    allow(dead_code, reason = "read by the x86 variants and the tests")
+    not(simd_variants),
+    allow(dead_code, reason = "read by the SIMD variants and the tests")
 )]
 pub(crate) const MX_GROUP: usize = 16;
 
-/// Whether [`mx_blocks`] serves `F` on this CPU: a format of 4 or 8 bits
-/// that the branch-free encode covers, and a SIMD variant the CPU runs.
+/// Whether [`mx_blocks`] serves `F` on this CPU: a format of 4, 6 or 8
+/// bits that the branch-free encode covers, and a SIMD variant the CPU
+/// runs (AVX2 or AVX-512 on `x86_64`, NEON on `aarch64`).
 #[cfg(feature = "alloc")]
 #[inline]
 pub(crate) fn mx_blocks_serve<F: crate::float::MiniFloat>() -> bool {
@@ -625,11 +633,17 @@ pub(crate) const fn mx_blocks_format<F: crate::float::MiniFloat>() -> bool {
 /// `scales` and `out` is unspecified (the caller's general path writes it
 /// all again).
 ///
+/// The AVX-512 (F and BW) or AVX2 variant (`kernels/x86/block.rs`), or
+/// the NEON one (`kernels/aarch64/block.rs`).
+///
 /// # Panics
 ///
 /// Unless [`mx_blocks_serve`] says it serves `F` (the portable loop,
 /// `mx_blocks_portable`, is the variants' reference in the tests, not a
 /// fallback: a CPU without them keeps the general path's vector encode).
+/// The format is checked here and the CPU where the variant is chosen
+/// (`dispatch::block::mx`), which on `aarch64` runs NEON, its baseline,
+/// even where the feature mask changed since the caller asked.
 #[cfg(feature = "alloc")]
 #[inline]
 pub(crate) fn mx_blocks<F: crate::float::MiniFloat>(
@@ -638,7 +652,7 @@ pub(crate) fn mx_blocks<F: crate::float::MiniFloat>(
     out: &mut [u8],
     rule: MxScaleBits,
 ) -> bool {
-    assert!(mx_blocks_serve::<F>(), "the caller checks mx_blocks_serve");
+    assert!(mx_blocks_format::<F>(), "the caller checks mx_blocks_serve");
     debug_assert_eq!(xs.len(), 32 * scales.len());
     debug_assert_eq!(out.len(), xs.len() * F::BITS as usize / 8);
     debug_assert!(rule.emax >= 2);
@@ -659,8 +673,8 @@ pub(crate) fn mx_blocks<F: crate::float::MiniFloat>(
 /// encode waits on nothing). A partial group's missing blocks are `zero`.
 #[cfg(feature = "alloc")]
 #[cfg_attr(
-    not(all(feature = "std", target_arch = "x86_64")),
-    allow(dead_code, reason = "read by the x86 variants and the tests")
+    not(simd_variants),
+    allow(dead_code, reason = "read by the SIMD variants and the tests")
 )]
 #[inline(always)]
 #[expect(clippy::too_many_arguments, reason = "the frame's closures")]

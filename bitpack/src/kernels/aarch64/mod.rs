@@ -13,12 +13,20 @@
 //! it. Only little-endian `aarch64` with NEON compiles this file, so the
 //! bytes of the `u64` words are the bytes of the stream.
 //!
+//! The width kernels and the float conversions are in this file; the
+//! block kernels of MX and NVFP4 (the one-pass NVFP4 and MX quantizes and
+//! the scaled E2M1 decode) in `block.rs`, as on x86.
+//!
 //! The variants are tested value by value against the bit-level reference
 //! (`kernels/tests/`, under `qemu-aarch64` in CI); their speed is not
 //! measured on the machines that build this crate.
 
 use core::arch::aarch64::*;
 use core::sync::atomic::{AtomicU32, Ordering};
+
+mod block;
+
+pub(crate) use block::{e2m1_scaled_blocks_neon, mx_blocks_neon, nvfp4_blocks_neon};
 
 use super::bits::{head8, steps_within, write_le};
 use super::dispatch::Table;
