@@ -1,7 +1,8 @@
 //! The block kernels of MX and NVFP4. The one-pass NVFP4 quantize
 //! (`kernels::nvfp4_blocks`): its portable
 //! loop against a value-by-value, bit-by-bit reference, and every x86
-//! variant this CPU runs against the portable loop, on random bits
+//! variant this CPU runs (on `aarch64`, the NEON one) against the portable
+//! loop, on random bits
 //! (NaN, infinities, signed zeros, subnormals), magnitudes on and next to
 //! the thresholds, thresholds no magnitude passes, and signs kept and
 //! dropped. The scaled E2M1 decode (`kernels::e2m1_scaled_blocks`): every
@@ -165,6 +166,13 @@ proptest! {
                 prop_assert_eq!(&got, &want, "avx512");
             }
         }
+        #[cfg(all(simd_variants, target_arch = "aarch64"))]
+        {
+            use super::super::aarch64;
+            // SAFETY: NEON, all it enables, is in this target's cfg.
+            let got = run(|x, s, w, c| unsafe { aarch64::nvfp4_blocks_neon(x, s, w, c) }, &xs, &rows);
+            prop_assert_eq!(&got, &want, "neon");
+        }
     }
 }
 
@@ -243,6 +251,14 @@ proptest! {
                 super::super::x86::e2m1_scaled_blocks_avx512(words, o, per, scales, &lut, post)
             });
             prop_assert_eq!(&got, &want, "avx512");
+        }
+        #[cfg(all(simd_variants, target_arch = "aarch64"))]
+        {
+            // SAFETY: NEON, all it enables, is in this target's cfg.
+            let got = run(&|o| unsafe {
+                super::super::aarch64::e2m1_scaled_blocks_neon(words, o, per, scales, &lut, post)
+            });
+            prop_assert_eq!(&got, &want, "neon");
         }
     }
 }
@@ -393,6 +409,11 @@ fn check_mx<F: crate::float::MiniFloat>(xs: &[f32], rule: MxScaleBits) {
             });
         }
     }
+    #[cfg(all(simd_variants, target_arch = "aarch64"))]
+    // SAFETY: NEON, all it enables, is in this target's cfg.
+    check("neon", &|s, b| unsafe {
+        super::super::aarch64::mx_blocks_neon::<F>(xs, s, b, rule)
+    });
 }
 
 /// MX test values: raw bits, zeros, subnormals and the largest finite
@@ -443,7 +464,8 @@ proptest! {
 /// blocks with specials and magnitudes on the thresholds, 6 E2M1 words in
 /// blocks of two with a NaN and an infinite factor, every E4M3 and E5M2
 /// code in blocks of 32, and 37 MX blocks of E2M1, E3M2 and E4M3 under two
-/// rules, then with a NaN in the second group.
+/// rules, then with a NaN in the second group. On `aarch64` the NEON
+/// variants are run by name too, beside the dispatch.
 #[test]
 fn block_kernels_on_fixed_inputs() {
     let rows = [
@@ -492,6 +514,14 @@ fn block_kernels_on_fixed_inputs() {
         &rows,
     );
     assert_eq!(got, want, "nvfp4_blocks_portable");
+    #[cfg(all(simd_variants, target_arch = "aarch64"))]
+    {
+        // SAFETY: NEON, all it enables, is in this target's cfg.
+        let neon = |x: &[f32], s: &mut [u8], w: &mut [u64], c: &mut Coder<'_>| unsafe {
+            super::super::aarch64::nvfp4_blocks_neon(x, s, w, c)
+        };
+        assert_eq!(run(neon, &xs, &rows), want, "nvfp4_blocks_neon");
+    }
 
     let words: Vec<u64> = (0..6u64)
         .map(|k| 0x0123_4567_89ab_cdef_u64.rotate_left(8 * k as u32))
@@ -504,6 +534,18 @@ fn block_kernels_on_fixed_inputs() {
         super::super::e2m1_scaled_blocks(&words, &mut out, 2, &scales, &lut, post);
         let got: Vec<u32> = out.iter().map(|&v| canonical(v)).collect();
         assert_eq!(got, want, "e2m1_scaled_blocks, post {post}");
+        #[cfg(all(simd_variants, target_arch = "aarch64"))]
+        {
+            let mut out = vec![0f32; 96];
+            // SAFETY: NEON, all it enables, is in this target's cfg.
+            unsafe {
+                super::super::aarch64::e2m1_scaled_blocks_neon(
+                    &words, &mut out, 2, &scales, &lut, post,
+                )
+            };
+            let got: Vec<u32> = out.iter().map(|&v| canonical(v)).collect();
+            assert_eq!(got, want, "e2m1_scaled_blocks_neon, post {post}");
+        }
     }
 
     let codes: Vec<u8> = (0..=255u8).collect();

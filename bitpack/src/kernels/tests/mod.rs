@@ -295,7 +295,8 @@ fn x86_variants_report() {
 
 /// Lists the NEON variants per kernel table and checks the widths each
 /// covers; the width tests above run every one of them (NEON is baseline on
-/// this target). `limit_features(0)` hides them from the dispatch.
+/// this target). `limit_features(0)` hides them, and the MX block
+/// kernel's, from the dispatch.
 #[cfg(all(simd_variants, target_arch = "aarch64"))]
 #[test]
 fn neon_variants_report() {
@@ -320,10 +321,15 @@ fn neon_variants_report() {
     assert_eq!(widths("sum", &aarch64::SUM), upto(8));
     assert_eq!(widths("decode_x32", &aarch64::DECODE_X32), upto(4));
     assert!(aarch64::SUM.get(3).is_some());
+    // The one-pass MX quantize (its variant chosen by `mx_ok`, where the
+    // NVFP4 and scaled E2M1 block kernels read the same mask).
+    assert!(super::dispatch::block::mx_ok());
     // The mask is global: other tests running meanwhile only take the
     // (equally checked) portable path while it is 0.
     aarch64::limit_features(0);
-    let hidden = aarch64::SUM.get(3).is_none() && aarch64::UNPACK_U8.get(5).is_none();
+    let hidden = aarch64::SUM.get(3).is_none()
+        && aarch64::UNPACK_U8.get(5).is_none()
+        && !super::dispatch::block::mx_ok();
     aarch64::limit_features(0xff);
     assert!(hidden, "limit_features(0) must force the portable kernels");
     assert!(aarch64::PACK_U8.get(5).is_some());
