@@ -443,7 +443,7 @@ fn sum(c: &mut Criterion) {
         if w <= 8 {
             let vals: Vec<u8> = values(n, w, w as u64);
             let expect: u64 = vals.iter().map(|&x| x as u64).sum();
-            assert_eq!(kernels::sum(w, &words, 0, n).unwrap(), expect as u128);
+            assert_eq!(kernels::sum(w, words, 0, n).unwrap(), expect as u128);
             let fl = fastlanes_pack(&vals, w);
             assert_eq!(fastlanes_sum(w, &fl), expect);
             g.bench_with_input(BenchmarkId::new("fastlanes", w), &fl, |b, p| {
