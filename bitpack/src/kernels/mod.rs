@@ -473,6 +473,11 @@ pub(crate) fn f16c_scaled_blocks<F: crate::float::MiniFloat>(
     }
 }
 
+/// The magnitudes of the E2M1 codes 0 to 7 (codes 8 to 15 are their
+/// negatives), the table [`e2m1_scaled_blocks`] and its variants scale.
+#[cfg(feature = "alloc")]
+pub(crate) const E2M1_MAGS: [f32; 8] = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0];
+
 /// The portable loop of [`e2m1_scaled_blocks`].
 #[cfg(feature = "alloc")]
 pub(crate) fn e2m1_scaled_blocks_portable(
@@ -483,10 +488,9 @@ pub(crate) fn e2m1_scaled_blocks_portable(
     lut: &[f32; 256],
     post: f32,
 ) {
-    const MAGS: [f32; 8] = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0];
     let table = |f: f32| {
-        let pos = MAGS.map(|m| (m * f) * post);
-        let neg = MAGS.map(|m| (-m * f) * post);
+        let pos = E2M1_MAGS.map(|m| (m * f) * post);
+        let neg = E2M1_MAGS.map(|m| (-m * f) * post);
         (pos, neg)
     };
     let word = |(pos, neg): &([f32; 8], [f32; 8]), w: u64, o: &mut [f32]| {

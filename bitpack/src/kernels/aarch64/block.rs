@@ -31,7 +31,7 @@ use core::arch::aarch64::*;
 use super::{encode4, v8};
 use crate::float::MiniFloat;
 use crate::kernels::{
-    BlockCode, MX_GROUP, MxScaleBits, NVFP4_GROUP, in_groups, mx_groups, scaled_blocks,
+    BlockCode, E2M1_MAGS, MX_GROUP, MxScaleBits, NVFP4_GROUP, in_groups, mx_groups, scaled_blocks,
 };
 
 // ---------------------------------------------------------------------------
@@ -323,7 +323,8 @@ pub(crate) fn e2m1_scaled_blocks_neon(
     lut: &[f32; 256],
     post: f32,
 ) {
-    let mags = [f32x4([0.0, 0.5, 1.0, 1.5]), f32x4([2.0, 3.0, 4.0, 6.0])];
+    let mags: [[f32; 4]; 2] = bytemuck::cast(E2M1_MAGS);
+    let mags = mags.map(f32x4);
     let negs = mags.map(|m| vnegq_f32(m));
     let post = vdupq_n_f32(post);
     // `(m * f) * post` and `(-m * f) * post`, as the value-by-value path
