@@ -2,8 +2,10 @@
 """Same-run before/after comparison of two revisions' kernel benchmarks.
 
     python3 scripts/bench_ab.py BASE AFTER FILTER [ROUNDS] [--bench NAME]
+                                [--features LIST]
 
-Builds `cargo bench -p bitpack-bench --bench NAME` (default `kernels`) at
+Builds `cargo bench -p bitpack-bench --bench NAME` (default `kernels`; with
+`--features LIST` where given, e.g. `rayon` for the `parallel` bench) at
 both revisions (each checked out in a git worktree under
 `target/bench-ab/`, sharing one target directory so the dependencies build
 once), then runs the two binaries ROUNDS times (default 3) in alternation,
@@ -38,12 +40,13 @@ def rev_id(rev):
     ).strip()
 
 
-def build(rev, bench):
+def build(rev, bench, features):
     """The path of the bench binary built at `rev` (copied out of the shared
     target directory, so the next build cannot overwrite it)."""
     sha = rev_id(rev)
     tree = os.path.join(WORK, "tree-" + sha)
-    out = os.path.join(WORK, f"{bench}-{sha}")
+    tag = f"-{features.replace(',', '+')}" if features else ""
+    out = os.path.join(WORK, f"{bench}{tag}-{sha}")
     if os.path.exists(out):
         return sha, out
     if not os.path.exists(tree):
@@ -51,9 +54,10 @@ def build(rev, bench):
             ["git", "worktree", "add", "--detach", "--force", tree, sha], cwd=ROOT
         )
     env = dict(os.environ, CARGO_TARGET_DIR=os.path.join(WORK, "target"))
+    feat = ["--features", features] if features else []
     msgs = subprocess.check_output(
         ["cargo", "bench", "-p", "bitpack-bench", "--bench", bench, "--no-run",
-         "--message-format=json"],
+         "--message-format=json"] + feat,
         cwd=tree, env=env, text=True,
     )
     exe = None
@@ -97,12 +101,17 @@ def main(argv):
         i = argv.index("--bench")
         bench = argv[i + 1]
         del argv[i:i + 2]
+    features = ""
+    if "--features" in argv:
+        i = argv.index("--features")
+        features = argv[i + 1]
+        del argv[i:i + 2]
     if len(argv) not in (3, 4):
         sys.exit(__doc__)
     base, after, flt = argv[:3]
     rounds = int(argv[3]) if len(argv) == 4 else 3
     os.makedirs(WORK, exist_ok=True)
-    builds = [build(base, bench), build(after, bench)]
+    builds = [build(base, bench, features), build(after, bench, features)]
     times = [{}, {}]
     for r in range(rounds):
         order = (0, 1) if r % 2 == 0 else (1, 0)
