@@ -236,3 +236,63 @@ fn storage_bytes_is_exact_near_the_top_of_usize() {
 fn storage_bytes_panics_past_usize_as_documented() {
     let _ = storage_bytes(usize::MAX, 16);
 }
+
+#[test]
+fn zeroed_arrays_of_every_size_hold_zeros_and_grow() {
+    // The words come zeroed from the allocator (`alloc_zeroed`), not from
+    // a resize: every word must still read zero, the length must be the
+    // one asked for, and the buffer must behave as any other (push,
+    // reallocation, drop).
+    for len in [0usize, 1, 7, 63, 64, 65, 1000, 1 << 20, (1 << 20) + 3] {
+        let mut a = NarrowArray::<arbitrary_int::u5>::try_zeroed(len).unwrap();
+        assert_eq!(a.len(), len);
+        assert_eq!(a.as_bytes().len(), (len * 5).div_ceil(8));
+        assert!(a.as_bytes().iter().all(|&b| b == 0), "len {len}");
+        a.push(arbitrary_int::u5::new(31));
+        assert_eq!(a.len(), len + 1);
+        assert_eq!(a.get(len), Some(arbitrary_int::u5::new(31)));
+        assert_eq!(a.view().sum(), 31);
+        let d = DynNarrowArray::zeroed(13, len).unwrap();
+        assert_eq!(d.len(), len);
+        assert!(d.as_bytes().iter().all(|&b| b == 0), "len {len}");
+    }
+}
+
+#[test]
+fn zeroed_arrays_too_large_for_the_address_space_are_alloc_errors() {
+    // 2^57 words, 1 EiB: more than any 64-bit address space maps, so the
+    // allocator refuses whatever the overcommit policy.
+    let e = NarrowArray::<u64>::try_zeroed(1 << 57).unwrap_err();
+    assert_eq!(
+        e,
+        Error::Alloc {
+            what: "the words of a NarrowArray",
+            count: Some(1 << 57),
+            value_bytes: 8
+        }
+    );
+    let e = DynNarrowArray::zeroed(64, 1 << 57).unwrap_err();
+    assert!(
+        matches!(e, Error::Alloc { count: Some(n), value_bytes: 8, .. } if n == 1 << 57),
+        "{e}"
+    );
+    // A bit count beyond `usize` is refused before any allocation: no count.
+    let e = NarrowArray::<u64>::try_zeroed(1 << 58).unwrap_err();
+    assert!(matches!(e, Error::Alloc { count: None, .. }), "{e}");
+}
+
+/// 2^40 words, 8 TiB: refused by the allocator where Linux checks
+/// overcommits (policy 0 or 2), as the sum's output above.
+#[test]
+fn a_zeroed_8_tib_array_is_refused_where_overcommit_is_checked() {
+    let policy = std::fs::read_to_string("/proc/sys/vm/overcommit_memory").unwrap_or_default();
+    if !matches!(policy.trim(), "0" | "2") {
+        eprintln!("skipped: overcommit policy {policy:?} may grant 8 TiB");
+        return;
+    }
+    let e = NarrowArray::<u64>::try_zeroed(1 << 40).unwrap_err();
+    assert!(
+        matches!(e, Error::Alloc { count: Some(n), .. } if n == 1 << 40),
+        "{e}"
+    );
+}

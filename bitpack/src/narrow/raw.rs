@@ -114,10 +114,15 @@ impl Raw {
 
     /// The zeroed words of `len` values, or [`Error::Alloc`] (nothing is
     /// allocated then).
+    ///
+    /// The words come zeroed from the allocator (`alloc_zeroed`), not
+    /// written: for a large array that is fresh memory the system hands
+    /// over as zero pages, so the call costs no pass over it, and the first
+    /// writes (a quantize's, on every thread of a split one) are the only
+    /// ones. A `resize` would write every word once more, on one thread.
     pub(crate) fn try_zeroed(self, len: usize) -> Result<Vec<u64>> {
-        let mut words = Vec::new();
-        self.try_resize(&mut words, len)?;
-        Ok(words)
+        let n = self.try_words_for(len)?;
+        zeroed_words(n).ok_or_else(|| self.alloc_error(Some(n)))
     }
 
     /// Resizes `words` to hold exactly `len` values (new words zero), or
@@ -284,4 +289,22 @@ fn repack_with<U: Unsigned>(from: Raw, to: Raw, mut words: Words<'_>, len: usize
             }
         }
     }
+}
+
+/// `n` zero words from the global allocator's `alloc_zeroed`, or `None`
+/// where the size overflows or the allocator refuses.
+fn zeroed_words(n: usize) -> Option<Vec<u64>> {
+    if n == 0 {
+        return Some(Vec::new());
+    }
+    let layout = core::alloc::Layout::array::<u64>(n).ok()?;
+    // SAFETY: `layout` has a non-zero size (`n > 0`, checked above).
+    let ptr = unsafe { alloc::alloc::alloc_zeroed(layout) }.cast::<u64>();
+    if ptr.is_null() {
+        return None;
+    }
+    // SAFETY: `ptr` was allocated by the global allocator with the layout
+    // of `[u64; n]` (as a `Vec<u64>` of capacity `n` allocates), and its
+    // `n` words are initialized (zero bits are a `u64`).
+    Some(unsafe { Vec::from_raw_parts(ptr, n, n) })
 }
