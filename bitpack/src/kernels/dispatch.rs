@@ -382,12 +382,12 @@ pub(crate) mod simd {
 /// width `w` in order of preference (measured), each with the features
 /// it needs; an empty entry means the portable kernel serves that width.
 #[cfg(simd_variants)]
-pub(crate) struct Table<F: Copy, const N: usize>(pub(crate) [[Option<Variant<F>>; 3]; N]);
+pub(crate) struct Table<F: Copy, const N: usize>(pub(crate) [[Option<Variant<F>>; 4]; N]);
 
 #[cfg(simd_variants)]
 impl<F: Copy, const N: usize> Table<F, N> {
     /// A table without variants.
-    pub(crate) const EMPTY: Self = Table([[None; 3]; N]);
+    pub(crate) const EMPTY: Self = Table([[None; 4]; N]);
 
     /// The preferred variant for width `w` whose features [`features`]
     /// reports.
@@ -405,16 +405,16 @@ impl<F: Copy, const N: usize> Table<F, N> {
 )]
 macro_rules! variants {
     ($n:literal; $( [$($need:ident $f:ident),+] for $($w:literal)+ );* $(;)?) => {{
-        let mut t = [[None; 3]; $n];
+        let mut t = [[None; 4]; $n];
         $( variants!(@set t [$($need $f),+] $($w)+); )*
         $crate::kernels::dispatch::Table(t)
     }};
     (@set $t:ident [$($need:ident $f:ident),+] $w:literal $($rest:literal)*) => {
-        $t[$w - 1] = variants!(@cands $w [$($need $f),+] [] [None None None]);
+        $t[$w - 1] = variants!(@cands $w [$($need $f),+] [] [None None None None]);
         variants!(@set $t [$($need $f),+] $($rest)*);
     };
     (@set $t:ident [$($need:ident $f:ident),+]) => {};
-    // Fills the three slots: one `Some` per variant, `None` for the rest.
+    // Fills the four slots: one `Some` per variant, `None` for the rest.
     (@cands $w:literal [$n1:ident $f1:ident $(, $n:ident $f:ident)*] [$($done:expr),*] [None $($pad:ident)*]) => {
         variants!(@cands $w [$($n $f),*]
             [$($done,)* Some(($n1, stringify!($f1), $f1::<$w> as _))] [$($pad)*])

@@ -53,7 +53,8 @@ use sum::{
 };
 pub(crate) use unpack::{unpack_aligned_raw_avx2, unpack_aligned_u8_bmi2};
 use unpack::{
-    unpack_u8_avx2, unpack_u8_avx512, unpack_u8_bmi2, unpack_u32_avx2, unpack_u32_avx512,
+    unpack_u8_avx2, unpack_u8_avx2_split, unpack_u8_avx512, unpack_u8_bmi2, unpack_u32_avx2,
+    unpack_u32_avx512,
 };
 
 // ---------------------------------------------------------------------------
@@ -164,7 +165,9 @@ type SumX = unsafe fn(&[u64], usize, usize) -> u128;
 type DecodeX = unsafe fn(&[u64], usize, &[u32], &mut [u32]);
 
 pub(crate) static UNPACK_U8: Table<UnpackX<u8>, 8> = variants!(8;
-    [AVX512_VBMI unpack_u8_avx512, AVX2 unpack_u8_avx2, BMI2 unpack_u8_bmi2] for 1 2 3 4 5 6 7;
+    [AVX512_VBMI unpack_u8_avx512, AVX2 unpack_u8_avx2_split, AVX2 unpack_u8_avx2,
+        BMI2 unpack_u8_bmi2] for 1 2 4;
+    [AVX512_VBMI unpack_u8_avx512, AVX2 unpack_u8_avx2, BMI2 unpack_u8_bmi2] for 3 5 6 7;
 );
 pub(crate) static UNPACK_U16: Table<UnpackX<u16>, 16> = Table::EMPTY;
 pub(crate) static UNPACK_U32: Table<UnpackX<u32>, 32> = variants!(32;

@@ -177,6 +177,111 @@ pub(crate) unsafe fn unpack_u8_avx2<const W: u32>(words: &[u64], offset: usize, 
     );
 }
 
+/// Unpacks `W`-bit elements, `W` in {1, 2, 4} (whole elements in each
+/// byte), to bytes with AVX2 and no multiply: where [`unpack_u8_avx2`]
+/// spends seven vector instructions on 32 elements at every width, this
+/// takes 4 (`W` = 1, 2) or 3 (`W` = 4).
+///
+/// - `W` = 1, 32 elements a step: the step's 4 bytes are broadcast (one
+///   `vpbroadcastd` load), `pshufb` copies byte `k` to elements `8k..8k +
+///   8`, an `and` with each element's bit and a compare with it give `0xff`
+///   or 0, and `vpabsb` makes that 1 or 0.
+/// - `W` = 2 and 4, `256 / W` elements a step from one 32-byte load: an
+///   `and` and a shift with an `and` split each byte into its even and odd
+///   fields (4-bit fields: the elements; 2-bit fields: two elements a
+///   nibble), `vpunpck{l,h}bw` interleave them byte by byte (4 bits: the
+///   elements in order; 2 bits: 16-bit lanes holding four elements in two
+///   nibble pairs, split once more and interleaved by `vpunpck{l,h}wd`).
+///   The unpacks work within 128-bit halves, so the load is permuted once
+///   first (`vpermq`, `vpermd`) for the halves of each result to be
+///   consecutive.
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn unpack_u8_avx2_split<const W: u32>(
+    words: &[u64],
+    offset: usize,
+    dst: &mut [u8],
+) {
+    const { assert!(W == 1 || W == 2 || W == 4) };
+    if W == 1 {
+        // Byte k of the 4 goes to the 8 elements 8k..8k + 8.
+        let spread = v256(core::array::from_fn(|i| (i / 8) as u8));
+        let bit = v256(core::array::from_fn(|i| 1 << (i % 8)));
+        unpack_frame::<1, u8>(
+            words,
+            offset,
+            dst,
+            (32, 4, 0),
+            false,
+            |bytes, dst, at, i, _| {
+                // SAFETY: `at + 4 <= bytes.len()` (`unpack_frame`).
+                let v = _mm256_set1_epi32(unsafe { read4(bytes, at) } as i32);
+                let set = _mm256_and_si256(_mm256_shuffle_epi8(v, spread), bit);
+                let r = _mm256_abs_epi8(_mm256_cmpeq_epi8(set, bit));
+                // SAFETY: `i + 32 <= dst.len()` (`unpack_frame`).
+                unsafe { store32(dst, i, r) };
+            },
+        );
+        return;
+    }
+    let low4 = _mm256_set1_epi8(0x0f);
+    let pairs = _mm256_set1_epi8(0x33);
+    let per = 256 / W as usize;
+    unpack_frame::<W, u8>(
+        words,
+        offset,
+        dst,
+        (per, 32, 0),
+        false,
+        |bytes, dst, at, i, _| {
+            // SAFETY: `at + 32 <= bytes.len()` (`unpack_frame`).
+            let v = unsafe { load32(bytes, at) };
+            if W == 4 {
+                // Halves: bytes 0-7 and 16-23 | 8-15 and 24-31, so that the
+                // low unpack gives elements 0..32 and the high one 32..64.
+                let v = _mm256_permute4x64_epi64::<0b11_01_10_00>(v);
+                let even = _mm256_and_si256(v, low4);
+                let odd = _mm256_and_si256(_mm256_srli_epi16::<4>(v), low4);
+                let r0 = _mm256_unpacklo_epi8(even, odd);
+                let r1 = _mm256_unpackhi_epi8(even, odd);
+                // SAFETY: `i + 64 <= dst.len()` (`unpack_frame`).
+                unsafe { store32(dst, i, r0) };
+                // SAFETY: as above.
+                unsafe { store32(dst, i + 32, r1) };
+            } else {
+                // Halves: dwords 0, 2, 4, 6 | 1, 3, 5, 7: result `r` takes
+                // dword `r` of each half, bytes 8r..8r + 4 | 8r + 4..8r + 8.
+                let order = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+                let v = _mm256_permutevar8x32_epi32(v, order);
+                // Elements 0 and 2 of each byte in its nibbles, 1 and 3.
+                let even = _mm256_and_si256(v, pairs);
+                let odd = _mm256_and_si256(_mm256_srli_epi16::<2>(v), pairs);
+                // 16-bit lanes: element 0 | 2 << 4 | 1 << 8 | 3 << 12.
+                for (k, x) in [
+                    _mm256_unpacklo_epi8(even, odd),
+                    _mm256_unpackhi_epi8(even, odd),
+                ]
+                .into_iter()
+                .enumerate()
+                {
+                    let a = _mm256_and_si256(x, low4);
+                    let b = _mm256_and_si256(_mm256_srli_epi16::<4>(x), low4);
+                    let r0 = _mm256_unpacklo_epi16(a, b);
+                    let r1 = _mm256_unpackhi_epi16(a, b);
+                    // SAFETY: `i + 128 <= dst.len()` (`unpack_frame`),
+                    // `k <= 1`.
+                    unsafe { store32(dst, i + 64 * k, r0) };
+                    // SAFETY: as above.
+                    unsafe { store32(dst, i + 64 * k + 32, r1) };
+                }
+            }
+        },
+    );
+}
+
 /// Unpacks `W`-bit elements (`W` in `1..=7`) to bytes with BMI2: one `pdep`
 /// spreads an 8-element group (`W` bytes) over 8 bytes.
 ///
