@@ -272,8 +272,9 @@ real!(
     decode = |code| half::f16::from_bits(Tables::<F>::DECODE_F16[code as usize]),
     from_decoded_f32 = |x| half::f16::from_f32(x),
     widen = |src, dst| {
-        // F16C where the CPU has it (its NaNs are `to_f32`'s: quieted,
-        // payload kept), `half`'s conversion for the rest.
+        // The CPU's variant where it has one (x86 F16C, `aarch64` NEON:
+        // their NaNs are `to_f32`'s, quieted, payload kept), `half`'s
+        // conversion for the rest.
         let bits: &[u16] = bytemuck::cast_slice(src);
         let done = crate::kernels::widen_f16(bits, dst);
         for (d, x) in dst[done..].iter_mut().zip(&src[done..]) {

@@ -264,8 +264,9 @@ pub(crate) mod block {
     }
 }
 
-/// Widens `binary16` bits to `f32` by the target's variant (x86: F16C),
-/// the values up to the last whole step; returns how many it converted (0
+/// Widens `binary16` bits to `f32` by the target's variant (x86: F16C;
+/// `aarch64`: NEON's `fcvtl`, unless [`limit_features`] masked it), the
+/// values up to the last whole step; returns how many it converted (0
 /// where the CPU has no variant: the caller converts the rest).
 #[cfg(feature = "half")]
 #[inline]
@@ -275,6 +276,12 @@ pub(crate) fn widen_f16(src: &[u16], dst: &mut [f32]) -> usize {
         // SAFETY: `features` detected AVX2 and F16C, all the variant
         // enables.
         return unsafe { simd::widen_f16c(src, dst) };
+    }
+    #[cfg(all(simd_variants, target_arch = "aarch64"))]
+    if features() & simd::NEON != 0 {
+        // SAFETY: NEON, all the variant enables, is in this target's cfg
+        // (`simd_variants`).
+        return unsafe { simd::widen_f16_neon(src, dst) };
     }
     let _ = (src, dst);
     0

@@ -13,9 +13,11 @@
 //! it. Only little-endian `aarch64` with NEON compiles this file, so the
 //! bytes of the `u64` words are the bytes of the stream.
 //!
-//! The width kernels and the float conversions are in this file; the
-//! block kernels of MX and NVFP4 (the one-pass NVFP4 and MX quantizes and
-//! the scaled E2M1 decode) in `block.rs`, as on x86.
+//! The width kernels and the float conversions (the encode and decode of
+//! the small formats, and the widen of `binary16` bits by `fcvtl`, this
+//! target's one inline assembly) are in this file; the block kernels of MX
+//! and NVFP4 (the one-pass NVFP4 and MX quantizes and the scaled E2M1
+//! decode) in `block.rs`, as on x86.
 //!
 //! The variants are tested value by value against the bit-level reference
 //! (`kernels/tests/`, under `qemu-aarch64` in CI); their speed is not
@@ -797,4 +799,69 @@ pub(crate) fn decode_f32_neon<F: MiniFloat>(codes: &[u8], out: &mut [f32]) {
     }
     let f = crate::float::elem::decode_fast::<F>;
     scalar::map_values(&f, &codes[16 * steps..n], &mut out[16 * steps..n]);
+}
+
+// ---------------------------------------------------------------------------
+// binary16 to f32
+// ---------------------------------------------------------------------------
+
+/// The eight `binary16` values whose bits are the lanes of `h`, as `f32`s
+/// in order: `fcvtl` (lanes 0 to 3) and `fcvtl2` (lanes 4 to 7), exact. A
+/// NaN is quieted and keeps its payload (with `FPCR.DN` clear, as Linux
+/// starts a process and Rust leaves it): the result `half::f16::to_f32`
+/// gives, and x86's `vcvtph2ps`.
+///
+/// Inline assembly because the `float16x4_t` intrinsics are not stable.
+/// Not `preserves_flags`: on a signalling NaN the instruction sets
+/// `FPSR.IOC`, and the Reference counts the FPSR among the flags that
+/// option promises to keep.
+#[cfg(feature = "half")]
+#[target_feature(enable = "neon")]
+#[inline]
+fn fcvtl(h: uint16x8_t) -> [float32x4_t; 2] {
+    let (lo, hi): (float32x4_t, float32x4_t);
+    // SAFETY:
+    // - the two instructions are AdvSIMD (`FCVTL`, `FCVTL2`), which this
+    //   function enables (`neon`), and read and write only the named vector
+    //   registers: "`nomem`: The assembly code does not read from or write
+    //   to any memory accessible outside of the assembly code", and with
+    //   `nostack` it pushes nothing;
+    // - `pure` (with `nomem`): "The assembly code has no side effects, must
+    //   eventually return, and its outputs depend only on its direct
+    //   inputs" (the FP status flags aside, as for any float operation);
+    // - `lo` is a plain `out`, so it is not allocated on `h`, which the
+    //   second instruction still reads; `hi` is written last (`lateout`).
+    unsafe {
+        core::arch::asm!(
+            "fcvtl {lo:v}.4s, {h:v}.4h",
+            "fcvtl2 {hi:v}.4s, {h:v}.8h",
+            h = in(vreg) h,
+            lo = out(vreg) lo,
+            hi = lateout(vreg) hi,
+            options(pure, nomem, nostack),
+        );
+    }
+    [lo, hi]
+}
+
+/// `dst[i]` = the `binary16` value of bits `src[i]` as an `f32` (exact; a
+/// NaN quieted, its payload kept, as `half::f16::to_f32` does), 8 a step
+/// through [`fcvtl`]; the values past the last whole 8 are left to the
+/// caller. Returns how many were converted.
+#[cfg(feature = "half")]
+#[target_feature(enable = "neon")]
+pub(crate) fn widen_f16_neon(src: &[u16], dst: &mut [f32]) -> usize {
+    let n = src.len().min(dst.len()) / 8 * 8;
+    for (s, d) in src[..n].chunks_exact(8).zip(dst[..n].chunks_exact_mut(8)) {
+        let h: [u16; 8] = s.try_into().expect("8 values");
+        // SAFETY: both types are 16 bytes of plain data; every bit pattern
+        // is a valid value of each.
+        let h = unsafe { core::mem::transmute::<[u16; 8], uint16x8_t>(h) };
+        // SAFETY: both types are 32 bytes of plain data; every bit pattern
+        // is a valid value of each.
+        let v = unsafe { core::mem::transmute::<[float32x4_t; 2], [f32; 8]>(fcvtl(h)) };
+        let d: &mut [f32; 8] = d.try_into().expect("8 values");
+        *d = v;
+    }
+    n
 }

@@ -395,6 +395,79 @@ fn decode_every_code() {
     every_format!(check_decode);
 }
 
+/// The SIMD widens of `binary16` bits (the variants of
+/// `kernels::widen_f16`: F16C where the CPU has it, NEON on `aarch64`)
+/// against `half::f16::to_f32`, bit for bit (NaN signs and payloads,
+/// signalling NaNs included), on every pattern: runs from each of the 8
+/// lanes of a step (so each pattern passes through every lane of both
+/// halves of a step), with 0 to 7 values past the last whole step, short
+/// slices, and `dst` shorter and longer than `src`. Each converts exactly its whole steps,
+/// says so, and writes nothing else.
+#[cfg(all(feature = "half", simd_variants))]
+#[test]
+fn widen_f16_every_pattern() {
+    type Widen = unsafe fn(&[u16], &mut [f32]) -> usize;
+    let mut variants: Vec<(&str, Widen)> = Vec::new();
+    #[cfg(target_arch = "x86_64")]
+    {
+        use crate::kernels::x86;
+        if x86::detected() & x86::AVX2_F16C == x86::AVX2_F16C {
+            variants.push(("widen_f16c", x86::widen_f16c));
+        } else {
+            std::eprintln!("skipped: widen_f16c (the CPU lacks AVX2 and F16C)");
+        }
+    }
+    #[cfg(target_arch = "aarch64")]
+    variants.push(("widen_f16_neon", crate::kernels::aarch64::widen_f16_neon));
+    let all: Vec<u16> = (0..=u16::MAX).collect();
+    let want: Vec<u32> = all
+        .iter()
+        .map(|&h| half::f16::from_bits(h).to_f32().to_bits())
+        .collect();
+    // (first pattern, `src` length, `dst` length): from each lane, to
+    // within 7 of the last pattern with a tail of `3 * start % 8` values.
+    let mut cases: Vec<(usize, usize, usize)> = (0..8)
+        .map(|start| {
+            let tail = 3 * start % 8;
+            let len = all.len() - start - (16 - start - tail) % 8;
+            assert_eq!(len % 8, tail);
+            (start, len, len)
+        })
+        .collect();
+    for len in 0..=17 {
+        cases.push((0x7c00, len, len));
+        cases.push((0xfbfb, len, len));
+    }
+    cases.extend([(3, 100, 97), (3, 97, 100), (0x7e00, 30, 8), (0, 7, 64)]);
+    let guard = 0x7fc0_1234u32;
+    for (name, widen) in variants {
+        for &(start, len, dlen) in &cases {
+            let src = &all[start..start + len];
+            let mut buf = std::vec![f32::from_bits(guard); dlen + 8];
+            // SAFETY: the CPU has every feature of the variant (detected
+            // above on x86; NEON is in the `aarch64` target's cfg).
+            let done = unsafe { widen(src, &mut buf[4..4 + dlen]) };
+            assert_eq!(
+                done,
+                len.min(dlen) / 8 * 8,
+                "{name}: {start:#x}, {len}, {dlen}"
+            );
+            for (i, d) in buf.iter().enumerate() {
+                let expect = match i.checked_sub(4) {
+                    Some(k) if k < done => want[start + k],
+                    _ => guard,
+                };
+                assert_eq!(
+                    d.to_bits(),
+                    expect,
+                    "{name}: pattern {:#06x} ({start:#x}, {len}, {dlen}, slot {i})",
+                    start + i.saturating_sub(4)
+                );
+            }
+        }
+    }
+}
+
 /// One test per format.
 macro_rules! encode_tests {
     ($($name:ident: $f:ty),*) => {

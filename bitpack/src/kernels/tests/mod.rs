@@ -295,8 +295,8 @@ fn x86_variants_report() {
 
 /// Lists the NEON variants per kernel table and checks the widths each
 /// covers; the width tests above run every one of them (NEON is baseline on
-/// this target). `limit_features(0)` hides them, and the MX block
-/// kernel's, from the dispatch.
+/// this target). `limit_features(0)` hides them, the MX block kernel's and
+/// the `binary16` widen's, from the dispatch.
 #[cfg(all(simd_variants, target_arch = "aarch64"))]
 #[test]
 fn neon_variants_report() {
@@ -324,12 +324,20 @@ fn neon_variants_report() {
     // The one-pass MX quantize (its variant chosen by `mx_ok`, where the
     // NVFP4 and scaled E2M1 block kernels read the same mask).
     assert!(super::dispatch::block::mx_ok());
+    // The widen of `binary16` bits: whether the dispatch converted `n` of
+    // 9 values (8 by NEON, 0 by none).
+    #[cfg(feature = "half")]
+    let widened = |n: usize| super::widen_f16(&[0x3c00; 9], &mut [0.0; 9]) == n;
+    #[cfg(not(feature = "half"))]
+    let widened = |_: usize| true;
+    assert!(widened(8));
     // The mask is global: other tests running meanwhile only take the
     // (equally checked) portable path while it is 0.
     aarch64::limit_features(0);
     let hidden = aarch64::SUM.get(3).is_none()
         && aarch64::UNPACK_U8.get(5).is_none()
-        && !super::dispatch::block::mx_ok();
+        && !super::dispatch::block::mx_ok()
+        && widened(0);
     aarch64::limit_features(0xff);
     assert!(hidden, "limit_features(0) must force the portable kernels");
     assert!(aarch64::PACK_U8.get(5).is_some());
