@@ -166,7 +166,8 @@ impl<V: MiniFloat, S: BitElement> Blocked<V, S> {
     /// decode of each block then runs in one pass, with the same bits: of
     /// E2M1 codes in whole words by a table of eight products per block
     /// (`kernels::e2m1_scaled_blocks`), of 8-bit codes with `post` 1 by the
-    /// F16C decode where it serves the format (`kernels::f16c_scaled_blocks`).
+    /// scaled 8-bit decode where a variant serves the format
+    /// (`kernels::scaled8_blocks`).
     pub(crate) fn dequantize_into(
         &self,
         out: &mut [f32],
@@ -181,14 +182,13 @@ impl<V: MiniFloat, S: BitElement> Blocked<V, S> {
         let words = self.values.as_words();
         // Blocks along the last axis, rows of whole blocks: each block's
         // scaled decode in one pass where a kernel serves `V` (E2M1 codes in
-        // whole words; 8-bit codes with `post` 1 by the F16C decode), split
-        // across threads at blocks.
+        // whole words; 8-bit codes with `post` 1 by the scaled 8-bit
+        // decode), split across threads at blocks.
         let whole = inner == 1 && d.is_multiple_of(block) && scales.len() >= outer * nb;
         let e2m1 = V::BITS == 4 && block.is_multiple_of(16);
-        let f16c = |post: f32| {
-            V::BITS == 8 && post == 1.0 && crate::kernels::f16c_scaled_serves::<V>(block)
-        };
-        if let Some((lut, post)) = factors.filter(|&(_, post)| whole && (e2m1 || f16c(post))) {
+        let scaled8 =
+            |post: f32| V::BITS == 8 && post == 1.0 && crate::kernels::scaled8_serves::<V>(block);
+        if let Some((lut, post)) = factors.filter(|&(_, post)| whole && (e2m1 || scaled8(post))) {
             let bytes = self.values.as_bytes();
             let parts = crate::par::Out {
                 slice: out,
@@ -207,7 +207,7 @@ impl<V: MiniFloat, S: BitElement> Blocked<V, S> {
                         crate::kernels::e2m1_scaled_blocks(ws, out, per, ss, lut, post);
                     } else {
                         let cs = &bytes[us.start * block..us.end * block];
-                        crate::kernels::f16c_scaled_blocks::<V>(cs, out, block, ss, lut);
+                        crate::kernels::scaled8_blocks::<V>(cs, out, block, ss, lut);
                     }
                 },
             );

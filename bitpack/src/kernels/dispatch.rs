@@ -217,9 +217,10 @@ pub(crate) mod block {
         }
     }
 
-    /// Whether this CPU has the features of the scaled F16C decode.
+    /// Whether this CPU runs a variant of `kernels::scaled8_blocks`, the
+    /// scaled decode of 8-bit codes (AVX2 and F16C).
     #[inline]
-    pub(crate) fn f16c_scaled_ok() -> bool {
+    pub(crate) fn scaled8_ok() -> bool {
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
         {
             features() & simd::AVX2_F16C == simd::AVX2_F16C
@@ -230,13 +231,14 @@ pub(crate) mod block {
         }
     }
 
-    /// The scaled F16C decode of whole blocks of `16 * steps_per_block`
-    /// codes of `F`, each block's values times `factors[b]`.
+    /// The scaled decode of whole blocks of `16 * steps_per_block` 8-bit
+    /// codes of `F` by a SIMD variant (the F16C decode's scaled form), each
+    /// block's values times `factors[b]`.
     ///
     /// # Panics
     ///
-    /// Unless [`f16c_scaled_ok`] and `F` is an 8-bit format the F16C
-    /// decode serves (the caller's `kernels::f16c_scaled_serves`).
+    /// Unless [`scaled8_ok`] and `F` is an 8-bit format the variants
+    /// serve (the caller's `kernels::scaled8_serves`).
     #[inline]
     #[cfg_attr(
         not(all(feature = "std", target_arch = "x86_64")),
@@ -245,13 +247,13 @@ pub(crate) mod block {
             reason = "the signature of the x86 build"
         )
     )]
-    pub(crate) fn f16c_scaled<F: crate::float::MiniFloat>(
+    pub(crate) fn scaled8<F: crate::float::MiniFloat>(
         codes: &[u8],
         out: &mut [f32],
         factors: &[f32],
         steps_per_block: usize,
     ) {
-        assert!(f16c_scaled_ok(), "the caller checks the CPU's features");
+        assert!(scaled8_ok(), "the caller checks the CPU's features");
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
         // SAFETY: `features` detected AVX2 and F16C (asserted above), all
         // the variant enables; the caller checked that `F` is a format it

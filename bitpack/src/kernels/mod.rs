@@ -428,13 +428,13 @@ pub(crate) fn e2m1_scaled_blocks(
     }
 }
 
-/// Whether [`f16c_scaled_blocks`] serves `F` in blocks of `block` values
-/// on this CPU: an 8-bit format the F16C decode takes, blocks of whole
-/// 16-value steps, AVX2 and F16C.
+/// Whether [`scaled8_blocks`] serves `F` in blocks of `block` values on
+/// this CPU: an 8-bit format the F16C decode takes (`elem::f16_ok`), blocks
+/// of whole 16-value steps, and a variant (AVX2 and F16C).
 #[cfg(feature = "alloc")]
-pub(crate) fn f16c_scaled_serves<F: crate::float::MiniFloat>(block: usize) -> bool {
+pub(crate) fn scaled8_serves<F: crate::float::MiniFloat>(block: usize) -> bool {
     let format = const { crate::float::elem::f16_ok(&F::FORMAT) && F::FORMAT.bits() == 8 };
-    format && block.is_multiple_of(16) && block > 0 && dispatch::block::f16c_scaled_ok()
+    format && block.is_multiple_of(16) && block > 0 && dispatch::block::scaled8_ok()
 }
 
 /// The dequantize of 8-bit codes of `F` in blocks of `block` values
@@ -445,9 +445,9 @@ pub(crate) fn f16c_scaled_serves<F: crate::float::MiniFloat>(block: usize) -> bo
 ///
 /// # Panics
 ///
-/// Unless [`f16c_scaled_serves`] says it serves `F` and `block`.
+/// Unless [`scaled8_serves`] says it serves `F` and `block`.
 #[cfg(feature = "alloc")]
-pub(crate) fn f16c_scaled_blocks<F: crate::float::MiniFloat>(
+pub(crate) fn scaled8_blocks<F: crate::float::MiniFloat>(
     codes: &[u8],
     out: &mut [f32],
     block: usize,
@@ -455,8 +455,8 @@ pub(crate) fn f16c_scaled_blocks<F: crate::float::MiniFloat>(
     lut: &[f32; 256],
 ) {
     assert!(
-        f16c_scaled_serves::<F>(block),
-        "the caller checks f16c_scaled_serves"
+        scaled8_serves::<F>(block),
+        "the caller checks scaled8_serves"
     );
     const CHUNK: usize = 64;
     let mut factors = [0f32; CHUNK];
@@ -469,7 +469,7 @@ pub(crate) fn f16c_scaled_blocks<F: crate::float::MiniFloat>(
         for (f, &s) in f.iter_mut().zip(s) {
             *f = lut[usize::from(s)];
         }
-        dispatch::block::f16c_scaled::<F>(c, o, f, block / 16);
+        dispatch::block::scaled8::<F>(c, o, f, block / 16);
     }
 }
 

@@ -267,11 +267,11 @@ proptest! {
 /// the multiply (what the arrays computed in two passes), bit for bit but
 /// for which NaN a NaN code times a NaN factor gives: every code, blocks of
 /// 16, 32 and 48 values, factors of any bits.
-fn check_f16c_scaled<F: crate::float::MiniFloat>(per: usize, codes: &[u8], factors: &[u32]) {
-    use super::super::{f16c_scaled_blocks, f16c_scaled_serves};
+fn check_scaled8<F: crate::float::MiniFloat>(per: usize, codes: &[u8], factors: &[u32]) {
+    use super::super::{scaled8_blocks, scaled8_serves};
     let block = 16 * per;
-    if !f16c_scaled_serves::<F>(block) {
-        std::eprintln!("skipped: f16c_scaled_blocks (the CPU lacks AVX2 and F16C)");
+    if !scaled8_serves::<F>(block) {
+        std::eprintln!("skipped: scaled8_blocks (the CPU lacks AVX2 and F16C)");
         return;
     }
     let nb = codes.len() / block;
@@ -287,7 +287,7 @@ fn check_f16c_scaled<F: crate::float::MiniFloat>(per: usize, codes: &[u8], facto
         }
     }
     let mut got = vec![f32::from_bits(0x7fc0_1234); codes.len()];
-    f16c_scaled_blocks::<F>(codes, &mut got, block, &scales, &lut);
+    scaled8_blocks::<F>(codes, &mut got, block, &scales, &lut);
     let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<u32>>();
     let (g, w) = (bits(&got), bits(&want));
     // A NaN code in a block whose factor is NaN: the product of two NaNs
@@ -308,14 +308,14 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(128))]
 
     #[test]
-    fn f16c_scaled_blocks_match_decode_then_scale(
+    fn scaled8_blocks_match_decode_then_scale(
         per in 1usize..4,
         codes in prop::collection::vec(any::<u8>(), 0..3000),
         factors in prop::collection::vec(any::<u32>(), 1..300),
     ) {
         let every: Vec<u8> = (0..=255u8).chain(codes).collect();
-        check_f16c_scaled::<crate::E4M3>(per, &every, &factors);
-        check_f16c_scaled::<crate::E5M2>(per, &every, &factors);
+        check_scaled8::<crate::E4M3>(per, &every, &factors);
+        check_scaled8::<crate::E5M2>(per, &every, &factors);
     }
 }
 
@@ -559,8 +559,8 @@ fn block_kernels_on_fixed_inputs() {
         0x0080_0000,
         0x3e00_0000,
     ];
-    check_f16c_scaled::<crate::E4M3>(2, &codes, &factors);
-    check_f16c_scaled::<crate::E5M2>(2, &codes, &factors);
+    check_scaled8::<crate::E4M3>(2, &codes, &factors);
+    check_scaled8::<crate::E5M2>(2, &codes, &factors);
 
     // MX: 37 blocks (two whole groups and a part, an odd count), then the
     // same with a NaN in block 20 (the second group is not written).
