@@ -857,9 +857,10 @@ pub(crate) fn widen_f16_neon(src: &[u16], dst: &mut [f32]) -> usize {
         // SAFETY: both types are 16 bytes of plain data; every bit pattern
         // is a valid value of each.
         let h = unsafe { core::mem::transmute::<[u16; 8], uint16x8_t>(h) };
+        let w = fcvtl(h);
         // SAFETY: both types are 32 bytes of plain data; every bit pattern
         // is a valid value of each.
-        let v = unsafe { core::mem::transmute::<[float32x4_t; 2], [f32; 8]>(fcvtl(h)) };
+        let v = unsafe { core::mem::transmute::<[float32x4_t; 2], [f32; 8]>(w) };
         let d: &mut [f32; 8] = d.try_into().expect("8 values");
         *d = v;
     }

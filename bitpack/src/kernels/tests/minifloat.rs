@@ -407,18 +407,21 @@ fn decode_every_code() {
 #[test]
 fn widen_f16_every_pattern() {
     type Widen = unsafe fn(&[u16], &mut [f32]) -> usize;
-    let mut variants: Vec<(&str, Widen)> = Vec::new();
     #[cfg(target_arch = "x86_64")]
-    {
+    let variants: Vec<(&str, Widen)> = {
         use crate::kernels::x86;
         if x86::detected() & x86::AVX2_F16C == x86::AVX2_F16C {
-            variants.push(("widen_f16c", x86::widen_f16c));
+            std::vec![("widen_f16c", x86::widen_f16c as Widen)]
         } else {
             std::eprintln!("skipped: widen_f16c (the CPU lacks AVX2 and F16C)");
+            Vec::new()
         }
-    }
+    };
     #[cfg(target_arch = "aarch64")]
-    variants.push(("widen_f16_neon", crate::kernels::aarch64::widen_f16_neon));
+    let variants: Vec<(&str, Widen)> = std::vec![(
+        "widen_f16_neon",
+        crate::kernels::aarch64::widen_f16_neon as Widen
+    )];
     let all: Vec<u16> = (0..=u16::MAX).collect();
     let want: Vec<u32> = all
         .iter()
