@@ -921,8 +921,8 @@ impl<F: MxElement> MxArray<F> {
         // Exact: every value times 2^k (|k| <= 127, the product within
         // f32's range) is an f32.
         // Each block's scaled decode in one pass where a kernel serves the
-        // element format (E2M1; E4M3 and E5M2 with F16C), the factors from
-        // the scale codes' table.
+        // element format (E2M1; E4M3 and E5M2 with F16C or NEON), the
+        // factors from the scale codes' table.
         let fused = Some((&E8M0_F32, 1.0));
         self.core
             .dequantize_into(out, Self::BLOCK_SIZE, fused, |run, c| {

@@ -63,7 +63,7 @@ pub(crate) unsafe fn with_avx2_in<R>(have: u32, f: impl FnOnce() -> R) -> R {
 }
 
 /// The block kernels of MX and NVFP4 (`x86/block.rs` and
-/// `aarch64/block.rs`, and the F16C decode's scaled form in
+/// `aarch64/block.rs`, and on x86 the F16C decode's scaled form in
 /// `x86/float.rs`): each runs the target's variant where the CPU has its
 /// features and says whether it did (`false`: the caller runs the portable
 /// loop). AVX-512 before AVX2 where a kernel has both; on `aarch64` the
@@ -218,33 +218,42 @@ pub(crate) mod block {
     }
 
     /// Whether this CPU runs a variant of `kernels::scaled8_blocks`, the
-    /// scaled decode of 8-bit codes (AVX2 and F16C).
+    /// scaled decode of 8-bit codes (AVX2 and F16C; NEON).
     #[inline]
     pub(crate) fn scaled8_ok() -> bool {
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
         {
             features() & simd::AVX2_F16C == simd::AVX2_F16C
         }
-        #[cfg(not(all(feature = "std", target_arch = "x86_64")))]
+        #[cfg(all(simd_variants, target_arch = "aarch64"))]
+        {
+            features() & simd::NEON != 0
+        }
+        #[cfg(not(simd_variants))]
         {
             false
         }
     }
 
     /// The scaled decode of whole blocks of `16 * steps_per_block` 8-bit
-    /// codes of `F` by a SIMD variant (the F16C decode's scaled form), each
-    /// block's values times `factors[b]`.
+    /// codes of `F` by a SIMD variant (the F16C decode's scaled form; the
+    /// NEON decode and a multiply in one pass), each block's values times
+    /// `factors[b]`. On `aarch64` the NEON variant runs without reading
+    /// `features()` again, as [`mx`] does: NEON is baseline there, and
+    /// [`scaled8_ok`], which the caller asked, is what
+    /// [`limit_features`](super::limit_features) steers.
     ///
     /// # Panics
     ///
-    /// Unless [`scaled8_ok`] and `F` is an 8-bit format the variants
-    /// serve (the caller's `kernels::scaled8_serves`).
+    /// On `x86_64` unless [`scaled8_ok`] (the caller's
+    /// `kernels::scaled8_serves`, which also checks that `F` is an 8-bit
+    /// format the variants serve); where the build has no variant, always.
     #[inline]
     #[cfg_attr(
-        not(all(feature = "std", target_arch = "x86_64")),
+        not(simd_variants),
         expect(
             clippy::extra_unused_type_parameters,
-            reason = "the signature of the x86 build"
+            reason = "the signature of the SIMD builds"
         )
     )]
     pub(crate) fn scaled8<F: crate::float::MiniFloat>(
@@ -253,16 +262,25 @@ pub(crate) mod block {
         factors: &[f32],
         steps_per_block: usize,
     ) {
-        assert!(scaled8_ok(), "the caller checks the CPU's features");
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
-        // SAFETY: `features` detected AVX2 and F16C (asserted above), all
-        // the variant enables; the caller checked that `F` is a format it
-        // serves.
-        unsafe {
-            simd::decode_f16c_scaled::<F>(codes, out, factors, steps_per_block)
-        };
-        #[cfg(not(all(feature = "std", target_arch = "x86_64")))]
-        let _ = (codes, out, factors, steps_per_block);
+        {
+            assert!(scaled8_ok(), "the caller checks the CPU's features");
+            // SAFETY: `features` detected AVX2 and F16C (asserted above),
+            // all the variant enables; the caller checked that `F` is a
+            // format it serves.
+            unsafe { simd::decode_f16c_scaled::<F>(codes, out, factors, steps_per_block) };
+        }
+        #[cfg(all(simd_variants, target_arch = "aarch64"))]
+        {
+            // SAFETY: NEON, all the variant enables, is in this target's
+            // cfg (`simd_variants`).
+            unsafe { simd::scaled8_blocks_neon::<F>(codes, out, factors, steps_per_block) };
+        }
+        #[cfg(not(simd_variants))]
+        {
+            let _ = (codes, out, factors, steps_per_block);
+            unreachable!("the caller checks scaled8_ok")
+        }
     }
 }
 

@@ -429,23 +429,36 @@ pub(crate) fn e2m1_scaled_blocks(
 }
 
 /// Whether [`scaled8_blocks`] serves `F` in blocks of `block` values on
-/// this CPU: an 8-bit format the F16C decode takes (`elem::f16_ok`), blocks
-/// of whole 16-value steps, and a variant (AVX2 and F16C).
+/// this CPU: it takes them ([`scaled8_takes`]) and the CPU has a variant
+/// (x86: AVX2 and F16C; `aarch64`: NEON).
 #[cfg(feature = "alloc")]
 pub(crate) fn scaled8_serves<F: crate::float::MiniFloat>(block: usize) -> bool {
+    scaled8_takes::<F>(block) && dispatch::block::scaled8_ok()
+}
+
+/// Whether [`scaled8_blocks`] takes `F` in blocks of `block` values at all
+/// (a CPU aside): an 8-bit format the F16C decode takes (`elem::f16_ok`,
+/// which implies the `decode_fast_ok` of the NEON decode), blocks of whole
+/// 16-value steps.
+#[cfg(feature = "alloc")]
+pub(crate) fn scaled8_takes<F: crate::float::MiniFloat>(block: usize) -> bool {
     let format = const { crate::float::elem::f16_ok(&F::FORMAT) && F::FORMAT.bits() == 8 };
-    format && block.is_multiple_of(16) && block > 0 && dispatch::block::scaled8_ok()
+    format && block.is_multiple_of(16) && block > 0
 }
 
 /// The dequantize of 8-bit codes of `F` in blocks of `block` values
 /// (`codes` and `out` hold whole blocks): each value is its code's value
 /// times `lut[scales[b]]`, its block's factor, as the decode and a scale
-/// pass over its output compute it, in one pass (the F16C decode,
-/// `decode_f16c_scaled` in `x86/float.rs`).
+/// pass over its output compute it, in one pass (x86: the F16C decode,
+/// `decode_f16c_scaled` in `x86/float.rs`; `aarch64`: the NEON decode and
+/// a multiply, `scaled8_blocks_neon` in `aarch64/block.rs`).
 ///
 /// # Panics
 ///
-/// Unless [`scaled8_serves`] says it serves `F` and `block`.
+/// Unless [`scaled8_takes`] (the caller checks [`scaled8_serves`]), and on
+/// x86 where the CPU lacks AVX2 or F16C. On `aarch64`, as in
+/// [`mx_blocks`], a feature mask changed since the caller asked cannot
+/// make it panic.
 #[cfg(feature = "alloc")]
 pub(crate) fn scaled8_blocks<F: crate::float::MiniFloat>(
     codes: &[u8],
@@ -455,7 +468,7 @@ pub(crate) fn scaled8_blocks<F: crate::float::MiniFloat>(
     lut: &[f32; 256],
 ) {
     assert!(
-        scaled8_serves::<F>(block),
+        scaled8_takes::<F>(block),
         "the caller checks scaled8_serves"
     );
     const CHUNK: usize = 64;

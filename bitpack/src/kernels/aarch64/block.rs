@@ -17,6 +17,8 @@
 //! The scaled E2M1 decode of MX and NVFP4 blocks
 //! (`kernels::e2m1_scaled_blocks`): each block's 16 products in four
 //! registers, a 64-byte table that `tbl` (four registers) indexes by byte.
+//! The scaled decode of 8-bit codes (`kernels::scaled8_blocks`): the NEON
+//! decode of `mod.rs` (`decode4`) and one multiply by the block's factor.
 //!
 //! Every load and store is of arrays (`[f32; 16]`, `[u8; 16]`) moved in
 //! and out of registers by value, which LLVM makes plain `ldp`/`stp`. An
@@ -28,7 +30,7 @@
 
 use core::arch::aarch64::*;
 
-use super::{encode4, v8};
+use super::{decode4, encode4, v8, widen_u8x16};
 use crate::float::MiniFloat;
 use crate::kernels::{
     BlockCode, E2M1_MAGS, MX_GROUP, MxScaleBits, NVFP4_GROUP, in_groups, mx_groups, scaled_blocks,
@@ -351,4 +353,40 @@ pub(crate) fn e2m1_scaled_blocks_neon(
         *o = f32s16(v);
     };
     scaled_blocks(words, out, per_block, scales, lut, table, word);
+}
+
+// ---------------------------------------------------------------------------
+// scaled 8-bit decode
+// ---------------------------------------------------------------------------
+
+/// [`scaled8_blocks`](crate::kernels::scaled8_blocks) with NEON, of whole
+/// blocks of `16 * steps_per_block` codes (`codes` holds a whole number of
+/// them, `out` as many values, `factors` one per block): a step's 16 codes
+/// widened to four registers of `u32` lanes, each register decoded by
+/// [`decode4`] (the bits of `elem::decode_fast`, which are the decode's),
+/// then multiplied by the block's factor (`fmul` by element): one rounding,
+/// the product a scale pass over the decode's output gives. `F` must
+/// satisfy `elem::decode_fast_ok`, as every format `scaled8_serves` takes
+/// does.
+#[target_feature(enable = "neon")]
+pub(crate) fn scaled8_blocks_neon<F: MiniFloat>(
+    codes: &[u8],
+    out: &mut [f32],
+    factors: &[f32],
+    steps_per_block: usize,
+) {
+    let block = 16 * steps_per_block;
+    assert!(block > 0 && codes.len() == out.len() && codes.len() == block * factors.len());
+    let blocks = codes.chunks_exact(block).zip(out.chunks_exact_mut(block));
+    for ((cs, os), &f) in blocks.zip(factors) {
+        for (c, o) in cs.chunks_exact(16).zip(os.chunks_exact_mut(16)) {
+            let c: [u8; 16] = c.try_into().expect("16 codes");
+            let v = widen_u8x16(v8(c)).map(|q| {
+                let x = vreinterpretq_f32_u32(decode4::<F>(q));
+                vreinterpretq_u8_f32(vmulq_n_f32(x, f))
+            });
+            let o: &mut [f32; 16] = o.try_into().expect("16 values");
+            *o = f32s16(v);
+        }
+    }
 }

@@ -16,8 +16,10 @@
 //! The width kernels and the float conversions (the encode and decode of
 //! the small formats, and the widen of `binary16` bits by `fcvtl`, this
 //! target's one inline assembly) are in this file; the block kernels of MX
-//! and NVFP4 (the one-pass NVFP4 and MX quantizes and the scaled E2M1
-//! decode) in `block.rs`, as on x86.
+//! and NVFP4 (the one-pass NVFP4 and MX quantizes, the scaled E2M1 decode,
+//! and the scaled decode of 8-bit codes through this file's `decode4`) in
+//! `block.rs`, as on x86 (where the last is the F16C decode's scaled form,
+//! in `float.rs`).
 //!
 //! The variants are tested value by value against the bit-level reference
 //! (`kernels/tests/`, under `qemu-aarch64` in CI); their speed is not
@@ -28,7 +30,9 @@ use core::sync::atomic::{AtomicU32, Ordering};
 
 mod block;
 
-pub(crate) use block::{e2m1_scaled_blocks_neon, mx_blocks_neon, nvfp4_blocks_neon};
+pub(crate) use block::{
+    e2m1_scaled_blocks_neon, mx_blocks_neon, nvfp4_blocks_neon, scaled8_blocks_neon,
+};
 
 use super::bits::{head8, steps_within, write_le};
 use super::dispatch::Table;

@@ -263,45 +263,80 @@ proptest! {
     }
 }
 
-/// The scaled 8-bit decode against the decode of the same codes followed by
-/// the multiply (what the arrays computed in two passes), bit for bit but
-/// for which NaN a NaN code times a NaN factor gives: every code, blocks of
-/// 16, 32 and 48 values, factors of any bits.
+/// The scaled 8-bit decode against the decode of the same codes (the
+/// format's table) followed by the multiply (what the arrays computed in
+/// two passes), bit for bit, NaN signs and payloads included, but for
+/// which NaN a NaN code times a NaN factor gives (and under Miri, which
+/// gives a NaN result any sign and payload, for any NaN): every code,
+/// blocks of 16, 32 and 48 values, factors of any bits. Through
+/// `scaled8_blocks` where a variant serves `F` on this CPU, and on
+/// `aarch64` the NEON variant itself too, whatever the feature mask (which
+/// `neon_variants_report` changes while other tests run).
 fn check_scaled8<F: crate::float::MiniFloat>(per: usize, codes: &[u8], factors: &[u32]) {
     use super::super::{scaled8_blocks, scaled8_serves};
     let block = 16 * per;
-    if !scaled8_serves::<F>(block) {
-        std::eprintln!("skipped: scaled8_blocks (the CPU lacks AVX2 and F16C)");
-        return;
-    }
     let nb = codes.len() / block;
     let codes = &codes[..nb * block];
     let scales: Vec<u8> = (0..nb).map(|b| b as u8).collect();
     let lut: [f32; 256] = core::array::from_fn(|i| f32::from_bits(factors[i % factors.len()]));
     let table = &crate::float::Tables::<F>::DECODE_F32;
-    let mut want = vec![0f32; codes.len()];
-    super::super::minifloat::decode_codes::<F>(codes, &mut want, |c| table[usize::from(c)]);
-    for (b, run) in want.chunks_mut(block).enumerate() {
-        for v in run {
-            *v *= lut[b % 256];
+    let factor = |i: usize| lut[usize::from(scales[i / block])];
+    let want: Vec<f32> = (0..codes.len())
+        .map(|i| table[usize::from(codes[i])] * factor(i))
+        .collect();
+    let check = |name: &str, got: &[f32]| {
+        let same = |i: usize| {
+            let nan_times_nan = table[usize::from(codes[i])].is_nan() && factor(i).is_nan();
+            got[i].to_bits() == want[i].to_bits()
+                || ((nan_times_nan || cfg!(miri)) && got[i].is_nan() && want[i].is_nan())
+        };
+        if let Some(i) = (0..got.len()).find(|&i| !same(i)) {
+            panic!(
+                "{name}: block {block}, value {i} (code {:#04x}, factor {:#010x}): \
+                 {:#010x} against {:#010x}",
+                codes[i],
+                factor(i).to_bits(),
+                got[i].to_bits(),
+                want[i].to_bits()
+            );
         }
+    };
+    if scaled8_serves::<F>(block) {
+        let mut got = vec![f32::from_bits(0x7fc0_1234); codes.len()];
+        scaled8_blocks::<F>(codes, &mut got, block, &scales, &lut);
+        check("scaled8_blocks", &got);
+    } else {
+        std::eprintln!("skipped: scaled8_blocks (no variant on this CPU)");
     }
-    let mut got = vec![f32::from_bits(0x7fc0_1234); codes.len()];
-    scaled8_blocks::<F>(codes, &mut got, block, &scales, &lut);
-    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<u32>>();
-    let (g, w) = (bits(&got), bits(&want));
-    // A NaN code in a block whose factor is NaN: the product of two NaNs
-    // is one of them (which one, Rust leaves open), so any NaN passes.
-    let same = |i: usize| g[i] == w[i] || (got[i].is_nan() && want[i].is_nan());
-    if let Some(i) = (0..g.len()).find(|&i| !same(i)) {
-        panic!(
-            "block {block}, value {i} (code {:#04x}, factor {:#010x}): {:#010x} against {:#010x}",
-            codes[i],
-            lut[(i / block) % 256].to_bits(),
-            g[i],
-            w[i]
-        );
+    #[cfg(all(simd_variants, target_arch = "aarch64"))]
+    {
+        let f = &F::FORMAT;
+        assert!(crate::float::elem::f16_ok(f) && f.bits() == 8, "{f:?}");
+        let factors: Vec<f32> = scales.iter().map(|&s| lut[usize::from(s)]).collect();
+        let mut got = vec![f32::from_bits(0x7fc0_1234); codes.len()];
+        // SAFETY: NEON, all it enables, is in this target's cfg.
+        unsafe { super::super::aarch64::scaled8_blocks_neon::<F>(codes, &mut got, &factors, per) };
+        check("scaled8_blocks_neon", &got);
     }
+}
+
+/// The bits of the `f32` factor of E8M0 scale code `c`, as the MX
+/// dequantize's table has it (2^(c - 127), code 255 NaN).
+fn e8m0_factor(c: u8) -> u32 {
+    crate::float::FloatFormat::E8M0
+        .decode_f32(u32::from(c))
+        .to_bits()
+}
+
+/// Factor bits for the scaled 8-bit decode: any bits, the factors of
+/// random E8M0 scale codes, and those of its extreme codes (0: 2^-127, a
+/// subnormal; 127: 1; 254: 2^127; 255: NaN).
+fn factor_bits() -> impl Strategy<Value = u32> {
+    prop_oneof![
+        any::<u32>(),
+        any::<u8>().prop_map(e8m0_factor),
+        prop::sample::select(vec![0u8, 127, 254, 255]).prop_map(e8m0_factor),
+    ]
 }
 
 proptest! {
@@ -311,7 +346,7 @@ proptest! {
     fn scaled8_blocks_match_decode_then_scale(
         per in 1usize..4,
         codes in prop::collection::vec(any::<u8>(), 0..3000),
-        factors in prop::collection::vec(any::<u32>(), 1..300),
+        factors in prop::collection::vec(factor_bits(), 1..300),
     ) {
         let every: Vec<u8> = (0..=255u8).chain(codes).collect();
         check_scaled8::<crate::E4M3>(per, &every, &factors);
@@ -561,6 +596,12 @@ fn block_kernels_on_fixed_inputs() {
     ];
     check_scaled8::<crate::E4M3>(2, &codes, &factors);
     check_scaled8::<crate::E5M2>(2, &codes, &factors);
+    // Every code in each of four blocks of 256, scaled by the factors of
+    // the E8M0 codes 0, 127, 254 and 255.
+    let codes: Vec<u8> = (0..=255u8).cycle().take(4 * 256).collect();
+    let factors = [0, 127, 254, 255].map(e8m0_factor);
+    check_scaled8::<crate::E4M3>(16, &codes, &factors);
+    check_scaled8::<crate::E5M2>(16, &codes, &factors);
 
     // MX: 37 blocks (two whole groups and a part, an odd count), then the
     // same with a NaN in block 20 (the second group is not written).

@@ -295,8 +295,8 @@ fn x86_variants_report() {
 
 /// Lists the NEON variants per kernel table and checks the widths each
 /// covers; the width tests above run every one of them (NEON is baseline on
-/// this target). `limit_features(0)` hides them, the MX block kernel's and
-/// the `binary16` widen's, from the dispatch.
+/// this target). `limit_features(0)` hides them, the MX block kernel's,
+/// the scaled 8-bit decode's and the `binary16` widen's, from the dispatch.
 #[cfg(all(simd_variants, target_arch = "aarch64"))]
 #[test]
 fn neon_variants_report() {
@@ -324,6 +324,8 @@ fn neon_variants_report() {
     // The one-pass MX quantize (its variant chosen by `mx_ok`, where the
     // NVFP4 and scaled E2M1 block kernels read the same mask).
     assert!(super::dispatch::block::mx_ok());
+    // The scaled decode of 8-bit codes (`scaled8_serves` reads it).
+    assert!(super::dispatch::block::scaled8_ok());
     // The widen of `binary16` bits: whether the dispatch converted `n` of
     // 9 values (8 by NEON, 0 by none).
     #[cfg(feature = "half")]
@@ -337,6 +339,7 @@ fn neon_variants_report() {
     let hidden = aarch64::SUM.get(3).is_none()
         && aarch64::UNPACK_U8.get(5).is_none()
         && !super::dispatch::block::mx_ok()
+        && !super::dispatch::block::scaled8_ok()
         && widened(0);
     aarch64::limit_features(0xff);
     assert!(hidden, "limit_features(0) must force the portable kernels");
