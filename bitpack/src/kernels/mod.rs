@@ -77,11 +77,14 @@
 //! sum (1..=8: `cnt` or nibble sums for 1, 2, 4, 8 bits, the unpack for the
 //! others, `uadalp` accumulation), decode to 4-byte values (1..=4: a
 //! four-register `tbl` table), the float encode and decode (the branch-free
-//! element functions on four lanes), and in `aarch64/block.rs` the block
-//! kernels of MX and NVFP4 (the one-pass NVFP4 and MX quantizes: `umaxp`
-//! trees of a group's amaxes, the codes narrowed to bytes by `uzp1` and
-//! joined in place by `usra` or `sli`; the scaled E2M1 decode: a block's 16
-//! products as one four-register `tbl` table). They are tested under
+//! element functions on four lanes), the widen of `binary16` bits to `f32`
+//! (`fcvtl` and `fcvtl2`, inline assembly, 8 values a step), and in
+//! `aarch64/block.rs` the block kernels of MX and NVFP4 (the one-pass NVFP4
+//! and MX quantizes: `umaxp` trees of a group's amaxes, the codes narrowed
+//! to bytes by `uzp1` and joined in place by `usra` or `sli`; the scaled
+//! E2M1 decode: a block's 16 products as one four-register `tbl` table;
+//! the scaled decode of 8-bit codes: the float decode and one `fmul` by
+//! the block's factor). They are tested under
 //! `qemu-aarch64` against the same references; their speed is not measured
 //! here.
 //!
