@@ -108,7 +108,23 @@ fn check_mx<F: MxElement>(
 }
 
 fn check_nvfp4(x: &[f32], shape: &[usize], opts: &Nvfp4Options) {
-    let q = Nvfp4Array::quantize_with(x, shape, opts).unwrap();
+    let q = match Nvfp4Array::quantize_with(x, shape, opts) {
+        Ok(q) => q,
+        Err(e) => {
+            // The default tensor scale needs a finite value: data with
+            // none (one infinite value, say) must be refused, and nothing
+            // else may be.
+            assert!(
+                opts.tensor_scale.is_none() && !x.is_empty() && !x.iter().any(|v| v.is_finite()),
+                "{e} for {x:?} {shape:?} {opts:?}"
+            );
+            assert!(
+                matches!(e, bitpack::Error::Invalid(m) if m.contains("finite")),
+                "{e}"
+            );
+            return;
+        }
+    };
     let st = q.tensor_scale();
     let cols = *shape.last().unwrap();
     let rows = x.len().checked_div(cols).unwrap_or(0);
@@ -203,6 +219,21 @@ proptest! {
             rounding,
         };
         check_nvfp4(&x, &shape, &opts);
+    }
+}
+
+/// What the proptest above draws now and then (one value, infinite): the
+/// default tensor scale is refused, and a given one quantizes.
+#[test]
+fn nvfp4_blocks_of_data_without_a_finite_value() {
+    for x in [[f32::INFINITY], [f32::NAN], [f32::NEG_INFINITY]] {
+        check_nvfp4(&x, &[1], &Nvfp4Options::default());
+        let given = Nvfp4Options {
+            tensor_scale: Some(1.0),
+            ..Nvfp4Options::default()
+        };
+        check_nvfp4(&x, &[1], &given);
+        assert!(Nvfp4Array::quantize_with(&x, &[1], &Nvfp4Options::default()).is_err());
     }
 }
 
