@@ -160,14 +160,23 @@ fn sum_axes_of_a_huge_broadcast_is_an_alloc_error() {
     assert_eq!(v.sum_axes(&[0], false).unwrap().1, [1 << 61, 2u64 << 61]);
 }
 
+/// Whether Linux refuses obvious overcommits here (policy 0 or 2), so that
+/// an 8 TiB allocation must fail; says why not when it may be granted.
+fn overcommit_is_checked() -> bool {
+    let policy = std::fs::read_to_string("/proc/sys/vm/overcommit_memory").unwrap_or_default();
+    let checked = matches!(policy.trim(), "0" | "2");
+    if !checked {
+        eprintln!("skipped: overcommit policy {policy:?} may grant 8 TiB");
+    }
+    checked
+}
+
 /// The size from the report: 2^40 outputs, 8 TiB. Whether that allocation
 /// is refused depends on the system's overcommit policy, so this runs only
 /// where Linux refuses obvious overcommits (policy 0 or 2).
 #[test]
 fn sum_axes_of_an_8_tib_output_is_refused_where_overcommit_is_checked() {
-    let policy = std::fs::read_to_string("/proc/sys/vm/overcommit_memory").unwrap_or_default();
-    if !matches!(policy.trim(), "0" | "2") {
-        eprintln!("skipped: overcommit policy {policy:?} may grant 8 TiB");
+    if !overcommit_is_checked() {
         return;
     }
     let a = NarrowArray::from_slice(&[1u8, 2]);
@@ -285,9 +294,7 @@ fn zeroed_arrays_too_large_for_the_address_space_are_alloc_errors() {
 /// overcommits (policy 0 or 2), as the sum's output above.
 #[test]
 fn a_zeroed_8_tib_array_is_refused_where_overcommit_is_checked() {
-    let policy = std::fs::read_to_string("/proc/sys/vm/overcommit_memory").unwrap_or_default();
-    if !matches!(policy.trim(), "0" | "2") {
-        eprintln!("skipped: overcommit policy {policy:?} may grant 8 TiB");
+    if !overcommit_is_checked() {
         return;
     }
     let e = NarrowArray::<u64>::try_zeroed(1 << 40).unwrap_err();
