@@ -95,17 +95,19 @@ def median(xs):
     return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
 
 
+def take_option(argv, name, default):
+    """The value after `name` in `argv` (both removed from it), or `default`."""
+    if name not in argv:
+        return default
+    i = argv.index(name)
+    value = argv[i + 1]
+    del argv[i:i + 2]
+    return value
+
+
 def main(argv):
-    bench = "kernels"
-    if "--bench" in argv:
-        i = argv.index("--bench")
-        bench = argv[i + 1]
-        del argv[i:i + 2]
-    features = ""
-    if "--features" in argv:
-        i = argv.index("--features")
-        features = argv[i + 1]
-        del argv[i:i + 2]
+    bench = take_option(argv, "--bench", "kernels")
+    features = take_option(argv, "--features", "")
     if len(argv) not in (3, 4):
         sys.exit(__doc__)
     base, after, flt = argv[:3]
