@@ -229,6 +229,7 @@ pub(crate) unsafe fn unpack_u8_avx2_split<const W: u32>(
     }
     let low4 = _mm256_set1_epi8(0x0f);
     let pairs = _mm256_set1_epi8(0x33);
+    let order = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
     let per = 256 / W as usize;
     unpack_frame::<W, u8>(
         words,
@@ -252,9 +253,9 @@ pub(crate) unsafe fn unpack_u8_avx2_split<const W: u32>(
                 // SAFETY: as above.
                 unsafe { store32(dst, i + 32, r1) };
             } else {
-                // Halves: dwords 0, 2, 4, 6 | 1, 3, 5, 7: result `r` takes
-                // dword `r` of each half, bytes 8r..8r + 4 | 8r + 4..8r + 8.
-                let order = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+                // Halves: dwords 0, 2, 4, 6 | 1, 3, 5, 7 (`order`): result
+                // `r` takes dword `r` of each half, bytes 8r..8r + 4 |
+                // 8r + 4..8r + 8.
                 let v = _mm256_permutevar8x32_epi32(v, order);
                 // Elements 0 and 2 of each byte in its nibbles, 1 and 3.
                 let even = _mm256_and_si256(v, pairs);
