@@ -96,43 +96,55 @@ const fn unpack_u8_pairs(w: u32) -> ([u8; 32], [u8; 32], [u16; 16], [u16; 16]) {
     (even, odd, to_low, to_high)
 }
 
-/// `vpmulhuw` as written: through the intrinsic, LLVM turned the multiply
-/// of an earlier [`unpack_u8_avx2`] (a mask and `vpackuswb` after it) into
-/// zero-extended 32-bit halves, two multiplies, `vpackusdw` and `vpermq`,
-/// which measured twice as slow; the instruction as written cannot be
-/// rewritten so.
+/// A 16-bit multiply as written, `$name(a, b)`: `$insn` under the
+/// intrinsic `$intrinsic`'s name and meaning.
+///
+/// Through the intrinsics, LLVM rewrites both multiplies of
+/// [`unpack_u8_avx2`] by the constants it sees: the `vpmulhuw` of an earlier
+/// version (a mask and `vpackuswb` after it) became zero-extended 32-bit
+/// halves, two multiplies, `vpackusdw` and `vpermq`, which measured twice as
+/// slow, and the `vpmullw` of 6 bits (multipliers 4 and 64 alternating)
+/// became two shifts and a `vpblendw`, three instructions for one (the 6-bit
+/// unpack measured 1.17x the 5-bit one). The instruction as written cannot
+/// be rewritten so.
 ///
 /// Miri cannot run `asm!`; under Miri the intrinsic stands in for it (the
 /// same instruction, the same result), so that Miri checks every memory
 /// access of the kernels around it.
-#[cfg(not(miri))]
-#[target_feature(enable = "avx2")]
-#[inline]
-fn mulhi_epu16(a: __m256i, b: __m256i) -> __m256i {
-    let r: __m256i;
-    // SAFETY: the instruction reads the two named vector registers and
-    // writes the third, touches no memory, stack or flags, and needs only
-    // AVX2, which this function enables.
-    unsafe {
-        core::arch::asm!(
-            "vpmulhuw {r}, {a}, {b}",
-            r = lateout(ymm_reg) r,
-            a = in(ymm_reg) a,
-            b = in(ymm_reg) b,
-            options(pure, nomem, nostack, preserves_flags),
-        );
-    }
-    r
+macro_rules! mul16 {
+    ($name:ident, $insn:literal, $intrinsic:ident) => {
+        #[cfg(not(miri))]
+        #[target_feature(enable = "avx2")]
+        #[inline]
+        fn $name(a: __m256i, b: __m256i) -> __m256i {
+            let r: __m256i;
+            // SAFETY: the instruction reads the two named vector registers
+            // and writes the third, touches no memory, stack or flags, and
+            // needs only AVX2, which this function enables.
+            unsafe {
+                core::arch::asm!(
+                    concat!($insn, " {r}, {a}, {b}"),
+                    r = lateout(ymm_reg) r,
+                    a = in(ymm_reg) a,
+                    b = in(ymm_reg) b,
+                    options(pure, nomem, nostack, preserves_flags),
+                );
+            }
+            r
+        }
+
+        /// The intrinsic, for Miri (see [`mul16`]).
+        #[cfg(miri)]
+        #[target_feature(enable = "avx2")]
+        #[inline]
+        fn $name(a: __m256i, b: __m256i) -> __m256i {
+            $intrinsic(a, b)
+        }
+    };
 }
 
-/// `vpmulhuw` through the intrinsic, for Miri (see the other
-/// `mulhi_epu16`).
-#[cfg(miri)]
-#[target_feature(enable = "avx2")]
-#[inline]
-fn mulhi_epu16(a: __m256i, b: __m256i) -> __m256i {
-    _mm256_mulhi_epu16(a, b)
-}
+mul16!(mulhi_epu16, "vpmulhuw", _mm256_mulhi_epu16);
+mul16!(mullo_epi16, "vpmullw", _mm256_mullo_epi16);
 
 /// Unpacks `W`-bit elements (`W` in `1..=7`) to bytes, 32 per step.
 ///
@@ -169,7 +181,7 @@ pub(crate) unsafe fn unpack_u8_avx2<const W: u32>(words: &[u64], offset: usize, 
             // SAFETY: `at + 32 <= bytes.len()` (`unpack_frame`).
             let v = unsafe { load32(bytes, at) };
             let a = _mm256_and_si256(mulhi_epu16(_mm256_shuffle_epi8(v, even), to_low), low);
-            let b = _mm256_mullo_epi16(_mm256_shuffle_epi8(v, odd), to_high);
+            let b = mullo_epi16(_mm256_shuffle_epi8(v, odd), to_high);
             let r = _mm256_or_si256(a, _mm256_and_si256(b, high));
             // SAFETY: `i + 32 <= dst.len()` (`unpack_frame`).
             unsafe { store32(dst, i, r) };
@@ -590,13 +602,13 @@ pub(crate) fn unpack_aligned_u8_bmi2<const W: u32>(words: &[u64], first: usize, 
     aligned::unpack_core(W, words, first + done, &mut dst[done..], |v| v as u8);
 }
 #[cfg(all(test, not(miri)))]
-mod mulhi_tests {
+mod mul16_tests {
     use super::*;
 
-    /// The `asm!` form that the kernels run and the intrinsic that stands
-    /// in for it under Miri agree lane by lane.
+    /// The `asm!` forms that the kernels run and the intrinsics that stand
+    /// in for them under Miri agree lane by lane.
     #[test]
-    fn asm_and_intrinsic_mulhi_agree() {
+    fn asm_and_intrinsic_multiplies_agree() {
         if !std::is_x86_feature_detected!("avx2") {
             std::eprintln!("skipped: no AVX2");
             return;
@@ -612,13 +624,18 @@ mod mulhi_tests {
             }
             let a: __m256i = bytemuck::cast(<[u16; 16]>::try_from(&lanes[..16]).unwrap());
             let b: __m256i = bytemuck::cast(<[u16; 16]>::try_from(&lanes[16..]).unwrap());
-            // SAFETY: AVX2, all that `mulhi_epu16` needs, was detected above.
-            let asm = unsafe { mulhi_epu16(a, b) };
-            // SAFETY: as above.
-            let intrinsic = unsafe { _mm256_mulhi_epu16(a, b) };
-            let (asm, intrinsic): ([u16; 16], [u16; 16]) =
-                (bytemuck::cast(asm), bytemuck::cast(intrinsic));
-            assert_eq!(asm, intrinsic, "{lanes:?}");
+            // SAFETY: AVX2, all that the four need, was detected above.
+            let (hi, hi_ref, lo, lo_ref) = unsafe {
+                (
+                    mulhi_epu16(a, b),
+                    _mm256_mulhi_epu16(a, b),
+                    mullo_epi16(a, b),
+                    _mm256_mullo_epi16(a, b),
+                )
+            };
+            let cast = |v: __m256i| -> [u16; 16] { bytemuck::cast(v) };
+            assert_eq!(cast(hi), cast(hi_ref), "vpmulhuw {lanes:?}");
+            assert_eq!(cast(lo), cast(lo_ref), "vpmullw {lanes:?}");
         }
     }
 }
