@@ -4,7 +4,7 @@
 use std::vec::Vec;
 
 use super::Rng;
-use crate::float::{MiniFloat, Mode};
+use crate::float::{FloatFormat, MiniFloat, Mode};
 use crate::kernels::minifloat::{
     decode_codes, decode_fast, decode_fast_ok, encode_fast, encode_fast_ok, f16_ok,
 };
@@ -393,6 +393,44 @@ fn coverage_of_the_fast_paths() {
 #[test]
 fn decode_every_code() {
     every_format!(check_decode);
+    check_decode::<E3M4Fn>();
+    check_decode::<E2M5Fn>();
+}
+
+/// 8-bit formats with 4 and 5 mantissa bits, which no shipped format with
+/// a `binary16` decode has: there the decode shifts the widened code right
+/// by 2 and 3 (E4M3 by 1, E5M2 by none).
+#[derive(Clone, Copy, crate::BitElement)]
+#[bitpack(crate = "crate")]
+#[repr(transparent)]
+#[bitwidth(8)]
+struct E3M4Fn(u8);
+
+impl MiniFloat for E3M4Fn {
+    const FORMAT: FloatFormat = FloatFormat {
+        exponent_bits: 3,
+        mantissa_bits: 4,
+        bias: 3,
+        ..FloatFormat::E4M3
+    };
+}
+
+/// See [`E3M4Fn`].
+#[derive(Clone, Copy, crate::BitElement)]
+#[bitpack(crate = "crate")]
+#[repr(transparent)]
+#[bitwidth(8)]
+struct E2M5Fn(u8);
+
+impl MiniFloat for E2M5Fn {
+    const FORMAT: FloatFormat = FloatFormat {
+        exponent_bits: 2,
+        mantissa_bits: 5,
+        bias: 1,
+        specials: crate::float::Specials::FiniteOnly,
+        overflow: crate::float::Overflow::Saturate,
+        ..FloatFormat::E4M3
+    };
 }
 
 /// The SIMD widens of `binary16` bits (the variants of

@@ -167,14 +167,37 @@ unsafe fn decode_f16c_body<F: crate::float::MiniFloat>(
     let inf_h = _mm256_set1_epi16(((((1u32 << e) - 1) << m) << (10 - m)) as i16);
     let qnan = _mm256_set1_epi16(0x7e00);
     let scale = _mm256_set1_ps(f32::from_bits(((127 + 15 - bias) as u32) << 23));
+    // 8-bit codes with 2 or more mantissa bits are widened into the high
+    // byte of their lane, where the sign already is binary16's, and an
+    // arithmetic shift right by `m - 2` puts the magnitude in place (its
+    // copies of the sign cleared by `keep`); narrower codes into the low
+    // byte.
+    let high = e + m == 7 && m >= 2;
+    let widen = v256(core::array::from_fn(|k| {
+        let (code, hi_byte) = ((k / 2 % 8 + 8 * (k / 16)) as u8, k % 2 == 1);
+        if hi_byte == high { code } else { 0x80 }
+    }));
+    let sra = count(m.saturating_sub(2));
+    let keep = _mm256_set1_epi16((0x8000 | (0x7fff >> m.saturating_sub(2))) as i16);
     let out_bytes: &mut [u8] = bytemuck::cast_slice_mut(out);
     let done = at.done();
     assert!(done <= codes.len() && 4 * done <= out_bytes.len());
     for p in at.starts() {
         // SAFETY: `p + 16 <= done <= codes.len()` (`MapSteps`, asserted
         // above).
-        let x = _mm256_cvtepu8_epi16(unsafe { load16(codes, p) });
-        let mut h = if e + 10 == 14 {
+        let v = _mm256_broadcastsi128_si256(unsafe { load16(codes, p) });
+        // Code `i` into lane `i`: a `pshufb` of the broadcast codes, which
+        // runs on two ports, where `vpmovzxbw` competes with `vcvtph2ps`
+        // and `vextracti128` for one (the E4M3 decode measured 1.2x
+        // faster for it on AVX2).
+        let x = _mm256_shuffle_epi8(v, widen);
+        let mut h = if high {
+            if m == 2 {
+                x
+            } else {
+                _mm256_and_si256(_mm256_sra_epi16(x, sra), keep)
+            }
+        } else if e + 10 == 14 {
             // The sign lands on bit 14, one below binary16's: adding bit 14
             // to itself carries it to bit 15 and clears it.
             let y = _mm256_sll_epi16(x, shift);
