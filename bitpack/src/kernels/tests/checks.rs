@@ -275,6 +275,25 @@ pub(super) fn check_sum<const W: u32>() {
                 );
             }
         }
+        // Runs of the carry-save trees (16 steps; 8,192 values at 5 bits,
+        // whose steps are 512 values) in blocks of 3: whole blocks, a
+        // block and a partial one, each with 0, 1, 7 or 15 steps after
+        // the last whole run (one step fewer where the first line falls
+        // after the call's first word), and one value more or less.
+        for (runs, rest) in [(3, 0), (3, 1), (2, 7), (6, 15), (4, 1), (1, 0)] {
+            for extra in [0usize, 1] {
+                let n = (16 * runs + rest + extra) * 512 + extra - 1;
+                let words = rng.words(crate::kernels::words_for(W, n) + 1);
+                let expect: u128 = (0..n).map(|i| ref_get(&words, i, W)).sum();
+                for (name, f) in &variants {
+                    assert_eq!(
+                        f(&words, 0, n),
+                        expect,
+                        "sum W={W} {name}: len {n} ({runs} runs, {rest} steps)"
+                    );
+                }
+            }
+        }
     }
     // Extremes: 2^20 values of 2^W - 1 sum exactly, at offsets 0, 1 and 63
     // (2^10 under Miri, which interprets every access).

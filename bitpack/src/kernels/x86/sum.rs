@@ -492,30 +492,61 @@ pub(crate) unsafe fn sum_csa_avx512<const W: u32>(words: &[u64], offset: usize, 
     let mut sixteens = [zero; CSA_W];
     let mut ones = [zero; CSA_W];
     let whole = steps / 16;
-    for t in 0..whole {
+    // The steps after the last 16 take one more run of the trees, their
+    // missing vectors zero, where there are whole runs to flush anyway: a
+    // count per vector costs `3W` uops, a run about two per vector.
+    let rest = steps - 16 * whole;
+    let runs = if whole > 0 {
+        whole + usize::from(rest > 0)
+    } else {
+        0
+    };
+    // Blocks of `BLOCK` runs of 16 steps (15 KiB at 5 bits): each vector
+    // of a step takes its tree through the whole block before the next
+    // vector's tree starts, so that one tree is live at a time (the five
+    // trees of 5 bits, live together, did not fit the 32 registers and went
+    // through the stack), and the block stays in L1 for the vectors after
+    // the first.
+    const BLOCK: usize = 3;
+    for b in (0..runs).step_by(BLOCK) {
+        let end = (b + BLOCK).min(whole);
         // Spelled out per vector of the step (`phases` is a constant; a
         // loop of 5 or a closure called 5 times was not inlined, and its
         // trees went through memory).
         macro_rules! phase {
             ($p:expr) => {{
                 let p = $p;
-                let x = |k: usize| load(16 * t + k, p);
-                let [mut o, mut tw, mut f, e] = tree[p];
-                let mut eights = [zero; 2];
-                for (h, eights) in eights.iter_mut().enumerate() {
-                    let k = 8 * h;
-                    let (ta, o1) = csa(o, x(k), x(k + 1));
-                    let (tb, o2) = csa(o1, x(k + 2), x(k + 3));
-                    let (fa, t1) = csa(tw, ta, tb);
-                    let (ta, o3) = csa(o2, x(k + 4), x(k + 5));
-                    let (tb, o4) = csa(o3, x(k + 6), x(k + 7));
-                    let (fb, t2) = csa(t1, ta, tb);
-                    let (ea, f1) = csa(f, fa, fb);
-                    (o, tw, f, *eights) = (o4, t2, f1, ea);
+                let [mut o, mut tw, mut f, mut e] = tree[p];
+                // Run `t` of the trees, of its first `have` steps (a
+                // macro: as a closure, the trees went through memory).
+                macro_rules! run {
+                    ($t:expr, $have:expr) => {{
+                        let (t, have) = ($t, $have);
+                        let x = |k: usize| if k < have { load(16 * t + k, p) } else { zero };
+                        let mut eights = [zero; 2];
+                        for (h, eights) in eights.iter_mut().enumerate() {
+                            let k = 8 * h;
+                            let (ta, o1) = csa(o, x(k), x(k + 1));
+                            let (tb, o2) = csa(o1, x(k + 2), x(k + 3));
+                            let (fa, t1) = csa(tw, ta, tb);
+                            let (ta, o3) = csa(o2, x(k + 4), x(k + 5));
+                            let (tb, o4) = csa(o3, x(k + 6), x(k + 7));
+                            let (fb, t2) = csa(t1, ta, tb);
+                            let (ea, f1) = csa(f, fa, fb);
+                            (o, tw, f, *eights) = (o4, t2, f1, ea);
+                        }
+                        let (s16, e1) = csa(e, eights[0], eights[1]);
+                        e = e1;
+                        tally(&mut sixteens, s16, p);
+                    }};
                 }
-                let (s16, e) = csa(e, eights[0], eights[1]);
+                for t in b..end {
+                    run!(t, 16);
+                }
+                if b + BLOCK >= runs && rest > 0 {
+                    run!(whole, rest);
+                }
                 tree[p] = [o, tw, f, e];
-                tally(&mut sixteens, s16, p);
             }};
         }
         phase!(0);
@@ -528,9 +559,11 @@ pub(crate) unsafe fn sum_csa_avx512<const W: u32>(words: &[u64], offset: usize, 
             phase!(4);
         }
     }
-    for s in 16 * whole..steps {
-        for p in 0..phases {
-            tally(&mut ones, load(s, p), p);
+    if runs == 0 {
+        for s in 0..steps {
+            for p in 0..phases {
+                tally(&mut ones, load(s, p), p);
+            }
         }
     }
     // The whole bytes before the steps: in the vector before the first,
@@ -553,14 +586,17 @@ pub(crate) unsafe fn sum_csa_avx512<const W: u32>(words: &[u64], offset: usize, 
     for (b, v) in by_place.iter_mut().enumerate().take(w) {
         *v = _mm512_add_epi64(_mm512_slli_epi64::<4>(sixteens[b]), ones[b]);
     }
-    if whole > 0 {
+    if runs > 0 {
+        // Each level's counts over the vectors of a step, then weighed.
+        let mut levels = [[zero; CSA_W]; 4];
         for (p, tree) in tree.iter().enumerate().take(phases) {
-            for (l, &x) in tree.iter().enumerate() {
-                let mut level = [zero; CSA_W];
-                tally(&mut level, x, p);
-                for (v, c) in by_place.iter_mut().zip(level).take(w) {
-                    *v = _mm512_add_epi64(*v, _mm512_sll_epi64(c, count(l as u32)));
-                }
+            for (level, &x) in levels.iter_mut().zip(tree) {
+                tally(level, x, p);
+            }
+        }
+        for (l, level) in levels.iter().enumerate() {
+            for (v, &c) in by_place.iter_mut().zip(level).take(w) {
+                *v = _mm512_add_epi64(*v, _mm512_sll_epi64(c, count(l as u32)));
             }
         }
     }
