@@ -422,7 +422,14 @@ fn csa(a: __m512i, b: __m512i, c: __m512i) -> (__m512i, __m512i) {
 /// the steps so far, one set per vector of the step), and every 16 steps
 /// the tree's sixteens are counted, one `vpandq` and `vpopcntq` per place.
 /// So a 64-byte load costs about two `vpternlogq` and `3W / 16` more uops,
-/// where the byte sums and digit folds take five to eight.
+/// where the byte sums and digit folds take five to eight. The trees run
+/// one vector of the step at a time over blocks of 48 steps (so that one
+/// tree is live, and the block's bytes stay in L1 for the next vector's
+/// tree); the steps after the last 16 take one more run, padded with zero
+/// vectors (counting them one by one cost `3W` uops each, a third of a
+/// 65,536-value call at 5 bits); and the trees' levels are counted once
+/// at the end, each level's counts over the vectors of a step weighed
+/// together.
 ///
 /// A count needs no value boundaries, so the steps start at the first
 /// 64-byte line of the stream's bytes inside the call (a load across two
