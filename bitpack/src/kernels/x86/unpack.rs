@@ -625,14 +625,13 @@ mod mul16_tests {
             let a: __m256i = bytemuck::cast(<[u16; 16]>::try_from(&lanes[..16]).unwrap());
             let b: __m256i = bytemuck::cast(<[u16; 16]>::try_from(&lanes[16..]).unwrap());
             // SAFETY: AVX2, all that the four need, was detected above.
-            let (hi, hi_ref, lo, lo_ref) = unsafe {
-                (
-                    mulhi_epu16(a, b),
-                    _mm256_mulhi_epu16(a, b),
-                    mullo_epi16(a, b),
-                    _mm256_mullo_epi16(a, b),
-                )
-            };
+            let hi = unsafe { mulhi_epu16(a, b) };
+            // SAFETY: as above.
+            let hi_ref = unsafe { _mm256_mulhi_epu16(a, b) };
+            // SAFETY: as above.
+            let lo = unsafe { mullo_epi16(a, b) };
+            // SAFETY: as above.
+            let lo_ref = unsafe { _mm256_mullo_epi16(a, b) };
             let cast = |v: __m256i| -> [u16; 16] { bytemuck::cast(v) };
             assert_eq!(cast(hi), cast(hi_ref), "vpmulhuw {lanes:?}");
             assert_eq!(cast(lo), cast(lo_ref), "vpmullw {lanes:?}");
