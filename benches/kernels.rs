@@ -221,6 +221,24 @@ fn read_write_floor(input: &[u64], in_bits: usize, out: &mut [u64], w: usize) {
     }
 }
 
+/// [`read_write_floor_avx2`] of `w`-bit packed input (`1..=8`) and `u8`
+/// output: the floor of an unpack to `u8`, which reads the packed bytes
+/// and writes a byte per value (`memset` only writes).
+fn unpack_u8_floor(input: &[u64], out: &mut [u8], w: u32) {
+    assert!(std::is_x86_feature_detected!("avx2"));
+    let out: &mut [u64] = bytemuck::cast_slice_mut(out);
+    macro_rules! by_width {
+        ($($w:literal)*) => {
+            match w {
+                // SAFETY: AVX2 was detected above.
+                $($w => unsafe { read_write_floor_avx2::<$w, 8>(input, out) },)*
+                _ => unreachable!("widths 1..=8"),
+            }
+        };
+    }
+    by_width!(1 2 3 4 5 6 7 8)
+}
+
 /// `iters` loop iterations of 8 dependent adds: 8 cycles each. The adds
 /// take a register operand: cores that fold adds of an immediate at rename
 /// (Intel since Golden Cove) run an immediate chain faster than one add per
@@ -619,6 +637,9 @@ fn unpack_u8(c: &mut Criterion) {
             assert!(std::is_x86_feature_detected!("avx2"));
             // SAFETY: AVX2 was detected on the line above.
             b.iter(|| unsafe { store_loop_u8_avx2(black_box(&mut out[..]), 1) })
+        });
+        g.bench_with_input(BenchmarkId::new("read_write", w), &words, |b, s| {
+            b.iter(|| unpack_u8_floor(black_box(s), &mut out, w))
         });
         g.bench_with_input(BenchmarkId::new("naive", w), &words, |b, s| {
             b.iter(|| {
