@@ -161,29 +161,29 @@
 //! <!-- bench:kernels:begin -->
 //! Measured 2026-12-05 on Intel(R) Xeon(R) Processor (2 cores; avx2 bmi2 popcnt avx512f):
 //!
-//! - `sum/65536`: the 5-bit sum takes 509 ns, 2.08x `read_floor` (reading its
-//!   40 KiB) and 551x faster than the bit-at-a-time `naive` loop; widths 1..=8
-//!   run at 1.06-2.08x `read_floor`.
-//! - `sum/67108864`: 1.00-1.13x `read_floor` for widths 1..=8.
-//! - `unpack_u8/65536`: 1.15-1.50x `write_floor` (`memset` of the 64 KiB
-//!   output) and 1.07-1.40x `store_loop` (plain AVX2 stores of as many bytes);
-//!   the 5-bit unpack takes 1.46 µs.
+//! - `sum/65536`: the 5-bit sum takes 451 ns, 1.74x `read_floor` (reading its
+//!   40 KiB) and 679x faster than the bit-at-a-time `naive` loop; widths 1..=8
+//!   run at 1.04-1.74x `read_floor`.
+//! - `sum/67108864`: 1.00-1.10x `read_floor` for widths 1..=8.
+//! - `unpack_u8/65536`: 1.07-1.57x `write_floor` (`memset` of the 64 KiB
+//!   output) and 1.00-1.43x `store_loop` (plain AVX2 stores of as many bytes);
+//!   the 5-bit unpack takes 1.61 µs.
 //! - `unpack_u8/65536` against `fastlanes` (the same values in its own
-//!   transposed layout): 0.64-1.02x of its time for widths 1..=8.
-//! - `unpack_u32/65536`: 0.76-1.01x the time of `bitpacker8x` (its own
-//!   interleaved layout) and 1.18-3.63x faster than `bitpacker1x` (the same
-//!   bytes); 5 bits: 4.72 µs against 4.90 µs and 13.64 µs.
-//! - `pack_u32/65536`: 2.52-4.56x faster than `bitpacker1x` for widths 1..=8
-//!   and 1.96-3.17x for 9..=31 (the same bytes written); 0.87-1.67x the
+//!   transposed layout): 0.78-1.02x of its time for widths 1..=8.
+//! - `unpack_u32/65536`: 0.68-1.04x the time of `bitpacker8x` (its own
+//!   interleaved layout) and 1.52-3.70x faster than `bitpacker1x` (the same
+//!   bytes); 5 bits: 4.83 µs against 5.09 µs and 15.42 µs.
+//! - `pack_u32/65536`: 2.37-4.64x faster than `bitpacker1x` for widths 1..=8
+//!   and 1.76-3.32x for 9..=31 (the same bytes written); 0.80-1.90x the
 //!   read+write floor (`read_write`) for widths 1..=32.
-//! - `pack_u8/65536`: 0.95-1.87x the read+write floor (`read_write`: the input
+//! - `pack_u8/65536`: 0.92-1.86x the read+write floor (`read_write`: the input
 //!   read and the packed bytes written once each) for widths 1..=8.
-//! - `decode_f32/65536`: E2M1 4.51 µs (1.07x `write_floor`, the `memset` of the
-//!   256 KiB output), E4M3 5.12 µs (1.24x; `store_loop` alone is 1.24x); E4M3
-//!   196x faster than the per-value `MiniFloat::to_f32` loop.
-//! - `encode_f32/65536`: E2M1 6.45 and E4M3 7.66 Gval/s, 1.59 and 1.89 values
-//!   per cycle at the measured 4.06 GHz (E4M3: 120x the per-value rounding
-//!   routine; `half`'s `f32` to `f16` slice conversion: 1.95 per cycle).
+//! - `decode_f32/65536`: E2M1 4.89 µs (1.18x `write_floor`, the `memset` of the
+//!   256 KiB output), E4M3 4.76 µs (1.15x; `store_loop` alone is 1.38x); E4M3
+//!   211x faster than the per-value `MiniFloat::to_f32` loop.
+//! - `encode_f32/65536`: E2M1 6.26 and E4M3 7.25 Gval/s, 1.76 and 2.04 values
+//!   per cycle at the measured 3.56 GHz (E4M3: 113x the per-value rounding
+//!   routine; `half`'s `f32` to `f16` slice conversion: 1.73 per cycle).
 //! <!-- bench:kernels:end -->
 //!
 //! What was measured and not kept (each against the kept code in one timing
