@@ -62,6 +62,26 @@ pub(crate) unsafe fn with_avx2_in<R>(have: u32, f: impl FnOnce() -> R) -> R {
     }
 }
 
+/// `f()` by its AVX-512 build where `have` allows it, else as
+/// [`with_avx2_in`].
+///
+/// # Safety
+///
+/// `have` holds no feature bit that [`features`] lacks.
+#[inline(always)]
+pub(crate) unsafe fn with_avx512_in<R>(have: u32, f: impl FnOnce() -> R) -> R {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    {
+        // SAFETY: the caller's guarantee.
+        unsafe { simd::with_avx512_in(have, f) }
+    }
+    #[cfg(not(all(feature = "std", target_arch = "x86_64")))]
+    {
+        let _ = have;
+        f()
+    }
+}
+
 /// The block kernels of MX and NVFP4 (`x86/block.rs` and
 /// `aarch64/block.rs`, and on x86 the F16C decode's scaled form in
 /// `x86/float.rs`): each runs the target's variant where the CPU has its

@@ -61,7 +61,7 @@ fn encode_codes<F: MiniFloat, const SAT: bool>(have: u32, src: &[f32], codes: &m
         map_codes(&encode_fast::<F, SAT>, src, codes)
     } else if const { e8m0_ok(&F::FORMAT) } {
         // SAFETY: `have` is the callers' `dispatch::features()`.
-        unsafe { super::with_avx2_in(have, || map_codes(&e8m0_encode::<SAT>, src, codes)) }
+        unsafe { dispatch::with_avx512_in(have, || map_codes(&e8m0_encode::<SAT>, src, codes)) }
     } else {
         let mode = Mode::from_satfinite(SAT);
         map_codes(&|x: f32| F::FORMAT.encode_f32(x, mode) as u8, src, codes)

@@ -292,6 +292,36 @@ unsafe fn run_avx2<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// `f()` compiled with AVX-512 F and BW (as [`run_avx2`], with 512-bit
+/// vectors and mask registers).
+///
+/// # Safety
+///
+/// The CPU has AVX-512 F and BW.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+unsafe fn run_avx512<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
+
+/// `f()`, by its AVX-512 build where the features `have` include AVX-512
+/// F and BW, else as [`with_avx2_in`] (portable loops that vectorize
+/// without shuffles across lanes use this).
+///
+/// # Safety
+///
+/// `have` holds no feature bit that [`features`] lacks.
+#[inline(always)]
+pub(crate) unsafe fn with_avx512_in<R>(have: u32, f: impl FnOnce() -> R) -> R {
+    if have & AVX512_BW == AVX512_BW {
+        // SAFETY: `run_avx512` needs only AVX-512 F and BW, which `have`
+        // includes and so (the caller's guarantee) `features` detected.
+        return unsafe { run_avx512(f) };
+    }
+    // SAFETY: the caller's guarantee.
+    unsafe { with_avx2_in(have, f) }
+}
+
 /// `f()`, by its AVX2 build where the features `have` include AVX2 (the
 /// reductions' portable loops use this).
 ///
