@@ -305,8 +305,8 @@ fn dequantize(c: &mut Criterion) {
         b.iter(|| formats::decode(black_box(&e4)))
     });
     g.bench_function("mx_e4m3", |b| b.iter(|| black_box(&mx4).dequantize()));
-    // The E2M1 three with the AVX-512 variants masked off (the AVX2 build
-    // many CPUs run), where the CPU has AVX-512.
+    // The E2M1 three and the E4M3 pair with the AVX-512 variants masked
+    // off (the AVX2 build many CPUs run), where the CPU has AVX-512.
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx512f") {
         g.bench_function("avx2/decode_e2m1", |b| {
@@ -317,6 +317,12 @@ fn dequantize(c: &mut Criterion) {
         });
         g.bench_function("avx2/nvfp4", |b| {
             masked(&mut || b.iter(|| black_box(&nv).dequantize()))
+        });
+        g.bench_function("avx2/decode_e4m3", |b| {
+            masked(&mut || b.iter(|| formats::decode(black_box(&e4))))
+        });
+        g.bench_function("avx2/mx_e4m3", |b| {
+            masked(&mut || b.iter(|| black_box(&mx4).dequantize()))
         });
     }
     g.finish();
