@@ -281,8 +281,8 @@ pub(super) fn check_sum<const W: u32>() {
         // the last whole run (one step fewer where the first line falls
         // after the call's first word), and one value more or less.
         for (runs, rest) in [(3, 0), (3, 1), (2, 7), (6, 15), (4, 1), (1, 0)] {
-            for extra in [0usize, 1] {
-                let n = (16 * runs + rest + extra) * 512 + extra - 1;
+            let steps = 16 * runs + rest;
+            for n in [steps * 512 - 1, steps * 512 + 1] {
                 let words = rng.words(crate::kernels::words_for(W, n) + 1);
                 let expect: u128 = (0..n).map(|i| ref_get(&words, i, W)).sum();
                 for (name, f) in &variants {
