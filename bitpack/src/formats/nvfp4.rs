@@ -857,6 +857,9 @@ fn rows_split<S: Real>(
                 // run, and so are its scales and its words. One call, so
                 // that each group's loads overlap the compares of the
                 // group before.
+                if (v1 - v0) / B >= FILL_ALL_BLOCKS {
+                    table.fill_all();
+                }
                 let s0 = scale_at(us.start) - sb;
                 let s = &mut scales[s0..s0 + (v1 - v0) / B];
                 let w = &mut words[v0 / 16 - wb..][..(v1 - v0) / 16];
@@ -935,9 +938,15 @@ fn set_nibbles(words: &mut [u64], at: usize, w: u64, count: usize) {
     }
 }
 
+/// Blocks from which a piece of the one-pass quantize fills every
+/// threshold row first ([`Thresholds::fill_all`]), measured: filling the
+/// 128 rows takes about 4 µs, checking a block's row about 0.3 ns.
+const FILL_ALL_BLOCKS: usize = 16384;
+
 /// The scale of a block from its amax bits, and the compares that give its
-/// codes: for each of the 128 non-negative E4M3 scale codes, the seven
-/// E2M1 thresholds minus one as `i32` (a magnitude's bits exceed one
+/// codes: for each of the 128 non-negative E4M3 scale codes (and, in the
+/// same row twice, the code with its sign bit set), the seven E2M1
+/// thresholds minus one as `i32` (a magnitude's bits exceed one
 /// exactly when the magnitude reaches the threshold, [`e2m1_threshold_bits`])
 /// and the sign mask (8, or 0 for the NaN scale, whose codes are `+0`).
 /// The zero scale's and the NaN scale's thresholds are `i32::MAX`, which no
@@ -946,25 +955,33 @@ fn set_nibbles(words: &mut [u64], at: usize, w: u64, count: usize) {
 struct Thresholds {
     scaler: Nvfp4Scaler,
     tensor_scale: f32,
-    rows: [[i32; 8]; 128],
+    rows: crate::kernels::Rows,
     filled: u128,
+    /// Every row filled ([`fill_all`](Self::fill_all)): the groups skip
+    /// the check of each block's row.
+    complete: bool,
 }
 
 impl crate::kernels::BlockCode for Thresholds {
     /// The group's scales as one vector loop
-    /// ([`Nvfp4Scaler::scale_lanes`]), then each block's row.
+    /// ([`Nvfp4Scaler::scale_lanes`]), then the rows of those not seen
+    /// before.
     #[inline(always)]
     fn codes(
         &mut self,
         amax_bits: &[u32; crate::kernels::NVFP4_GROUP],
         scales: &mut [u8],
-        rows: &mut [[i32; 8]; crate::kernels::NVFP4_GROUP],
-    ) {
+    ) -> &crate::kernels::Rows {
         let codes = self.scaler.scale_lanes(amax_bits);
-        for ((s, r), &c) in scales.iter_mut().zip(rows.iter_mut()).zip(&codes) {
+        for (s, &c) in scales.iter_mut().zip(&codes) {
             *s = c;
-            *r = self.row(c);
         }
+        if !self.complete {
+            for &c in &codes[..scales.len()] {
+                self.ensure(c);
+            }
+        }
+        &self.rows
     }
 }
 
@@ -979,40 +996,52 @@ impl crate::kernels::BlockCode for Given<'_> {
         &mut self,
         _amax_bits: &[u32; crate::kernels::NVFP4_GROUP],
         scales: &mut [u8],
-        rows: &mut [[i32; 8]; crate::kernels::NVFP4_GROUP],
-    ) {
-        for (&s, r) in scales.iter().zip(rows.iter_mut()) {
-            *r = self.0.row(s);
+    ) -> &crate::kernels::Rows {
+        if !self.0.complete {
+            for &s in scales.iter() {
+                self.0.ensure(s);
+            }
         }
+        &self.0.rows
     }
 }
 
 impl Thresholds {
-    /// The thresholds and sign mask of scale code `s` (its sign bit
-    /// ignored).
+    /// Fills the row of scale code `s` (its sign bit ignored) if it is not
+    /// yet.
     #[inline(always)]
-    fn row(&mut self, s: u8) -> [i32; 8] {
+    fn ensure(&mut self, s: u8) {
         let i = usize::from(s & 0x7f);
         if (self.filled >> i) & 1 == 0 {
             self.fill(i);
         }
-        self.rows[i]
     }
 
     fn new(tensor_scale: f32, tiny: super::TinyScale) -> Self {
         Thresholds {
             scaler: Nvfp4Scaler::new(tensor_scale, tiny),
             tensor_scale,
-            rows: [[0; 8]; 128],
+            rows: [[0; 8]; 256],
             filled: 0,
+            complete: false,
         }
+    }
+
+    /// Fills every row not filled yet. About as long as checking the rows
+    /// of [`FILL_ALL_BLOCKS`] blocks one by one, which a piece of at least
+    /// as many blocks then skips.
+    fn fill_all(&mut self) {
+        for i in 0..128 {
+            self.ensure(i);
+        }
+        self.complete = true;
     }
 
     #[cold]
     #[inline(never)]
     fn fill(&mut self, i: usize) {
         const NEVER: i32 = i32::MAX;
-        self.rows[i] = match i {
+        let row = match i {
             0x7f => [NEVER, NEVER, NEVER, NEVER, NEVER, NEVER, NEVER, 0],
             0 => [NEVER, NEVER, NEVER, NEVER, NEVER, NEVER, NEVER, 8],
             _ => {
@@ -1027,6 +1056,10 @@ impl Thresholds {
                 row
             }
         };
+        // The kernels search the thresholds (`kernels::BlockCode`).
+        debug_assert!(row[..7].is_sorted(), "{row:?}");
+        // The code with its sign bit set has the same scale magnitude.
+        (self.rows[i], self.rows[i | 0x80]) = (row, row);
         self.filled |= 1 << i;
     }
 }

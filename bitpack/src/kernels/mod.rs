@@ -293,25 +293,36 @@ pub(crate) fn widen_f16(src: &[u16], dst: &mut [f32]) -> usize {
 
 /// The scale codes of the blocks of the one-pass NVFP4 quantize
 /// ([`nvfp4_blocks`]), a group at a time, and the compares that give their
-/// codes: per block seven thresholds (as `i32`s; a magnitude's code counts
-/// those its bits exceed, and one that none passes is `i32::MAX`) and the
-/// sign mask (8 keeps the sign bit as bit 3 of the code, 0 drops it). A
-/// trait, not a closure, so that the `#[inline(always)]` method compiles
-/// into the kernels' `#[target_feature]` loops.
+/// codes: per scale code a row of seven thresholds (as `i32`s; a
+/// magnitude's code counts those its bits exceed, and one that none passes
+/// is `i32::MAX`) and the sign mask (8 keeps the sign bit as bit 3 of the
+/// code, 0 drops it). A row's thresholds never decrease: the SIMD variants
+/// find the count by binary search (three compares, not seven). A trait, not a closure, so that the
+/// `#[inline(always)]` method compiles into the kernels' `#[target_feature]`
+/// loops.
 #[cfg(feature = "alloc")]
 pub(crate) trait BlockCode {
     /// The blocks of a group (`scales.len()` of them, the rest of
-    /// `amax_bits` and `rows` to be ignored): block `b`'s scale code into
-    /// `scales[b]` from its largest magnitude's bits `amax_bits[b]` (or,
-    /// for an implementation whose scales are given, read from
-    /// `scales[b]`), and `[t0..t7, sign mask]` for that code into
-    /// `rows[b]`.
-    fn codes(
-        &mut self,
-        amax_bits: &[u32; NVFP4_GROUP],
-        scales: &mut [u8],
-        rows: &mut [[i32; 8]; NVFP4_GROUP],
-    );
+    /// `amax_bits` to be ignored): block `b`'s scale code into `scales[b]`
+    /// from its largest magnitude's bits `amax_bits[b]` (or, for an
+    /// implementation whose scales are given, read from `scales[b]`), and
+    /// the table whose row `scales[b]` is `[t0..t7, sign mask]` for block
+    /// `b`. The kernels read the rows in place: a row is 32 bytes
+    /// that a copy per block would store and the compares load back.
+    fn codes(&mut self, amax_bits: &[u32; NVFP4_GROUP], scales: &mut [u8]) -> &Rows;
+}
+
+/// The threshold rows of [`BlockCode`], one per scale code (a code and
+/// the code with its sign bit flipped have equal rows: the sign of a scale
+/// is ignored). 256 rows, so that a code indexes them as it is.
+#[cfg(feature = "alloc")]
+pub(crate) type Rows = [[i32; 8]; 256];
+
+/// The row of scale code `s` in `rows`.
+#[cfg(feature = "alloc")]
+#[inline(always)]
+pub(crate) fn row(rows: &Rows, s: u8) -> &[i32; 8] {
+    &rows[usize::from(s)]
 }
 
 /// Blocks per group of [`in_groups`].
@@ -323,57 +334,97 @@ use NVFP4_GROUP as GROUP;
 /// The frame of every [`nvfp4_blocks`] variant, a group of 32 blocks at a
 /// time: the group's amaxes from its blocks' partial maxima (`reduce`,
 /// vector where the variant reduces many blocks at once), their scale codes
-/// and threshold rows (`code.codes`, the scales as one vector loop where
-/// the implementation has it), then its codes, `per` blocks a step
-/// (`step(values, rows, words)`, vector: `values` holds the `16 * k`
-/// values of `k <= per` blocks, `rows` their threshold rows, `words` their
-/// `k` words), each step followed by the partial maxima (`part`, vector)
-/// of the same blocks of the next group. So the loads of the next group's
-/// values, which reach memory, overlap this group's compares, which the
-/// cache serves; a loop of amaxes alone waits on memory while the compares
-/// wait on nothing. Blocks missing from a partial group keep stale maxima,
-/// whose scales are not used.
+/// and threshold table (`code.codes`, the scales as one vector loop where
+/// the implementation has it), then its codes, `PER` blocks a step
+/// (`step(blocks, scales, rows, words)`, vector: the blocks' scale codes,
+/// whose rows in `rows` ([`row`]) hold their thresholds, and their words),
+/// each step followed by the partial maxima (`part`, vector) of the same
+/// blocks of the next group. So the loads of the next group's values, which
+/// reach memory, overlap this group's compares, which the cache serves; a
+/// loop of amaxes alone waits on memory while the compares wait on nothing.
+///
+/// Every step takes `PER` whole blocks, with no length to check: a last
+/// partial group is copied into a group of zeros first (whose scale codes
+/// are 0 and whose rows are read but not kept), and its scales and words
+/// copied back.
 #[cfg(feature = "alloc")]
 #[inline(always)]
 #[expect(clippy::too_many_arguments, reason = "the frame's closures")]
-pub(crate) fn in_groups<V: Copy>(
+pub(crate) fn in_groups<V: Copy, const PER: usize>(
     xs: &[f32],
     scales: &mut [u8],
     words: &mut [u64],
     code: &mut impl BlockCode,
-    (per, zero): (usize, V),
-    mut part: impl FnMut(&[f32]) -> V,
+    zero: V,
+    mut part: impl FnMut(&[f32; 16]) -> V,
     mut reduce: impl FnMut(&[V; GROUP]) -> [u32; GROUP],
-    mut step: impl FnMut(&[f32], &[[i32; 8]], &mut [u64]),
+    mut step: impl FnMut(&[[f32; 16]; PER], &[u8; PER], &Rows, &mut [u64; PER]),
 ) {
-    let (mut p, mut next) = ([zero; GROUP], [zero; GROUP]);
-    let mut rows = [[0i32; 8]; GROUP];
-    for (p, block) in p.iter_mut().zip(xs.chunks_exact(16)) {
-        *p = part(block);
+    const { assert!(PER > 0 && GROUP.is_multiple_of(PER)) };
+    let (blocks, _) = xs.as_chunks::<16>();
+    let (groups, tail) = blocks.as_chunks::<GROUP>();
+    let (scale_groups, scale_tail) = scales.as_chunks_mut::<GROUP>();
+    let (word_groups, word_tail) = words.as_chunks_mut::<GROUP>();
+    // The partial maxima of this group and of the next, by the group's
+    // parity: swapping them would copy both arrays a group.
+    let mut parts = [[zero; GROUP]; 2];
+    if let Some(first) = groups.first() {
+        for (p, block) in parts[0].iter_mut().zip(first) {
+            *p = part(block);
+        }
     }
-    for (g, (scales, words)) in scales
-        .chunks_mut(GROUP)
-        .zip(words.chunks_mut(GROUP))
+    for (g, ((here, scales), words)) in groups
+        .iter()
+        .zip(scale_groups.iter_mut())
+        .zip(word_groups.iter_mut())
         .enumerate()
     {
-        code.codes(&reduce(&p), scales, &mut rows);
-        let here = &xs[16 * GROUP * g..][..16 * words.len()];
-        // The next group's blocks (none after the last group).
-        let ahead = xs.get(16 * GROUP * (g + 1)..).unwrap_or(&[]);
-        for (k, ((x, r), w)) in here
-            .chunks(16 * per)
-            .zip(rows[..words.len()].chunks(per))
-            .zip(words.chunks_mut(per))
-            .enumerate()
-        {
-            step(x, r, w);
-            let blocks = ahead.chunks_exact(16).skip(per * k);
-            for (n, block) in next[per * k..per * k + per].iter_mut().zip(blocks) {
-                *n = part(block);
+        let [even, odd] = &mut parts;
+        let (p, next) = if g % 2 == 0 { (even, odd) } else { (odd, even) };
+        let rows = code.codes(&reduce(p), scales);
+        let here = here.as_chunks::<PER>().0;
+        let scales = scales.as_chunks::<PER>().0;
+        let words = words.as_chunks_mut::<PER>().0;
+        match groups.get(g + 1) {
+            Some(ahead) => {
+                let ahead = ahead.as_chunks::<PER>().0;
+                let next = next.as_chunks_mut::<PER>().0;
+                for ((((x, s), w), a), n) in here.iter().zip(scales).zip(words).zip(ahead).zip(next)
+                {
+                    step(x, s, rows, w);
+                    for (n, block) in n.iter_mut().zip(a) {
+                        *n = part(block);
+                    }
+                }
+            }
+            None => {
+                for ((x, s), w) in here.iter().zip(scales).zip(words) {
+                    step(x, s, rows, w);
+                }
             }
         }
-        core::mem::swap(&mut p, &mut next);
     }
+    let k = tail.len();
+    if k == 0 {
+        return;
+    }
+    let mut x = [[0f32; 16]; GROUP];
+    let (mut s, mut w) = ([0u8; GROUP], [0u64; GROUP]);
+    x[..k].copy_from_slice(tail);
+    s[..k].copy_from_slice(scale_tail);
+    let p = &mut parts[0];
+    for (p, block) in p.iter_mut().zip(&x[..k]) {
+        *p = part(block);
+    }
+    let rows = code.codes(&reduce(p), &mut s[..k]);
+    let steps = k.div_ceil(PER);
+    let x = x.as_chunks::<PER>().0;
+    let (sc, wd) = (s.as_chunks::<PER>().0, w.as_chunks_mut::<PER>().0);
+    for ((x, s), w) in x.iter().zip(sc).zip(wd).take(steps) {
+        step(x, s, rows, w);
+    }
+    scale_tail.copy_from_slice(&s[..k]);
+    word_tail.copy_from_slice(&w[..k]);
 }
 
 /// The one-pass NVFP4 quantize of whole blocks of 16 `f32` values (`xs`,
@@ -555,23 +606,23 @@ pub(crate) fn nvfp4_blocks_portable(
 ) {
     let abs =
         |block: &[f32]| -> [u32; 16] { core::array::from_fn(|i| block[i].to_bits() & 0x7fff_ffff) };
-    in_groups(
+    in_groups::<_, 1>(
         xs,
         scales,
         words,
         code,
-        (1, 0u32),
+        0u32,
         |block| abs(block).iter().copied().max().unwrap_or(0),
         |m| *m,
-        |block, t, w| {
-            let t = &t[0];
+        |[block], &[s], rows, [w]| {
+            let t = row(rows, s);
             let mut word = 0u64;
             for (i, (&a, x)) in abs(block).iter().zip(block).enumerate() {
                 let n: u32 = t[..7].iter().map(|&tk| u32::from(a as i32 > tk)).sum();
                 let c = n | ((x.to_bits() >> 28) & t[7] as u32);
                 word |= u64::from(c) << (4 * i);
             }
-            w[0] = word;
+            *w = word;
         },
     );
 }

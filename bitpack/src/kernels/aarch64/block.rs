@@ -33,7 +33,8 @@ use core::arch::aarch64::*;
 use super::{decode4, encode4, v8, widen_u8x16};
 use crate::float::MiniFloat;
 use crate::kernels::{
-    BlockCode, E2M1_MAGS, MX_GROUP, MxScaleBits, NVFP4_GROUP, in_groups, mx_groups, scaled_blocks,
+    BlockCode, E2M1_MAGS, MX_GROUP, MxScaleBits, NVFP4_GROUP, Rows, in_groups, mx_groups, row,
+    scaled_blocks,
 };
 
 // ---------------------------------------------------------------------------
@@ -186,13 +187,13 @@ pub(crate) fn nvfp4_blocks_neon(
     code: &mut impl BlockCode,
 ) {
     let abs = vdupq_n_u32(0x7fff_ffff);
-    let part = |x: &[f32]| max16(block16(x));
+    let part = |x: &[f32; 16]| max16(block16(x));
     let reduce = |p: &[uint32x4_t; NVFP4_GROUP]| -> [u32; NVFP4_GROUP] {
         let m: [[u32; 4]; NVFP4_GROUP / 4] = core::array::from_fn(|i| u32s(hmax4(quad(p, i))));
         bytemuck::cast(m)
     };
-    let step = |x: &[f32], rows: &[[i32; 8]], w: &mut [u64]| {
-        let t = &rows[0];
+    let step = |[x]: &[[f32; 16]; 1], &[s]: &[u8; 1], rows: &Rows, [w]: &mut [u64; 1]| {
+        let t = row(rows, s);
         let sign = vdupq_n_u32(t[7] as u32);
         let c = lanes16(block16(x)).map(|v| {
             let a = vreinterpretq_s32_u32(vandq_u32(v, abs));
@@ -205,10 +206,9 @@ pub(crate) fn nvfp4_blocks_neon(
             c
         });
         let n = vmovn_u16(nibble_pairs(bytes16(&c)));
-        w[0] = vget_lane_u64::<0>(vreinterpret_u64_u8(n));
+        *w = vget_lane_u64::<0>(vreinterpret_u64_u8(n));
     };
-    let zero = vdupq_n_u32(0);
-    in_groups(xs, scales, words, code, (1, zero), part, reduce, step);
+    in_groups(xs, scales, words, code, vdupq_n_u32(0), part, reduce, step);
 }
 
 // ---------------------------------------------------------------------------

@@ -20,33 +20,41 @@ use proptest::prelude::*;
 
 use super::super::MxScaleBits;
 
-/// The scale codes of a test: a mix of the amax bits, its row one of
-/// `rows` (seven thresholds and the sign mask).
-struct Coder<'a>(&'a [[i32; 8]]);
+/// The scale codes of a test: a mix of the amax bits (any byte, the sign
+/// bit set too), its row one of `rows` (seven thresholds and the sign
+/// mask), held as the kernel's table of 256 rows (row `s` is
+/// `rows[(s & 0x7f) % rows.len()]`).
+struct Coder(std::boxed::Box<super::super::Rows>);
 
-impl Coder<'_> {
+impl Coder {
+    fn new(rows: &[[i32; 8]]) -> Self {
+        Coder(std::boxed::Box::new(core::array::from_fn(|s| {
+            rows[(s & 0x7f) % rows.len()]
+        })))
+    }
+
     fn code(&self, m: u32) -> (u8, [i32; 8]) {
-        let s = (m ^ (m >> 7) ^ (m >> 19)) as u8 & 0x7f;
-        (s, self.0[usize::from(s) % self.0.len()])
+        let s = (m ^ (m >> 7) ^ (m >> 19)) as u8;
+        (s, self.0[usize::from(s)])
     }
 }
 
-impl super::super::BlockCode for Coder<'_> {
+impl super::super::BlockCode for Coder {
     fn codes(
         &mut self,
         amax_bits: &[u32; super::super::NVFP4_GROUP],
         scales: &mut [u8],
-        rows: &mut [[i32; 8]; super::super::NVFP4_GROUP],
-    ) {
-        for ((s, r), &m) in scales.iter_mut().zip(rows.iter_mut()).zip(amax_bits) {
-            (*s, *r) = self.code(m);
+    ) -> &super::super::Rows {
+        for (s, &m) in scales.iter_mut().zip(amax_bits) {
+            *s = self.code(m).0;
         }
+        &self.0
     }
 }
 
 /// The kernel's definition, one value and one bit at a time.
 fn reference(xs: &[f32], rows: &[[i32; 8]]) -> (Vec<u8>, Vec<u64>) {
-    let code = Coder(rows);
+    let code = Coder::new(rows);
     let (mut scales, mut words) = (Vec::new(), Vec::new());
     for block in xs.chunks_exact(16) {
         let mut amax = 0u32;
@@ -78,19 +86,33 @@ fn reference(xs: &[f32], rows: &[[i32; 8]]) -> (Vec<u8>, Vec<u64>) {
     (scales, words)
 }
 
-/// Rows of increasing thresholds (`t - 1` of positive `f32` bits), some
-/// with thresholds no magnitude passes, signs kept or dropped.
+/// Rows of non-decreasing thresholds (`t - 1` of positive `f32` bits),
+/// some with thresholds no magnitude passes, some with runs of equal ones
+/// (as the largest scales' thresholds, all at infinity), signs kept or
+/// dropped.
 fn rows() -> impl Strategy<Value = Vec<[i32; 8]>> {
-    let row = (prop::collection::vec(0i32..0x7f80_0000, 7), 0u8..8).prop_map(|(mut t, kind)| {
-        t.sort_unstable();
-        let mut r = [0i32; 8];
-        r[..7].copy_from_slice(&t);
-        r[7] = if kind == 0 { 0 } else { 8 };
-        if kind == 1 {
-            r[..7].fill(i32::MAX);
-        }
-        r
-    });
+    let row = (
+        prop::collection::vec(0i32..0x7f80_0000, 7),
+        0u8..8,
+        0usize..7,
+        0usize..7,
+    )
+        .prop_map(|(mut t, kind, a, b)| {
+            t.sort_unstable();
+            let mut r = [0i32; 8];
+            r[..7].copy_from_slice(&t);
+            r[7] = if kind == 0 { 0 } else { 8 };
+            if kind == 1 {
+                r[..7].fill(i32::MAX);
+            }
+            if kind == 2 {
+                // Thresholds a..=b all equal.
+                let (a, b) = (a.min(b), a.max(b));
+                let v = r[a];
+                r[a..=b].fill(v);
+            }
+            r
+        });
     prop::collection::vec(row, 1..6)
 }
 
@@ -124,13 +146,13 @@ fn values(rows: &[[i32; 8]], picks: &[(u32, u8)]) -> Vec<f32> {
 }
 
 fn run(
-    f: impl Fn(&[f32], &mut [u8], &mut [u64], &mut Coder<'_>),
+    f: impl Fn(&[f32], &mut [u8], &mut [u64], &mut Coder),
     xs: &[f32],
     rows: &[[i32; 8]],
 ) -> (Vec<u8>, Vec<u64>) {
     let n = xs.len() / 16;
     let (mut s, mut w) = (vec![0xa5u8; n], vec![0x5a5a_5a5a_5a5a_5a5au64; n]);
-    f(xs, &mut s, &mut w, &mut Coder(rows));
+    f(xs, &mut s, &mut w, &mut Coder::new(rows));
     (s, w)
 }
 
@@ -147,9 +169,9 @@ proptest! {
     ) {
         let xs = values(&rows, &picks);
         let want = reference(&xs, &rows);
-        let got = run(|x, s, w, c| super::super::nvfp4_blocks_portable(x, s, w, c), &xs, &rows);
+        let got = run(super::super::nvfp4_blocks_portable, &xs, &rows);
         prop_assert_eq!(&got, &want, "portable");
-        let got = run(|x, s, w, c| super::super::nvfp4_blocks(x, s, w, c), &xs, &rows);
+        let got = run(super::super::nvfp4_blocks, &xs, &rows);
         prop_assert_eq!(&got, &want, "dispatch");
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
         {
@@ -537,22 +559,14 @@ fn block_kernels_on_fixed_inputs() {
         .collect();
     let xs = values(&rows, &picks);
     let want = reference(&xs, &rows);
-    let got = run(
-        |x, s, w, c| super::super::nvfp4_blocks(x, s, w, c),
-        &xs,
-        &rows,
-    );
+    let got = run(super::super::nvfp4_blocks, &xs, &rows);
     assert_eq!(got, want, "nvfp4_blocks");
-    let got = run(
-        |x, s, w, c| super::super::nvfp4_blocks_portable(x, s, w, c),
-        &xs,
-        &rows,
-    );
+    let got = run(super::super::nvfp4_blocks_portable, &xs, &rows);
     assert_eq!(got, want, "nvfp4_blocks_portable");
     #[cfg(all(simd_variants, target_arch = "aarch64"))]
     {
         // SAFETY: NEON, all it enables, is in this target's cfg.
-        let neon = |x: &[f32], s: &mut [u8], w: &mut [u64], c: &mut Coder<'_>| unsafe {
+        let neon = |x: &[f32], s: &mut [u8], w: &mut [u64], c: &mut Coder| unsafe {
             super::super::aarch64::nvfp4_blocks_neon(x, s, w, c)
         };
         assert_eq!(run(neon, &xs, &rows), want, "nvfp4_blocks_neon");
