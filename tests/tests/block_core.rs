@@ -222,6 +222,33 @@ proptest! {
     }
 }
 
+/// Inputs long enough that the one-pass quantize fills every threshold row
+/// before its first block (pieces of at least 16,384 blocks, on two
+/// threads too) and then skips each block's check: still each scale and
+/// value the value-by-value ones, for rows of blocks and 16 x 16 tiles,
+/// the tensor scale computed and given, over blocks whose amaxes walk 48
+/// binades (so that most of the scale codes occur).
+#[test]
+fn nvfp4_long_inputs_are_the_blocks_one_at_a_time() {
+    let shape = [600, 1024];
+    let mut x = data(600 * 1024, 7, true);
+    for (i, v) in x.iter_mut().enumerate() {
+        *v *= 2f32.powi((i / 16 % 48) as i32 - 24);
+    }
+    for (blocks, tensor_scale) in [
+        (Nvfp4Blocks::Rows, None),
+        (Nvfp4Blocks::Rows, Some(0.37)),
+        (Nvfp4Blocks::Tiles16x16, None),
+    ] {
+        let opts = Nvfp4Options {
+            blocks,
+            tensor_scale,
+            ..Nvfp4Options::default()
+        };
+        check_nvfp4(&x, &shape, &opts);
+    }
+}
+
 /// What the proptest above draws now and then (one value, infinite): the
 /// default tensor scale is refused, and a given one quantizes.
 #[test]
