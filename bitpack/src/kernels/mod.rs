@@ -296,10 +296,10 @@ pub(crate) fn widen_f16(src: &[u16], dst: &mut [f32]) -> usize {
 /// codes: per scale code a row of seven thresholds (as `i32`s; a
 /// magnitude's code counts those its bits exceed, and one that none passes
 /// is `i32::MAX`) and the sign mask (8 keeps the sign bit as bit 3 of the
-/// code, 0 drops it). A row's thresholds never decrease: the SIMD variants
-/// find the count by binary search (three compares, not seven). A trait, not a closure, so that the
-/// `#[inline(always)]` method compiles into the kernels' `#[target_feature]`
-/// loops.
+/// code, 0 drops it). A row's thresholds never decrease: the x86 variants
+/// find the count by binary search (three compares, not seven). A trait,
+/// not a closure, so that the `#[inline(always)]` method compiles into the
+/// kernels' `#[target_feature]` loops.
 #[cfg(feature = "alloc")]
 pub(crate) trait BlockCode {
     /// The blocks of a group (`scales.len()` of them, the rest of
