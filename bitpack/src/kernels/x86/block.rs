@@ -98,7 +98,7 @@ pub(crate) fn nvfp4_blocks_avx2(
         let r = unsafe { _mm256_loadu_si256(t.as_ptr().cast()) };
         let t3 = _mm256_set1_epi32(t[3]);
         // The count of thresholds passed, by binary search of the seven
-        // increasing ones (a compare's mask is -1 where the magnitude
+        // non-decreasing ones (a compare's mask is -1 where the magnitude
         // passes): past t3 or not (`base` 4 or 0), then past t5 or t1
         // (index `base | 1`, one more bit of the code), then past the
         // threshold at the even index found, picked per lane by `vpermd`.
@@ -160,7 +160,7 @@ pub(crate) fn nvfp4_blocks_avx512(
         let v = v512_u32(bytemuck::cast(*block));
         let a = _mm512_and_si512(v, abs);
         // The count of thresholds passed, by binary search of the seven
-        // increasing ones: past t3 (codes 4..8) or not, then past t5 or t1
+        // non-decreasing ones: past t3 (codes 4..8) or not, then past t5 or t1
         // (the index one up or down), then past the threshold there (t6,
         // t4, t2 or t0). The second and third thresholds are picked per
         // lane from the row's low eight lanes by `vpermd`.
