@@ -957,9 +957,6 @@ struct Thresholds {
     tensor_scale: f32,
     rows: crate::kernels::Rows,
     filled: u128,
-    /// Every row filled ([`fill_all`](Self::fill_all)): the groups skip
-    /// the check of each block's row.
-    complete: bool,
 }
 
 impl crate::kernels::BlockCode for Thresholds {
@@ -976,12 +973,7 @@ impl crate::kernels::BlockCode for Thresholds {
         for (s, &c) in scales.iter_mut().zip(&codes) {
             *s = c;
         }
-        if !self.complete {
-            for &c in &codes[..scales.len()] {
-                self.ensure(c);
-            }
-        }
-        &self.rows
+        self.rows_for(scales)
     }
 }
 
@@ -997,16 +989,23 @@ impl crate::kernels::BlockCode for Given<'_> {
         _amax_bits: &[u32; crate::kernels::NVFP4_GROUP],
         scales: &mut [u8],
     ) -> &crate::kernels::Rows {
-        if !self.0.complete {
-            for &s in scales.iter() {
-                self.0.ensure(s);
-            }
-        }
-        &self.0.rows
+        self.0.rows_for(scales)
     }
 }
 
 impl Thresholds {
+    /// The table, with the rows of `scales` filled; once every row is
+    /// ([`fill_all`](Self::fill_all)), with no check per block.
+    #[inline(always)]
+    fn rows_for(&mut self, scales: &[u8]) -> &crate::kernels::Rows {
+        if self.filled != u128::MAX {
+            for &s in scales {
+                self.ensure(s);
+            }
+        }
+        &self.rows
+    }
+
     /// Fills the row of scale code `s` (its sign bit ignored) if it is not
     /// yet.
     #[inline(always)]
@@ -1023,7 +1022,6 @@ impl Thresholds {
             tensor_scale,
             rows: [[0; 8]; 256],
             filled: 0,
-            complete: false,
         }
     }
 
@@ -1034,7 +1032,6 @@ impl Thresholds {
         for i in 0..128 {
             self.ensure(i);
         }
-        self.complete = true;
     }
 
     #[cold]

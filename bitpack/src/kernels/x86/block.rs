@@ -59,6 +59,16 @@ fn prefetch_ahead(block: &[f32; 16]) {
     _mm_prefetch::<_MM_HINT_T0>(block.as_ptr().cast::<i8>().wrapping_add(PREFETCH_AHEAD));
 }
 
+/// A row of thresholds as one vector: one load, not the row's lanes one
+/// by one, which is what a copy of the array by value compiles to.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn row_lanes(t: &[i32; 8]) -> __m256i {
+    // SAFETY: the row is 32 bytes, all of them read; the CPU has AVX2
+    // (this function's feature).
+    unsafe { load32(bytemuck::cast_slice(t), 0) }
+}
+
 /// [`nvfp4_blocks`](crate::kernels::nvfp4_blocks) with AVX2: a block in
 /// two registers, its amax reduced alone (one block a step); each
 /// magnitude's code by binary search of the row (three `vpcmpgtd`, two
@@ -93,9 +103,7 @@ pub(crate) fn nvfp4_blocks_avx2(
     );
     let word = |block: &[f32], t: &[i32; 8]| {
         let (v0, v1, a0, a1) = load(block);
-        // SAFETY: `t` is 32 bytes; the CPU has AVX (this function's
-        // features).
-        let r = unsafe { _mm256_loadu_si256(t.as_ptr().cast()) };
+        let r = row_lanes(t);
         let t3 = _mm256_set1_epi32(t[3]);
         // The count of thresholds passed, by binary search of the seven
         // non-decreasing ones (a compare's mask is -1 where the magnitude
@@ -153,10 +161,7 @@ pub(crate) fn nvfp4_blocks_avx512(
     };
     let (one, five) = (_mm512_set1_epi32(1), _mm512_set1_epi32(5));
     let count = |block: &[f32; 16], t: &[i32; 8]| {
-        // SAFETY: `t` is 32 bytes; the CPU has AVX (this function's
-        // features). One load, not the row's lanes one by one, which is
-        // what a copy of the array by value compiles to.
-        let r = _mm512_castsi256_si512(unsafe { _mm256_loadu_si256(t.as_ptr().cast()) });
+        let r = _mm512_castsi256_si512(row_lanes(t));
         let v = v512_u32(bytemuck::cast(*block));
         let a = _mm512_and_si512(v, abs);
         // The count of thresholds passed, by binary search of the seven
