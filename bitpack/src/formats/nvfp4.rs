@@ -948,7 +948,8 @@ const FILL_ALL_BLOCKS: usize = 16384;
 /// same row twice, the code with its sign bit set), the seven E2M1
 /// thresholds minus one as `i32` (a magnitude's bits exceed one
 /// exactly when the magnitude reaches the threshold, [`e2m1_threshold_bits`])
-/// and the sign mask (8, or 0 for the NaN scale, whose codes are `+0`).
+/// and the sign mask (the sign bit, or 0 for the NaN scale, whose codes are
+/// `+0`).
 /// The zero scale's and the NaN scale's thresholds are `i32::MAX`, which no
 /// magnitude exceeds. A row is computed the first time its scale occurs
 /// (a chunk's blocks mostly share a few).
@@ -1038,15 +1039,17 @@ impl Thresholds {
     #[inline(never)]
     fn fill(&mut self, i: usize) {
         const NEVER: i32 = i32::MAX;
+        // The sign mask that keeps a value's sign (its sign bit).
+        const KEEP: i32 = i32::MIN;
         let row = match i {
             0x7f => [NEVER, NEVER, NEVER, NEVER, NEVER, NEVER, NEVER, 0],
-            0 => [NEVER, NEVER, NEVER, NEVER, NEVER, NEVER, NEVER, 8],
+            0 => [NEVER, NEVER, NEVER, NEVER, NEVER, NEVER, NEVER, KEEP],
             _ => {
                 let scale = E4M3::from_bits(i as u8);
                 let t = e2m1_threshold_bits::<24, -149, 0x7f80_0000>(scale, self.tensor_scale);
                 // Every threshold is a positive `f32`'s bits (at most
                 // infinity's), so `t - 1` is an `i32` at least 0.
-                let mut row = [8i32; 8];
+                let mut row = [KEEP; 8];
                 for (r, &t) in row.iter_mut().zip(&t) {
                     *r = t as i32 - 1;
                 }

@@ -106,9 +106,9 @@ pub(crate) mod block {
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
         {
             let have = features();
-            if have & simd::AVX512_BW == simd::AVX512_BW {
-                // SAFETY: `features` detected AVX-512 F and BW, all the
-                // variant enables.
+            if have & simd::AVX512_BW_BMI2 == simd::AVX512_BW_BMI2 {
+                // SAFETY: `features` detected AVX-512 F and BW and BMI2,
+                // all the variant enables.
                 unsafe { simd::nvfp4_blocks_avx512(xs, scales, words, code) };
                 return true;
             }

@@ -295,18 +295,19 @@ pub(crate) fn widen_f16(src: &[u16], dst: &mut [f32]) -> usize {
 /// ([`nvfp4_blocks`]), a group at a time, and the compares that give their
 /// codes: per scale code a row of seven thresholds (as `i32`s; a
 /// magnitude's code counts those its bits exceed, and one that none passes
-/// is `i32::MAX`) and the sign mask (8 keeps the sign bit as bit 3 of the
-/// code, 0 drops it). A row's thresholds never decrease: the x86 variants
-/// find the count by binary search (three compares, not seven). A trait,
-/// not a closure, so that the `#[inline(always)]` method compiles into the
-/// kernels' `#[target_feature]` loops.
+/// is `i32::MAX`) and the sign mask (`i32::MIN`, the sign bit, keeps a
+/// value's sign as bit 3 of its code, 0 drops it: one AND, or one
+/// `vptestmd`, of the value's bits). A row's thresholds never decrease:
+/// the x86 variants find the count by binary search (three compares, not
+/// seven). A trait, not a closure, so that the `#[inline(always)]` method
+/// compiles into the kernels' `#[target_feature]` loops.
 #[cfg(feature = "alloc")]
 pub(crate) trait BlockCode {
     /// The blocks of a group (`scales.len()` of them, the rest of
     /// `amax_bits` to be ignored): block `b`'s scale code into `scales[b]`
     /// from its largest magnitude's bits `amax_bits[b]` (or, for an
     /// implementation whose scales are given, read from `scales[b]`), and
-    /// the table whose row `scales[b]` is `[t0..t7, sign mask]` for block
+    /// the table whose row `scales[b]` is `[t0..t6, sign mask]` for block
     /// `b`. The kernels read the rows in place: a row is 32 bytes
     /// that a copy per block would store and the compares load back.
     fn codes(&mut self, amax_bits: &[u32; NVFP4_GROUP], scales: &mut [u8]) -> &Rows;
@@ -619,7 +620,7 @@ pub(crate) fn nvfp4_blocks_portable(
             let mut word = 0u64;
             for (i, (&a, x)) in abs(block).iter().zip(block).enumerate() {
                 let n: u32 = t[..7].iter().map(|&tk| u32::from(a as i32 > tk)).sum();
-                let c = n | ((x.to_bits() >> 28) & t[7] as u32);
+                let c = n | ((x.to_bits() & t[7] as u32) >> 28);
                 word |= u64::from(c) << (4 * i);
             }
             *w = word;

@@ -173,9 +173,9 @@ fn sextet_quads(b: uint8x16_t) -> uint32x4_t {
 
 /// [`nvfp4_blocks`](crate::kernels::nvfp4_blocks) with NEON, a block a
 /// step: the partial maxima are [`max16`] registers, a group's 32 amaxes
-/// eight [`hmax4`] trees; each lane's code starts as its sign bit shifted
-/// to bit 3 and masked by `t[7]` (8 or 0, so the count, at most 7, adds
-/// below it), the seven compares of its magnitude's bits with the
+/// eight [`hmax4`] trees; each lane's code starts as its sign bit masked
+/// by `t[7]` (the sign bit or 0) and shifted to bit 3 (so the count, at
+/// most 7, adds below it), the seven compares of its magnitude's bits with the
 /// thresholds (`cmgt`, signed) count by subtracting their all-ones masks,
 /// and [`bytes16`], [`nibble_pairs`] and one narrowing (`xtn`) put the 16
 /// nibbles in order into one `u64`.
@@ -197,7 +197,7 @@ pub(crate) fn nvfp4_blocks_neon(
         let sign = vdupq_n_u32(t[7] as u32);
         let c = lanes16(block16(x)).map(|v| {
             let a = vreinterpretq_s32_u32(vandq_u32(v, abs));
-            let mut c = vandq_u32(vshrq_n_u32::<28>(v), sign);
+            let mut c = vshrq_n_u32::<28>(vandq_u32(v, sign));
             for &tk in &t[..7] {
                 // A compare's mask is all ones where the magnitude passes
                 // the threshold: subtracting it counts.

@@ -72,7 +72,7 @@ fn reference(xs: &[f32], rows: &[[i32; 8]]) -> (Vec<u8>, Vec<u64>) {
                     c += 1;
                 }
             }
-            if t[7] == 8 && x.is_sign_negative() {
+            if t[7] == i32::MIN && x.is_sign_negative() {
                 c += 8;
             }
             for b in 0..4 {
@@ -101,7 +101,7 @@ fn rows() -> impl Strategy<Value = Vec<[i32; 8]>> {
             t.sort_unstable();
             let mut r = [0i32; 8];
             r[..7].copy_from_slice(&t);
-            r[7] = if kind == 0 { 0 } else { 8 };
+            r[7] = if kind == 0 { 0 } else { i32::MIN };
             if kind == 1 {
                 r[..7].fill(i32::MAX);
             }
@@ -534,7 +534,7 @@ fn block_kernels_on_fixed_inputs() {
             0x3fa0_0000,
             0x3fc0_0000 - 1,
             0x4000_0000,
-            8,
+            i32::MIN,
         ],
         [
             i32::MAX,
@@ -546,7 +546,7 @@ fn block_kernels_on_fixed_inputs() {
             i32::MAX,
             0,
         ],
-        [10, 20, 30, 40, 50, 60, 70, 8],
+        [10, 20, 30, 40, 50, 60, 70, i32::MIN],
     ];
     let mut x = 0x1234_5678u32;
     let picks: Vec<(u32, u8)> = (0..80)

@@ -3,21 +3,24 @@
 //! The one-pass NVFP4 quantize (`kernels::nvfp4_blocks`), AVX2 and
 //! AVX-512: per block of 16 `f32` values, the amax of the magnitudes' bits
 //! (an integer max), the caller's scale code and the row of thresholds for
-//! it (read in place, one vector load), each magnitude's count of the
-//! thresholds it passes by binary search (three compares, the second and
-//! third thresholds picked per lane by `vpermd`), the sign bit, and the 16
-//! codes packed into one `u64` of nibbles, value 0 in the low nibble. The
-//! AVX2 variant takes a block in two registers and reduces each block's
-//! amax alone; the AVX-512 one a block per register, a group's 32 amaxes
-//! by two transposed trees, and four blocks per step (an earlier AVX-512
-//! twin with per-block reductions and threshold broadcasts in registers was
-//! slower than the AVX2 one). Both ask for the input 32 KiB ahead
-//! ([`PREFETCH_AHEAD`]).
+//! it (read in place), each magnitude's count of the thresholds it passes
+//! by binary search (three compares), the sign bit, and the 16 codes
+//! packed into one `u64` of nibbles, value 0 in the low nibble. The AVX2
+//! variant takes a block in two registers, reduces each block's amax alone
+//! and picks the second and third thresholds per lane by `vpermd`; the
+//! AVX-512 one takes a block per register, reduces a group's 32 amaxes by
+//! four 256-bit transposed trees, and keeps each code bit as a mask,
+//! deposited into the nibbles by `pdep` (an earlier AVX-512 twin with
+//! per-block reductions and threshold broadcasts in registers was slower
+//! than the AVX2 one).
 //!
 //! The one-pass MX quantize (`kernels::mx_blocks`), AVX2 and AVX-512: a
 //! group of 16 blocks' amaxes reduced by one transposed tree, their scales
 //! as one vector, then the products' codes by the encode kernels' element
 //! steps (`encode8`, `encode16`).
+//!
+//! Both quantizes ask for the input [`PREFETCH_AHEAD`] bytes ahead, one
+//! line in four.
 //!
 //! The scaled E2M1 decode of MX and NVFP4 blocks
 //! (`kernels::e2m1_scaled_blocks`), AVX2 and AVX-512.
@@ -43,20 +46,25 @@ fn nibbles_avx2(c0: __m256i, c1: __m256i) -> u64 {
     _mm_cvtsi128_si64(_mm_packus_epi16(pairs, pairs)) as u64
 }
 
-/// How far ahead of the block a step of the one-pass NVFP4 quantize codes
-/// it asks for the values (`prefetcht0`, once per block). Where the input
-/// comes from memory, the loads of the next group's amaxes alone leave the
-/// core waiting: at 16 Mi values, 10.3 ms without, 7.7 ms with 32 KiB
-/// (8 KiB: 8.0 ms; `prefetcht1`: 8.3 ms; AMD Zen 4).
-const PREFETCH_AHEAD: usize = 32 << 10;
+/// How far ahead of the values a step of the one-pass quantizes (NVFP4 and
+/// MX) codes it asks for them (`prefetcht0`), one 64-byte line in four
+/// (one per 256 bytes of input). Where the input comes from memory, the
+/// hardware's prefetchers, which stop at each 4 KiB page, leave a loop
+/// that computes as much as these do waiting at every page: NVFP4 of 16 Mi
+/// values took 10.3 ms without a prefetch. A prefetch of every line did
+/// worse than one in four (7.9 against 6.1 ms; one in two 7.9 ms, one in
+/// eight no better than one in four): the prefetches that miss hold the
+/// core's few outstanding misses. AMD Zen 4; 16, 32 and 64 KiB ahead were
+/// within noise of each other, 64 KiB the fastest.
+const PREFETCH_AHEAD: usize = 64 << 10;
 
-/// Asks for the line `PREFETCH_AHEAD` bytes after `block`. A prefetch
-/// reads nothing and faults on no address, so one past the end of the
-/// input is harmless.
+/// Asks for the line `PREFETCH_AHEAD` bytes after the start of `x`. A
+/// prefetch reads nothing and faults on no address, so one past the end
+/// of the input is harmless.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn prefetch_ahead(block: &[f32; 16]) {
-    _mm_prefetch::<_MM_HINT_T0>(block.as_ptr().cast::<i8>().wrapping_add(PREFETCH_AHEAD));
+fn prefetch_ahead(x: &[f32]) {
+    _mm_prefetch::<_MM_HINT_T0>(x.as_ptr().cast::<i8>().wrapping_add(PREFETCH_AHEAD));
 }
 
 /// A row of thresholds as one vector: one load, not the row's lanes one
@@ -70,10 +78,11 @@ fn row_lanes(t: &[i32; 8]) -> __m256i {
 }
 
 /// [`nvfp4_blocks`](crate::kernels::nvfp4_blocks) with AVX2: a block in
-/// two registers, its amax reduced alone (one block a step); each
-/// magnitude's code by binary search of the row (three `vpcmpgtd`, two
-/// `vpermd` of the row, loaded once), where counting all seven compares
-/// took 14 instructions per register for the search's 10.
+/// two registers, its amax reduced alone (four blocks a step, for the
+/// prefetch of one line in four); each magnitude's code by binary search of
+/// the row (three `vpcmpgtd`, two `vpermd` of the row, loaded once), where
+/// counting all seven compares took 14 instructions per register for the
+/// search's 10.
 #[target_feature(enable = "avx2")]
 pub(crate) fn nvfp4_blocks_avx2(
     xs: &[f32],
@@ -121,30 +130,40 @@ pub(crate) fn nvfp4_blocks_avx2(
         let sign = _mm256_set1_epi32(t[7]);
         let c0 = _mm256_or_si256(
             count(a0),
-            _mm256_and_si256(_mm256_srli_epi32::<28>(v0), sign),
+            _mm256_srli_epi32::<28>(_mm256_and_si256(v0, sign)),
         );
         let c1 = _mm256_or_si256(
             count(a1),
-            _mm256_and_si256(_mm256_srli_epi32::<28>(v1), sign),
+            _mm256_srli_epi32::<28>(_mm256_and_si256(v1, sign)),
         );
         nibbles_avx2(c0, c1)
     };
-    let step = |[x]: &[[f32; 16]; 1], &[s]: &[u8; 1], rows: &Rows, [w]: &mut [u64; 1]| {
-        prefetch_ahead(x);
-        *w = word(x, row(rows, s));
+    let step = |x: &[[f32; 16]; 4], s: &[u8; 4], rows: &Rows, w: &mut [u64; 4]| {
+        prefetch_ahead(&x[0]);
+        for ((b, &s), w) in x.iter().zip(s).zip(w) {
+            *w = word(b, row(rows, s));
+        }
     };
     in_groups(xs, scales, words, code, 0u32, |x| amax(x), |m| *m, step);
 }
 
 /// [`nvfp4_blocks`](crate::kernels::nvfp4_blocks) with AVX-512 (F and
-/// BW): a block of 16 values is one register; a group's 32 amaxes come
-/// from two [`hmax16_avx512`] trees of the blocks' magnitudes; four blocks
-/// a step, each magnitude's code found by a binary search of its row's
-/// seven thresholds (three `vpcmpgtd` into masks, the second and third
-/// threshold picked per lane from the row by `vpermd`), the sign joined by
-/// `vpternlogd`, and the four blocks' 64 codes narrowed by `narrow_u32x64`
-/// and joined into 32 bytes of nibble pairs.
-#[target_feature(enable = "avx512f,avx512bw")]
+/// BW) and BMI2: a block of 16 values is one register, halved to eight
+/// lanes (`vpmaxud` of its 256-bit halves) for the group's 32 amaxes,
+/// which four [`hmax8_avx2`] trees reduce (256-bit shuffles: Zen 4 runs
+/// 512-bit ones at half rate). Per block, each magnitude's code by binary
+/// search of its row's seven thresholds, its bits kept as four 16-bit
+/// masks: three `vpcmpgtd` against thresholds that masked broadcasts of
+/// the row's entries pick per lane, and the sign bit by `vptestmd` with the
+/// row's sign mask. Four `pdep` put bit `j` of the mask of code bit `b`
+/// at bit `4j + b` of the block's word. This replaced codes built in
+/// 32-bit lanes and narrowed to nibbles (`vpackusdw`, `vpackuswb`,
+/// `vpermd`, `vpmaddubsw`, `vpmovwb`): with the 256-bit trees, 0.81x the
+/// time in cache (about 0.94x of it the masks, 0.88x the trees); the same masks
+/// turned into code bytes by masked byte adds compiled to `kunpck`
+/// chains and were slower. (`pdep` is slow on AMD before Zen 3, CPUs
+/// without AVX-512, which take the AVX2 variant.)
+#[target_feature(enable = "avx512f,avx512bw,bmi2")]
 pub(crate) fn nvfp4_blocks_avx512(
     xs: &[f32],
     scales: &mut [u8],
@@ -152,48 +171,52 @@ pub(crate) fn nvfp4_blocks_avx512(
     code: &mut impl BlockCode,
 ) {
     let abs = _mm512_set1_epi32(0x7fff_ffff);
-    let part = |block: &[f32; 16]| _mm512_and_si512(v512_u32(bytemuck::cast(*block)), abs);
-    let reduce = |p: &[__m512i; NVFP4_GROUP]| -> [u32; NVFP4_GROUP] {
-        let lo: &[__m512i; MX_GROUP] = p[..16].try_into().expect("16 blocks");
-        let hi: &[__m512i; MX_GROUP] = p[16..].try_into().expect("16 blocks");
-        let m = [u32s_512(hmax16_avx512(lo)), u32s_512(hmax16_avx512(hi))];
+    // A block's magnitudes halved to eight lanes, so that the group's
+    // trees shuffle 256-bit vectors.
+    let part = |block: &[f32; 16]| {
+        let a = _mm512_and_si512(v512_u32(bytemuck::cast(*block)), abs);
+        _mm256_max_epu32(_mm512_castsi512_si256(a), _mm512_extracti64x4_epi64::<1>(a))
+    };
+    let reduce = |p: &[__m256i; NVFP4_GROUP]| -> [u32; NVFP4_GROUP] {
+        let q: &[[__m256i; 8]; 4] = bytemuck::cast_ref(p);
+        let m: [__m256i; 4] = core::array::from_fn(|i| hmax8_avx2(&q[i]));
         bytemuck::cast(m)
     };
-    let (one, five) = (_mm512_set1_epi32(1), _mm512_set1_epi32(5));
-    let count = |block: &[f32; 16], t: &[i32; 8]| {
-        let r = _mm512_castsi256_si512(row_lanes(t));
+    let word = |block: &[f32; 16], t: &[i32; 8]| -> u64 {
         let v = v512_u32(bytemuck::cast(*block));
         let a = _mm512_and_si512(v, abs);
-        // The count of thresholds passed, by binary search of the seven
-        // non-decreasing ones: past t3 (codes 4..8) or not, then past t5 or t1
-        // (the index one up or down), then past the threshold there (t6,
-        // t4, t2 or t0). The second and third thresholds are picked per
-        // lane from the row's low eight lanes by `vpermd`.
-        let hi = _mm512_cmpgt_epi32_mask(a, _mm512_set1_epi32(t[3]));
-        let i = _mm512_mask_blend_epi32(hi, one, five);
-        let m = _mm512_cmpgt_epi32_mask(a, _mm512_permutexvar_epi32(i, r));
-        let i = _mm512_mask_add_epi32(_mm512_sub_epi32(i, one), m, i, one);
-        let m = _mm512_cmpgt_epi32_mask(a, _mm512_permutexvar_epi32(i, r));
-        // `i` is even: one more is `i | 1`.
-        let c = _mm512_mask_or_epi32(i, m, i, one);
-        // c | (sign bit moved to bit 3 & the sign mask).
-        let sign = _mm512_srli_epi32::<28>(v);
-        _mm512_ternarylogic_epi32::<0xf8>(c, sign, _mm512_set1_epi32(t[7]))
+        let at = |k: usize| _mm512_set1_epi32(t[k]);
+        // The code's bits as masks, by binary search of the seven
+        // non-decreasing thresholds: bit 2 past t3, bit 1 past t5 or t1
+        // (by bit 2), bit 0 past t6, t4, t2 or t0 (by bits 2 and 1); the
+        // thresholds picked per lane by blends of broadcasts (which
+        // compile to masked broadcasts from the row).
+        let b2 = _mm512_cmpgt_epi32_mask(a, at(3));
+        let b1 = _mm512_cmpgt_epi32_mask(a, _mm512_mask_blend_epi32(b2, at(1), at(5)));
+        let lo = _mm512_mask_blend_epi32(b1, at(0), at(2));
+        let hi = _mm512_mask_blend_epi32(b1, at(4), at(6));
+        let b0 = _mm512_cmpgt_epi32_mask(a, _mm512_mask_blend_epi32(b2, lo, hi));
+        // The sign bits where the row's sign mask keeps them.
+        let b3 = _mm512_test_epi32_mask(v, at(7));
+        // Bit `j` of mask `b` to bit `b` of nibble `j`.
+        let d = |m: u16, k: u64| _pdep_u64(u64::from(m), k);
+        d(b0, 0x1111_1111_1111_1111)
+            | d(b1, 0x2222_2222_2222_2222)
+            | d(b2, 0x4444_4444_4444_4444)
+            | d(b3, 0x8888_8888_8888_8888)
     };
     let step = |x: &[[f32; 16]; 4], s: &[u8; 4], rows: &Rows, w: &mut [u64; 4]| {
-        for b in x {
-            prefetch_ahead(b);
+        prefetch_ahead(&x[0]);
+        for ((b, &s), w) in x.iter().zip(s).zip(w) {
+            *w = word(b, row(rows, s));
         }
-        let c = |k: usize| count(&x[k], row(rows, s[k]));
-        let n = nibble_pairs_avx512(narrow_u32x64(c(0), c(1), c(2), c(3)));
-        *w = bytemuck::cast(n);
     };
     in_groups(
         xs,
         scales,
         words,
         code,
-        _mm512_setzero_si512(),
+        _mm256_setzero_si256(),
         part,
         reduce,
         step,
@@ -371,6 +394,13 @@ pub(crate) fn mx_blocks_avx2<F: MiniFloat>(
         Some((bytemuck::cast(b), bytemuck::cast(f)))
     };
     let step = |x: &[f32], f: &[f32], o: &mut [u8]| {
+        // A line in four: every other block of 128 bytes, whose address's
+        // bit 7 alternates from one block to the next (a test of the
+        // address's alignment would never pass on data 16 bytes past a page,
+        // as a large allocation is).
+        if (x.as_ptr() as usize >> 7) & 1 == 0 {
+            prefetch_ahead(x);
+        }
         let x = block(x);
         let f = _mm256_set1_ps(f[0]);
         let c = |k| {
@@ -471,6 +501,8 @@ pub(crate) fn mx_blocks_avx512<F: MiniFloat>(
         Some((bytemuck::cast(_mm512_cvtepi32_epi8(c)), f))
     };
     let step = |x: &[f32], f: &[f32], o: &mut [u8]| {
+        // Two blocks of 128 bytes a step: a line in four.
+        prefetch_ahead(x);
         let c = |k: usize, f: f32| {
             let p = _mm512_mul_ps(_mm512_castsi512_ps(lanes16(x, k)), _mm512_set1_ps(f));
             encode16::<F, true>(_mm512_castps_si512(p))

@@ -89,6 +89,9 @@ pub(crate) const AVX2_F16C: u32 = AVX2 | F16C;
 pub(crate) const AVX512_VBMI: u32 = AVX512F | AVX512BW | AVX512VBMI;
 /// AVX-512 F and BW detected (512-bit `vpshufb`, `vpsadbw`).
 pub(crate) const AVX512_BW: u32 = AVX512F | AVX512BW;
+/// AVX-512 F and BW and BMI2 detected (masks deposited into nibbles by
+/// `pdep`).
+pub(crate) const AVX512_BW_BMI2: u32 = AVX512F | AVX512BW | BMI2;
 /// AVX-512 F, BW, DQ and VL detected (`vpmullq`, and the autovectorized
 /// loops' masked 256-bit forms).
 pub(crate) const AVX512_DQ: u32 = AVX512F | AVX512BW | AVX512DQ_VL;
