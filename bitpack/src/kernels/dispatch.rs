@@ -94,8 +94,8 @@ pub(crate) mod block {
     use super::{features, simd};
     use crate::kernels::{BlockCode, MxScaleBits};
 
-    /// `kernels::nvfp4_blocks` by a SIMD variant (AVX-512 F and BW, else
-    /// AVX2; NEON).
+    /// `kernels::nvfp4_blocks` by a SIMD variant (AVX-512 F and BW with
+    /// BMI2, else AVX2; NEON).
     #[inline]
     pub(crate) fn nvfp4(
         xs: &[f32],

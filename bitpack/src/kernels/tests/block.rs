@@ -182,8 +182,9 @@ proptest! {
                 let got = run(|x, s, w, c| unsafe { x86::nvfp4_blocks_avx2(x, s, w, c) }, &xs, &rows);
                 prop_assert_eq!(&got, &want, "avx2");
             }
-            if have & x86::AVX512_BW == x86::AVX512_BW {
-                // SAFETY: the CPU has AVX-512 F and BW (checked just above).
+            if have & x86::AVX512_BW_BMI2 == x86::AVX512_BW_BMI2 {
+                // SAFETY: the CPU has AVX-512 F and BW and BMI2 (checked
+                // just above).
                 let got = run(|x, s, w, c| unsafe { x86::nvfp4_blocks_avx512(x, s, w, c) }, &xs, &rows);
                 prop_assert_eq!(&got, &want, "avx512");
             }

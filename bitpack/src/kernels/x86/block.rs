@@ -159,8 +159,8 @@ pub(crate) fn nvfp4_blocks_avx2(
 /// at bit `4j + b` of the block's word. This replaced codes built in
 /// 32-bit lanes and narrowed to nibbles (`vpackusdw`, `vpackuswb`,
 /// `vpermd`, `vpmaddubsw`, `vpmovwb`): with the 256-bit trees, 0.81x the
-/// time in cache (about 0.94x of it the masks, 0.88x the trees); the same masks
-/// turned into code bytes by masked byte adds compiled to `kunpck`
+/// time in cache (about 0.94x of it the masks, 0.88x the trees). The same
+/// masks turned into code bytes by masked byte adds compiled to `kunpck`
 /// chains and were slower. (`pdep` is slow on AMD before Zen 3, CPUs
 /// without AVX-512, which take the AVX2 variant.)
 #[target_feature(enable = "avx512f,avx512bw,bmi2")]
