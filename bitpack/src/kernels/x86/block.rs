@@ -67,6 +67,22 @@ fn prefetch_ahead(x: &[f32]) {
     _mm_prefetch::<_MM_HINT_T0>(x.as_ptr().cast::<i8>().wrapping_add(PREFETCH_AHEAD));
 }
 
+/// The step of both x86 NVFP4 variants: four blocks, each block's word by
+/// `word(block, its row)`, and the prefetch of the first block's line (a
+/// line in four, [`PREFETCH_AHEAD`]).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn four_blocks(
+    word: impl Fn(&[f32; 16], &[i32; 8]) -> u64,
+) -> impl Fn(&[[f32; 16]; 4], &[u8; 4], &Rows, &mut [u64; 4]) {
+    move |x, s, rows, w| {
+        prefetch_ahead(&x[0]);
+        for ((b, &s), w) in x.iter().zip(s).zip(w) {
+            *w = word(b, row(rows, s));
+        }
+    }
+}
+
 /// A row of thresholds as one vector: one load, not the row's lanes one
 /// by one, which is what a copy of the array by value compiles to.
 #[target_feature(enable = "avx2")]
@@ -110,7 +126,7 @@ pub(crate) fn nvfp4_blocks_avx2(
         _mm256_set1_epi32(2),
         _mm256_set1_epi32(4),
     );
-    let word = |block: &[f32], t: &[i32; 8]| {
+    let word = |block: &[f32; 16], t: &[i32; 8]| {
         let (v0, v1, a0, a1) = load(block);
         let r = row_lanes(t);
         let t3 = _mm256_set1_epi32(t[3]);
@@ -138,12 +154,7 @@ pub(crate) fn nvfp4_blocks_avx2(
         );
         nibbles_avx2(c0, c1)
     };
-    let step = |x: &[[f32; 16]; 4], s: &[u8; 4], rows: &Rows, w: &mut [u64; 4]| {
-        prefetch_ahead(&x[0]);
-        for ((b, &s), w) in x.iter().zip(s).zip(w) {
-            *w = word(b, row(rows, s));
-        }
-    };
+    let step = four_blocks(word);
     in_groups(xs, scales, words, code, 0u32, |x| amax(x), |m| *m, step);
 }
 
@@ -205,12 +216,7 @@ pub(crate) fn nvfp4_blocks_avx512(
             | d(b2, 0x4444_4444_4444_4444)
             | d(b3, 0x8888_8888_8888_8888)
     };
-    let step = |x: &[[f32; 16]; 4], s: &[u8; 4], rows: &Rows, w: &mut [u64; 4]| {
-        prefetch_ahead(&x[0]);
-        for ((b, &s), w) in x.iter().zip(s).zip(w) {
-            *w = word(b, row(rows, s));
-        }
-    };
+    let step = four_blocks(word);
     in_groups(
         xs,
         scales,
