@@ -281,6 +281,62 @@ pub(crate) fn with_avx2<R>(f: impl FnOnce() -> R) -> R {
 
 pub(crate) use dispatch::with_avx2_in;
 
+/// How far ahead of a loop over its input [`prefetch_ahead`] asks for a
+/// line. Where the input comes from memory, the hardware's prefetchers stop
+/// at each 4 KiB page and a loop waits there; a few software prefetches
+/// well ahead cover the page crossings, and more of them hold the core's
+/// few outstanding misses. Measured on AMD Zen 4 with 16 Mi `f32` values
+/// (64 MiB), one line in sixteen ([`prefetch_per_kib`]): the NVFP4 tensor
+/// amax (a read and an integer max) 2.2 ms, 2.9 ms with none and 3.3 ms
+/// with one line in four; the NVFP4 quantize with a given tensor scale
+/// 5.35 ms, 6.33 ms with one line in four, 10.3 ms with none and 7.9 ms
+/// with one line in one or two. 16, 32 and 64 KiB ahead measured within
+/// noise of each other.
+#[cfg(feature = "alloc")]
+pub(crate) const PREFETCH_AHEAD: usize = 64 << 10;
+
+/// Asks for the line [`PREFETCH_AHEAD`] bytes past `p` (x86-64:
+/// `prefetcht0`; elsewhere nothing). A prefetch reads nothing and faults
+/// on no address, so one past the end of the input is harmless.
+#[cfg(feature = "alloc")]
+#[inline(always)]
+pub(crate) fn prefetch_ahead(p: *const u8) {
+    let ahead = p.wrapping_add(PREFETCH_AHEAD);
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        // SAFETY: every x86-64 CPU has SSE (`prefetcht0`); a prefetch
+        // dereferences nothing, whatever the address.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(ahead.cast::<i8>()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = ahead;
+}
+
+/// Whether a step of `step` bytes at address `addr`, in a contiguous run
+/// of them, is the first of the run to start in its KiB (`step` at most
+/// 1024): one step in `1024 / step` when `step` divides 1024. A test of
+/// the address, not a count of steps, and not of its alignment alone:
+/// that would never pass on data 16 bytes past a page, as a large
+/// allocation is.
+#[cfg(any(test, all(feature = "std", target_arch = "x86_64")))]
+#[inline(always)]
+pub(crate) const fn first_in_kib(addr: usize, step: usize) -> bool {
+    addr % 1024 < step
+}
+
+/// [`prefetch_ahead`] for a step of `STEP` bytes at `p` of a loop over a
+/// contiguous input, once per KiB of it ([`first_in_kib`]): one line in
+/// sixteen, what the one-pass quantizes ask for.
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+#[inline(always)]
+pub(crate) fn prefetch_per_kib<const STEP: usize>(p: *const u8) {
+    const { assert!(STEP > 0 && 1024 % STEP == 0) };
+    if first_in_kib(p as usize, STEP) {
+        prefetch_ahead(p);
+    }
+}
+
 /// Widens `binary16` bits to `f32` (exact; NaNs quieted, payloads kept)
 /// by the CPU's variant (x86: F16C; `aarch64`: NEON's `fcvtl`; 8 values a
 /// step), up to the last whole step; returns how many it converted (0

@@ -640,3 +640,33 @@ fn block_kernels_on_fixed_inputs() {
     check_mx::<crate::E2M1>(&xs, MxScaleBits { add: 0, emax: 2 });
     check_mx::<crate::E3M2>(&xs, MxScaleBits { add: 0, emax: 4 });
 }
+
+/// The quantizes' prefetch asks once per KiB of a contiguous input: over
+/// a run of steps from any start (on a KiB, 16 bytes past a page as a
+/// large allocation is, just before a KiB), a step is asked for exactly
+/// when it is the first of the run to start in its KiB (after the first
+/// step, when the one before started in an earlier KiB), so a run over
+/// `k` whole KiB asks `k` times.
+#[test]
+fn prefetch_asks_once_per_kib() {
+    use crate::kernels::first_in_kib;
+    for step in [64, 128, 256, 512, 1024] {
+        for start in [0usize, 16, 4096 + 16, 1024 - 8, 3 * 1024 + 100, 0x7fff_f010] {
+            let at = |k: usize| start + k * step;
+            for k in 1..64 {
+                let first = at(k) / 1024 != at(k - 1) / 1024;
+                assert_eq!(
+                    first_in_kib(at(k), step),
+                    first,
+                    "step {step}, start {start}, k {k}"
+                );
+            }
+            // The run from the first KiB start on, over 16 whole KiB.
+            let k0 = (0..)
+                .find(|&k| at(k) % 1024 < step)
+                .expect("a step starts in each KiB");
+            let asked = (k0..k0 + 16 * 1024 / step).filter(|&k| first_in_kib(at(k), step));
+            assert_eq!(asked.count(), 16, "step {step}, start {start}");
+        }
+    }
+}

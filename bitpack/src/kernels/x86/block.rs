@@ -19,8 +19,8 @@
 //! as one vector, then the products' codes by the encode kernels' element
 //! steps (`encode8`, `encode16`).
 //!
-//! Both quantizes ask for the input [`PREFETCH_AHEAD`] bytes ahead, one
-//! line in four.
+//! Both quantizes ask for the input `kernels::PREFETCH_AHEAD` bytes
+//! ahead, one line in sixteen.
 //!
 //! The scaled E2M1 decode of MX and NVFP4 blocks
 //! (`kernels::e2m1_scaled_blocks`), AVX2 and AVX-512.
@@ -46,37 +46,16 @@ fn nibbles_avx2(c0: __m256i, c1: __m256i) -> u64 {
     _mm_cvtsi128_si64(_mm_packus_epi16(pairs, pairs)) as u64
 }
 
-/// How far ahead of the values a step of the one-pass quantizes (NVFP4 and
-/// MX) codes it asks for them (`prefetcht0`), one 64-byte line in four
-/// (one per 256 bytes of input). Where the input comes from memory, the
-/// hardware's prefetchers, which stop at each 4 KiB page, leave a loop
-/// that computes as much as these do waiting at every page: NVFP4 of 16 Mi
-/// values took 10.3 ms without a prefetch. A prefetch of every line did
-/// worse than one in four (7.9 against 6.1 ms; one in two 7.9 ms, one in
-/// eight no better than one in four): the prefetches that miss hold the
-/// core's few outstanding misses. AMD Zen 4; 16, 32 and 64 KiB ahead were
-/// within noise of each other, 64 KiB the fastest.
-const PREFETCH_AHEAD: usize = 64 << 10;
-
-/// Asks for the line `PREFETCH_AHEAD` bytes after the start of `x`. A
-/// prefetch reads nothing and faults on no address, so one past the end
-/// of the input is harmless.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn prefetch_ahead(x: &[f32]) {
-    _mm_prefetch::<_MM_HINT_T0>(x.as_ptr().cast::<i8>().wrapping_add(PREFETCH_AHEAD));
-}
-
 /// The step of both x86 NVFP4 variants: four blocks, each block's word by
-/// `word(block, its row)`, and the prefetch of the first block's line (a
-/// line in four, [`PREFETCH_AHEAD`]).
+/// `word(block, its row)`, and the prefetch of a line in sixteen
+/// ([`prefetch_per_kib`](crate::kernels::prefetch_per_kib)).
 #[target_feature(enable = "avx2")]
 #[inline]
 fn four_blocks(
     word: impl Fn(&[f32; 16], &[i32; 8]) -> u64,
 ) -> impl Fn(&[[f32; 16]; 4], &[u8; 4], &Rows, &mut [u64; 4]) {
     move |x, s, rows, w| {
-        prefetch_ahead(&x[0]);
+        crate::kernels::prefetch_per_kib::<256>(x[0].as_ptr().cast());
         for ((b, &s), w) in x.iter().zip(s).zip(w) {
             *w = word(b, row(rows, s));
         }
@@ -95,7 +74,7 @@ fn row_lanes(t: &[i32; 8]) -> __m256i {
 
 /// [`nvfp4_blocks`](crate::kernels::nvfp4_blocks) with AVX2: a block in
 /// two registers, its amax reduced alone (four blocks a step, for the
-/// prefetch of one line in four); each magnitude's code by binary search of
+/// prefetch of one line in sixteen); each magnitude's code by binary search of
 /// the row (three `vpcmpgtd`, two `vpermd` of the row, loaded once), where
 /// counting all seven compares took 14 instructions per register for the
 /// search's 10.
@@ -400,13 +379,7 @@ pub(crate) fn mx_blocks_avx2<F: MiniFloat>(
         Some((bytemuck::cast(b), bytemuck::cast(f)))
     };
     let step = |x: &[f32], f: &[f32], o: &mut [u8]| {
-        // A line in four: every other block of 128 bytes, whose address's
-        // bit 7 alternates from one block to the next (a test of the
-        // address's alignment would never pass on data 16 bytes past a page,
-        // as a large allocation is).
-        if (x.as_ptr() as usize >> 7) & 1 == 0 {
-            prefetch_ahead(x);
-        }
+        crate::kernels::prefetch_per_kib::<128>(x.as_ptr().cast());
         let x = block(x);
         let f = _mm256_set1_ps(f[0]);
         let c = |k| {
@@ -507,8 +480,8 @@ pub(crate) fn mx_blocks_avx512<F: MiniFloat>(
         Some((bytemuck::cast(_mm512_cvtepi32_epi8(c)), f))
     };
     let step = |x: &[f32], f: &[f32], o: &mut [u8]| {
-        // Two blocks of 128 bytes a step: a line in four.
-        prefetch_ahead(x);
+        // Two blocks of 128 bytes a step.
+        crate::kernels::prefetch_per_kib::<256>(x.as_ptr().cast());
         let c = |k: usize, f: f32| {
             let p = _mm512_mul_ps(_mm512_castsi512_ps(lanes16(x, k)), _mm512_set1_ps(f));
             encode16::<F, true>(_mm512_castps_si512(p))
