@@ -10,6 +10,11 @@
 //! code with one `vpmultishiftqb` (VBMI) and looks all 16 table entries up
 //! with one `vpermd`, where AVX2 needs two permutes and a blend for 4-bit
 //! codes. The portable element functions (`float/elem.rs`) do the tails.
+//!
+//! The encodes ask for their input a line in sixteen ahead
+//! (`kernels::prefetch_per_kib`), as the block quantizes do: 16 Mi `f32`
+//! values from memory encoded to E2M1 in 0.85x the time without it, to E4M3
+//! in 0.82x (AVX2 0.90x and 0.84x), the same in cache.
 
 use core::arch::x86_64::*;
 
@@ -384,6 +389,7 @@ pub(crate) unsafe fn encode_f32_avx2<F: crate::float::MiniFloat, const SAT: bool
     codes: &mut [u8],
 ) {
     encode_frame::<F, SAT>(src, codes, 32, |sb, codes, i| {
+        crate::kernels::prefetch_per_kib::<128>(sb.as_ptr().wrapping_add(4 * i));
         // SAFETY: `i + 32 <= src.len()` (`encode_frame`), so the 128 bytes
         // from byte `4i` are inside `sb`.
         let r = unsafe { encode32::<F, SAT>(sb, 4 * i) };
@@ -424,6 +430,7 @@ pub(crate) unsafe fn encode4_f32_avx2<F: crate::float::MiniFloat, const SAT: boo
     let sb: &[u8] = bytemuck::cast_slice(src);
     assert!(128 * steps <= sb.len() && 16 * steps <= out.len());
     for s in 0..steps {
+        crate::kernels::prefetch_per_kib::<128>(sb.as_ptr().wrapping_add(128 * s));
         // SAFETY: `128 * steps <= sb.len()` (asserted).
         let c = unsafe { encode32::<F, SAT>(sb, 128 * s) };
         let b = nibble_pairs_avx2(c);
@@ -660,6 +667,7 @@ pub(crate) unsafe fn encode_f32_avx512<F: MiniFloat, const SAT: bool>(
     codes: &mut [u8],
 ) {
     encode_frame::<F, SAT>(src, codes, 64, |sb, codes, i| {
+        crate::kernels::prefetch_per_kib::<256>(sb.as_ptr().wrapping_add(4 * i));
         // SAFETY: `i + 64 <= src.len()` (`encode_frame`), so the 256 bytes
         // from byte `4i` are inside `sb`.
         let r = unsafe { encode64::<F, SAT>(sb, 4 * i) };
@@ -687,6 +695,7 @@ pub(crate) unsafe fn encode4_f32_avx512<F: MiniFloat, const SAT: bool>(
     let sb: &[u8] = bytemuck::cast_slice(src);
     assert!(256 * steps <= sb.len() && 32 * steps <= out.len());
     for s in 0..steps {
+        crate::kernels::prefetch_per_kib::<256>(sb.as_ptr().wrapping_add(256 * s));
         // SAFETY: `256 * steps <= sb.len()` (asserted).
         let c = unsafe { encode64::<F, SAT>(sb, 256 * s) };
         let b = nibble_pairs_avx512(c);
