@@ -661,9 +661,10 @@ fn prefetch_asks_once_per_kib() {
                     "step {step}, start {start}, k {k}"
                 );
             }
-            // The run from the first KiB start on, over 16 whole KiB.
-            let k0 = (0..)
-                .find(|&k| at(k) % 1024 < step)
+            // The run from its first step in a new KiB on, over 16 whole
+            // KiB (found by the KiB index, not by the rule under test).
+            let k0 = (1..)
+                .find(|&k| at(k) / 1024 != at(k - 1) / 1024)
                 .expect("a step starts in each KiB");
             let asked = (k0..k0 + 16 * 1024 / step).filter(|&k| first_in_kib(at(k), step));
             assert_eq!(asked.count(), 16, "step {step}, start {start}");
