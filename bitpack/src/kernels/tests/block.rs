@@ -520,8 +520,9 @@ proptest! {
 }
 
 /// The four block kernels on fixed small inputs, without proptest (the
-/// case `.ci/run` runs under Miri with AVX2 and F16C enabled): 5 NVFP4
-/// blocks with specials and magnitudes on the thresholds, 6 E2M1 words in
+/// case `.ci/run` runs under Miri with AVX2 and F16C enabled): 105 NVFP4
+/// blocks (three whole groups, the frame's depth, and a part one) with
+/// specials and magnitudes on the thresholds, 6 E2M1 words in
 /// blocks of two with a NaN and an infinite factor, every E4M3 and E5M2
 /// code in blocks of 32, and 37 MX blocks of E2M1, E3M2 and E4M3 under two
 /// rules, then with a NaN in the second group. On `aarch64` the NEON
@@ -552,7 +553,7 @@ fn block_kernels_on_fixed_inputs() {
         [10, 20, 30, 40, 50, 60, 70, i32::MIN],
     ];
     let mut x = 0x1234_5678u32;
-    let picks: Vec<(u32, u8)> = (0..80)
+    let picks: Vec<(u32, u8)> = (0..1680)
         .map(|i| {
             x ^= x << 13;
             x ^= x >> 17;
