@@ -301,16 +301,24 @@ pub(crate) const PREFETCH_AHEAD: usize = 64 << 10;
 #[cfg(feature = "alloc")]
 #[inline(always)]
 pub(crate) fn prefetch_ahead(p: *const u8) {
-    let ahead = p.wrapping_add(PREFETCH_AHEAD);
+    prefetch_line(p.wrapping_add(PREFETCH_AHEAD));
+}
+
+/// Asks for the line at `p` (x86-64: `prefetcht0`; elsewhere nothing):
+/// the one body of [`prefetch_ahead`] and [`prefetch_near`], whose
+/// addresses, formed with `wrapping_add`, may lie past the input.
+#[cfg(feature = "alloc")]
+#[inline(always)]
+fn prefetch_line(p: *const u8) {
     #[cfg(target_arch = "x86_64")]
     {
         use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
         // SAFETY: every x86-64 CPU has SSE (`prefetcht0`); a prefetch
         // dereferences nothing, whatever the address.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(ahead.cast::<i8>()) };
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>()) };
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = ahead;
+    let _ = p;
 }
 
 /// How far ahead of the loads of [`in_groups`]'s partial maxima
@@ -333,16 +341,7 @@ pub(crate) const PREFETCH_NEAR: usize = 3 << 10;
 #[cfg(feature = "alloc")]
 #[inline(always)]
 pub(crate) fn prefetch_near(p: *const u8) {
-    let near = p.wrapping_add(PREFETCH_NEAR);
-    #[cfg(target_arch = "x86_64")]
-    {
-        use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        // SAFETY: every x86-64 CPU has SSE (`prefetcht0`); a prefetch
-        // dereferences nothing, whatever the address.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(near.cast::<i8>()) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = near;
+    prefetch_line(p.wrapping_add(PREFETCH_NEAR));
 }
 
 /// Whether a step of `step` bytes at address `addr`, in a contiguous run
