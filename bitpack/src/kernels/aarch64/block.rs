@@ -327,13 +327,16 @@ pub(crate) fn e2m1_scaled_blocks_neon(
 ) {
     let mags: [[f32; 4]; 2] = bytemuck::cast(E2M1_MAGS);
     let mags = mags.map(f32x4);
-    let negs = mags.map(|m| vnegq_f32(m));
     let post = vdupq_n_f32(post);
-    // `(m * f) * post` and `(-m * f) * post`, as the value-by-value path
-    // multiplies.
+    // `(m * f) * post`, as the value-by-value path multiplies, and
+    // `(-m * f) * post` as its negation: the same bits (round to nearest
+    // even is symmetric), but for which NaN a NaN product is, which the
+    // dequantize leaves open.
     let table = |f: f32| {
-        let e = |m: float32x4_t| vreinterpretq_u8_f32(vmulq_f32(vmulq_n_f32(m, f), post));
-        uint8x16x4_t(e(mags[0]), e(mags[1]), e(negs[0]), e(negs[1]))
+        let pos = mags.map(|m| vmulq_f32(vmulq_n_f32(m, f), post));
+        let [p0, p1] = pos.map(|p| vreinterpretq_u8_f32(p));
+        let [n0, n1] = pos.map(|p| vreinterpretq_u8_f32(vnegq_f32(p)));
+        uint8x16x4_t(p0, p1, n0, n1)
     };
     // Byte `4i + b` of output register `k` (value `4k + i`) is byte `b`
     // of that value's table entry: the index `4 * code + b`, its code

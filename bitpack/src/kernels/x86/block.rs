@@ -209,10 +209,10 @@ pub(crate) fn nvfp4_blocks_avx512(
 }
 
 /// [`e2m1_scaled_blocks`](crate::kernels::e2m1_scaled_blocks) with AVX2:
-/// each block's eight products of the positive and of the negative codes in
-/// two registers, both looked up by `vpermps` (which reads the low three
-/// bits of each code), and `vblendvps` choosing by the code's bit 3 moved
-/// to the sign bit.
+/// each block's eight products of the positive codes in one register and
+/// their negatives (the sign bit flipped) in another, both looked up by
+/// `vpermps` (which reads the low three bits of each code), and
+/// `vblendvps` choosing by the code's bit 3 moved to the sign bit.
 #[target_feature(enable = "avx2")]
 pub(crate) fn e2m1_scaled_blocks_avx2(
     words: &[u64],
@@ -227,12 +227,14 @@ pub(crate) fn e2m1_scaled_blocks_avx2(
     let post = _mm256_set1_ps(post);
     let minus = _mm256_set1_ps(-0.0);
     // `(v * f) * post` for the eight values of each sign, as the
-    // value-by-value path multiplies.
+    // value-by-value path multiplies. A product's magnitude does not depend
+    // on its factors' signs (round to nearest even is symmetric), so the
+    // negative codes' products are the positive ones' with the sign bit
+    // flipped: the same bits, but for which NaN a NaN product is, which the
+    // dequantize leaves open.
     let table = |f: f32| {
-        let f = _mm256_set1_ps(f);
-        let pos = _mm256_mul_ps(_mm256_mul_ps(mags, f), post);
-        let neg = _mm256_mul_ps(_mm256_mul_ps(_mm256_xor_ps(mags, minus), f), post);
-        (pos, neg)
+        let pos = _mm256_mul_ps(_mm256_mul_ps(mags, _mm256_set1_ps(f)), post);
+        (pos, _mm256_xor_ps(pos, minus))
     };
     let word = |&(pos, neg): &(__m256, __m256), w: u64, o: &mut [f32]| {
         for (half, o) in [w as u32, (w >> 32) as u32]
