@@ -159,31 +159,31 @@
 //! by up to about 30% between runs).
 //!
 //! <!-- bench:kernels:begin -->
-//! Measured 2026-12-05 on Intel(R) Xeon(R) Processor (2 cores; avx2 bmi2 popcnt avx512f):
+//! Measured 2026-12-06 on AMD EPYC (2 cores; avx2 bmi2 popcnt avx512f):
 //!
-//! - `sum/65536`: the 5-bit sum takes 451 ns, 1.74x `read_floor` (reading its
-//!   40 KiB) and 679x faster than the bit-at-a-time `naive` loop; widths 1..=8
-//!   run at 1.04-1.74x `read_floor`.
-//! - `sum/67108864`: 1.00-1.10x `read_floor` for widths 1..=8.
-//! - `unpack_u8/65536`: 1.07-1.57x `write_floor` (`memset` of the 64 KiB
-//!   output) and 1.00-1.43x `store_loop` (plain AVX2 stores of as many bytes);
-//!   the 5-bit unpack takes 1.61 µs.
+//! - `sum/65536`: the 5-bit sum takes 552 ns, 1.55x `read_floor` (reading its
+//!   40 KiB) and 447x faster than the bit-at-a-time `naive` loop; widths 1..=8
+//!   run at 1.06-1.55x `read_floor`.
+//! - `sum/67108864`: 0.87-2.52x `read_floor` for widths 1..=8.
+//! - `unpack_u8/65536`: 1.41-2.25x `write_floor` (`memset` of the 64 KiB
+//!   output) and 1.43-2.15x `store_loop` (plain AVX2 stores of as many bytes);
+//!   the 5-bit unpack takes 1.08 µs.
 //! - `unpack_u8/65536` against `fastlanes` (the same values in its own
-//!   transposed layout): 0.78-1.02x of its time for widths 1..=8.
-//! - `unpack_u32/65536`: 0.68-1.04x the time of `bitpacker8x` (its own
-//!   interleaved layout) and 1.52-3.70x faster than `bitpacker1x` (the same
-//!   bytes); 5 bits: 4.83 µs against 5.09 µs and 15.42 µs.
-//! - `pack_u32/65536`: 2.37-4.64x faster than `bitpacker1x` for widths 1..=8
-//!   and 1.76-3.32x for 9..=31 (the same bytes written); 0.80-1.90x the
+//!   transposed layout): 0.68-1.08x of its time for widths 1..=8.
+//! - `unpack_u32/65536`: 0.68-1.14x the time of `bitpacker8x` (its own
+//!   interleaved layout) and 2.44-8.70x faster than `bitpacker1x` (the same
+//!   bytes); 5 bits: 2.83 µs against 3.58 µs and 20.66 µs.
+//! - `pack_u32/65536`: 3.50-8.93x faster than `bitpacker1x` for widths 1..=8
+//!   and 2.63-5.42x for 9..=31 (the same bytes written); 0.95-1.57x the
 //!   read+write floor (`read_write`) for widths 1..=32.
-//! - `pack_u8/65536`: 0.92-1.86x the read+write floor (`read_write`: the input
+//! - `pack_u8/65536`: 0.93-1.86x the read+write floor (`read_write`: the input
 //!   read and the packed bytes written once each) for widths 1..=8.
-//! - `decode_f32/65536`: E2M1 4.89 µs (1.18x `write_floor`, the `memset` of the
-//!   256 KiB output), E4M3 4.76 µs (1.15x; `store_loop` alone is 1.38x); E4M3
-//!   211x faster than the per-value `MiniFloat::to_f32` loop.
-//! - `encode_f32/65536`: E2M1 6.26 and E4M3 7.25 Gval/s, 1.76 and 2.04 values
-//!   per cycle at the measured 3.56 GHz (E4M3: 113x the per-value rounding
-//!   routine; `half`'s `f32` to `f16` slice conversion: 1.73 per cycle).
+//! - `decode_f32/65536`: E2M1 2.68 µs (1.18x `write_floor`, the `memset` of the
+//!   256 KiB output), E4M3 5.75 µs (2.51x; `store_loop` alone is 1.03x); E4M3
+//!   179x faster than the per-value `MiniFloat::to_f32` loop.
+//! - `encode_f32/65536`: E2M1 5.25 and E4M3 6.36 Gval/s, 1.44 and 1.75 values
+//!   per cycle at the measured 3.64 GHz (E4M3: 105x the per-value rounding
+//!   routine; `half`'s `f32` to `f16` slice conversion: 1.12 per cycle).
 //! <!-- bench:kernels:end -->
 //!
 //! What was measured and not kept (each against the kept code in one timing
