@@ -405,6 +405,61 @@ pub(crate) fn decode_fast<F: MiniFloat>(code: u8) -> f32 {
     f32::from_bits(v | (negative as u32) << 31)
 }
 
+/// The `f32` bits [`decode_fast`] gives code `code` of `f` (a
+/// [`decode_fast_ok`] format), computed with integers alone, so that tables
+/// of them are constants: a subnormal code's mantissa is normalized by its
+/// leading bit where `decode_fast` subtracts in `f32`.
+#[cfg_attr(not(all(feature = "std", target_arch = "x86_64")), allow(dead_code))]
+pub(crate) const fn code_f32_bits(f: &FloatFormat, code: u32) -> u32 {
+    let (e, m) = (f.exponent_bits, f.mantissa_bits);
+    let mag_mask = (1u32 << (e + m)) - 1;
+    let mag = code & mag_mask;
+    let negative = f.signed && (code >> (e + m)) & 1 == 1;
+    let field = mag >> m;
+    let mant = mag & ((1 << m) - 1);
+    let v = if field > 0 {
+        ((field as i32 + 127 - f.bias) as u32) << 23 | mant << (23 - m)
+    } else if mant == 0 {
+        0
+    } else {
+        // `mant * 2^(1 - bias - m)`, `mant`'s leading bit `p` the implicit
+        // one of a normal `f32` (`decode_fast_ok` keeps it normal).
+        let p = 31 - mant.leading_zeros();
+        let exp = (p as i32 + 1 - f.bias - m as i32 + 127) as u32;
+        exp << 23 | (mant - (1 << p)) << (23 - p)
+    };
+    let all_ones = (1u32 << e) - 1;
+    let v = match f.specials {
+        Specials::FiniteOnly => v,
+        Specials::Ieee if field == all_ones => {
+            if mant == 0 {
+                0x7f80_0000
+            } else {
+                0x7fc0_0000
+            }
+        }
+        Specials::AllOnesNan if mag == mag_mask => 0x7fc0_0000,
+        Specials::NegativeZeroNan if negative && mag == 0 => 0x7fc0_0000,
+        _ => v,
+    };
+    v | (negative as u32) << 31
+}
+
+/// Whether the table decode (`x86::decode_table_avx512`: the two high
+/// bytes of each code's `f32` looked up by `vpermi2b` in 128-entry tables,
+/// the low two bytes zero) decodes `f` exactly: a [`decode_fast_ok`]
+/// format of at most 7 mantissa bits (so that its values' `f32` bits end in
+/// 16 zeros), either of fewer than 8 bits (a table of every code) or
+/// signed with 8 bits and a sign that only flips the sign bit (a table of
+/// the 128 magnitudes, the code's bit 7 or-ed in: not the `fnuz` formats,
+/// whose code `0x80` is NaN).
+#[cfg_attr(not(all(feature = "std", target_arch = "x86_64")), allow(dead_code))]
+pub(crate) const fn table_ok(f: &FloatFormat) -> bool {
+    decode_fast_ok(f)
+        && f.mantissa_bits <= 7
+        && (f.bits() < 8 || (f.signed && !matches!(f.specials, Specials::NegativeZeroNan)))
+}
+
 /// Whether the F16C conversion (`vcvtph2ps`) decodes `f` exactly: a signed
 /// format of at most 8 bits with subnormals whose codes are `binary16`
 /// codes scaled by a power of two: at most 5 exponent bits (5 only with IEEE

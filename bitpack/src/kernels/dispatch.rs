@@ -285,6 +285,17 @@ pub(crate) mod block {
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
         {
             assert!(scaled8_ok(), "the caller checks the CPU's features");
+            let have = features();
+            if const { crate::float::elem::table_ok(&F::FORMAT) }
+                && have & simd::AVX512_VBMI == simd::AVX512_VBMI
+            {
+                // SAFETY: `features` detected AVX-512 F, BW and VBMI, all
+                // the variant enables; the format is one it serves (`table_ok`).
+                unsafe {
+                    simd::decode_table_scaled_avx512::<F>(codes, out, factors, steps_per_block)
+                };
+                return;
+            }
             // SAFETY: `features` detected AVX2 and F16C (asserted above),
             // all the variant enables; the caller checked that `F` is a
             // format it serves.

@@ -333,6 +333,36 @@ fn check_scaled8<F: crate::float::MiniFloat>(per: usize, codes: &[u8], factors: 
     } else {
         std::eprintln!("skipped: scaled8_blocks (no variant on this CPU)");
     }
+    // Each x86 variant by itself (the dispatch above runs the best one).
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    {
+        use super::super::x86;
+        type Scaled = unsafe fn(&[u8], &mut [f32], &[f32], usize);
+        let factors: Vec<f32> = scales.iter().map(|&s| lut[usize::from(s)]).collect();
+        let variants: [(&str, u32, Scaled); 2] = [
+            (
+                "decode_f16c_scaled",
+                x86::AVX2_F16C,
+                x86::decode_f16c_scaled::<F>,
+            ),
+            (
+                "decode_table_scaled_avx512",
+                x86::AVX512_VBMI,
+                x86::decode_table_scaled_avx512::<F>,
+            ),
+        ];
+        for (name, need, run) in variants {
+            if x86::detected() & need != need {
+                std::eprintln!("skipped: {name} (the CPU lacks it)");
+                continue;
+            }
+            let mut got = vec![f32::from_bits(0x7fc0_1234); codes.len()];
+            // SAFETY: the CPU has every feature of the variant (checked
+            // above); E4M3 and E5M2 are formats both take.
+            unsafe { run(codes, &mut got, &factors, per) };
+            check(name, &got);
+        }
+    }
     #[cfg(all(simd_variants, target_arch = "aarch64"))]
     {
         let f = &F::FORMAT;

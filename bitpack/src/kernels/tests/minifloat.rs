@@ -4,6 +4,7 @@
 use std::vec::Vec;
 
 use super::Rng;
+use crate::float::elem::{code_f32_bits, table_ok};
 use crate::float::{FloatFormat, MiniFloat, Mode};
 use crate::kernels::minifloat::{
     decode_codes, decode_fast, decode_fast_ok, encode_fast, encode_fast_ok, f16_ok,
@@ -42,6 +43,13 @@ fn check_decode<F: MiniFloat>() {
                 expect[c as usize],
                 "{f:?} decode_fast {c:#x}"
             );
+            // The integer-only twin the decode tables are built from, bit
+            // for bit (NaNs included).
+            assert_eq!(
+                code_f32_bits(&f, u32::from(c)),
+                decode_fast::<F>(c).to_bits(),
+                "{f:?} code_f32_bits {c:#x}"
+            );
         }
     }
     let table: Vec<f32> = codes.iter().map(|&c| f.decode_f32(c as u32)).collect();
@@ -53,27 +61,41 @@ fn check_decode<F: MiniFloat>() {
     {
         use crate::kernels::x86;
         type Dec = unsafe fn(&[u8], &mut [f32]);
-        let builds: [(&str, u32, Dec); 2] = [
-            ("decode_f16c", x86::AVX2_F16C, x86::decode_f16c::<F>),
+        let builds: [(&str, u32, Dec, bool); 3] = [
+            (
+                "decode_f16c",
+                x86::AVX2_F16C,
+                x86::decode_f16c::<F>,
+                f16_ok(&f),
+            ),
             (
                 "decode_f16c_avx512",
                 x86::AVX512_BW,
                 x86::decode_f16c_avx512::<F>,
+                f16_ok(&f),
+            ),
+            (
+                "decode_table_avx512",
+                x86::AVX512_VBMI,
+                x86::decode_table_avx512::<F>,
+                table_ok(&f),
             ),
         ];
-        for (name, need, dec) in builds {
-            if !f16_ok(&f) {
-                break;
+        for (name, need, dec, takes) in builds {
+            if !takes {
+                continue;
             }
             if x86::detected() & need != need {
                 std::eprintln!("skipped: {name} for {f:?} (the CPU lacks it)");
                 continue;
             }
-            // Tails of every size around the 16- and 32-code steps, the
-            // output at every place in a cache line (the steps start where
-            // it is on a line, after one at 0), between guards.
+            // Tails of every size around the 16-, 32- and 64-code steps,
+            // the output at every place in a cache line (the steps start
+            // where it is on a line, after one at 0), between guards.
             let leads = if cfg!(miri) { 0..3 } else { 0..16 };
-            for n in [0usize, 1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 256] {
+            for n in [
+                0usize, 1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 256,
+            ] {
                 for lead in leads.clone() {
                     let mut buf = std::vec![-7.0f32; lead + n + 16];
                     // SAFETY: the CPU has every feature of the build

@@ -40,8 +40,9 @@ use float::decode_perm_avx512;
 #[cfg(feature = "half")]
 pub(crate) use float::widen_f16c;
 pub(crate) use float::{
-    decode_f16c, decode_f16c_avx512, decode_f16c_scaled, encode_f32_avx2, encode_f32_avx512,
-    encode4_f32_avx2, encode4_f32_avx512, stochastic_avx2, stochastic_avx512,
+    decode_f16c, decode_f16c_avx512, decode_f16c_scaled, decode_table_avx512,
+    decode_table_scaled_avx512, encode_f32_avx2, encode_f32_avx512, encode4_f32_avx2,
+    encode4_f32_avx512, stochastic_avx2, stochastic_avx512,
 };
 use pack::{
     pack_u8_avx2, pack_u8_avx512, pack_u8_bmi2, pack_u32_avx2, pack_u32_avx512, pack_u32_wide_avx2,
@@ -221,7 +222,7 @@ pub(crate) static DECODE_X32: Table<DecodeX, 16> = variants!(16;
 pub(crate) mod float_variants {
     use super::*;
     use crate::float::MiniFloat;
-    use crate::float::elem::{encode_fast_ok, f16_ok};
+    use crate::float::elem::{encode_fast_ok, f16_ok, table_ok};
     use crate::kernels::dispatch::Variant;
 
     /// Codes from `f32`, one per byte.
@@ -271,12 +272,19 @@ pub(crate) mod float_variants {
         ]
     }
 
+    /// The `f32`s' high bytes looked up by `vpermi2b` (AVX-512 VBMI), else
     /// `vcvtph2ps` on the codes shifted into `binary16`.
-    pub(crate) fn decode<F: MiniFloat>() -> [Option<Variant<DecodeF>>; 2] {
+    pub(crate) fn decode<F: MiniFloat>() -> [Option<Variant<DecodeF>>; 3] {
+        let table = const { table_ok(&F::FORMAT) }.then_some((
+            AVX512_VBMI,
+            "decode_table_avx512",
+            decode_table_avx512::<F> as DecodeF,
+        ));
         if !const { f16_ok(&F::FORMAT) } {
-            return [None; 2];
+            return [table, None, None];
         }
         [
+            table,
             Some((AVX512_BW, "decode_f16c_avx512", decode_f16c_avx512::<F>)),
             Some((AVX2_F16C, "decode_f16c", decode_f16c::<F>)),
         ]
