@@ -66,7 +66,7 @@
 //! | [`sum`] | AVX2 (1..=8), POPCNT (1, fallback) | see below |
 //! | [`decode`] to 4-byte values | AVX-512 F+BW+VBMI (1..=4) | 16 values per step: one 8-byte load broadcast, `vpmultishiftqb` moves code `i` to dword `i`, one `vpermd` over the 16-entry table |
 //! | [`decode`] to 4-byte values | AVX2 (1..=4) | the table lives in registers: `vpsrlvd` places the codes, `vpermd` looks up (two and a blend for 16 entries) |
-//! | float encode/decode | AVX-512 F+BW, AVX2, F16C | see *Float formats*; the AVX-512 builds (`x86/float.rs`) run the AVX2 arithmetic on 16 lanes, selects as mask blends, and `vcvtph2ps` on 16 lanes |
+//! | float encode/decode | AVX-512 F+BW (+VBMI), AVX2, F16C | see *Float formats*; the AVX-512 builds (`x86/float.rs`) run the AVX2 arithmetic on 16 lanes, selects as mask blends, and decode by `vpermi2b` tables (VBMI) or `vcvtph2ps` on 16 lanes |
 //!
 //! The `aarch64` NEON variants (`aarch64/`, `core::arch::aarch64`): unpack
 //! to `u8` (1..=8: two `tbl` lookups give each of 16 values its low and high
@@ -141,7 +141,9 @@
 //! the routine and the table. Encode runs as AVX-512 code 64 values at a
 //! time (AVX2: 32), writing bytes (8-bit formats) or nibble pairs (4-bit)
 //! straight into the stream. Decode of a 4-bit format is the register table
-//! of [`decode`]; of wider ones, `vcvtph2ps` on codes shifted into
+//! of [`decode`]; of wider ones, with AVX-512 VBMI a table of each code's
+//! `f32` high bytes (`vpermi2b`, 64 codes per step; the 8-bit codes by
+//! magnitude, the sign or-ed in), else `vcvtph2ps` on codes shifted into
 //! `binary16` (AVX-512: 32 codes per step; else F16C, 16; the 8-bit codes
 //! are read in place), else the branch-free function. Stochastic rounding
 //! is a branch-free function too (`elem::encode_stochastic`, the rounding
@@ -611,9 +613,10 @@ pub(crate) fn scaled8_takes<F: crate::float::MiniFloat>(block: usize) -> bool {
 /// The dequantize of 8-bit codes of `F` in blocks of `block` values
 /// (`codes` and `out` hold whole blocks): each value is its code's value
 /// times `lut[scales[b]]`, its block's factor, as the decode and a scale
-/// pass over its output compute it, in one pass (x86: the F16C decode,
-/// `decode_f16c_scaled` in `x86/float.rs`; `aarch64`: the NEON decode and
-/// a multiply, `scaled8_blocks_neon` in `aarch64/block.rs`).
+/// pass over its output compute it, in one pass (x86: the table decode
+/// with AVX-512 VBMI, `decode_table_scaled_avx512`, else the F16C one,
+/// `decode_f16c_scaled`, both in `x86/float.rs`; `aarch64`: the NEON
+/// decode and a multiply, `scaled8_blocks_neon` in `aarch64/block.rs`).
 ///
 /// # Panics
 ///

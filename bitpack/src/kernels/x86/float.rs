@@ -187,6 +187,7 @@ unsafe fn decode_f16c_body<F: crate::float::MiniFloat>(
     let out_bytes: &mut [u8] = bytemuck::cast_slice_mut(out);
     let done = at.done();
     assert!(done <= codes.len() && 4 * done <= out_bytes.len());
+    let (mut block, mut left) = (0, factors.map_or(0, |(_, per)| per));
     for p in at.starts() {
         // SAFETY: `p + 16 <= done <= codes.len()` (`MapSteps`, asserted
         // above).
@@ -234,7 +235,14 @@ unsafe fn decode_f16c_body<F: crate::float::MiniFloat>(
         };
         let (lo, hi) = match factors {
             Some((f, per)) => {
-                let f = _mm256_set1_ps(f[p / (16 * per)]);
+                // The steps run from value 0 in order, one 16-value step
+                // each: the block counted, not divided out.
+                let factor = f[block];
+                left -= 1;
+                if left == 0 {
+                    (block, left) = (block + 1, per);
+                }
+                let f = _mm256_set1_ps(factor);
                 (_mm256_mul_ps(lo, f), _mm256_mul_ps(hi, f))
             }
             None => (lo, hi),
@@ -692,6 +700,10 @@ unsafe fn decode_table_body<F: MiniFloat>(
     let out_bytes: &mut [u8] = bytemuck::cast_slice_mut(out);
     let done = at.done();
     assert!(done <= codes.len() && 4 * done <= out_bytes.len());
+    // The scaled steps run from value 0 in order, 16 values a quarter: the
+    // block of each quarter counted, not divided out (a division by the
+    // run-time block size per quarter bounded the scaled decode).
+    let (mut block, mut left) = (0, factors.map_or(0, |(_, per)| per));
     for p in at.starts() {
         // SAFETY: `p + 64 <= done <= codes.len()` (`MapSteps`, asserted
         // above).
@@ -721,10 +733,17 @@ unsafe fn decode_table_body<F: MiniFloat>(
         for (q, v) in quarters.into_iter().enumerate() {
             let at = p + 16 * q;
             let v = match factors {
-                Some((f, per)) => _mm512_castps_si512(_mm512_mul_ps(
-                    _mm512_castsi512_ps(v),
-                    _mm512_set1_ps(f[at / (16 * per)]),
-                )),
+                Some((f, per)) => {
+                    let factor = f[block];
+                    left -= 1;
+                    if left == 0 {
+                        (block, left) = (block + 1, per);
+                    }
+                    _mm512_castps_si512(_mm512_mul_ps(
+                        _mm512_castsi512_ps(v),
+                        _mm512_set1_ps(factor),
+                    ))
+                }
                 None => v,
             };
             // SAFETY: `4 * (at + 16) <= 4 * (p + 64) <= 4 * done <=
