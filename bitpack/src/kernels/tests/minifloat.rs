@@ -4,7 +4,7 @@
 use std::vec::Vec;
 
 use super::Rng;
-use crate::float::elem::{code_f32_bits, table_ok};
+use crate::float::elem::code_f32_bits;
 use crate::float::{FloatFormat, MiniFloat, Mode};
 use crate::kernels::minifloat::{
     decode_codes, decode_fast, decode_fast_ok, encode_fast, encode_fast_ok, f16_ok,
@@ -59,6 +59,7 @@ fn check_decode<F: MiniFloat>() {
     assert_eq!(bits, expect, "{f:?} decode_codes");
     #[cfg(all(feature = "std", target_arch = "x86_64"))]
     {
+        use crate::float::elem::table_ok;
         use crate::kernels::x86;
         type Dec = unsafe fn(&[u8], &mut [f32]);
         let builds: [(&str, u32, Dec, bool); 3] = [
