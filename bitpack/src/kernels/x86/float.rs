@@ -136,6 +136,42 @@ pub(crate) unsafe fn decode_f16c_scaled<F: crate::float::MiniFloat>(
     unsafe { decode_f16c_body::<F>(codes, out, Some((factors, steps_per_block))) }
 }
 
+/// The factor of each run of 16 values of a scaled decode whose steps run
+/// from value 0 in order ([`decode_f16c_scaled`], [`decode_table_scaled_avx512`]):
+/// block `b`'s factor for its `per` runs, the block counted, not divided
+/// out (a division by the run-time block size per run bounded the scaled
+/// decodes).
+struct Runs16<'a> {
+    factors: &'a [f32],
+    per: usize,
+    block: usize,
+    left: usize,
+}
+
+impl<'a> Runs16<'a> {
+    /// The runs of `factors`' blocks, `per` runs each.
+    #[inline(always)]
+    fn new((factors, per): (&'a [f32], usize)) -> Self {
+        Runs16 {
+            factors,
+            per,
+            block: 0,
+            left: per,
+        }
+    }
+
+    /// The next run's factor.
+    #[inline(always)]
+    fn next_factor(&mut self) -> f32 {
+        let f = self.factors[self.block];
+        self.left -= 1;
+        if self.left == 0 {
+            (self.block, self.left) = (self.block + 1, self.per);
+        }
+        f
+    }
+}
+
 /// The body of [`decode_f16c`] and [`decode_f16c_scaled`].
 ///
 /// # Safety
@@ -187,7 +223,7 @@ unsafe fn decode_f16c_body<F: crate::float::MiniFloat>(
     let out_bytes: &mut [u8] = bytemuck::cast_slice_mut(out);
     let done = at.done();
     assert!(done <= codes.len() && 4 * done <= out_bytes.len());
-    let (mut block, mut left) = (0, factors.map_or(0, |(_, per)| per));
+    let mut runs = factors.map(Runs16::new);
     for p in at.starts() {
         // SAFETY: `p + 16 <= done <= codes.len()` (`MapSteps`, asserted
         // above).
@@ -233,16 +269,9 @@ unsafe fn decode_f16c_body<F: crate::float::MiniFloat>(
         } else {
             (_mm256_mul_ps(lo, scale), _mm256_mul_ps(hi, scale))
         };
-        let (lo, hi) = match factors {
-            Some((f, per)) => {
-                // The steps run from value 0 in order, one 16-value step
-                // each: the block counted, not divided out.
-                let factor = f[block];
-                left -= 1;
-                if left == 0 {
-                    (block, left) = (block + 1, per);
-                }
-                let f = _mm256_set1_ps(factor);
+        let (lo, hi) = match runs.as_mut() {
+            Some(runs) => {
+                let f = _mm256_set1_ps(runs.next_factor());
                 (_mm256_mul_ps(lo, f), _mm256_mul_ps(hi, f))
             }
             None => (lo, hi),
@@ -700,10 +729,8 @@ unsafe fn decode_table_body<F: MiniFloat>(
     let out_bytes: &mut [u8] = bytemuck::cast_slice_mut(out);
     let done = at.done();
     assert!(done <= codes.len() && 4 * done <= out_bytes.len());
-    // The scaled steps run from value 0 in order, 16 values a quarter: the
-    // block of each quarter counted, not divided out (a division by the
-    // run-time block size per quarter bounded the scaled decode).
-    let (mut block, mut left) = (0, factors.map_or(0, |(_, per)| per));
+    // The scaled steps run from value 0 in order, 16 values a quarter.
+    let mut runs = factors.map(Runs16::new);
     for p in at.starts() {
         // SAFETY: `p + 64 <= done <= codes.len()` (`MapSteps`, asserted
         // above).
@@ -732,18 +759,11 @@ unsafe fn decode_table_body<F: MiniFloat>(
         ];
         for (q, v) in quarters.into_iter().enumerate() {
             let at = p + 16 * q;
-            let v = match factors {
-                Some((f, per)) => {
-                    let factor = f[block];
-                    left -= 1;
-                    if left == 0 {
-                        (block, left) = (block + 1, per);
-                    }
-                    _mm512_castps_si512(_mm512_mul_ps(
-                        _mm512_castsi512_ps(v),
-                        _mm512_set1_ps(factor),
-                    ))
-                }
+            let v = match runs.as_mut() {
+                Some(runs) => _mm512_castps_si512(_mm512_mul_ps(
+                    _mm512_castsi512_ps(v),
+                    _mm512_set1_ps(runs.next_factor()),
+                )),
                 None => v,
             };
             // SAFETY: `4 * (at + 16) <= 4 * (p + 64) <= 4 * done <=
