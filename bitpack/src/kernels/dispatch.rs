@@ -296,6 +296,15 @@ pub(crate) mod block {
                 };
                 return;
             }
+            if const { simd::split_ok::<F>() } {
+                // SAFETY: `features` detected AVX2 (asserted above), all
+                // the variant enables; the format is one it serves
+                // (`split_ok`).
+                unsafe {
+                    simd::decode_split_scaled_avx2::<F>(codes, out, factors, steps_per_block)
+                };
+                return;
+            }
             // SAFETY: `features` detected AVX2 and F16C (asserted above),
             // all the variant enables; the caller checked that `F` is a
             // format it serves.

@@ -66,7 +66,7 @@
 //! | [`sum`] | AVX2 (1..=8), POPCNT (1, fallback) | see below |
 //! | [`decode`] to 4-byte values | AVX-512 F+BW+VBMI (1..=4) | 16 values per step: one 8-byte load broadcast, `vpmultishiftqb` moves code `i` to dword `i`, one `vpermd` over the 16-entry table |
 //! | [`decode`] to 4-byte values | AVX2 (1..=4) | the table lives in registers: `vpsrlvd` places the codes, `vpermd` looks up (two and a blend for 16 entries) |
-//! | float encode/decode | AVX-512 F+BW (+VBMI), AVX2, F16C | see *Float formats*; the AVX-512 builds (`x86/float.rs`) run the AVX2 arithmetic on 16 lanes, selects as mask blends, and decode by `vpermi2b` tables (VBMI) or `vcvtph2ps` on 16 lanes |
+//! | float encode/decode | AVX-512 F+BW (+VBMI), AVX2, F16C | see *Float formats*; the AVX-512 builds (`x86/float.rs`) run the AVX2 arithmetic on 16 lanes, selects as mask blends, and decode by `vpermi2b` tables (VBMI) or `vcvtph2ps` on 16 lanes; the AVX2 decode by `vpshufb` nibble tables (`SplitTables`) where they fit the format, else `vcvtph2ps` (F16C) |
 //!
 //! The `aarch64` NEON variants (`aarch64/`, `core::arch::aarch64`): unpack
 //! to `u8` (1..=8: two `tbl` lookups give each of 16 values its low and high
@@ -143,9 +143,14 @@
 //! straight into the stream. Decode of a 4-bit format is the register table
 //! of [`decode`]; of wider ones, with AVX-512 VBMI a table of each code's
 //! `f32` high bytes (`vpermi2b`, 64 codes per step; the 8-bit codes by
-//! magnitude, the sign or-ed in), else `vcvtph2ps` on codes shifted into
-//! `binary16` (AVX-512: 32 codes per step; else F16C, 16; the 8-bit codes
-//! are read in place), else the branch-free function. Stochastic rounding
+//! magnitude, the sign or-ed in), else with AVX2 a table of those bytes
+//! by the code's nibbles (`vpshufb`, 32 codes per step: the high byte by
+//! the sign and high exponent bits, the low byte by the low nibble, the
+//! zero, subnormal and top-binade codes corrected by their low nibble;
+//! `x86::SplitTables`, checked on every code at compile time: E4M3, E5M2,
+//! E2M3 and E3M2), else `vcvtph2ps` on codes shifted into `binary16`
+//! (AVX-512: 32 codes per step; else F16C, 16; the 8-bit codes are read
+//! in place), else the branch-free function. Stochastic rounding
 //! is a branch-free function too (`elem::encode_stochastic`, the rounding
 //! on the integer bits, with the block's power-of-two scale or, for NVFP4,
 //! the quotient in `f64`), whose portable loop runs as AVX-512 (F, BW,
@@ -614,8 +619,10 @@ pub(crate) fn scaled8_takes<F: crate::float::MiniFloat>(block: usize) -> bool {
 /// (`codes` and `out` hold whole blocks): each value is its code's value
 /// times `lut[scales[b]]`, its block's factor, as the decode and a scale
 /// pass over its output compute it, in one pass (x86: the table decode
-/// with AVX-512 VBMI, `decode_table_scaled_avx512`, else the F16C one,
-/// `decode_f16c_scaled`, both in `x86/float.rs`; `aarch64`: the NEON
+/// with AVX-512 VBMI, `decode_table_scaled_avx512`, else the AVX2 nibble
+/// tables, `decode_split_scaled_avx2`, where they fit the format (E4M3 and
+/// E5M2 among them), else the F16C one, `decode_f16c_scaled`, all in
+/// `x86/float.rs`; `aarch64`: the NEON
 /// decode and a multiply, `scaled8_blocks_neon` in `aarch64/block.rs`).
 ///
 /// # Panics

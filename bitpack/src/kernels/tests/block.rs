@@ -339,26 +339,37 @@ fn check_scaled8<F: crate::float::MiniFloat>(per: usize, codes: &[u8], factors: 
         use super::super::x86;
         type Scaled = unsafe fn(&[u8], &mut [f32], &[f32], usize);
         let factors: Vec<f32> = scales.iter().map(|&s| lut[usize::from(s)]).collect();
-        let variants: [(&str, u32, Scaled); 2] = [
+        let variants: [(&str, u32, Scaled, bool); 3] = [
             (
                 "decode_f16c_scaled",
                 x86::AVX2_F16C,
                 x86::decode_f16c_scaled::<F>,
+                true,
             ),
             (
                 "decode_table_scaled_avx512",
                 x86::AVX512_VBMI,
                 x86::decode_table_scaled_avx512::<F>,
+                true,
+            ),
+            (
+                "decode_split_scaled_avx2",
+                x86::AVX2,
+                x86::decode_split_scaled_avx2::<F>,
+                x86::split_ok::<F>(),
             ),
         ];
-        for (name, need, run) in variants {
+        for (name, need, run, takes) in variants {
+            if !takes {
+                continue;
+            }
             if x86::detected() & need != need {
                 std::eprintln!("skipped: {name} (the CPU lacks it)");
                 continue;
             }
             let mut got = vec![f32::from_bits(0x7fc0_1234); codes.len()];
             // SAFETY: the CPU has every feature of the variant (checked
-            // above); E4M3 and E5M2 are formats both take.
+            // above); E4M3 and E5M2 are formats each takes (the split one where `split_ok`).
             unsafe { run(codes, &mut got, &factors, per) };
             check(name, &got);
         }

@@ -62,7 +62,7 @@ fn check_decode<F: MiniFloat>() {
         use crate::float::elem::table_ok;
         use crate::kernels::x86;
         type Dec = unsafe fn(&[u8], &mut [f32]);
-        let builds: [(&str, u32, Dec, bool); 3] = [
+        let builds: [(&str, u32, Dec, bool); 4] = [
             (
                 "decode_f16c",
                 x86::AVX2_F16C,
@@ -80,6 +80,12 @@ fn check_decode<F: MiniFloat>() {
                 x86::AVX512_VBMI,
                 x86::decode_table_avx512::<F>,
                 table_ok(&f),
+            ),
+            (
+                "decode_split_avx2",
+                x86::AVX2,
+                x86::decode_split_avx2::<F>,
+                x86::split_ok::<F>(),
             ),
         ];
         for (name, need, dec, takes) in builds {
@@ -411,6 +417,13 @@ fn coverage_of_the_fast_paths() {
     assert!(encode_fast_ok(&E5M2::FORMAT) && !encode_fast_ok(&E8M0::FORMAT));
     assert!(decode_fast_ok(&E4M3::FORMAT) && !decode_fast_ok(&E8M0::FORMAT));
     assert!(f16_ok(&E4M3::FORMAT) && f16_ok(&E5M2::FORMAT) && f16_ok(&E3M2::FORMAT));
+    // The AVX2 nibble-table decode takes every OCP format but E8M0.
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    {
+        use crate::kernels::x86::split_ok;
+        assert!(split_ok::<E2M1>() && split_ok::<E2M3>() && split_ok::<E3M2>());
+        assert!(split_ok::<E4M3>() && split_ok::<E5M2>() && !split_ok::<E8M0>());
+    }
 }
 
 #[test]

@@ -1,7 +1,9 @@
 //! The float and table-decode variants, AVX2 and AVX-512 side by side: the
-//! table decode of 1- to 4-bit codes, the `binary16` decode of unpacked
-//! codes (F16C, AVX-512 BW), and the round-to-nearest-even encode (one code
-//! per byte, or nibble pairs).
+//! table decode of 1- to 4-bit codes, the decode of unpacked codes by
+//! tables of their `f32` high bytes (`vpermi2b` with AVX-512 VBMI,
+//! `vpshufb` nibble tables with AVX2) or through `binary16` (F16C,
+//! AVX-512 BW), and the round-to-nearest-even encode (one code per byte,
+//! or nibble pairs).
 //!
 //! Each AVX-512 variant is the 512-bit form of its AVX2 sibling (same
 //! arithmetic, twice the lanes), with two changes that only AVX-512 allows:
@@ -284,6 +286,366 @@ unsafe fn decode_f16c_body<F: crate::float::MiniFloat>(
     }
     let tail = |c: u8| crate::float::elem::decode_fast::<F>(c);
     scalar::map_values(&tail, &codes[done..n], &mut out[done..n]);
+}
+
+/// The nibble tables of [`decode_split_avx2`] for a format: each code's
+/// `f32` is `[0, 0, lo, hi]` (little-endian bytes), where, with `c` the
+/// code (its bits above the format cleared) and `e = c & exp_mask`,
+///
+/// - `hi = (th[(c & keep) >> hs] + (adjusted ? dh[c & 15] : 0)) | c & sign`,
+/// - `lo = tl[c & 15] + (adjusted ? dl[c & 15] : 0)` (bytes, wrapping),
+/// - `adjusted` = `e == 0 || e == exp_mask`: zeros and subnormals, and the
+///   top binade, which holds the infinities and NaNs (for codes of at most
+///   4 bits `exp_mask` is 0: every code).
+///
+/// A normal code's `f32` high half is its magnitude shifted into place
+/// plus the rebias, so its high byte depends on the code's high bits (the
+/// sign and the exponent's high bits) and its low byte on the low nibble;
+/// the codes that break this (subnormals, infinities, NaNs) are corrected
+/// from their low nibble, which tells them apart within their binade. The
+/// sign takes an index bit where the high index has room (`keep` covers
+/// it, `sign` is 0) and is or-ed in otherwise (E5M2). [`SplitTables::of`]
+/// searches the layouts and keeps one only if it reproduces every code's
+/// [`code_f32_bits`](mf::code_f32_bits): E4M3, E5M2, E2M3, E3M2 and E2M1
+/// pass; E8M0 and the `fnuz` formats (whose NaN is the negative zero) do
+/// not.
+#[derive(Clone, Copy)]
+pub(crate) struct SplitTables {
+    th: [u8; 16],
+    tl: [u8; 16],
+    dh: [u8; 16],
+    dl: [u8; 16],
+    exp_mask: u8,
+    code_mask: u8,
+    keep: u8,
+    hs: u32,
+    sign: u8,
+    /// `tl[j] == j << 4` for every `j` (a shift replaces the lookup).
+    lo_shift: bool,
+}
+
+impl SplitTables {
+    /// No tables (the kernel's stand-in for formats it does not take).
+    const EMPTY: SplitTables = SplitTables {
+        th: [0; 16],
+        tl: [0; 16],
+        dh: [0; 16],
+        dl: [0; 16],
+        exp_mask: 0,
+        code_mask: 0,
+        keep: 0,
+        hs: 0,
+        sign: 0,
+        lo_shift: false,
+    };
+
+    /// The tables of `f`, or `None` where no layout decodes it exactly
+    /// (see the type): the high index's shift from the smallest that fits
+    /// 16 entries up, the sign in the index before the sign or-ed in; for
+    /// codes of at most 4 bits, every code corrected (`exp_mask` 0: the
+    /// low-nibble tables are then the whole decode).
+    pub(crate) const fn of(f: &crate::float::FloatFormat) -> Option<SplitTables> {
+        let bits = f.bits();
+        if !mf::decode_fast_ok(f) || bits > 8 || f.mantissa_bits > 7 {
+            return None;
+        }
+        let code_mask = ((1u32 << bits) - 1) as u8;
+        let exp_mask = (((1u32 << f.exponent_bits) - 1) << f.mantissa_bits) as u8;
+        let exp_mask = if bits <= 4 { 0 } else { exp_mask };
+        let mut or_sign = 0;
+        while or_sign < 2 {
+            let sign = if or_sign == 1 {
+                if !(f.signed && bits == 8) {
+                    return None;
+                }
+                0x80
+            } else {
+                0
+            };
+            let keep = code_mask & !sign;
+            let mut hs = 0;
+            while hs < 8 {
+                if keep >> hs < 16 {
+                    let t = SplitTables {
+                        exp_mask,
+                        code_mask,
+                        keep,
+                        hs,
+                        sign,
+                        ..SplitTables::EMPTY
+                    };
+                    if let Some(t) = t.fill(f) {
+                        return Some(t);
+                    }
+                }
+                hs += 1;
+            }
+            or_sign += 1;
+        }
+        None
+    }
+
+    /// `self`'s layout with its tables filled from `f`'s codes, if they
+    /// reproduce every code.
+    const fn fill(mut self, f: &crate::float::FloatFormat) -> Option<SplitTables> {
+        let codes = 1u32 << f.bits();
+        // Which entries of th, tl, dh have been set.
+        let mut set = [[false; 16]; 3];
+        let mut pass = 0;
+        while pass < 3 {
+            let mut c = 0;
+            while c < codes {
+                let b = mf::code_f32_bits(f, c);
+                if b & 0xffff != 0 {
+                    return None;
+                }
+                let (hi, lo) = ((b >> 24) as u8 & !self.sign, (b >> 16) as u8);
+                let (nh, nl) = (self.high_index(c as u8), (c & 15) as usize);
+                let adjusted = self.adjusted(c as u8);
+                if pass == 0 && !adjusted {
+                    // The uncorrected codes set the base tables...
+                    if !set[0][nh] {
+                        (self.th[nh], set[0][nh]) = (hi, true);
+                    }
+                    if !set[1][nl] {
+                        (self.tl[nl], set[1][nl]) = (lo, true);
+                    }
+                } else if pass == 1 && adjusted && !set[2][nl] {
+                    // ... the corrected ones their corrections ...
+                    self.dh[nl] = hi.wrapping_sub(self.th[nh]);
+                    self.dl[nl] = lo.wrapping_sub(self.tl[nl]);
+                    set[2][nl] = true;
+                } else if pass == 2 && self.bits_of(c as u8) != b {
+                    // ... and every code must come out right.
+                    return None;
+                }
+                c += 1;
+            }
+            pass += 1;
+        }
+        let mut j = 0;
+        self.lo_shift = true;
+        while j < 16 {
+            self.lo_shift &= self.tl[j] == (j as u8) << 4;
+            j += 1;
+        }
+        Some(self)
+    }
+
+    /// The index of code `c` (bits above the format cleared) into `th`.
+    const fn high_index(&self, c: u8) -> usize {
+        ((c & self.keep) >> self.hs) as usize
+    }
+
+    /// Whether code `c` takes the correction (see the type), as the kernel
+    /// computes it in one signed compare: `e + (0x80 - exp_mask)` puts the
+    /// top binade at -128 and zero at `0x80 - exp_mask`, below the normal
+    /// binades, which start one exponent step (`exp_mask & -exp_mask`)
+    /// higher ([`adjust_consts`](Self::adjust_consts)).
+    const fn adjusted(&self, c: u8) -> bool {
+        let (k, thr) = self.adjust_consts();
+        ((c & self.exp_mask).wrapping_add(k) as i8) < thr as i8
+    }
+
+    /// The addend and the bound of [`adjusted`](Self::adjusted).
+    const fn adjust_consts(&self) -> (u8, u8) {
+        let k = 0x80u8.wrapping_sub(self.exp_mask);
+        (
+            k,
+            k.wrapping_add(self.exp_mask & self.exp_mask.wrapping_neg()),
+        )
+    }
+
+    /// The `f32` bits the tables give code `c`, as the kernel computes
+    /// them (its bits above the format cleared first).
+    const fn bits_of(&self, c: u8) -> u32 {
+        let c = c & self.code_mask;
+        let nl = (c & 15) as usize;
+        let (mut hi, mut lo) = (self.th[self.high_index(c)], self.tl[nl]);
+        if self.adjusted(c) {
+            hi = hi.wrapping_add(self.dh[nl]);
+            lo = lo.wrapping_add(self.dl[nl]);
+        }
+        ((hi | c & self.sign) as u32) << 24 | (lo as u32) << 16
+    }
+}
+
+/// Whether [`decode_split_avx2`] decodes `F` exactly ([`SplitTables`]).
+pub(crate) const fn split_ok<F: MiniFloat>() -> bool {
+    SplitTables::of(&F::FORMAT).is_some()
+}
+
+/// The `vpermd` order that puts a step's 32 codes where the in-lane
+/// unpacks of [`decode_split_body`] take them: dwords `0, 2, 4, 6` (codes
+/// `0..4`, `8..12`, `16..20`, `24..28`) in the low 128-bit lane and `1, 3,
+/// 5, 7` in the high one, so that after `vpunpck{l,h}bw` and
+/// `vpunpck{l,h}wd` the `q`-th result holds codes `8q..8q + 8` in order.
+const SPLIT_ORDER: [u32; 8] = [0, 2, 4, 6, 1, 3, 5, 7];
+
+/// Decodes unpacked codes of a small float format (one per byte) to `f32`
+/// by nibble tables, 32 per step, with AVX2 alone: the `f32`'s two high
+/// bytes are looked up by `vpshufb` from the code's nibbles and corrected
+/// for the zero, subnormal and NaN codes ([`SplitTables`]: a compare or
+/// two, a lookup and an add), then interleaved with zero into `f32`s by
+/// `vpunpck{l,h}bw` and `vpunpck{l,h}wd`. The steps start where `out` is on
+/// a 64-byte line, after one at 0 ([`line_steps`]). The format must
+/// satisfy [`split_ok`].
+///
+/// This is the AVX2 form of [`decode_table_avx512`], whose 128-entry
+/// `vpermi2b` lookup AVX2 lacks. On AMD Zen 4 (AVX-512 masked off) it
+/// replaces [`decode_f16c`], whose `vcvtph2ps` alone costs about a
+/// `memset` of the output there; see `BENCHMARKS.md`.
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn decode_split_avx2<F: MiniFloat>(codes: &[u8], out: &mut [f32]) {
+    // SAFETY: the caller's guarantee (AVX2).
+    unsafe { decode_split_body::<F>(codes, out, None) }
+}
+
+/// [`decode_split_avx2`] of whole blocks of `16 * steps_per_block` codes
+/// (`codes` holds a whole number of them, and `out` as many values), each
+/// block's values then multiplied by its factor (`factors[b]`): the
+/// products the decode and a scale pass over its output give, in one pass.
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn decode_split_scaled_avx2<F: MiniFloat>(
+    codes: &[u8],
+    out: &mut [f32],
+    factors: &[f32],
+    steps_per_block: usize,
+) {
+    assert!(codes.len() == out.len() && codes.len() == 16 * steps_per_block * factors.len());
+    // SAFETY: the caller's guarantee (AVX2).
+    unsafe { decode_split_body::<F>(codes, out, Some((factors, steps_per_block))) }
+}
+
+/// The body of [`decode_split_avx2`] and [`decode_split_scaled_avx2`].
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn decode_split_body<F: MiniFloat>(
+    codes: &[u8],
+    out: &mut [f32],
+    factors: Option<(&[f32], usize)>,
+) {
+    assert!(const { split_ok::<F>() }, "a split_ok format");
+    // (Empty tables for other formats, so that the function pointers of
+    // the variant lists can name it for any format.)
+    let t = const {
+        match SplitTables::of(&F::FORMAT) {
+            Some(t) => t,
+            None => SplitTables::EMPTY,
+        }
+    };
+    let bits = const { F::FORMAT.bits() };
+    let table = |b: [u8; 16]| _mm256_broadcastsi128_si256(bytemuck::cast(b));
+    let (th, tl, dh, dl) = (table(t.th), table(t.tl), table(t.dh), table(t.dl));
+    // Hidden from the optimizer, which would otherwise split this one
+    // `vpermd` into `vpshufd` and `vpermq` (the E4M3 decode measured 0.89x
+    // the time with the `vpermd`).
+    let order = core::hint::black_box(v256_u32(SPLIT_ORDER));
+    let (k, bound) = t.adjust_consts();
+    let (adj_k, adj_bound) = (_mm256_set1_epi8(k as i8), _mm256_set1_epi8(bound as i8));
+    let code_mask = _mm256_set1_epi8(t.code_mask as i8);
+    let nibble = _mm256_set1_epi8(0x0f);
+    let exp_mask = _mm256_set1_epi8(t.exp_mask as i8);
+    let high_mask = _mm256_set1_epi8((t.keep >> t.hs) as i8);
+    let sign = _mm256_set1_epi8(t.sign as i8);
+    let zero = _mm256_setzero_si256();
+    let n = codes.len().min(out.len());
+    // Scaled blocks keep their steps on block boundaries.
+    let at = match factors {
+        None => line_steps(n, 32, (out.as_ptr().addr(), 4)),
+        Some(_) => MapSteps::from_start(n, 32),
+    };
+    let out_bytes: &mut [u8] = bytemuck::cast_slice_mut(out);
+    let done = at.done();
+    assert!(done <= codes.len() && 4 * done <= out_bytes.len());
+    // The scaled steps run from value 0 in order, 16 values two quarters.
+    let mut runs = factors.map(Runs16::new);
+    for p in at.starts() {
+        // SAFETY: `p + 32 <= done <= codes.len()` (`MapSteps`, asserted
+        // above).
+        let c = _mm256_permutevar8x32_epi32(unsafe { load32(codes, p) }, order);
+        let c = if bits < 8 {
+            _mm256_and_si256(c, code_mask)
+        } else {
+            c
+        };
+        let nl = _mm256_and_si256(c, nibble);
+        let hb = if t.keep >> t.hs > 0 {
+            // `(c & keep) >> hs`: the 16-bit shift's bits from the next
+            // byte land above `keep >> hs`, which the mask clears.
+            let nh = _mm256_and_si256(_mm256_srl_epi16(c, count(t.hs)), high_mask);
+            _mm256_shuffle_epi8(th, nh)
+        } else {
+            _mm256_set1_epi8(t.th[0] as i8)
+        };
+        // `nl < 16`: the shift keeps each byte's bits in that byte.
+        let lb = if t.lo_shift {
+            _mm256_slli_epi16::<4>(nl)
+        } else {
+            _mm256_shuffle_epi8(tl, nl)
+        };
+        // The corrections, where a code is corrected (all codes where
+        // `exp_mask` is 0).
+        let (dhb, dlb) = (_mm256_shuffle_epi8(dh, nl), _mm256_shuffle_epi8(dl, nl));
+        let (dhb, dlb) = if t.exp_mask == 0 {
+            (dhb, dlb)
+        } else {
+            // `SplitTables::adjusted`: one add and a signed compare.
+            let e = _mm256_add_epi8(_mm256_and_si256(c, exp_mask), adj_k);
+            let adj = _mm256_cmpgt_epi8(adj_bound, e);
+            (_mm256_and_si256(adj, dhb), _mm256_and_si256(adj, dlb))
+        };
+        let hb = _mm256_add_epi8(hb, dhb);
+        let hb = if t.sign != 0 {
+            _mm256_or_si256(hb, _mm256_and_si256(c, sign))
+        } else {
+            hb
+        };
+        let lb = _mm256_add_epi8(lb, dlb);
+        let (wl, wh) = (_mm256_unpacklo_epi8(lb, hb), _mm256_unpackhi_epi8(lb, hb));
+        let quarters = [
+            _mm256_unpacklo_epi16(zero, wl),
+            _mm256_unpackhi_epi16(zero, wl),
+            _mm256_unpacklo_epi16(zero, wh),
+            _mm256_unpackhi_epi16(zero, wh),
+        ];
+        let mut f = _mm256_setzero_ps();
+        for (q, v) in quarters.into_iter().enumerate() {
+            let v = match runs.as_mut() {
+                Some(runs) => {
+                    if q % 2 == 0 {
+                        f = _mm256_set1_ps(runs.next_factor());
+                    }
+                    _mm256_castps_si256(_mm256_mul_ps(_mm256_castsi256_ps(v), f))
+                }
+                None => v,
+            };
+            // SAFETY: `4 * (p + 8q + 8) <= 4 * (p + 32) <= 4 * done <=
+            // out_bytes.len()` (as above).
+            unsafe { store32(out_bytes, 4 * (p + 8 * q), v) };
+        }
+    }
+    let tail = |c: u8| mf::decode_fast::<F>(c);
+    match factors {
+        None => scalar::map_values(&tail, &codes[done..n], &mut out[done..n]),
+        Some((f, per)) => {
+            for i in done..n {
+                out[i] = tail(codes[i]) * f[i / (16 * per)];
+            }
+        }
+    }
 }
 
 /// `dst[i]` = the `binary16` value of bits `src[i]` as an `f32` (exact;

@@ -40,9 +40,10 @@ use float::decode_perm_avx512;
 #[cfg(feature = "half")]
 pub(crate) use float::widen_f16c;
 pub(crate) use float::{
-    decode_f16c, decode_f16c_avx512, decode_f16c_scaled, decode_table_avx512,
-    decode_table_scaled_avx512, encode_f32_avx2, encode_f32_avx512, encode4_f32_avx2,
-    encode4_f32_avx512, stochastic_avx2, stochastic_avx512,
+    decode_f16c, decode_f16c_avx512, decode_f16c_scaled, decode_split_avx2,
+    decode_split_scaled_avx2, decode_table_avx512, decode_table_scaled_avx512, encode_f32_avx2,
+    encode_f32_avx512, encode4_f32_avx2, encode4_f32_avx512, split_ok, stochastic_avx2,
+    stochastic_avx512,
 };
 use pack::{
     pack_u8_avx2, pack_u8_avx512, pack_u8_bmi2, pack_u32_avx2, pack_u32_avx512, pack_u32_wide_avx2,
@@ -273,18 +274,26 @@ pub(crate) mod float_variants {
     }
 
     /// The `f32`s' high bytes looked up by `vpermi2b` (AVX-512 VBMI), else
-    /// `vcvtph2ps` on the codes shifted into `binary16`.
-    pub(crate) fn decode<F: MiniFloat>() -> [Option<Variant<DecodeF>>; 3] {
+    /// by `vpshufb` from the codes' nibbles (AVX2, the formats
+    /// [`split_ok`] takes), else `vcvtph2ps` on the codes shifted into
+    /// `binary16`.
+    pub(crate) fn decode<F: MiniFloat>() -> [Option<Variant<DecodeF>>; 4] {
         let table = const { table_ok(&F::FORMAT) }.then_some((
             AVX512_VBMI,
             "decode_table_avx512",
             decode_table_avx512::<F> as DecodeF,
         ));
+        let split = const { split_ok::<F>() }.then_some((
+            AVX2,
+            "decode_split_avx2",
+            decode_split_avx2::<F> as DecodeF,
+        ));
         if !const { f16_ok(&F::FORMAT) } {
-            return [table, None, None];
+            return [table, split, None, None];
         }
         [
             table,
+            split,
             Some((AVX512_BW, "decode_f16c_avx512", decode_f16c_avx512::<F>)),
             Some((AVX2_F16C, "decode_f16c", decode_f16c::<F>)),
         ]
