@@ -125,9 +125,10 @@ fn stochastic_codes<F: MiniFloat, const SAT: bool>(
 /// `out[i] = F::FORMAT.decode_f32(codes[i])` for unpacked codes (one per
 /// byte, bits above the format's ignored), bit for bit: a SIMD variant
 /// where the CPU has one and the format allows it (x86: `vpermi2b` tables
-/// with AVX-512 VBMI for `table_ok` formats, else `vpshufb` nibble tables
-/// with AVX2 for `split_ok` formats, else `vcvtph2ps`, AVX-512 else F16C,
-/// for [`f16_ok`] formats; aarch64: [`decode_fast`] on
+/// with AVX-512 VBMI for `table_ok` formats, else `vcvtph2ps` on 32 lanes
+/// with AVX-512 BW, else `vpshufb` nibble tables with AVX2 for `split_ok`
+/// formats, else `vcvtph2ps` with F16C (the `vcvtph2ps` paths for
+/// [`f16_ok`] formats); aarch64: [`decode_fast`] on
 /// four lanes), else [`e8m0_decode`] or [`decode_fast`] (a loop compiled for
 /// AVX2 where detected), else `fallback` (the table).
 pub(crate) fn decode_codes<F: MiniFloat>(

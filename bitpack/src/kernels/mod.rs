@@ -143,14 +143,15 @@
 //! straight into the stream. Decode of a 4-bit format is the register table
 //! of [`decode`]; of wider ones, with AVX-512 VBMI a table of each code's
 //! `f32` high bytes (`vpermi2b`, 64 codes per step; the 8-bit codes by
-//! magnitude, the sign or-ed in), else with AVX2 a table of those bytes
-//! by the code's nibbles (`vpshufb`, 32 codes per step: the high byte by
-//! the sign and high exponent bits, the low byte by the low nibble, the
-//! zero, subnormal and top-binade codes corrected by their low nibble;
-//! `x86::SplitTables`, checked on every code at compile time: E4M3, E5M2,
-//! E2M3 and E3M2), else `vcvtph2ps` on codes shifted into `binary16`
-//! (AVX-512: 32 codes per step; else F16C, 16; the 8-bit codes are read
-//! in place), else the branch-free function. Stochastic rounding
+//! magnitude, the sign or-ed in), else with AVX-512 BW `vcvtph2ps` on
+//! codes shifted into `binary16` (32 codes per step), else with AVX2 a
+//! table of those bytes by the code's nibbles (`vpshufb`, 32 codes per
+//! step: the high byte by the sign and high exponent bits, the low byte
+//! by the low nibble, the zero, subnormal and top-binade codes corrected
+//! by their low nibble; `x86::SplitTables`, checked on every code at
+//! compile time: E4M3, E5M2, E2M3 and E3M2), else `vcvtph2ps` with F16C
+//! (16 codes per step; the 8-bit codes are read in place), else the
+//! branch-free function. Stochastic rounding
 //! is a branch-free function too (`elem::encode_stochastic`, the rounding
 //! on the integer bits, with the block's power-of-two scale or, for NVFP4,
 //! the quotient in `f64`), whose portable loop runs as AVX-512 (F, BW,
@@ -185,9 +186,9 @@
 //!   read+write floor (`read_write`) for widths 1..=32.
 //! - `pack_u8/65536`: 0.93-1.86x the read+write floor (`read_write`: the input
 //!   read and the packed bytes written once each) for widths 1..=8.
-//! - `decode_f32/65536`: E2M1 2.67 µs (1.18x `write_floor`, the `memset` of the
-//!   256 KiB output), E4M3 2.97 µs (1.28x; `store_loop` alone is 1.01x); E4M3
-//!   361x faster than the per-value `MiniFloat::to_f32` loop.
+//! - `decode_f32/65536`: E2M1 2.65 µs (1.17x `write_floor`, the `memset` of the
+//!   256 KiB output), E4M3 2.90 µs (1.28x; `store_loop` alone is 1.03x); E4M3
+//!   345x faster than the per-value `MiniFloat::to_f32` loop.
 //! - `encode_f32/65536`: E2M1 5.25 and E4M3 6.36 Gval/s, 1.44 and 1.75 values
 //!   per cycle at the measured 3.64 GHz (E4M3: 105x the per-value rounding
 //!   routine; `half`'s `f32` to `f16` slice conversion: 1.12 per cycle).
