@@ -164,8 +164,8 @@ impl<V: MiniFloat, S: BitElement> Blocked<V, S> {
     /// block with scale code `c` into `(v * lut[c]) * post`. Where the
     /// blocks run along the last axis and rows are whole blocks, the scaled
     /// decode of each block then runs in one pass, with the same bits: of
-    /// E2M1 codes in whole words by a table of eight products per block
-    /// (`kernels::e2m1_scaled_blocks`), of 8-bit codes with `post` 1 by the
+    /// E2M1 codes in whole words (`kernels::e2m1_scaled_blocks`), of 8-bit
+    /// codes with `post` 1 by the
     /// scaled 8-bit decode where a variant serves the format
     /// (`kernels::scaled8_blocks`).
     pub(crate) fn dequantize_into(

@@ -65,7 +65,7 @@
 //! | [`sum`] | AVX-512: F+VPOPCNTDQ (1), F+BW (2, 4, 8), F+BW+VBMI (3, 5, 6, 7) | `vpopcntq`; the AVX2 methods below on 64-byte loads, with `vpermb` placing the folded groups |
 //! | [`sum`] | AVX2 (1..=8), POPCNT (1, fallback) | see below |
 //! | [`decode`] to 4-byte values | AVX-512 F+BW+VBMI (1..=4) | 16 values per step: one 8-byte load broadcast, `vpmultishiftqb` moves code `i` to dword `i`, one `vpermd` over the 16-entry table |
-//! | [`decode`] to 4-byte values | AVX2 (1..=4) | the table lives in registers: `vpsrlvd` places the codes, `vpermd` looks up (two and a blend for 16 entries) |
+//! | [`decode`] to 4-byte values | AVX2 (1..=4) | the table lives in registers: `vpsrlvd` places the codes, `vpermd` looks up (two and a blend for 16 entries); at 4 bits, a table whose values end in 16 zero bits (the `f32`s of a 4-bit float format) by `vpshufb` instead, 64 values per step: the bytes ordered (`vpshufb`, `vpermq`), the nibbles split and interleaved, the two high bytes looked up, `vpunpck{l,h}bw`/`vpunpck{l,h}wd` with zero |
 //! | float encode/decode | AVX-512 F+BW (+VBMI), AVX2, F16C | see *Float formats*; the AVX-512 builds (`x86/float.rs`) run the AVX2 arithmetic on 16 lanes, selects as mask blends, and decode by `vpermi2b` tables (VBMI) or `vcvtph2ps` on 16 lanes; the AVX2 decode by `vpshufb` nibble tables (`SplitTables`) where they fit the format, else `vcvtph2ps` (F16C) |
 //!
 //! The `aarch64` NEON variants (`aarch64/`, `core::arch::aarch64`): unpack
@@ -573,8 +573,10 @@ pub(crate) fn nvfp4_blocks(
 /// `per_block` words from `b * per_block` on and its values the
 /// `16 * per_block` of `out` from `b * 16 * per_block` on; a value is `(v *
 /// lut[scales[b]]) * post`, `v` its code's value (0, ±0.5, ±1, ±1.5, ±2,
-/// ±3, ±4 or ±6): the product the decode and the scale pass compute, from
-/// two tables of eight products (one per sign) per block. Which NaN a
+/// ±3, ±4 or ±6): the product the decode and the scale pass compute (the
+/// portable, AVX-512 and NEON loops from two tables of eight products, one
+/// per sign, per block; the AVX2 one by the plain decode's nibble tables
+/// and two multiplies). Which NaN a
 /// product that is NaN gives, Rust leaves open (and the compiler may fold
 /// a negation through a product), so only a NaN's being NaN is promised.
 ///

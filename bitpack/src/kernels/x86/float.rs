@@ -11,7 +11,8 @@
 //! two-uop `vpblendvb`; and the table decode gives every 32-bit lane its
 //! code with one `vpmultishiftqb` (VBMI) and looks all 16 table entries up
 //! with one `vpermd`, where AVX2 needs two permutes and a blend for 4-bit
-//! codes. The portable element functions (`float/elem.rs`) do the tails.
+//! codes (or, for the `f32`s of a 4-bit float format, two `vpshufb` of
+//! the two high bytes: `decode_nib_avx2`). The portable element functions (`float/elem.rs`) do the tails.
 //!
 //! The encodes ask for their input a line in sixteen ahead
 //! (`kernels::prefetch_per_kib`), as the block quantizes do: 16 Mi `f32`
@@ -98,6 +99,118 @@ pub(crate) unsafe fn decode_perm_avx2<const W: u32>(
         // written are inside `out`.
         unsafe { store32(out, 4 * i, r) };
     });
+}
+
+/// The `vpshufb` order of [`decode_nib_avx2`] within each 128-bit lane of
+/// a step's 32 bytes: the lane's even 16-bit words (bytes `0, 1, 4, 5, 8,
+/// 9, 12, 13`) into its low half, the odd ones into its high half; a
+/// `vpermq` then takes both lanes' even words into the low lane and the
+/// odd ones into the high lane. Byte `b` holds codes `2b` and `2b + 1`, so
+/// that after the nibbles are interleaved in place (`vpunpck{l,h}bw`) the
+/// low lane holds codes `0..4`, `8..12`, `16..20`, `24..28` (and 32 on),
+/// which the in-lane unpacks of the lookups' bytes need to write the
+/// values in order.
+const NIB_ORDER: [u8; 32] = {
+    let mut o = [0u8; 32];
+    let mut i = 0;
+    while i < 32 {
+        // Byte `k` of word `w` (`0..4` even words, then `4..8` odd ones).
+        let (w, k) = ((i % 16) / 2, i % 2);
+        let word = if w < 4 { 2 * w } else { 2 * (w - 4) + 1 };
+        o[i] = (2 * word + k) as u8;
+        i += 1;
+    }
+    o
+};
+
+/// Decodes 4-bit codes (`W` = 4) through a table of 16 values whose low
+/// two bytes are all zero (the `f32`s of a 4-bit float format, E2M1 among
+/// them), 64 per step (32 bytes): the bytes are put in order
+/// ([`NIB_ORDER`], a `vpshufb` and a `vpermq`), split into their two
+/// nibbles, which are interleaved into one code per byte, the values' two
+/// high bytes are looked up by `vpshufb`, and `vpunpck{l,h}bw` and
+/// `vpunpck{l,h}wd` with zero put them into place: 32 vector instructions
+/// and 16 stores for 64 values, where [`decode_perm_avx2`] spends two
+/// `vpermd`, a shift and a blend on each 8 (40 and 8). Other tables and
+/// widths go to `decode_perm_avx2`.
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn decode_nib_avx2<const W: u32>(
+    words: &[u64],
+    offset: usize,
+    table: &[u32],
+    dst: &mut [u32],
+) {
+    if W != 4 || table.len() < 16 || table[..16].iter().any(|&t| t & 0xffff != 0) {
+        // SAFETY: the caller's guarantee (AVX2).
+        return unsafe { decode_perm_avx2::<W>(words, offset, table, dst) };
+    }
+    let nib = Nib::new(core::array::from_fn(|k| table[k]));
+    // After the head the value index is a multiple of 8, so every step of
+    // 64 values starts on a byte: 32 bytes per step.
+    decode_frame::<4>(words, offset, table, dst, (64, 32), |bytes, out, at, i| {
+        // SAFETY: `at + 32 <= bytes.len()` (`decode_frame`).
+        let r = nib.step(unsafe { load32(bytes, at) });
+        for (j, r) in r.into_iter().enumerate() {
+            // SAFETY: `i + 64 <= dst.len()` (`decode_frame`): the 32
+            // bytes at `4 * (i + 8j)` are inside `out`.
+            unsafe { store32(out, 4 * (i + 8 * j), r) };
+        }
+    });
+}
+
+/// The step of [`decode_nib_avx2`] (and of the AVX2 scaled E2M1 decode):
+/// 64 4-bit codes (32 bytes, code `2b` in byte `b`'s low nibble) to the
+/// table's values, in order, eight vectors of 8.
+#[derive(Clone, Copy)]
+pub(super) struct Nib {
+    tl: __m256i,
+    th: __m256i,
+    order: __m256i,
+    nibble: __m256i,
+}
+
+impl Nib {
+    /// The step for `table`, whose values end in 16 zero bits.
+    #[inline(always)]
+    pub(super) fn new(table: [u32; 16]) -> Self {
+        let half = |s: u32| v256(core::array::from_fn(|k| (table[k % 16] >> s) as u8));
+        Nib {
+            tl: half(16),
+            th: half(24),
+            order: v256(NIB_ORDER),
+            nibble: v256([0x0f; 32]),
+        }
+    }
+
+    /// The values of the 64 codes of `v`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) fn step(&self, v: __m256i) -> [__m256i; 8] {
+        let v = _mm256_shuffle_epi8(v, self.order);
+        let v = _mm256_permute4x64_epi64::<0b11_01_10_00>(v);
+        let lo = _mm256_and_si256(v, self.nibble);
+        let hi = _mm256_and_si256(_mm256_srli_epi16::<4>(v), self.nibble);
+        let zero = _mm256_setzero_si256();
+        // Code `2k` is byte `k`'s low nibble, code `2k + 1` its high one.
+        let codes = [_mm256_unpacklo_epi8(lo, hi), _mm256_unpackhi_epi8(lo, hi)];
+        let mut r = [zero; 8];
+        for (h, c) in codes.into_iter().enumerate() {
+            let (lb, hb) = (
+                _mm256_shuffle_epi8(self.tl, c),
+                _mm256_shuffle_epi8(self.th, c),
+            );
+            let (wl, wh) = (_mm256_unpacklo_epi8(lb, hb), _mm256_unpackhi_epi8(lb, hb));
+            r[4 * h] = _mm256_unpacklo_epi16(zero, wl);
+            r[4 * h + 1] = _mm256_unpackhi_epi16(zero, wl);
+            r[4 * h + 2] = _mm256_unpacklo_epi16(zero, wh);
+            r[4 * h + 3] = _mm256_unpackhi_epi16(zero, wh);
+        }
+        r
+    }
 }
 
 /// Decodes unpacked codes of a small float format (one per byte) to `f32`

@@ -35,7 +35,6 @@ pub(crate) use block::{
     e2m1_scaled_blocks_avx2, e2m1_scaled_blocks_avx512, mx_blocks_avx2, mx_blocks_avx512,
     nvfp4_blocks_avx2, nvfp4_blocks_avx512,
 };
-use float::decode_perm_avx2;
 use float::decode_perm_avx512;
 #[cfg(feature = "half")]
 pub(crate) use float::widen_f16c;
@@ -45,6 +44,7 @@ pub(crate) use float::{
     encode_f32_avx512, encode4_f32_avx2, encode4_f32_avx512, split_ok, stochastic_avx2,
     stochastic_avx512,
 };
+use float::{decode_nib_avx2, decode_perm_avx2};
 use pack::{
     pack_u8_avx2, pack_u8_avx512, pack_u8_bmi2, pack_u32_avx2, pack_u32_avx512, pack_u32_wide_avx2,
     pack_u32_wide_avx512,
@@ -214,7 +214,8 @@ pub(crate) static SUM: Table<SumX, 64> = variants!(64;
 );
 
 pub(crate) static DECODE_X32: Table<DecodeX, 16> = variants!(16;
-    [AVX512_VBMI decode_perm_avx512, AVX2 decode_perm_avx2] for 1 2 3 4;
+    [AVX512_VBMI decode_perm_avx512, AVX2 decode_perm_avx2] for 1 2 3;
+    [AVX512_VBMI decode_perm_avx512, AVX2 decode_nib_avx2] for 4;
 );
 
 /// The float conversions of one format, each a list of variants in order of
