@@ -216,8 +216,8 @@ pub(crate) fn nvfp4_blocks_avx512(
 /// is 1, which leaves every product as it is). The block of each word is
 /// counted, not divided out. On AMD Zen 4 (AVX-512 masked off) this
 /// measured 0.87x (MX) and 0.92x (NVFP4) the time of the eight-product
-/// tables looked up by
-/// `vpermps` per 8 values it replaces; see `BENCHMARKS.md`.
+/// tables looked up by `vpermps` per 8 values it replaces; see
+/// `BENCHMARKS.md`.
 #[target_feature(enable = "avx2")]
 pub(crate) fn e2m1_scaled_blocks_avx2(
     words: &[u64],
