@@ -246,23 +246,14 @@ fn e2m1_scaled_nib<const POST: bool>(
     lut: &[f32; 256],
     post: f32,
 ) {
-    use crate::kernels::E2M1_MAGS;
-    let value = |c: usize| {
-        let m = E2M1_MAGS[c & 7];
-        if c & 8 == 0 { m } else { -m }
-    };
+    let values = &crate::float::Tables::<crate::E2M1>::DECODE_F32;
+    let value = |c: usize| values[c];
     let nib = super::float::Nib::new(core::array::from_fn(|c| value(c).to_bits()));
     let post_v = _mm256_set1_ps(post);
     // The factor of each word in turn: its block's, the block counted.
-    let (mut block, mut left) = (0, per_block);
-    let mut next = || {
-        let f = lut[usize::from(scales[block])];
-        left -= 1;
-        if left == 0 {
-            (block, left) = (block + 1, per_block);
-        }
-        f
-    };
+    let factors = scales.iter().map(|&s| lut[usize::from(s)]);
+    let mut runs = super::float::Runs16::of(factors, per_block);
+    let mut next = || runs.next_factor();
     let n = words.len().min(out.len() / 16);
     let whole = n / 4 * 4;
     for (ws, os) in words[..whole]

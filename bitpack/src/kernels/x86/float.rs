@@ -203,14 +203,28 @@ impl Nib {
                 _mm256_shuffle_epi8(self.tl, c),
                 _mm256_shuffle_epi8(self.th, c),
             );
-            let (wl, wh) = (_mm256_unpacklo_epi8(lb, hb), _mm256_unpackhi_epi8(lb, hb));
-            r[4 * h] = _mm256_unpacklo_epi16(zero, wl);
-            r[4 * h + 1] = _mm256_unpackhi_epi16(zero, wl);
-            r[4 * h + 2] = _mm256_unpacklo_epi16(zero, wh);
-            r[4 * h + 3] = _mm256_unpackhi_epi16(zero, wh);
+            r[4 * h..4 * h + 4].copy_from_slice(&high_halves(lb, hb));
         }
         r
     }
+}
+
+/// The `f32`s whose two high bytes are `lb` (bits 16..24) and `hb` (bits
+/// 24..32), the low two bytes zero, in the order of the in-lane unpacks:
+/// result `q` holds bytes `4q..4q + 4` of each 128-bit lane (low lane
+/// first), after `vpunpck{l,h}bw` of the two and `vpunpck{l,h}wd` with
+/// zero.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn high_halves(lb: __m256i, hb: __m256i) -> [__m256i; 4] {
+    let zero = _mm256_setzero_si256();
+    let (wl, wh) = (_mm256_unpacklo_epi8(lb, hb), _mm256_unpackhi_epi8(lb, hb));
+    [
+        _mm256_unpacklo_epi16(zero, wl),
+        _mm256_unpackhi_epi16(zero, wl),
+        _mm256_unpacklo_epi16(zero, wh),
+        _mm256_unpackhi_epi16(zero, wh),
+    ]
 }
 
 /// Decodes unpacked codes of a small float format (one per byte) to `f32`
@@ -252,38 +266,75 @@ pub(crate) unsafe fn decode_f16c_scaled<F: crate::float::MiniFloat>(
 }
 
 /// The factor of each run of 16 values of a scaled decode whose steps run
-/// from value 0 in order ([`decode_f16c_scaled`], [`decode_table_scaled_avx512`]):
+/// from value 0 in order ([`decode_f16c_scaled`], [`decode_split_scaled_avx2`],
+/// [`decode_table_scaled_avx512`], and per word the AVX2 scaled E2M1 decode):
 /// block `b`'s factor for its `per` runs, the block counted, not divided
 /// out (a division by the run-time block size per run bounded the scaled
 /// decodes).
-struct Runs16<'a> {
-    factors: &'a [f32],
+pub(super) struct Runs16<G> {
+    factors: G,
     per: usize,
-    block: usize,
+    current: f32,
     left: usize,
 }
 
-impl<'a> Runs16<'a> {
+impl<'a> Runs16<core::iter::Copied<core::slice::Iter<'a, f32>>> {
     /// The runs of `factors`' blocks, `per` runs each.
     #[inline(always)]
     fn new((factors, per): (&'a [f32], usize)) -> Self {
+        Runs16::of(factors.iter().copied(), per)
+    }
+}
+
+impl<G: Iterator<Item = f32>> Runs16<G> {
+    /// The runs of blocks whose factors `factors` yields in order, `per`
+    /// runs each (also the AVX2 scaled E2M1 decode's words, one run each,
+    /// from their blocks' scale codes).
+    #[inline(always)]
+    pub(super) fn of(factors: G, per: usize) -> Self {
         Runs16 {
             factors,
             per,
-            block: 0,
-            left: per,
+            current: 0.0,
+            left: 0,
         }
     }
 
     /// The next run's factor.
+    ///
+    /// # Panics
+    ///
+    /// Past the last block's runs.
     #[inline(always)]
-    fn next_factor(&mut self) -> f32 {
-        let f = self.factors[self.block];
-        self.left -= 1;
+    pub(super) fn next_factor(&mut self) -> f32 {
         if self.left == 0 {
-            (self.block, self.left) = (self.block + 1, self.per);
+            self.current = self.factors.next().expect("a factor for every block");
+            self.left = self.per;
         }
-        f
+        self.left -= 1;
+        self.current
+    }
+}
+
+/// The values `range` of a decode (`out[i]` from `codes[i]`) by the
+/// element function, each times its block's factor in the scaled case
+/// (`factors` and the block's 16-value runs, as the scaled bodies take
+/// them): the tail after the vector steps.
+#[inline]
+fn scaled_tail<F: MiniFloat>(
+    codes: &[u8],
+    out: &mut [f32],
+    range: core::ops::Range<usize>,
+    factors: Option<(&[f32], usize)>,
+) {
+    let tail = |c: u8| mf::decode_fast::<F>(c);
+    match factors {
+        None => scalar::map_values(&tail, &codes[range.clone()], &mut out[range]),
+        Some((f, per)) => {
+            for i in range {
+                out[i] = tail(codes[i]) * f[i / (16 * per)];
+            }
+        }
     }
 }
 
@@ -397,8 +448,7 @@ unsafe fn decode_f16c_body<F: crate::float::MiniFloat>(
         // SAFETY: as above.
         unsafe { store32(out_bytes, 4 * p + 32, hi) };
     }
-    let tail = |c: u8| crate::float::elem::decode_fast::<F>(c);
-    scalar::map_values(&tail, &codes[done..n], &mut out[done..n]);
+    scaled_tail::<F>(codes, out, done..n, factors);
 }
 
 /// The nibble tables of [`decode_split_avx2`] for a format: each code's
@@ -673,7 +723,6 @@ unsafe fn decode_split_body<F: MiniFloat>(
     let exp_mask = _mm256_set1_epi8(t.exp_mask as i8);
     let high_mask = _mm256_set1_epi8((t.keep >> t.hs) as i8);
     let sign = _mm256_set1_epi8(t.sign as i8);
-    let zero = _mm256_setzero_si256();
     let n = codes.len().min(out.len());
     // Scaled blocks keep their steps on block boundaries.
     let at = match factors {
@@ -727,13 +776,7 @@ unsafe fn decode_split_body<F: MiniFloat>(
             hb
         };
         let lb = _mm256_add_epi8(lb, dlb);
-        let (wl, wh) = (_mm256_unpacklo_epi8(lb, hb), _mm256_unpackhi_epi8(lb, hb));
-        let quarters = [
-            _mm256_unpacklo_epi16(zero, wl),
-            _mm256_unpackhi_epi16(zero, wl),
-            _mm256_unpacklo_epi16(zero, wh),
-            _mm256_unpackhi_epi16(zero, wh),
-        ];
+        let quarters = high_halves(lb, hb);
         let mut f = _mm256_setzero_ps();
         for (q, v) in quarters.into_iter().enumerate() {
             let v = match runs.as_mut() {
@@ -750,15 +793,7 @@ unsafe fn decode_split_body<F: MiniFloat>(
             unsafe { store32(out_bytes, 4 * (p + 8 * q), v) };
         }
     }
-    let tail = |c: u8| mf::decode_fast::<F>(c);
-    match factors {
-        None => scalar::map_values(&tail, &codes[done..n], &mut out[done..n]),
-        Some((f, per)) => {
-            for i in done..n {
-                out[i] = tail(codes[i]) * f[i / (16 * per)];
-            }
-        }
-    }
+    scaled_tail::<F>(codes, out, done..n, factors);
 }
 
 /// `dst[i]` = the `binary16` value of bits `src[i]` as an `f32` (exact;
@@ -1246,15 +1281,7 @@ unsafe fn decode_table_body<F: MiniFloat>(
             unsafe { store64(out_bytes, 4 * at, v) };
         }
     }
-    let tail = |c: u8| mf::decode_fast::<F>(c);
-    match factors {
-        None => scalar::map_values(&tail, &codes[done..n], &mut out[done..n]),
-        Some((f, per)) => {
-            for i in done..n {
-                out[i] = tail(codes[i]) * f[i / (16 * per)];
-            }
-        }
-    }
+    scaled_tail::<F>(codes, out, done..n, factors);
 }
 
 /// The codes of 16 `f32` lanes (bits in `x`): `x86::encode8` on 16 lanes,
