@@ -246,8 +246,11 @@ fn e2m1_scaled_nib<const POST: bool>(
     lut: &[f32; 256],
     post: f32,
 ) {
-    let values = &crate::float::Tables::<crate::E2M1>::DECODE_F32;
-    let value = |c: usize| values[c];
+    use crate::kernels::E2M1_MAGS;
+    let value = |c: usize| {
+        let m = E2M1_MAGS[c & 7];
+        if c & 8 == 0 { m } else { -m }
+    };
     let nib = super::float::Nib::new(core::array::from_fn(|c| value(c).to_bits()));
     let post_v = _mm256_set1_ps(post);
     // The factor of each word in turn: its block's, the block counted.
