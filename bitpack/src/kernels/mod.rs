@@ -43,10 +43,12 @@
 //! and the tail to the portable kernel. From 2,048 values on, the head grows
 //! (by at most a cache line's worth of values) to where the slice the steps
 //! store to (an unpack's or table decode's output) or load from (a pack's
-//! input) starts on a 64-byte line: a vector access across two lines costs
-//! about twice one inside a line, and the system allocator returns large
-//! buffers 16 bytes past a line (the `u32` unpacks may start their steps at
-//! bit 4 of a byte, so odd widths get there too). The `binary16` decodes,
+//! input; the stream of the AVX-512 sums of 1, 2, 4 and 8 bits and of the
+//! carry-save sums) starts on a 64-byte line: a vector access across two
+//! lines costs about twice one inside a line, and the system allocator
+//! returns large buffers 16 bytes past a line (the `u32` unpacks may start
+//! their steps at bit 4 of a byte, so odd widths get there too). The
+//! `binary16` decodes,
 //! element-wise maps, run one extra step at 0 instead, then steps from the
 //! first value on a line. On little-endian `aarch64` with
 //! `std`, `select!` takes NEON variants from per-target tables of the same

@@ -241,17 +241,18 @@ fn sum_variants<const W: u32>() -> Vec<Sum<'static>> {
 pub(super) fn check_sum<const W: u32>() {
     let mut rng = Rng::new(W as u64 * 5000);
     let variants = sum_variants::<W>();
+    // Every variant's sum of `n` values from `off` against the reference;
+    // `what` ends the message.
+    let check = |words: &[u64], off: usize, n: usize, what: core::fmt::Arguments<'_>| {
+        let expect: u128 = (0..n).map(|i| ref_get(words, off + i, W)).sum();
+        for (name, f) in &variants {
+            assert_eq!(f(words, off, n), expect, "sum W={W} {name}: len {n}{what}");
+        }
+    };
     for (case, (n, off)) in cases(&mut rng).into_iter().enumerate() {
         let nw = crate::kernels::words_for(W, off + n) + case % 2;
         let words = data(&mut rng, nw, case);
-        let expect: u128 = (0..n).map(|i| ref_get(&words, off + i, W)).sum();
-        for (name, f) in &variants {
-            assert_eq!(
-                f(&words, off, n),
-                expect,
-                "sum W={W} {name}: len {n} offset {off}"
-            );
-        }
+        check(&words, off, n, format_args!(" offset {off}"));
     }
     // Random values long enough for several whole rounds of the longest
     // loops (16 steps of 5 vectors: 8,192 values of 5 bits for the
@@ -265,15 +266,12 @@ pub(super) fn check_sum<const W: u32>() {
             let n = 40_000 + rng.below(30_000);
             let skip = k.saturating_sub(offs.len());
             let buf = rng.words(crate::kernels::words_for(W, off + n) + skip);
-            let words = &buf[skip..];
-            let expect: u128 = (0..n).map(|i| ref_get(words, off + i, W)).sum();
-            for (name, f) in &variants {
-                assert_eq!(
-                    f(words, off, n),
-                    expect,
-                    "sum W={W} {name}: len {n} offset {off} from word {skip}"
-                );
-            }
+            check(
+                &buf[skip..],
+                off,
+                n,
+                format_args!(" offset {off} from word {skip}"),
+            );
         }
         // Runs of the carry-save trees (16 steps; 8,192 values at 5 bits,
         // whose steps are 512 values) in blocks of 3: whole blocks, a
@@ -284,14 +282,7 @@ pub(super) fn check_sum<const W: u32>() {
             let steps = 16 * runs + rest;
             for n in [steps * 512 - 1, steps * 512 + 1] {
                 let words = rng.words(crate::kernels::words_for(W, n) + 1);
-                let expect: u128 = (0..n).map(|i| ref_get(&words, i, W)).sum();
-                for (name, f) in &variants {
-                    assert_eq!(
-                        f(&words, 0, n),
-                        expect,
-                        "sum W={W} {name}: len {n} ({runs} runs, {rest} steps)"
-                    );
-                }
+                check(&words, 0, n, format_args!(" ({runs} runs, {rest} steps)"));
             }
         }
     }
