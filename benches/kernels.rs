@@ -157,14 +157,23 @@ fn naive_set(words: &mut [u64], i: usize, w: u32, v: u64) {
 }
 
 /// Reads every word once (the read floor): an add reduction compiled for
-/// AVX2, which LLVM vectorizes to 4 x 256-bit loads per iteration.
+/// AVX2, which LLVM vectorizes to 4 x 256-bit loads per iteration, from
+/// the words' first 64-byte line on ([`line_split`]; the words before it
+/// added one by one), as the kernels that read a stream (sums, packs)
+/// start their steps. The benches place their buffers 16 bytes past a
+/// line, where every other 32-byte load would cross two lines: on AMD
+/// Zen 4 that loop took 1.75-1.8x the time of the same loop on lines with
+/// 8 to 28 KiB of words, in the first-level cache, and the same time from
+/// 64 KiB on (see `BENCHMARKS.md`).
 ///
 /// # Safety
 ///
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 unsafe fn read_floor_avx2(words: &[u64]) -> u64 {
-    words.iter().fold(0u64, |a, &x| a.wrapping_add(x))
+    let fold = |s: &[u64]| s.iter().fold(0u64, |a, &x| a.wrapping_add(x));
+    let (head, body) = line_split(words);
+    fold(head).wrapping_add(fold(body))
 }
 
 fn read_floor(words: &[u64]) -> u64 {
@@ -201,9 +210,11 @@ unsafe fn read_write_floor_avx2<const IN: usize, const W: usize>(input: &[u64], 
 }
 
 /// [`read_write_floor_avx2`] of `in_bits`-bit input values (8 or 32) and
-/// `w`-bit packed output (`1..=32`).
+/// `w`-bit packed output (`1..=32`), reading the input from its first line
+/// on ([`line_split`]), as the packs load: up to 56 bytes fewer read.
 fn read_write_floor(input: &[u64], in_bits: usize, out: &mut [u64], w: usize) {
     assert!(std::is_x86_feature_detected!("avx2"));
+    let input = line_split(input).1;
     macro_rules! by_width {
         ($in:literal: $($w:literal)*) => {
             match w {
@@ -302,12 +313,95 @@ fn add_chain_avx512(iters: u64) -> Option<u64> {
     Some(black_box(n))
 }
 
+/// The vector instructions whose rate [`vector_ops`] measures: its name
+/// in the bench, and whether it needs AVX-512 (F, VPOPCNTDQ).
+const VECTOR_OPS: [(&str, bool); 6] = [
+    ("vpaddb_ymm", false),
+    ("vpshufb_ymm", false),
+    ("vpsrlw_ymm", false),
+    ("vpsadbw_ymm", false),
+    ("vpternlogq_zmm", true),
+    ("vpopcntq_zmm", true),
+];
+
+/// `iters` loop iterations of 8 independent instructions `op` (a name of
+/// [`VECTOR_OPS`]), each register its own chain of one instruction after
+/// another: how many of them the core completes a cycle (with
+/// [`add_chain`]'s clock), the rates against which the kernels' steps are
+/// counted in `BENCHMARKS.md`. `None` where the CPU lacks the instruction.
+fn vector_ops(op: &str, iters: u64) -> Option<u64> {
+    let avx512 = VECTOR_OPS.iter().find(|o| o.0 == op)?.1;
+    let runs = std::is_x86_feature_detected!("avx2")
+        && (!avx512
+            || std::is_x86_feature_detected!("avx512f")
+                && std::is_x86_feature_detected!("avx512vpopcntdq"));
+    if !runs {
+        return None;
+    }
+    let mut n = iters;
+    // `$op $r0, $r0 $rest` .. `$op $r7, $r7 $rest`, e.g. `vpaddb ymm0,
+    // ymm0, ymm8`.
+    macro_rules! eight {
+        ($op:literal, $r:literal, $rest:literal) => {
+            // SAFETY: the CPU has the instruction (checked above); the
+            // assembly only updates the vector and counter registers it
+            // names, touches no memory and leaves the flags clobbered,
+            // which `asm!` assumes by default.
+            unsafe {
+                std::arch::asm!(
+                    "vpxor xmm8, xmm8, xmm8",
+                    "2:",
+                    concat!($op, " ", $r, "0, ", $r, "0", $rest),
+                    concat!($op, " ", $r, "1, ", $r, "1", $rest),
+                    concat!($op, " ", $r, "2, ", $r, "2", $rest),
+                    concat!($op, " ", $r, "3, ", $r, "3", $rest),
+                    concat!($op, " ", $r, "4, ", $r, "4", $rest),
+                    concat!($op, " ", $r, "5, ", $r, "5", $rest),
+                    concat!($op, " ", $r, "6, ", $r, "6", $rest),
+                    concat!($op, " ", $r, "7, ", $r, "7", $rest),
+                    "dec {n}",
+                    "jnz 2b",
+                    "vzeroupper",
+                    n = inout(reg) n,
+                    out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+                    out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
+                    out("xmm8") _,
+                    options(nomem, nostack),
+                )
+            }
+        };
+    }
+    match op {
+        "vpaddb_ymm" => eight!("vpaddb", "ymm", ", ymm8"),
+        "vpshufb_ymm" => eight!("vpshufb", "ymm", ", ymm8"),
+        "vpsrlw_ymm" => eight!("vpsrlw", "ymm", ", 1"),
+        "vpsadbw_ymm" => eight!("vpsadbw", "ymm", ", ymm8"),
+        "vpternlogq_zmm" => eight!("vpternlogq", "zmm", ", zmm8, 0x96"),
+        "vpopcntq_zmm" => eight!("vpopcntq", "zmm", ""),
+        _ => unreachable!("an op of VECTOR_OPS"),
+    }
+    Some(black_box(n))
+}
+
+/// `s` split where its bytes reach a 64-byte line, for a floor that reads
+/// from there on, as the kernels' steps that load a stream do
+/// ([`read_floor_avx2`]).
+fn line_split<T>(s: &[T]) -> (&[T], &[T]) {
+    s.split_at(to_line(s))
+}
+
+/// How many values of `s` come before its bytes reach a 64-byte line (all
+/// of them where none does).
+fn to_line<T>(s: &[T]) -> usize {
+    s.as_ptr().align_offset(64).min(s.len())
+}
+
 /// `s` split where its bytes reach a 64-byte line: the floors below store
 /// from there on, as the kernels' steps do (`line_head` in the kernels), so
 /// that no 32-byte store of theirs straddles two lines, which on AMD Zen 4
 /// costs about 1.4x (see `BENCHMARKS.md`).
 fn from_line<T>(s: &mut [T]) -> (&mut [T], &mut [T]) {
-    let k = s.as_ptr().align_offset(64).min(s.len());
+    let k = to_line(s);
     s.split_at_mut(k)
 }
 
@@ -439,6 +533,11 @@ fn fastlanes_sum(w: u32, packed: &[u8]) -> u64 {
 fn clock(c: &mut Criterion) {
     let mut g = small_group(c, "clock");
     g.bench_function("add_chain", |b| b.iter(|| add_chain(black_box(1 << 16))));
+    for (op, _) in VECTOR_OPS {
+        if vector_ops(op, 1).is_some() {
+            g.bench_function(op, |b| b.iter(|| vector_ops(op, black_box(1 << 16))));
+        }
+    }
     if add_chain_avx512(1).is_some() {
         g.bench_function("add_chain_avx512", |b| {
             b.iter(|| add_chain_avx512(black_box(1 << 16)))

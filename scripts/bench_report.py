@@ -106,6 +106,18 @@ def clock_ghz(res, name="add_chain"):
     return (65536 * 8) / add if add else None
 
 
+# The `clock` group's vector instruction benches (`VECTOR_OPS` in
+# `benches/kernels.rs`).
+VECTOR_OPS = ["vpaddb_ymm", "vpshufb_ymm", "vpsrlw_ymm", "vpsadbw_ymm", "vpternlogq_zmm",
+              "vpopcntq_zmm"]
+
+
+def vector_rate(res, ghz, name):
+    """Instructions a cycle of `clock/<name>`: 2^16 iterations of 8."""
+    t = res.get(("clock", name, ""))
+    return (65536 * 8) / (t * ghz) if t and ghz else None
+
+
 class Report:
     def __init__(self, res):
         self.res = res
@@ -179,6 +191,10 @@ def kernels_section(res, mtimes, notes):
         wide = clock_ghz(r.res, "add_chain_avx512")
         if wide:
             r.out(f"- Clock during 512-bit instructions (`clock/add_chain_avx512`, the same chain of `vpaddd`): {wide:.2f} GHz")
+        rates = [(op, vector_rate(r.res, r.ghz, op)) for op in VECTOR_OPS]
+        rates = ", ".join(f"`{op}` {v:.2f}" for (op, v) in rates if v)
+        if rates:
+            r.out(f"- Vector instructions a cycle at that clock (`clock/<instruction>`, eight independent chains of it): {rates}")
     r.out(f"- Date: {when.date().isoformat()}")
     r.out(f"- Toolchain: {rustc()}")
     r.out(f"- Reproduce: `{command('kernels')}`")
@@ -186,7 +202,8 @@ def kernels_section(res, mtimes, notes):
     r.out("`kernel` is the public function (the variant the dispatch tables pick on this")
     r.out("CPU), `portable` the same call with the x86 variants switched off, `bmi2` the")
     r.out("BMI2 variant, `popcnt` the POPCNT variant. Floors: `read_floor` reads the same")
-    r.out("packed bytes (AVX2 add reduction), `read_input` the input values of a pack,")
+    r.out("packed bytes (AVX2 add reduction, from their first 64-byte line on, where the")
+    r.out("kernels' loads start), `read_input` the input values of a pack (the same way),")
     r.out("`write_floor` is a `memset` of the output, `store_loop` writes the output with")
     r.out("plain AVX2 stores of computed values, `memcpy` copies the packed bytes. Ratios")
     r.out("named `x/floor` are time over floor (1.00 is the floor);")

@@ -54,7 +54,7 @@ KERNELS = {
                           "write_floor", "store_loop"], ["e2m1", "e2m3", "e4m3"]),
     "decode_f32/67108864": (["kernel", "write_floor", "store_loop"], ["e2m1", "e4m3"]),
     "encode_f32/65536": (["kernel", "portable", "per_element", "half_f32_to_f16"], ["e2m1", "e4m3"]),
-    "clock": (["add_chain"], [""]),
+    "clock": (["add_chain"] + bench_report.VECTOR_OPS, [""]),
 }
 LAYOUT = ["dense", "word_aligned", "naive_get", "unpacked_u8"]
 DISPATCH = ["dyn_sum", "typed_sum", "kernel_sum", "dyn_sum_aligned", "typed_sum_aligned",
@@ -225,6 +225,9 @@ class Generator(unittest.TestCase):
         self.assertIn(f"{lo:.2f}-{hi:.2f}x", re.sub(r"\s+//!\s+", " ", inner))
         ghz = 65536 * 8 / res[("clock", "add_chain", "")]
         self.assertIn(f"{ghz:.2f} GHz", block(md, "kernels"))
+        for op in bench_report.VECTOR_OPS:
+            rate = 65536 * 8 / (res[("clock", op, "")] * ghz)
+            self.assertIn(f"`{op}` {rate:.2f}", block(md, "kernels"))
         self.assertIn(f"{ghz:.2f} GHz", re.sub(r"\s+//!\s+", " ", inner))
         self.assertRegex(inner, r"^//! Measured \d{4}-\d\d-\d\d on .*:\n//!\n//! - ")
         # Nine bullets: one per headline group, and unpack to u8 against fastlanes.
@@ -419,6 +422,9 @@ def tree_from_committed(crit, text):
     wide = re.search(r"\(`clock/add_chain_avx512`.*: ([0-9.]+) GHz", k)
     if wide:
         write_result(crit, "clock", "add_chain_avx512", "", 65536 * 8 / float(wide.group(1)))
+    rates = re.search(r"\(`clock/<instruction>`.*\): (.*)$", k, re.M)
+    for op, rate in re.findall(r"`(\w+)` ([0-9.]+)", rates.group(1) if rates else ""):
+        write_result(crit, "clock", op, "", 65536 * 8 / (float(rate) * ghz))
     group = None
     for line in k.splitlines():
         m = re.match(r"^#### `([^`]+)`", line)
