@@ -65,7 +65,7 @@
 //! | [`pack`] from `u8` | AVX-512 F/BW/VBMI (1..=7), AVX2+BMI2 (1..=7), BMI2 (1..=7, slower) | AVX-512: `vptestmb` (1 bit) or the multiply-add merges below, one `vpermb` to gather 64 values' `8w` bytes, a masked store; AVX2: `vpmovmskb` bit planes (1, 2 bits) or `vpmaddubsw`/`vpmaddwd`/shift merges of neighbours, then `pshufb` |
 //! | [`pack`] from `u32` | AVX-512 F/BW/VBMI (1..=31), AVX2+BMI2 (1..=8), AVX2 (9..=31) | 1..=8: narrow to bytes (`vpackusdw`, `vpackuswb`, `vpermd`), then as from `u8`; 9..=31: `vpsllvd` puts each value at its bit offset (`vpsrlvd` gives the bits above the dword past 25 bits), then zero-masked `vpermb`/`vpermt2b` (AVX-512, 16 values, masked store) or `pshufb` per 128-bit half (AVX2, 8 values) move the even and the odd values' bytes, `or` |
 //! | [`sum`] | AVX-512: F+VPOPCNTDQ (1), F+BW (2, 4, 8), F+BW+VBMI (3, 5, 6, 7) | `vpopcntq`; the AVX2 methods below on 64-byte loads, with `vpermb` placing the folded groups |
-//! | [`sum`] | AVX2 (1..=8), POPCNT (1, fallback) | see below |
+//! | [`sum`] | AVX2 (1..=8; carry-save trees at 1 and 2), POPCNT (1, fallback) | see below |
 //! | [`decode`] to 4-byte values | AVX-512 F+BW+VBMI (1..=4) | 16 values per step: one 8-byte load broadcast, `vpmultishiftqb` moves code `i` to dword `i`, one `vpermd` over the 16-entry table |
 //! | [`decode`] to 4-byte values | AVX2 (1..=4) | the table lives in registers: `vpsrlvd` places the codes, `vpermd` looks up (two and a blend for 16 entries); at 4 bits, a table whose values end in 16 zero bits (the `f32`s of a 4-bit float format) by `vpshufb` instead, 64 values per step: the bytes ordered (`vpshufb`, `vpermq`), the nibbles split and interleaved, the two high bytes looked up, `vpunpck{l,h}bw`/`vpunpck{l,h}wd` with zero |
 //! | float encode/decode | AVX-512 F+BW (+VBMI), AVX2, F16C | see *Float formats*; the AVX-512 builds (`x86/float.rs`) run the AVX2 arithmetic on 16 lanes, selects as mask blends, and decode by `vpermi2b` tables (VBMI) or `vcvtph2ps` on 16 lanes; the AVX2 decode by `vpshufb` nibble tables (`SplitTables`) where they fit the format, else `vcvtph2ps` (F16C) |
@@ -97,11 +97,15 @@
 //!
 //! # Sum: in-word digit folding and counts in place
 //!
-//! [`sum`] never decodes into memory. One-bit values are counted (a nibble
-//! table in AVX2, Mula's method; `popcnt` otherwise). Two-, four- and
-//! eight-bit values never cross a byte: a nibble table or a nibble sum gives
-//! each byte's field sum, bytes accumulate for as many steps as cannot
-//! overflow, and `vpsadbw` adds them into 64-bit lanes.
+//! [`sum`] never decodes into memory. Two-, four- and eight-bit values
+//! never cross a byte: a nibble table (Mula's popcount for one bit) or a
+//! nibble sum gives each byte's field sum, bytes accumulate for as many
+//! steps as cannot overflow, and `vpsadbw` adds them into 64-bit lanes.
+//! With AVX2 the one- and two-bit sums first fold each 16 vectors into one
+//! by a tree of carry-save adders (Harley-Seal: the ones, twos, fours and
+//! eights of each bit carried from step to step), and take the field sums
+//! of the sixteens only, each weighed by its level; `popcnt` counts one
+//! bit where AVX2 is missing.
 //!
 //! Other widths use *digit folding*: a word is a run of base-`2^w` digits,
 //! and `(x & M) + ((x >> w) & M)`, with `M` selecting every other field,

@@ -50,8 +50,8 @@ use pack::{
     pack_u32_wide_avx512,
 };
 use sum::{
-    sum_bytes_avx2, sum_bytes_avx512, sum_csa_avx512, sum_fold_avx2, sum_fold_avx512, sum_popcnt,
-    sum_popcnt_avx512,
+    sum_bytes_avx2, sum_bytes_avx512, sum_csa_avx2, sum_csa_avx512, sum_fold_avx2, sum_fold_avx512,
+    sum_popcnt, sum_popcnt_avx512,
 };
 pub(crate) use unpack::{unpack_aligned_raw_avx2, unpack_aligned_u8_bmi2};
 use unpack::{
@@ -206,8 +206,9 @@ pub(crate) static PACK_U64: Table<PackX<u64>, 64> = Table::EMPTY;
 pub(crate) static PACK_U128: Table<PackX<u128>, 128> = Table::EMPTY;
 
 pub(crate) static SUM: Table<SumX, 64> = variants!(64;
-    [AVX512_POPCNT sum_popcnt_avx512, AVX2 sum_bytes_avx2, POPCNT sum_popcnt] for 1;
-    [AVX512_BW_POPCNT sum_csa_avx512, AVX512_BW sum_bytes_avx512, AVX2 sum_bytes_avx2] for 2 4;
+    [AVX512_POPCNT sum_popcnt_avx512, AVX2 sum_csa_avx2, POPCNT sum_popcnt] for 1;
+    [AVX512_BW_POPCNT sum_csa_avx512, AVX512_BW sum_bytes_avx512, AVX2 sum_csa_avx2] for 2;
+    [AVX512_BW_POPCNT sum_csa_avx512, AVX512_BW sum_bytes_avx512, AVX2 sum_bytes_avx2] for 4;
     [AVX512_BW sum_bytes_avx512, AVX2 sum_bytes_avx2] for 8;
     [AVX512_BW_POPCNT sum_csa_avx512, AVX512_VBMI sum_fold_avx512, AVX2 sum_fold_avx2] for 3 5 6;
     [AVX512_VBMI sum_fold_avx512, AVX2 sum_fold_avx2] for 7;

@@ -1,7 +1,8 @@
 //! Sum variants: POPCNT and AVX-512 VPOPCNTDQ (1 bit), bit counts in place
-//! by carry-save adders (AVX-512 VPOPCNTDQ: 2 to 6 bits), byte sums (AVX2
-//! and AVX-512 BW: 1, 2, 4, 8 bits), and the split digit fold (AVX2 and
-//! AVX-512 VBMI: 3, 5, 6, 7 bits); see the module docs of `kernels`.
+//! by carry-save adders (AVX-512 VPOPCNTDQ: 2 to 6 bits; AVX2: 1 and 2
+//! bits), byte sums (AVX2 and AVX-512 BW: 1, 2, 4, 8 bits), and the split
+//! digit fold (AVX2 and AVX-512 VBMI: 3, 5, 6, 7 bits); see the module docs
+//! of `kernels`.
 
 use core::arch::x86_64::*;
 
@@ -185,6 +186,102 @@ pub(crate) unsafe fn sum_bytes_avx2<const W: u32>(words: &[u64], offset: usize, 
             _mm256_shuffle_epi8, _mm256_add_epi8, _mm256_add_epi64, _mm256_sad_epu8
         ]
     }
+}
+
+/// A carry-save adder of three vectors, bit by bit, in AVX2's two-input
+/// logic: `(carry, sum)`, the majority and the parity of each bit's three
+/// inputs (five instructions; `csa` below takes two `vpternlogq`).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn csa_avx2(a: __m256i, b: __m256i, c: __m256i) -> (__m256i, __m256i) {
+    let u = _mm256_xor_si256(a, b);
+    (
+        _mm256_or_si256(_mm256_and_si256(a, b), _mm256_and_si256(u, c)),
+        _mm256_xor_si256(u, c),
+    )
+}
+
+/// Sum of `W`-bit elements for `W` in {1, 2} by a carry-save count of the
+/// stream's bits (Harley-Seal, as in Mula, Kurz and Lemire's AVX2
+/// popcount): a step is 16 vectors of 32 bytes, which a tree of 15
+/// carry-save adders ([`csa_avx2`]) folds into the ones, twos, fours and
+/// eights carried over from the steps before and one vector of sixteens.
+/// The tree is linear in each bit's count, so the sum of the fields is
+/// `16 f(sixteens) + 8 f(eights) + 4 f(fours) + 2 f(twos) + f(ones)`, with
+/// `f` the field sum of a vector ([`sum_bytes_avx2`]'s: two `vpshufb` of
+/// its nibbles' field sums and a `vpsadbw`), once a step for the sixteens
+/// and once at the end for the rest. About 5.2 vector instructions per 32
+/// bytes where the byte sum takes 7, three of them shuffles. The values
+/// before and after the steps (up to 511 bytes of them) take
+/// [`sum_bytes_avx2`].
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn sum_csa_avx2<const W: u32>(words: &[u64], offset: usize, n: usize) -> u128 {
+    const { assert!(W == 1 || W == 2) };
+    let bytes: &[u8] = bytemuck::cast_slice(words);
+    let at = Steps::<W>::new(offset, n, 4096 / W as usize, 512, 0, bytes.len(), None);
+    let (m4, lut, zero) = (
+        _mm256_set1_epi8(0x0f),
+        v256(const { nibble_sums::<32>(W) }),
+        _mm256_setzero_si256(),
+    );
+    // The field sums of `v` in its four 64-bit lanes.
+    let fields = |v: __m256i| {
+        let lo = _mm256_shuffle_epi8(lut, _mm256_and_si256(v, m4));
+        let hi = _mm256_shuffle_epi8(lut, _mm256_and_si256(_mm256_srli_epi16::<4>(v), m4));
+        _mm256_sad_epu8(_mm256_add_epi8(lo, hi), zero)
+    };
+    let mut total = 0;
+    frame(
+        &mut total,
+        (at, n),
+        // SAFETY: the CPU supports AVX2 (this function's precondition).
+        |total, r| *total += unsafe { sum_bytes_avx2::<W>(words, offset + r.start, r.len()) },
+        |total, at| {
+            let [mut ones, mut twos, mut fours, mut eights, mut sixteens] = [zero; 5];
+            at.each(|b, _| {
+                // SAFETY: `b + 512 <= bytes.len()` (`Steps::new`), so each
+                // of the 16 loads ends inside `bytes`.
+                let v = |k: usize| unsafe { load32(bytes, b + 32 * k) };
+                let pair = |k: usize, ones: &mut __m256i| {
+                    let (t1, o) = csa_avx2(*ones, v(k), v(k + 1));
+                    let (t2, o) = csa_avx2(o, v(k + 2), v(k + 3));
+                    *ones = o;
+                    (t1, t2)
+                };
+                let fours_of = |k: usize, ones: &mut __m256i, twos: &mut __m256i| {
+                    let (a1, a2) = pair(k, ones);
+                    let (f1, t) = csa_avx2(*twos, a1, a2);
+                    let (b1, b2) = pair(k + 4, ones);
+                    let (f2, t) = csa_avx2(t, b1, b2);
+                    *twos = t;
+                    (f1, f2)
+                };
+                let (f1, f2) = fours_of(0, &mut ones, &mut twos);
+                let (e1, f) = csa_avx2(fours, f1, f2);
+                let (f1, f2) = fours_of(8, &mut ones, &mut twos);
+                let (e2, f) = csa_avx2(f, f1, f2);
+                fours = f;
+                let (s, e) = csa_avx2(eights, e1, e2);
+                eights = e;
+                sixteens = _mm256_add_epi64(sixteens, fields(s));
+            });
+            // Each level's field sums, weighed by it, in 64-bit lanes
+            // (a lane holds part of the stream's sum, far below 2^64).
+            let levels = [
+                _mm256_slli_epi64::<4>(sixteens),
+                _mm256_slli_epi64::<3>(fields(eights)),
+                _mm256_slli_epi64::<2>(fields(fours)),
+                _mm256_slli_epi64::<1>(fields(twos)),
+                fields(ones),
+            ];
+            *total += hsum4(levels.into_iter().fold(zero, |a, v| _mm256_add_epi64(a, v)));
+        },
+    );
+    total
 }
 
 /// Groups of 8 elements (`W` bytes) per 64-bit lane in [`sum_fold_avx2`].
