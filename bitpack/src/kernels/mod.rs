@@ -175,10 +175,10 @@
 //! <!-- bench:kernels:begin -->
 //! Measured 2026-12-06 on AMD EPYC (2 cores; avx2 bmi2 popcnt avx512f):
 //!
-//! - `sum/65536`: the 5-bit sum takes 568 ns, 1.61x `read_floor` (reading its
-//!   40 KiB) and 435x faster than the bit-at-a-time `naive` loop; widths 1..=8
-//!   run at 1.07-1.61x `read_floor`.
-//! - `sum/67108864`: 0.87-2.52x `read_floor` for widths 1..=8.
+//! - `sum/65536`: the 5-bit sum takes 557 ns, 1.57x `read_floor` (reading its
+//!   40 KiB) and 423x faster than the bit-at-a-time `naive` loop; widths 1..=8
+//!   run at 1.00-2.23x `read_floor`.
+//! - `sum/67108864`: 1.02-2.65x `read_floor` for widths 1..=8.
 //! - `unpack_u8/65536`: 1.41-2.25x `write_floor` (`memset` of the 64 KiB
 //!   output) and 1.43-2.15x `store_loop` (plain AVX2 stores of as many bytes);
 //!   the 5-bit unpack takes 1.08 µs.
@@ -187,17 +187,17 @@
 //! - `unpack_u32/65536`: 0.68-1.14x the time of `bitpacker8x` (its own
 //!   interleaved layout) and 2.44-8.70x faster than `bitpacker1x` (the same
 //!   bytes); 5 bits: 2.83 µs against 3.58 µs and 20.66 µs.
-//! - `pack_u32/65536`: 3.50-8.93x faster than `bitpacker1x` for widths 1..=8
-//!   and 2.63-5.42x for 9..=31 (the same bytes written); 0.95-1.57x the
+//! - `pack_u32/65536`: 3.66-6.68x faster than `bitpacker1x` for widths 1..=8
+//!   and 2.90-6.98x for 9..=31 (the same bytes written); 0.91-1.48x the
 //!   read+write floor (`read_write`) for widths 1..=32.
-//! - `pack_u8/65536`: 0.93-1.86x the read+write floor (`read_write`: the input
+//! - `pack_u8/65536`: 1.07-1.83x the read+write floor (`read_write`: the input
 //!   read and the packed bytes written once each) for widths 1..=8.
 //! - `decode_f32/65536`: E2M1 2.66 µs (1.17x `write_floor`, the `memset` of the
 //!   256 KiB output), E4M3 2.89 µs (1.27x; `store_loop` alone is 1.03x); E4M3
 //!   342x faster than the per-value `MiniFloat::to_f32` loop.
-//! - `encode_f32/65536`: E2M1 5.25 and E4M3 6.36 Gval/s, 1.44 and 1.75 values
-//!   per cycle at the measured 3.64 GHz (E4M3: 105x the per-value rounding
-//!   routine; `half`'s `f32` to `f16` slice conversion: 1.12 per cycle).
+//! - `encode_f32/65536`: E2M1 5.25 and E4M3 6.36 Gval/s, 1.44 and 1.74 values
+//!   per cycle at the measured 3.65 GHz (E4M3: 105x the per-value rounding
+//!   routine; `half`'s `f32` to `f16` slice conversion: 1.11 per cycle).
 //! <!-- bench:kernels:end -->
 //!
 //! What was measured and not kept (each against the kept code in one timing

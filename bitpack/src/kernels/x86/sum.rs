@@ -53,8 +53,8 @@ fn sum_frame<const W: u32>(
 /// byte and advance by 64 bytes (`W` divides 8: the AVX-512 byte sums and
 /// `vpopcntq`), so that every step's load is on a line: 16 bytes past a
 /// line, as the system allocator returns large buffers, each would cross
-/// two (measured on AMD Zen 4 at 65,536 values: 0.95x the time at 1 bit,
-/// 0.91x at 8 bits). The AVX2 byte sums, whose 32-byte loads cross a line
+/// two (measured on AMD Zen 4 at 65,536 values: 0.90x the time at 1 bit,
+/// 0.93x at 8 bits). The AVX2 byte sums, whose 32-byte loads cross a line
 /// every other step, measured 1.03-1.05x the time with this head at 1 and
 /// 2 bits (their steps wait on their instructions, not their loads, and
 /// the head's portable sum costs more than the split loads), and keep the
