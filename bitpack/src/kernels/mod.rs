@@ -130,7 +130,10 @@
 //! vectors after which the places repeat: 1 at 2 and 4 bits, 3 at 3 and 6,
 //! 5 at 5). The counting is deferred by Harley–Seal trees of carry-save
 //! adders (two `vpternlogq` a 64-byte vector, bit by bit), whose
-//! sixteens are counted every 16 steps. Sums are exact for every length (a
+//! sixteens are counted every 16 steps; at 2 and 4 bits two trees take
+//! turns, since one tree's chain of adders holds back the next run's, and
+//! at 4 bits two `vpsadbw` (of the bytes, `l + 16 h`, and of the low
+//! nibbles `l`) count the nibbles where four `vpopcntq` would. Sums are exact for every length (a
 //! `u128` result; 2^20 values of `2^w - 1` and random runs of 40,000 to
 //! 70,000 values are tested at every width).
 //!

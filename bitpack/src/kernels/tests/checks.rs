@@ -282,11 +282,21 @@ pub(super) fn check_sum<const W: u32>() {
             );
         }
         // Runs of the carry-save trees (16 steps; 8,192 values at 5 bits,
-        // whose steps are 512 values) in blocks of 3: whole blocks, a
-        // block and a partial one, each with 0, 1, 7 or 15 steps after
-        // the last whole run (one step fewer where the first line falls
-        // after the call's first word), and one value more or less.
-        for (runs, rest) in [(3, 0), (3, 1), (2, 7), (6, 15), (4, 1), (1, 0)] {
+        // whose steps are 512 values) in blocks of 4, which two trees
+        // take in turn: whole blocks, a block and a partial one of an odd
+        // or even number of runs, each with 0, 1, 7 or 15 steps after the
+        // last whole run (one step fewer where the first line falls after
+        // the call's first word), and one value more or less.
+        for (runs, rest) in [
+            (4, 0),
+            (4, 1),
+            (3, 7),
+            (5, 15),
+            (8, 1),
+            (7, 0),
+            (2, 3),
+            (1, 0),
+        ] {
             let steps = 16 * runs + rest;
             for n in [steps * 512 - 1, steps * 512 + 1] {
                 let words = rng.words(crate::kernels::words_for(W, n) + 1);

@@ -562,16 +562,22 @@ fn csa(a: __m512i, b: __m512i, c: __m512i) -> (__m512i, __m512i) {
 /// Harley–Seal tree of carry-save adders (two `vpternlogq` per input
 /// vector, bit by bit: the ones, twos, fours and eights of each bit over
 /// the steps so far, one set per vector of the step), and every 16 steps
-/// the tree's sixteens are counted, one `vpandq` and `vpopcntq` per place.
-/// So a 64-byte load costs about two `vpternlogq` and `3W / 16` more uops,
-/// where the byte sums and digit folds take five to eight. The trees run
-/// one vector of the step at a time over blocks of 48 steps (so that one
-/// tree is live, and the block's bytes stay in L1 for the next vector's
-/// tree); the steps after the last 16 take one more run, padded with zero
-/// vectors (counting them one by one cost `3W` uops each, a third of a
-/// 65,536-value call at 5 bits); and the trees' levels are counted once
-/// at the end, each level's counts over the vectors of a step weighed
-/// together.
+/// the tree's sixteens are counted, one `vpandq` and `vpopcntq` per place
+/// (at 4 bits, whose places are a byte's two nibbles, two `vpsadbw`: the
+/// bytes' sums `l + 16 h` and the low nibbles' `l`). So a 64-byte load
+/// costs about two `vpternlogq` and `3W / 16` more uops, where the byte
+/// sums and digit folds take five to eight. The trees run one vector of
+/// the step at a time over blocks of 48 steps (so that one vector's trees
+/// are live, and the block's bytes stay in L1 for the next vector's
+/// trees); at 2 and 4 bits (a vector a step) two trees take the runs of
+/// blocks of 64 steps in turn, since a tree's adders are a chain eight
+/// deep a run through its ones, which held back the next run's (16 loads
+/// and 30 `vpternlogq` took 1.3x the time of the same in six independent
+/// chains, measured on AMD Zen 4). The steps after the last 16 take one
+/// more run, padded with zero vectors (counting them one by one cost `3W`
+/// uops each, a third of a 65,536-value call at 5 bits); and the trees'
+/// levels are counted once at the end, each level's counts over the
+/// vectors of a step weighed together.
 ///
 /// A count needs no value boundaries, so the steps start at the first
 /// 64-byte line of the stream's bytes inside the call (a load across two
@@ -628,16 +634,30 @@ pub(crate) unsafe fn sum_csa_avx512<const W: u32>(words: &[u64], offset: usize, 
         // reads nor faults on them).
         unsafe { _mm512_maskz_loadu_epi8(keep, ptr.cast()) }
     };
+    let low_nibbles = _mm512_set1_epi8(0x0f);
     // The count of `x`'s bits in each of vector `p`'s places, as 64-bit
-    // lanes, added to `acc`.
+    // lanes, added to `acc`. At 4 bits (whose places are a byte's nibbles
+    // in every vector, `r` being 0) by two `vpsadbw` instead of four
+    // `vpopcntq`: `acc[0]` takes the sums of the bytes, each `l + 16 h` of
+    // its nibbles, and `acc[1]` the sums of the low nibbles `l`.
     let tally = |acc: &mut [__m512i; CSA_W], x: __m512i, p: usize| {
+        if W == 4 {
+            let l = _mm512_sad_epu8(_mm512_and_si512(x, low_nibbles), zero);
+            acc[0] = _mm512_add_epi64(acc[0], _mm512_sad_epu8(x, zero));
+            acc[1] = _mm512_add_epi64(acc[1], l);
+            return;
+        }
         for (b, acc) in acc.iter_mut().enumerate().take(w) {
             let c = _mm512_popcnt_epi64(_mm512_and_si512(x, mask(p, b)));
             *acc = _mm512_add_epi64(*acc, c);
         }
     };
-    // Per vector of a step: the ones, twos, fours and eights of each bit.
+    // Per vector of a step, two trees (the ones, twos, fours and eights
+    // of each bit), which take the runs of a block in turn: one tree's
+    // chain of carry-save adders (eight deep a run through its ones)
+    // holds back the next run's; two trees overlap them.
     let mut tree = [[zero; 4]; CSA_P];
+    let mut second = [zero; 4];
     let mut sixteens = [zero; CSA_W];
     let mut ones = [zero; CSA_W];
     let whole = steps / 16;
@@ -650,15 +670,18 @@ pub(crate) unsafe fn sum_csa_avx512<const W: u32>(words: &[u64], offset: usize, 
     } else {
         0
     };
-    // Blocks of `BLOCK` runs of 16 steps (15 KiB at 5 bits): each vector
+    // Blocks of `block` runs of 16 steps (15 KiB at 5 bits): each vector
     // of a step takes its tree through the whole block before the next
     // vector's tree starts, so that one tree is live at a time (the five
     // trees of 5 bits, live together, did not fit the 32 registers and went
     // through the stack), and the block stays in L1 for the vectors after
-    // the first.
-    const BLOCK: usize = 3;
-    for b in (0..runs).step_by(BLOCK) {
-        let end = (b + BLOCK).min(whole);
+    // the first. With one vector a step, `two` trees take the block's runs
+    // in turn (a second tree live beside the first where steps have
+    // several vectors took 1.11-1.24x the time at 3, 5 and 6 bits).
+    let two = phases == 1;
+    let block = if two { 4 } else { 3 };
+    for b in (0..runs).step_by(block) {
+        let end = (b + block).min(whole);
         // Spelled out per vector of the step (`phases` is a constant; a
         // loop of 5 or a closure called 5 times was not inlined, and its
         // trees went through memory).
@@ -666,34 +689,52 @@ pub(crate) unsafe fn sum_csa_avx512<const W: u32>(words: &[u64], offset: usize, 
             ($p:expr) => {{
                 let p = $p;
                 let [mut o, mut tw, mut f, mut e] = tree[p];
-                // Run `t` of the trees, of its first `have` steps (a
-                // macro: as a closure, the trees went through memory).
+                // Run `t` of the tree `o, tw, f, e`, of its first `have`
+                // steps (a macro: as a closure, the trees went through
+                // memory).
                 macro_rules! run {
-                    ($t:expr, $have:expr) => {{
+                    ($t:expr, $have:expr, $o:ident, $tw:ident, $f:ident, $e:ident) => {{
                         let (t, have) = ($t, $have);
                         let x = |k: usize| if k < have { load(16 * t + k, p) } else { zero };
                         let mut eights = [zero; 2];
                         for (h, eights) in eights.iter_mut().enumerate() {
                             let k = 8 * h;
-                            let (ta, o1) = csa(o, x(k), x(k + 1));
+                            let (ta, o1) = csa($o, x(k), x(k + 1));
                             let (tb, o2) = csa(o1, x(k + 2), x(k + 3));
-                            let (fa, t1) = csa(tw, ta, tb);
+                            let (fa, t1) = csa($tw, ta, tb);
                             let (ta, o3) = csa(o2, x(k + 4), x(k + 5));
                             let (tb, o4) = csa(o3, x(k + 6), x(k + 7));
                             let (fb, t2) = csa(t1, ta, tb);
-                            let (ea, f1) = csa(f, fa, fb);
-                            (o, tw, f, *eights) = (o4, t2, f1, ea);
+                            let (ea, f1) = csa($f, fa, fb);
+                            ($o, $tw, $f, *eights) = (o4, t2, f1, ea);
                         }
-                        let (s16, e1) = csa(e, eights[0], eights[1]);
-                        e = e1;
+                        let (s16, e1) = csa($e, eights[0], eights[1]);
+                        $e = e1;
                         tally(&mut sixteens, s16, p);
                     }};
                 }
-                for t in b..end {
-                    run!(t, 16);
-                }
-                if b + BLOCK >= runs && rest > 0 {
-                    run!(whole, rest);
+                if two {
+                    let [mut o2, mut tw2, mut f2, mut e2] = second;
+                    let mut t = b;
+                    while t + 2 <= end {
+                        run!(t, 16, o, tw, f, e);
+                        run!(t + 1, 16, o2, tw2, f2, e2);
+                        t += 2;
+                    }
+                    if t < end {
+                        run!(t, 16, o, tw, f, e);
+                    }
+                    if b + block >= runs && rest > 0 {
+                        run!(whole, rest, o2, tw2, f2, e2);
+                    }
+                    second = [o2, tw2, f2, e2];
+                } else {
+                    for t in b..end {
+                        run!(t, 16, o, tw, f, e);
+                    }
+                    if b + block >= runs && rest > 0 {
+                        run!(whole, rest, o, tw, f, e);
+                    }
                 }
                 tree[p] = [o, tw, f, e];
             }};
@@ -743,6 +784,11 @@ pub(crate) unsafe fn sum_csa_avx512<const W: u32>(words: &[u64], offset: usize, 
                 tally(level, x, p);
             }
         }
+        if two {
+            for (level, &x) in levels.iter_mut().zip(&second) {
+                tally(level, x, 0);
+            }
+        }
         for (l, level) in levels.iter().enumerate() {
             for (v, &c) in by_place.iter_mut().zip(level).take(w) {
                 *v = _mm512_add_epi64(*v, _mm512_sll_epi64(c, count(l as u32)));
@@ -750,8 +796,15 @@ pub(crate) unsafe fn sum_csa_avx512<const W: u32>(words: &[u64], offset: usize, 
         }
     }
     let mut total = 0u128;
-    for (b, &v) in by_place.iter().enumerate().take(w) {
-        total += lanes_sum(v) << ((b + r) % w);
+    if W == 4 {
+        // The sums of the bytes `l + 16 h` and of the low nibbles `l`.
+        debug_assert_eq!(r, 0);
+        let (bytes_sum, lows) = (lanes_sum(by_place[0]), lanes_sum(by_place[1]));
+        total += lows + (bytes_sum - lows) / 16;
+    } else {
+        for (b, &v) in by_place.iter().enumerate().take(w) {
+            total += lanes_sum(v) << ((b + r) % w);
+        }
     }
     // The bits before the first whole byte and after the last, one by one.
     let bit = |i: usize| u128::from((bytes[i / 8] >> (i % 8)) & 1) << ((i - s0) % w);
