@@ -190,7 +190,9 @@ pub(crate) unsafe fn sum_bytes_avx2<const W: u32>(words: &[u64], offset: usize, 
 
 /// A carry-save adder of three vectors, bit by bit, in AVX2's two-input
 /// logic: `(carry, sum)`, the majority and the parity of each bit's three
-/// inputs (five instructions; `csa` below takes two `vpternlogq`).
+/// inputs (five instructions; `csa` below takes two `vpternlogq`). The
+/// sum is one `vpxor` from `c` and the carry two, so a level carried from
+/// adder to adder goes in as `c`.
 #[target_feature(enable = "avx2")]
 #[inline]
 fn csa_avx2(a: __m256i, b: __m256i, c: __m256i) -> (__m256i, __m256i) {
@@ -247,25 +249,25 @@ pub(crate) unsafe fn sum_csa_avx2<const W: u32>(words: &[u64], offset: usize, n:
                 // of the 16 loads ends inside `bytes`.
                 let v = |k: usize| unsafe { load32(bytes, b + 32 * k) };
                 let pair = |k: usize, ones: &mut __m256i| {
-                    let (t1, o) = csa_avx2(*ones, v(k), v(k + 1));
-                    let (t2, o) = csa_avx2(o, v(k + 2), v(k + 3));
+                    let (t1, o) = csa_avx2(v(k), v(k + 1), *ones);
+                    let (t2, o) = csa_avx2(v(k + 2), v(k + 3), o);
                     *ones = o;
                     (t1, t2)
                 };
                 let fours_of = |k: usize, ones: &mut __m256i, twos: &mut __m256i| {
                     let (a1, a2) = pair(k, ones);
-                    let (f1, t) = csa_avx2(*twos, a1, a2);
+                    let (f1, t) = csa_avx2(a1, a2, *twos);
                     let (b1, b2) = pair(k + 4, ones);
-                    let (f2, t) = csa_avx2(t, b1, b2);
+                    let (f2, t) = csa_avx2(b1, b2, t);
                     *twos = t;
                     (f1, f2)
                 };
                 let (f1, f2) = fours_of(0, &mut ones, &mut twos);
-                let (e1, f) = csa_avx2(fours, f1, f2);
+                let (e1, f) = csa_avx2(f1, f2, fours);
                 let (f1, f2) = fours_of(8, &mut ones, &mut twos);
-                let (e2, f) = csa_avx2(f, f1, f2);
+                let (e2, f) = csa_avx2(f1, f2, f);
                 fours = f;
-                let (s, e) = csa_avx2(eights, e1, e2);
+                let (s, e) = csa_avx2(e1, e2, eights);
                 eights = e;
                 sixteens = _mm256_add_epi64(sixteens, fields(s));
             });
