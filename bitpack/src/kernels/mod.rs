@@ -178,29 +178,29 @@
 //! <!-- bench:kernels:begin -->
 //! Measured 2026-12-06 on AMD EPYC (2 cores; avx2 bmi2 popcnt avx512f):
 //!
-//! - `sum/65536`: the 5-bit sum takes 557 ns, 1.57x `read_floor` (reading its
-//!   40 KiB) and 423x faster than the bit-at-a-time `naive` loop; widths 1..=8
-//!   run at 1.00-2.23x `read_floor`.
-//! - `sum/67108864`: 1.02-2.65x `read_floor` for widths 1..=8.
-//! - `unpack_u8/65536`: 1.41-2.25x `write_floor` (`memset` of the 64 KiB
-//!   output) and 1.43-2.15x `store_loop` (plain AVX2 stores of as many bytes);
-//!   the 5-bit unpack takes 1.08 µs.
+//! - `sum/65536`: the 5-bit sum takes 641 ns, 1.61x `read_floor` (reading its
+//!   40 KiB) and 376x faster than the bit-at-a-time `naive` loop; widths 1..=8
+//!   run at 1.08-2.30x `read_floor`.
+//! - `sum/67108864`: 0.88-3.43x `read_floor` for widths 1..=8.
+//! - `unpack_u8/65536`: 1.12-2.52x `write_floor` (`memset` of the 64 KiB
+//!   output) and 1.25-2.25x `store_loop` (plain AVX2 stores of as many bytes);
+//!   the 5-bit unpack takes 1.15 µs.
 //! - `unpack_u8/65536` against `fastlanes` (the same values in its own
-//!   transposed layout): 0.68-1.08x of its time for widths 1..=8.
-//! - `unpack_u32/65536`: 0.68-1.14x the time of `bitpacker8x` (its own
-//!   interleaved layout) and 2.44-8.70x faster than `bitpacker1x` (the same
-//!   bytes); 5 bits: 2.83 µs against 3.58 µs and 20.66 µs.
-//! - `pack_u32/65536`: 3.66-6.68x faster than `bitpacker1x` for widths 1..=8
-//!   and 2.90-6.98x for 9..=31 (the same bytes written); 0.91-1.48x the
+//!   transposed layout): 0.56-0.88x of its time for widths 1..=8.
+//! - `unpack_u32/65536`: 0.51-1.83x the time of `bitpacker8x` (its own
+//!   interleaved layout) and 2.23-12.81x faster than `bitpacker1x` (the same
+//!   bytes); 5 bits: 3.02 µs against 4.77 µs and 26.48 µs.
+//! - `pack_u32/65536`: 4.47-8.30x faster than `bitpacker1x` for widths 1..=8
+//!   and 3.23-7.25x for 9..=31 (the same bytes written); 0.87-1.60x the
 //!   read+write floor (`read_write`) for widths 1..=32.
-//! - `pack_u8/65536`: 1.07-1.83x the read+write floor (`read_write`: the input
+//! - `pack_u8/65536`: 0.95-2.18x the read+write floor (`read_write`: the input
 //!   read and the packed bytes written once each) for widths 1..=8.
-//! - `decode_f32/65536`: E2M1 2.66 µs (1.17x `write_floor`, the `memset` of the
-//!   256 KiB output), E4M3 2.89 µs (1.27x; `store_loop` alone is 1.03x); E4M3
-//!   342x faster than the per-value `MiniFloat::to_f32` loop.
-//! - `encode_f32/65536`: E2M1 5.25 and E4M3 6.36 Gval/s, 1.44 and 1.74 values
-//!   per cycle at the measured 3.65 GHz (E4M3: 105x the per-value rounding
-//!   routine; `half`'s `f32` to `f16` slice conversion: 1.11 per cycle).
+//! - `decode_f32/65536`: E2M1 2.63 µs (1.13x `write_floor`, the `memset` of the
+//!   256 KiB output), E4M3 3.03 µs (1.31x; `store_loop` alone is 1.01x); E4M3
+//!   473x faster than the per-value `MiniFloat::to_f32` loop.
+//! - `encode_f32/65536`: E2M1 5.67 and E4M3 6.62 Gval/s, 1.56 and 1.82 values
+//!   per cycle at the measured 3.64 GHz (E4M3: 105x the per-value rounding
+//!   routine; `half`'s `f32` to `f16` slice conversion: 1.53 per cycle).
 //! <!-- bench:kernels:end -->
 //!
 //! What was measured and not kept (each against the kept code in one timing
