@@ -654,10 +654,10 @@ pub(crate) unsafe fn sum_csa_avx512<const W: u32>(words: &[u64], offset: usize, 
             *acc = _mm512_add_epi64(*acc, c);
         }
     };
-    // Per vector of a step, two trees (the ones, twos, fours and eights
-    // of each bit), which take the runs of a block in turn: one tree's
-    // chain of carry-save adders (eight deep a run through its ones)
-    // holds back the next run's; two trees overlap them.
+    // Per vector of a step: the ones, twos, fours and eights of each bit.
+    // Where a step is one vector, a `second` tree takes every other run:
+    // one tree's chain of carry-save adders (eight deep a run through its
+    // ones) holds back the next run's; two trees overlap them.
     let mut tree = [[zero; 4]; CSA_P];
     let mut second = [zero; 4];
     let mut sixteens = [zero; CSA_W];
