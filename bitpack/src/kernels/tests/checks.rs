@@ -304,6 +304,30 @@ pub(super) fn check_sum<const W: u32>() {
             }
         }
     }
+    // Streams at and just past the longest the AVX-512 carry-save sum
+    // takes by its trees (`CSA_MAX_BYTES`; a longer one takes the byte sum
+    // or the digit fold), from offsets 0 and 5: every SIMD variant and the
+    // public call against the portable sum (checked against the reference
+    // above; the bit-at-a-time reference would take seconds here).
+    #[cfg(all(simd_variants, target_arch = "x86_64"))]
+    if !cfg!(miri) && (2..=6).contains(&W) {
+        let bits = 8 * crate::kernels::x86::CSA_MAX_BYTES;
+        let long = bits / W as usize + 64;
+        let words = rng.words(crate::kernels::words_for(W, long + 5));
+        for (off, n) in [(0, bits / W as usize - 8), (0, long), (5, long - 5)] {
+            let expect = scalar::sum::<W>(&words, off, n);
+            for (name, f) in variants
+                .iter()
+                .filter(|(name, _)| !name.starts_with("scalar"))
+            {
+                assert_eq!(
+                    f(&words, off, n),
+                    expect,
+                    "sum W={W} {name}: len {n} offset {off}"
+                );
+            }
+        }
+    }
     // Extremes: 2^20 values of 2^W - 1 sum exactly, at offsets 0, 1 and 63
     // (2^10 under Miri, which interprets every access).
     let n = if cfg!(miri) {

@@ -30,6 +30,9 @@ mod simd;
 mod sum;
 mod unpack;
 
+#[cfg(test)]
+pub(crate) use sum::CSA_MAX_BYTES;
+
 use super::dispatch::Table;
 pub(crate) use block::{
     e2m1_scaled_blocks_avx2, e2m1_scaled_blocks_avx512, mx_blocks_avx2, mx_blocks_avx512,

@@ -555,6 +555,37 @@ fn csa(a: __m512i, b: __m512i, c: __m512i) -> (__m512i, __m512i) {
     )
 }
 
+/// The longest stream, in bytes, that [`sum_csa_avx512`] sums by its
+/// carry-save trees; a longer one, which comes from memory rather than the
+/// caches, takes [`sum_from_memory`]. Measured on AMD Zen 4 (2 cores, a
+/// 32 MiB L3 shared with other machines): the trees took 0.65-0.85x the
+/// time of the digit fold or byte sum at 3, 5 and 6 bits up to 4 Mi values
+/// (up to 3 MiB), about the same at 6 to 12 MiB, and 1.4-2.5x at 64 Mi
+/// values (24-48 MiB), where the fold and byte sums run at the read floor.
+pub(crate) const CSA_MAX_BYTES: usize = 8 << 20;
+
+/// [`sum_csa_avx512`]'s sum of a stream longer than [`CSA_MAX_BYTES`]: the
+/// byte sum at 2 and 4 bits, the digit fold at 3, 5 and 6 (with VBMI's
+/// `vpermb` where the CPU has it).
+///
+/// # Safety
+///
+/// The CPU must support AVX-512 F and BW.
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn sum_from_memory<const W: u32>(words: &[u64], offset: usize, n: usize) -> u128 {
+    if W == 2 || W == 4 {
+        // SAFETY: the CPU has AVX-512 F and BW.
+        unsafe { sum_bytes_avx512::<W>(words, offset, n) }
+    } else if super::features() & super::AVX512_VBMI == super::AVX512_VBMI {
+        // SAFETY: VBMI is in the detected features, F and BW are this
+        // function's.
+        unsafe { sum_fold_avx512::<W>(words, offset, n) }
+    } else {
+        // SAFETY: AVX-512 F implies AVX2.
+        unsafe { sum_fold_avx2::<W>(words, offset, n) }
+    }
+}
+
 /// Sum of `W`-bit elements for `W` in `2..=6` by counting bits in place: a
 /// value's bits have weights `1, 2, ..., 2^(W-1)`, so the sum of a stream
 /// is `sum over b of 2^b * (the number of ones at bit b of a value)`, and
@@ -568,11 +599,11 @@ fn csa(a: __m512i, b: __m512i, c: __m512i) -> (__m512i, __m512i) {
 /// (at 4 bits, whose places are a byte's two nibbles, two `vpsadbw`: the
 /// bytes' sums `l + 16 h` and the low nibbles' `l`). So a 64-byte load
 /// costs about two `vpternlogq` and `3W / 16` more uops, where the byte
-/// sums and digit folds take five to eight. The trees run one vector of
-/// the step at a time over blocks of 48 steps (so that one vector's trees
-/// are live, and the block's bytes stay in L1 for the next vector's
-/// trees); at 2 and 4 bits (a vector a step) two trees take the runs of
-/// blocks of 64 steps in turn, since a tree's adders are a chain eight
+/// sums and digit folds take five to eight. Where a step has several
+/// vectors (3, 5 and 6 bits), each run of 16 steps goes through the
+/// vectors' trees in turn, so that the loads follow the stream and the
+/// trees' chains of adders overlap; where it has one (2 and 4 bits), two
+/// trees take the runs in turn, since a tree's adders are a chain eight
 /// deep a run through its ones, which held back the next run's (16 loads
 /// and 30 `vpternlogq` took 1.3x the time of the same in six independent
 /// chains, measured on AMD Zen 4). The steps after the last 16 take one
@@ -589,7 +620,9 @@ fn csa(a: __m512i, b: __m512i, c: __m512i) -> (__m512i, __m512i) {
 /// gets. The whole bytes before the first step are one zero-masked load
 /// (the vector before it), those after the last are up to a step of
 /// zero-masked loads, and the at most 7 bits at either end that are not a
-/// whole byte are added one by one. Short calls take the portable sum.
+/// whole byte are added one by one. Short calls take the portable sum,
+/// and calls of more than [`CSA_MAX_BYTES`] the byte sum or the digit fold
+/// ([`sum_from_memory`]).
 ///
 /// # Safety
 ///
@@ -606,6 +639,10 @@ pub(crate) unsafe fn sum_csa_avx512<const W: u32>(words: &[u64], offset: usize, 
     // The call's bits, its whole bytes, and the first line among them.
     let (s0, e) = (offset * w, (offset + n) * w);
     let (c0, c1) = (s0.div_ceil(8), (e / 8).min(bytes.len()));
+    if c1.saturating_sub(c0) > CSA_MAX_BYTES {
+        // SAFETY: the CPU has AVX-512 F and BW (this function's features).
+        return unsafe { sum_from_memory::<W>(words, offset, n) };
+    }
     let first = first_line(bytes, c0);
     if c1 < first + step {
         return scalar::sum::<W>(words, offset, n);
@@ -654,10 +691,8 @@ pub(crate) unsafe fn sum_csa_avx512<const W: u32>(words: &[u64], offset: usize, 
             *acc = _mm512_add_epi64(*acc, c);
         }
     };
-    // Per vector of a step: the ones, twos, fours and eights of each bit.
-    // Where a step is one vector, a `second` tree takes every other run:
-    // one tree's chain of carry-save adders (eight deep a run through its
-    // ones) holds back the next run's; two trees overlap them.
+    // Per vector of a step: the ones, twos, fours and eights of each bit
+    // (and a `second` tree where a step is one vector).
     let mut tree = [[zero; 4]; CSA_P];
     let mut second = [zero; 4];
     let mut sixteens = [zero; CSA_W];
@@ -667,96 +702,76 @@ pub(crate) unsafe fn sum_csa_avx512<const W: u32>(words: &[u64], offset: usize, 
     // missing vectors zero, where there are whole runs to flush anyway: a
     // count per vector costs `3W` uops, a run about two per vector.
     let rest = steps - 16 * whole;
-    let runs = if whole > 0 {
-        whole + usize::from(rest > 0)
-    } else {
-        0
-    };
-    // Blocks of `block` runs of 16 steps (15 KiB at 5 bits): each vector
-    // of a step takes its tree through the whole block before the next
-    // vector's tree starts, so that one tree is live at a time (the five
-    // trees of 5 bits, live together, did not fit the 32 registers and went
-    // through the stack), and the block stays in L1 for the vectors after
-    // the first. With one vector a step, `two` trees take the block's runs
-    // in turn (a second tree live beside the first where steps have
-    // several vectors took 1.11-1.24x the time at 3, 5 and 6 bits).
-    let two = phases == 1;
-    let block = if two { 4 } else { 3 };
-    for b in (0..runs).step_by(block) {
-        let end = (b + block).min(whole);
-        // Spelled out per vector of the step (`phases` is a constant; a
-        // loop of 5 or a closure called 5 times was not inlined, and its
-        // trees went through memory).
-        macro_rules! phase {
-            ($p:expr) => {{
-                let p = $p;
-                let [mut o, mut tw, mut f, mut e] = tree[p];
-                // Run `t` of the tree `o, tw, f, e`, of its first `have`
-                // steps (a macro: as a closure, the trees went through
-                // memory).
-                macro_rules! run {
-                    ($t:expr, $have:expr, $o:ident, $tw:ident, $f:ident, $e:ident) => {{
-                        let (t, have) = ($t, $have);
-                        let x = |k: usize| if k < have { load(16 * t + k, p) } else { zero };
-                        let mut eights = [zero; 2];
-                        for (h, eights) in eights.iter_mut().enumerate() {
-                            let k = 8 * h;
-                            let (ta, o1) = csa($o, x(k), x(k + 1));
-                            let (tb, o2) = csa(o1, x(k + 2), x(k + 3));
-                            let (fa, t1) = csa($tw, ta, tb);
-                            let (ta, o3) = csa(o2, x(k + 4), x(k + 5));
-                            let (tb, o4) = csa(o3, x(k + 6), x(k + 7));
-                            let (fb, t2) = csa(t1, ta, tb);
-                            let (ea, f1) = csa($f, fa, fb);
-                            ($o, $tw, $f, *eights) = (o4, t2, f1, ea);
-                        }
-                        let (s16, e1) = csa($e, eights[0], eights[1]);
-                        $e = e1;
-                        tally(&mut sixteens, s16, p);
-                    }};
-                }
-                if two {
-                    let [mut o2, mut tw2, mut f2, mut e2] = second;
-                    let mut t = b;
-                    while t + 2 <= end {
-                        run!(t, 16, o, tw, f, e);
-                        run!(t + 1, 16, o2, tw2, f2, e2);
-                        t += 2;
-                    }
-                    if t < end {
-                        run!(t, 16, o, tw, f, e);
-                    }
-                    if b + block >= runs && rest > 0 {
-                        run!(whole, rest, o2, tw2, f2, e2);
-                    }
-                    second = [o2, tw2, f2, e2];
-                } else {
-                    for t in b..end {
-                        run!(t, 16, o, tw, f, e);
-                    }
-                    if b + block >= runs && rest > 0 {
-                        run!(whole, rest, o, tw, f, e);
-                    }
-                }
-                tree[p] = [o, tw, f, e];
-            }};
-        }
-        phase!(0);
-        if phases > 1 {
-            phase!(1);
-            phase!(2);
-        }
-        if phases > 3 {
-            phase!(3);
-            phase!(4);
-        }
+    // Without a whole run, each step's vectors are counted one by one.
+    let trees = whole > 0;
+    // Run `t` of vector `p`'s tree `o, tw, f, e`, of its first `have`
+    // steps (a macro: as a closure, the trees went through memory).
+    macro_rules! run {
+        ($p:expr, $t:expr, $have:expr, $o:ident, $tw:ident, $f:ident, $e:ident) => {{
+            let (p, t, have) = ($p, $t, $have);
+            let x = |k: usize| if k < have { load(16 * t + k, p) } else { zero };
+            let mut eights = [zero; 2];
+            for (h, eights) in eights.iter_mut().enumerate() {
+                let k = 8 * h;
+                let (ta, o1) = csa($o, x(k), x(k + 1));
+                let (tb, o2) = csa(o1, x(k + 2), x(k + 3));
+                let (fa, t1) = csa($tw, ta, tb);
+                let (ta, o3) = csa(o2, x(k + 4), x(k + 5));
+                let (tb, o4) = csa(o3, x(k + 6), x(k + 7));
+                let (fb, t2) = csa(t1, ta, tb);
+                let (ea, f1) = csa($f, fa, fb);
+                ($o, $tw, $f, *eights) = (o4, t2, f1, ea);
+            }
+            let (s16, e1) = csa($e, eights[0], eights[1]);
+            $e = e1;
+            tally(&mut sixteens, s16, p);
+        }};
     }
-    if runs == 0 {
+    // Steps of several vectors: each run goes through the vectors' trees
+    // in turn, so that the loads go through the stream in order and the
+    // trees' chains of adders overlap.
+    macro_rules! in_turn {
+        ($($p:literal: $o:ident $tw:ident $f:ident $e:ident),*) => {{
+            $(let [mut $o, mut $tw, mut $f, mut $e] = tree[$p];)*
+            for t in 0..whole {
+                $(run!($p, t, 16, $o, $tw, $f, $e);)*
+            }
+            if rest > 0 {
+                $(run!($p, whole, rest, $o, $tw, $f, $e);)*
+            }
+            $(tree[$p] = [$o, $tw, $f, $e];)*
+        }};
+    }
+    if !trees {
         for s in 0..steps {
             for p in 0..phases {
                 tally(&mut ones, load(s, p), p);
             }
         }
+    } else if phases == 3 {
+        in_turn!(0: o0 tw0 f0 e0, 1: o1 tw1 f1 e1, 2: o2 tw2 f2 e2);
+    } else if phases == 5 {
+        in_turn!(0: o0 tw0 f0 e0, 1: o1 tw1 f1 e1, 2: o2 tw2 f2 e2, 3: o3 tw3 f3 e3, 4: o4 tw4 f4 e4);
+    } else {
+        // One vector a step: two trees take the runs in turn (one tree's
+        // chain of adders, eight deep a run through its ones, held back
+        // the next run's).
+        let [mut o, mut tw, mut f, mut e] = tree[0];
+        let [mut o2, mut tw2, mut f2, mut e2] = second;
+        let mut t = 0;
+        while t + 2 <= whole {
+            run!(0, t, 16, o, tw, f, e);
+            run!(0, t + 1, 16, o2, tw2, f2, e2);
+            t += 2;
+        }
+        if t < whole {
+            run!(0, t, 16, o, tw, f, e);
+        }
+        if rest > 0 {
+            run!(0, whole, rest, o2, tw2, f2, e2);
+        }
+        tree[0] = [o, tw, f, e];
+        second = [o2, tw2, f2, e2];
     }
     // The whole bytes before the steps: in the vector before the first,
     // the last of a step (`512 (phases - 1)` bits on from a step's start
@@ -778,7 +793,7 @@ pub(crate) unsafe fn sum_csa_avx512<const W: u32>(words: &[u64], offset: usize, 
     for (b, v) in by_place.iter_mut().enumerate().take(w) {
         *v = _mm512_add_epi64(_mm512_slli_epi64::<4>(sixteens[b]), ones[b]);
     }
-    if runs > 0 {
+    if trees {
         // Each level's counts over the vectors of a step, then weighed.
         let mut levels = [[zero; CSA_W]; 4];
         for (p, tree) in tree.iter().enumerate().take(phases) {
@@ -786,7 +801,7 @@ pub(crate) unsafe fn sum_csa_avx512<const W: u32>(words: &[u64], offset: usize, 
                 tally(level, x, p);
             }
         }
-        if two {
+        if phases == 1 {
             for (level, &x) in levels.iter_mut().zip(&second) {
                 tally(level, x, 0);
             }
