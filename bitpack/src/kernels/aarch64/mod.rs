@@ -91,6 +91,7 @@ pub(crate) static PACK_U128: Table<PackN<u128>, 128> = Table::EMPTY;
 
 pub(crate) static SUM: Table<SumN, 64> = variants!(64;
     [NEON sum_neon] for 1 2 3 4 5 6 7 8;
+    [NEON sum_wide_neon] for 16 32 64;
 );
 
 pub(crate) static DECODE_X32: Table<DecodeN, 16> = variants!(16;
@@ -577,6 +578,61 @@ pub(crate) fn sum_neon<const W: u32>(words: &[u64], offset: usize, n: usize) -> 
     }
     total += vgetq_lane_u64::<0>(acc64) as u128 + vgetq_lane_u64::<1>(acc64) as u128;
     let done = head + per * steps;
+    total + scalar::sum::<W>(words, offset + done, n - done)
+}
+
+/// Sums values of 16, 32 or 64 bits, 16 bytes a step: 16-bit values add
+/// pairwise into `u32` lanes (`uadalp`, flushed every 32,768 steps, before
+/// a lane could overflow), 32-bit values pairwise into `u64` lanes, and
+/// 64-bit values into `u64` lanes (wrapping) beside the sums of their high
+/// halves, so that `all - (highs << 32)` is the exact sum of their low
+/// halves (for up to 2^24 steps). Each batch's lanes are added into a
+/// `u128`, so the sum is exact for every length.
+#[target_feature(enable = "neon")]
+pub(crate) fn sum_wide_neon<const W: u32>(words: &[u64], offset: usize, n: usize) -> u128 {
+    const { assert!(W == 16 || W == 32 || W == 64) };
+    let bytes: &[u8] = bytemuck::cast_slice(words);
+    let per = 128 / W as usize;
+    // Every value starts on a byte.
+    let first = offset * W as usize / 8;
+    let steps = steps_within(first, 16, 16, bytes.len(), n / per);
+    if steps > 0 {
+        assert!(first + (steps - 1) * 16 + 16 <= bytes.len());
+    }
+    let batch: usize = if W == 16 { 1 << 15 } else { 1 << 24 };
+    let lanes = |v: uint64x2_t| vgetq_lane_u64::<0>(v) as u128 + vgetq_lane_u64::<1>(v) as u128;
+    // SAFETY: step `s < steps` reads 16 bytes from `first + 16 s`, inside
+    // `bytes` by the assertion above.
+    let load = |s: usize| unsafe { load16(bytes, first + 16 * s) };
+    let mut total = 0u128;
+    let mut s = 0;
+    while s < steps {
+        let end = (s + batch).min(steps);
+        if W == 16 {
+            let mut acc = vdupq_n_u32(0);
+            for s in s..end {
+                acc = vpadalq_u16(acc, vreinterpretq_u16_u8(load(s)));
+            }
+            total += lanes(vpaddlq_u32(acc));
+        } else if W == 32 {
+            let mut acc = vdupq_n_u64(0);
+            for s in s..end {
+                acc = vpadalq_u32(acc, vreinterpretq_u32_u8(load(s)));
+            }
+            total += lanes(acc);
+        } else {
+            let (mut all, mut highs) = (vdupq_n_u64(0), vdupq_n_u64(0));
+            for s in s..end {
+                let v = vreinterpretq_u64_u8(load(s));
+                all = vaddq_u64(all, v);
+                highs = vaddq_u64(highs, vshrq_n_u64::<32>(v));
+            }
+            let lows = vsubq_u64(all, vshlq_n_u64::<32>(highs));
+            total += lanes(lows) + (lanes(highs) << 32);
+        }
+        s = end;
+    }
+    let done = per * steps;
     total + scalar::sum::<W>(words, offset + done, n - done)
 }
 

@@ -318,7 +318,8 @@ fn neon_variants_report() {
     assert_eq!(widths("unpack_u32", &aarch64::UNPACK_U32), upto(25));
     assert_eq!(widths("pack_u8", &aarch64::PACK_U8), upto(8));
     assert_eq!(widths("pack_u32", &aarch64::PACK_U32), upto(8));
-    assert_eq!(widths("sum", &aarch64::SUM), upto(8));
+    let sums: Vec<u32> = upto(8).into_iter().chain([16, 32, 64]).collect();
+    assert_eq!(widths("sum", &aarch64::SUM), sums);
     assert_eq!(widths("decode_x32", &aarch64::DECODE_X32), upto(4));
     assert!(aarch64::SUM.get(3).is_some());
     // The one-pass MX quantize (its variant chosen by `mx_ok`, where the
