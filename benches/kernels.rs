@@ -1174,11 +1174,43 @@ fn encode(c: &mut Criterion) {
     g.finish();
 }
 
+/// `sum_sizes/W`: the 3-, 5- and 6-bit sums from the caches to memory,
+/// `kernel` beside the kernel without VPOPCNTDQ (`no_popcnt`: the AVX-512
+/// digit fold where `kernel` counts in place by carry-save trees), by
+/// number of values: 1 Mi and 4 Mi (0.4-3 MiB, in L2 or L3) and 16 Mi (6-12
+/// MiB; the 5- and 6-bit streams are past the 8 MiB from which the
+/// carry-save sum hands over to the fold). Run only where the CPU has
+/// AVX-512 VPOPCNTDQ and VBMI.
+fn sum_sizes(c: &mut Criterion) {
+    if !(has_avx512() && std::is_x86_feature_detected!("avx512vpopcntdq")) {
+        return;
+    }
+    // The internal feature bit of VPOPCNTDQ (see `kernels::x86`).
+    const NO_POPCNT: u32 = !256;
+    for w in [3u32, 5, 6] {
+        let mut g = large_group(c, &format!("sum_sizes/{w}"));
+        for n in [1usize << 20, 4 << 20, 16 << 20] {
+            let words = stream(n, w, w as u64);
+            g.throughput(Throughput::Elements(n as u64));
+            g.bench_with_input(BenchmarkId::new("kernel", n), &words, |b, s| {
+                b.iter(|| kernels::sum(w, black_box(s), 0, n).unwrap())
+            });
+            with_features(NO_POPCNT, || {
+                g.bench_with_input(BenchmarkId::new("no_popcnt", n), &words, |b, s| {
+                    b.iter(|| kernels::sum(w, black_box(s), 0, n).unwrap())
+                })
+            });
+        }
+        g.finish();
+    }
+}
+
 fn main() {
     let mut c = Criterion::default().configure_from_args().without_plots();
     clock(&mut c);
     sum(&mut c);
     sum_parts(&mut c);
+    sum_sizes(&mut c);
     unpack_u8(&mut c);
     unpack_u32(&mut c);
     pack_u8(&mut c);
