@@ -43,8 +43,8 @@
 //! and the tail to the portable kernel. From 2,048 values on, the head grows
 //! (by at most a cache line's worth of values) to where the slice the steps
 //! store to (an unpack's or table decode's output) or load from (a pack's
-//! input; the stream of the AVX-512 sums of 1, 2, 4 and 8 bits and of the
-//! carry-save sums) starts on a 64-byte line: a vector access across two
+//! input; the stream of the AVX-512 sums of 1, 2, 4, 8, 16, 32 and 64 bits
+//! and of the carry-save sums) starts on a 64-byte line: a vector access across two
 //! lines costs about twice one inside a line, and the system allocator
 //! returns large buffers 16 bytes past a line (the `u32` unpacks may start
 //! their steps at bit 4 of a byte, so odd widths get there too). The
@@ -64,8 +64,8 @@
 //! | [`unpack`] to `u32` | AVX2 (1..=31) | `pshufb` gathers each value's bytes into its dword, `vpsrlvd` shifts, mask |
 //! | [`pack`] from `u8` | AVX-512 F/BW/VBMI (1..=7), AVX2+BMI2 (1..=7), BMI2 (1..=7, slower) | AVX-512: `vptestmb` (1 bit) or the multiply-add merges below, one `vpermb` to gather 64 values' `8w` bytes, a masked store; AVX2: `vpmovmskb` bit planes (1, 2 bits) or `vpmaddubsw`/`vpmaddwd`/shift merges of neighbours, then `pshufb` |
 //! | [`pack`] from `u32` | AVX-512 F/BW/VBMI (1..=31), AVX2+BMI2 (1..=8), AVX2 (9..=31) | 1..=8: narrow to bytes (`vpackusdw`, `vpackuswb`, `vpermd`), then as from `u8`; 9..=31: `vpsllvd` puts each value at its bit offset (`vpsrlvd` gives the bits above the dword past 25 bits), then zero-masked `vpermb`/`vpermt2b` (AVX-512, 16 values, masked store) or `pshufb` per 128-bit half (AVX2, 8 values) move the even and the odd values' bytes, `or` |
-//! | [`sum`] | AVX-512: F+VPOPCNTDQ (1), F+BW (2, 4, 8), F+BW+VBMI (3, 5, 6, 7) | `vpopcntq`; the AVX2 methods below on 64-byte loads, with `vpermb` placing the folded groups |
-//! | [`sum`] | AVX2 (1..=8; carry-save trees at 1 and 2), POPCNT (1, fallback) | see below |
+//! | [`sum`] | AVX-512: F+VPOPCNTDQ (1), F+BW+VPOPCNTDQ (2..=6, counts in place; without VPOPCNTDQ F+BW at 2 and 4, F+BW+VBMI at 3, 5, 6), F+BW (8), F+BW+VBMI (7), F (16, 32, 64) | `vpopcntq`; the AVX2 methods below on 64-byte loads, with `vpermb` placing the folded groups |
+//! | [`sum`] | AVX2 (1..=8; carry-save trees at 1 and 2; 16, 32, 64), POPCNT (1, fallback) | see below |
 //! | [`decode`] to 4-byte values | AVX-512 F+BW+VBMI (1..=4) | 16 values per step: one 8-byte load broadcast, `vpmultishiftqb` moves code `i` to dword `i`, one `vpermd` over the 16-entry table |
 //! | [`decode`] to 4-byte values | AVX2 (1..=4) | the table lives in registers: `vpsrlvd` places the codes, `vpermd` looks up (two and a blend for 16 entries); at 4 bits, a table whose values end in 16 zero bits (the `f32`s of a 4-bit float format) by `vpshufb` instead, 64 values per step: the bytes ordered (`vpshufb`, `vpermq`), the nibbles split and interleaved, the two high bytes looked up, `vpunpck{l,h}bw`/`vpunpck{l,h}wd` with zero |
 //! | float encode/decode | AVX-512 F+BW (+VBMI), AVX2, F16C | see *Float formats*; the AVX-512 builds (`x86/float.rs`) run the AVX2 arithmetic on 16 lanes, selects as mask blends, and decode by `vpermi2b` tables (VBMI) or `vcvtph2ps` on 16 lanes; the AVX2 decode by `vpshufb` nibble tables (`SplitTables`) where they fit the format, else `vcvtph2ps` (F16C) |
@@ -77,7 +77,8 @@
 //! `ushl`, mask), pack from `u8` and `u32` (1..=8: neighbours merged in
 //! widening lanes; `u32` values narrowed to bytes first),
 //! sum (1..=8: `cnt` or nibble sums for 1, 2, 4, 8 bits, the unpack for the
-//! others, `uadalp` accumulation), decode to 4-byte values (1..=4: a
+//! others, `uadalp` accumulation; 16, 32, 64: the wide sums below),
+//! decode to 4-byte values (1..=4: a
 //! four-register `tbl` table), the float encode and decode (the branch-free
 //! element functions on four lanes), the widen of `binary16` bits to `f32`
 //! (`fcvtl` and `fcvtl2`, inline assembly, 8 values a step), and in
@@ -133,9 +134,24 @@
 //! sixteens are counted every 16 steps; at 2 and 4 bits two trees take
 //! turns, since one tree's chain of adders holds back the next run's, and
 //! at 4 bits two `vpsadbw` (of the bytes, `l + 16 h`, and of the low
-//! nibbles `l`) count the nibbles where four `vpopcntq` would. Sums are exact for every length (a
-//! `u128` result; 2^20 values of `2^w - 1` and random runs of 40,000 to
-//! 70,000 values are tested at every width).
+//! nibbles `l`) count the nibbles where four `vpopcntq` would. The trees
+//! win while the stream is in the caches; a stream of more than 8 MiB comes
+//! from memory, where they took 1.4-2.5x the time of the byte sums and
+//! digit folds (which run near the read floor there), so it takes those.
+//!
+//! Sixteen-, 32- and 64-bit values start on bytes and need no fold: a
+//! load is added into lanes of two values (`u32` lanes at 16 bits, `u64` at
+//! 32; at 64 bits a `u64` lane of one value, its halves the two parts)
+//! wrapping, and its high parts, shifted down, into a second accumulator;
+//! the lanes' total less the high parts' shifted up is the exact sum of the
+//! low parts while it fits a lane, so each batch (65,536 steps at 16 bits)
+//! is added into a `u128` before it could wrap. NEON adds 16- and 32-bit
+//! values pairwise into wider lanes (`uadalp`) and 64-bit ones as x86 does.
+//!
+//! Sums are exact for every length (a `u128` result; 2^20 values of
+//! `2^w - 1` (2^22 at 16 bits, past two batches), random runs of 40,000 to
+//! 70,000 values at every width, and streams on either side of 8 MiB at 2
+//! to 6 bits are tested).
 //!
 //! # Float formats
 //!
