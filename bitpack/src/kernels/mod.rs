@@ -135,9 +135,10 @@
 //! turns, since one tree's chain of adders holds back the next run's, and
 //! at 4 bits two `vpsadbw` (of the bytes, `l + 16 h`, and of the low
 //! nibbles `l`) count the nibbles where four `vpopcntq` would. The trees
-//! win while the stream is in the caches; a stream of more than 8 MiB comes
-//! from memory, where they took 1.4-2.5x the time of the byte sums and
-//! digit folds (which run near the read floor there), so it takes those.
+//! win while the stream is in the caches; a stream of more than 8 MiB may
+//! come from memory, where they took 1.7-2.6x the time of the digit folds
+//! at 3, 5 and 6 bits (which run near the read floor there), so it takes
+//! those, or the byte sums at 2 and 4 bits.
 //!
 //! Sixteen-, 32- and 64-bit values start on bytes and need no fold: a
 //! load is added into lanes of two values (`u32` lanes at 16 bits, `u64` at
@@ -192,31 +193,34 @@
 //! by up to about 30% between runs).
 //!
 //! <!-- bench:kernels:begin -->
-//! Measured 2026-12-06 on AMD EPYC (2 cores; avx2 bmi2 popcnt avx512f):
+//! Measured 2026-12-07 on AMD EPYC (2 cores; avx2 bmi2 popcnt avx512f):
 //!
-//! - `sum/65536`: the 5-bit sum takes 641 ns, 1.61x `read_floor` (reading its
-//!   40 KiB) and 376x faster than the bit-at-a-time `naive` loop; widths 1..=8
-//!   run at 1.08-2.30x `read_floor`.
-//! - `sum/67108864`: 0.88-3.43x `read_floor` for widths 1..=8.
-//! - `unpack_u8/65536`: 1.12-2.52x `write_floor` (`memset` of the 64 KiB
-//!   output) and 1.25-2.25x `store_loop` (plain AVX2 stores of as many bytes);
-//!   the 5-bit unpack takes 1.15 µs.
+//! - `sum/65536`: the 5-bit sum takes 540 ns, 1.42x `read_floor` (reading its
+//!   40 KiB) and 726x faster than the bit-at-a-time `naive` loop; widths 1..=8
+//!   run at 0.99-1.82x `read_floor`.
+//! - `sum/65536` at 16, 32 and 64 bits: 0.89-1.20x `read_floor`, 2.21-3.53x
+//!   faster than the portable sum and 2.17-14.50x faster than an iterator sum
+//!   of the values as a slice.
+//! - `sum/67108864`: 0.85-1.25x `read_floor` for widths 1..=8.
+//! - `unpack_u8/65536`: 1.07-2.40x `write_floor` (`memset` of the 64 KiB
+//!   output) and 1.22-2.30x `store_loop` (plain AVX2 stores of as many bytes);
+//!   the 5-bit unpack takes 1.06 µs.
 //! - `unpack_u8/65536` against `fastlanes` (the same values in its own
-//!   transposed layout): 0.56-0.88x of its time for widths 1..=8.
-//! - `unpack_u32/65536`: 0.51-1.83x the time of `bitpacker8x` (its own
-//!   interleaved layout) and 2.23-12.81x faster than `bitpacker1x` (the same
-//!   bytes); 5 bits: 3.02 µs against 4.77 µs and 26.48 µs.
-//! - `pack_u32/65536`: 4.47-8.30x faster than `bitpacker1x` for widths 1..=8
-//!   and 3.23-7.25x for 9..=31 (the same bytes written); 0.87-1.60x the
+//!   transposed layout): 0.56-1.03x of its time for widths 1..=8.
+//! - `unpack_u32/65536`: 0.55-1.12x the time of `bitpacker8x` (its own
+//!   interleaved layout) and 2.64-15.04x faster than `bitpacker1x` (the same
+//!   bytes); 5 bits: 3.06 µs against 3.79 µs and 21.12 µs.
+//! - `pack_u32/65536`: 3.38-6.96x faster than `bitpacker1x` for widths 1..=8
+//!   and 3.43-7.80x for 9..=31 (the same bytes written); 0.86-2.16x the
 //!   read+write floor (`read_write`) for widths 1..=32.
-//! - `pack_u8/65536`: 0.95-2.18x the read+write floor (`read_write`: the input
+//! - `pack_u8/65536`: 1.01-1.92x the read+write floor (`read_write`: the input
 //!   read and the packed bytes written once each) for widths 1..=8.
-//! - `decode_f32/65536`: E2M1 2.63 µs (1.13x `write_floor`, the `memset` of the
-//!   256 KiB output), E4M3 3.03 µs (1.31x; `store_loop` alone is 1.01x); E4M3
-//!   473x faster than the per-value `MiniFloat::to_f32` loop.
-//! - `encode_f32/65536`: E2M1 5.67 and E4M3 6.62 Gval/s, 1.56 and 1.82 values
-//!   per cycle at the measured 3.64 GHz (E4M3: 105x the per-value rounding
-//!   routine; `half`'s `f32` to `f16` slice conversion: 1.53 per cycle).
+//! - `decode_f32/65536`: E2M1 2.80 µs (1.15x `write_floor`, the `memset` of the
+//!   256 KiB output), E4M3 3.01 µs (1.31x; `store_loop` alone is 1.18x); E4M3
+//!   347x faster than the per-value `MiniFloat::to_f32` loop.
+//! - `encode_f32/65536`: E2M1 5.49 and E4M3 6.69 Gval/s, 1.52 and 1.86 values
+//!   per cycle at the measured 3.60 GHz (E4M3: 135x the per-value rounding
+//!   routine; `half`'s `f32` to `f16` slice conversion: 1.33 per cycle).
 //! <!-- bench:kernels:end -->
 //!
 //! What was measured and not kept (each against the kept code in one timing

@@ -558,12 +558,15 @@ fn csa(a: __m512i, b: __m512i, c: __m512i) -> (__m512i, __m512i) {
 }
 
 /// The longest stream, in bytes, that [`sum_csa_avx512`] sums by its
-/// carry-save trees; a longer one, which comes from memory rather than the
-/// caches, takes [`sum_from_memory`]. Measured on AMD Zen 4 (2 cores, a
-/// 32 MiB L3 shared with other machines): the trees took 0.65-0.85x the
-/// time of the digit fold or byte sum at 3, 5 and 6 bits up to 4 Mi values
-/// (up to 3 MiB), about the same at 6 to 12 MiB, and 1.4-2.5x at 64 Mi
-/// values (24-48 MiB), where the fold and byte sums run at the read floor.
+/// carry-save trees; a longer one, which may come from memory rather than
+/// the caches, takes [`sum_from_memory`]. Measured on AMD Zen 4 (a 32 MiB
+/// L3 shared with other machines): the trees took 0.53-0.84x the time of
+/// the digit fold at 1 Mi and 4 Mi values of 3, 5 and 6 bits (0.4-3 MiB)
+/// and 0.58x at 16 Mi values of 3 bits (6 MiB; `sum_sizes`), but 2.5x,
+/// 2.6x and 1.7x at 64 Mi values of 3, 5 and 6 bits (24-48 MiB), where
+/// the fold runs at 1.1-1.3x the read floor (`sum/67108864`, before and
+/// after this hand-over). Between 8 MiB and the size of the L3 the trees
+/// may still win; that range is not measured.
 pub(crate) const CSA_MAX_BYTES: usize = 8 << 20;
 
 /// [`sum_csa_avx512`]'s sum of a stream longer than [`CSA_MAX_BYTES`]: the
