@@ -14,6 +14,7 @@ Standard library only.
 import datetime
 import glob
 import json
+import statistics
 import os
 import re
 import subprocess
@@ -52,6 +53,26 @@ def load(crit):
         g = key[0]
         mtimes[g] = max(mtimes.get(g, 0.0), os.path.getmtime(ej))
     return res, mtimes
+
+
+def load_runs(dirs):
+    """`load` over several criterion folders, one whole run of a bench each:
+    every benchmark's time is the median of the runs' medians (of those
+    runs that have it), and each group's mtime the newest. One folder is
+    `load` itself; with several, a folder without results is an error (a
+    run left out would quietly shrink the median)."""
+    if len(dirs) == 1:
+        return load(dirs[0])
+    per, mtimes = {}, {}
+    for d in dirs:
+        res, mt = load(d)
+        if not res:
+            raise ReportError(f"no criterion results under {d}")
+        for k, v in res.items():
+            per.setdefault(k, []).append(v)
+        for g, t in mt.items():
+            mtimes[g] = max(mtimes.get(g, 0.0), t)
+    return {k: statistics.median(v) for k, v in per.items()}, mtimes
 
 
 def run_time(mtimes, groups):

@@ -36,8 +36,8 @@ DOC = os.path.join(ROOT, "bitpack", "src", "kernels", "mod.rs")
 W8 = [str(w) for w in range(1, 9)]
 W32 = [str(w) for w in range(1, 33)]
 KERNELS = {
-    "sum/65536": (["kernel", "avx2", "portable", "popcnt", "fastlanes", "bitpacker8x", "read_floor",
-                   "naive"], W8 + ["12", "16", "32"]),
+    "sum/65536": (["kernel", "avx2", "portable", "popcnt", "fastlanes", "bitpacker8x", "slice",
+                   "read_floor", "naive"], W8 + ["12", "16", "32", "64"]),
     "sum/67108864": (["kernel", "read_floor"], W8),
     "unpack_u8/65536": (["kernel", "avx2", "portable", "bmi2", "fastlanes", "write_floor",
                          "store_loop", "naive"], W8),
@@ -230,8 +230,13 @@ class Generator(unittest.TestCase):
             self.assertIn(f"`{op}` {rate:.2f}", block(md, "kernels"))
         self.assertIn(f"{ghz:.2f} GHz", re.sub(r"\s+//!\s+", " ", inner))
         self.assertRegex(inner, r"^//! Measured \d{4}-\d\d-\d\d on .*:\n//!\n//! - ")
-        # Nine bullets: one per headline group, and unpack to u8 against fastlanes.
-        self.assertEqual(len(re.findall(r"^//! - `", inner, re.M)), 9)
+        # Ten bullets: one per headline group, unpack to u8 against fastlanes,
+        # and the wide sums.
+        self.assertEqual(len(re.findall(r"^//! - `", inner, re.M)), 10)
+        flat = re.sub(r"\s+//!\s+", " ", inner)
+        wide = [res[("sum/65536", "kernel", w)] / res[("sum/65536", "read_floor", w)]
+                for w in ("16", "32", "64")]
+        self.assertIn(f"at 16, 32 and 64 bits: {min(wide):.2f}-{max(wide):.2f}x `read_floor`", flat)
 
     def test_targets_and_tables_follow_the_medians(self):
         res = self.use("kernels", KERNELS)
@@ -276,6 +281,42 @@ class Generator(unittest.TestCase):
         self.assertIn("#### `pack_u32/65536`", k)
         # The notes file follows the tables.
         self.assertGreater(k.index("### Why some targets are missed"), k.index("#### `encode_f32"))
+
+    def test_several_runs_take_the_median_of_their_medians(self):
+        runs = [os.path.join(self.tmp, f"run{k}") for k in range(3)]
+        meds = [fake_tree(d, KERNELS, seed=100 + k) for k, d in enumerate(runs)]
+        # One benchmark missing from the third run: the median of two.
+        gone = ("sum/65536", "kernel", "7")
+        shutil.rmtree(os.path.join(runs[2], "sum_65536", "kernel", "7"))
+        self.crit = runs[0]
+        rc, _, err = self.run_gen("--section", "kernels", "--criterion", runs[1],
+                                  "--criterion", runs[2])
+        self.assertEqual(rc, 0, err)
+        k = block(self.read(self.md), "kernels")
+        self.assertIn("of 3 whole runs of", k)
+        self.assertNotIn("medians of one run", k)
+        def med(key):
+            have = sorted(m[key] for m in meds if not (key == gone and m is meds[2]))
+            return have[len(have) // 2] if len(have) % 2 else (have[0] + have[1]) / 2
+        for w in W8:
+            group = "sum/65536"
+            r = med((group, "kernel", w)) / med((group, "read_floor", w))
+            verdict = "PASS" if r <= 2.0 else "MISS"
+            self.assertIn(f"| `{group}` | {w} | {r:.2f}x | <= 2.0x | {verdict} |", k)
+        # Not what one run alone gives (the medians differ run to run).
+        r0 = meds[0][("sum/65536", "kernel", "5")] / meds[0][("sum/65536", "read_floor", "5")]
+        r = med(("sum/65536", "kernel", "5")) / med(("sum/65536", "read_floor", "5"))
+        self.assertNotEqual(f"{r0:.2f}", f"{r:.2f}")
+
+    def test_a_run_without_results_among_several_is_an_error(self):
+        empty = os.path.join(self.tmp, "empty")
+        os.makedirs(empty)
+        self.use("kernels", KERNELS)
+        before = self.read(self.md), self.read(self.doc)
+        rc, _, err = self.run_gen("--section", "kernels", "--criterion", empty)
+        self.assertEqual(rc, 2)
+        self.assertIn(f"no criterion results under {empty}", err)
+        self.assertEqual((self.read(self.md), self.read(self.doc)), before)
 
     def test_missing_results_leave_a_section_alone(self):
         self.use("views", VIEWS)
