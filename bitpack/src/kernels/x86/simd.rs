@@ -35,7 +35,8 @@ pub(super) struct Steps<const W: u32> {
     pub(super) first: usize,
     /// How many steps.
     pub(super) steps: usize,
-    /// Values a step (a multiple of 8).
+    /// Values a step (a multiple of 8, but 4 in the AVX2 sum of 64-bit
+    /// values, whose every value starts on a byte).
     pub(super) per: usize,
     /// The bit of byte `first` where step 0's first value starts: 0, or 4
     /// where the call's [`Hot::half`] allows it.
