@@ -570,7 +570,7 @@ fn sum(c: &mut Criterion) {
     let n = SMALL;
     let mut g = small_group(c, "sum/65536");
     g.throughput(Throughput::Elements(n as u64));
-    for w in (1..=8).chain([12, 16, 32, 64]) {
+    for w in (1..=8).chain([12, 16, 24, 32, 64]) {
         let words = Placed::new(&stream(n, w, w as u64));
         let words: &[u64] = &words;
         g.bench_with_input(BenchmarkId::new("kernel", w), &words, |b, s| {
@@ -591,7 +591,7 @@ fn sum(c: &mut Criterion) {
                 })
             });
         }
-        if w != 12 && has_avx512() {
+        if has_avx512() {
             with_features(NO_AVX512, || {
                 g.bench_with_input(BenchmarkId::new("avx2", w), &words, |b, s| {
                     b.iter(|| kernels::sum(w, black_box(s), 0, n).unwrap())

@@ -499,6 +499,9 @@ def kernels_doc(res):
         "and {} faster than an iterator sum of the values as a slice.",
         span(rs(s, "kernel", "read_floor", wide)), span(rs(s, "portable", "kernel", wide)),
         span(rs(s, "slice", "kernel", wide)))
+    add("`sum/65536` at 12 and 24 bits: {} `read_floor`, {} faster than the portable sum.",
+        span(rs(s, "kernel", "read_floor", ["12", "24"])),
+        span(rs(s, "portable", "kernel", ["12", "24"])))
     s = "sum/67108864"
     add("`sum/67108864`: {} `read_floor` for widths 1..=8.", span(rs(s, "kernel", "read_floor", w18)))
     s = "unpack_u8/65536"

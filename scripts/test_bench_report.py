@@ -37,7 +37,7 @@ W8 = [str(w) for w in range(1, 9)]
 W32 = [str(w) for w in range(1, 33)]
 KERNELS = {
     "sum/65536": (["kernel", "avx2", "portable", "popcnt", "fastlanes", "bitpacker8x", "slice",
-                   "read_floor", "naive"], W8 + ["12", "16", "32", "64"]),
+                   "read_floor", "naive"], W8 + ["12", "16", "24", "32", "64"]),
     "sum/67108864": (["kernel", "read_floor"], W8),
     "unpack_u8/65536": (["kernel", "avx2", "portable", "bmi2", "fastlanes", "write_floor",
                          "store_loop", "naive"], W8),
@@ -230,13 +230,16 @@ class Generator(unittest.TestCase):
             self.assertIn(f"`{op}` {rate:.2f}", block(md, "kernels"))
         self.assertIn(f"{ghz:.2f} GHz", re.sub(r"\s+//!\s+", " ", inner))
         self.assertRegex(inner, r"^//! Measured \d{4}-\d\d-\d\d on .*:\n//!\n//! - ")
-        # Ten bullets: one per headline group, unpack to u8 against fastlanes,
-        # and the wide sums.
-        self.assertEqual(len(re.findall(r"^//! - `", inner, re.M)), 10)
+        # Eleven bullets: one per headline group, unpack to u8 against
+        # fastlanes, the wide sums and the spread sums.
+        self.assertEqual(len(re.findall(r"^//! - `", inner, re.M)), 11)
         flat = re.sub(r"\s+//!\s+", " ", inner)
         wide = [res[("sum/65536", "kernel", w)] / res[("sum/65536", "read_floor", w)]
                 for w in ("16", "32", "64")]
         self.assertIn(f"at 16, 32 and 64 bits: {min(wide):.2f}-{max(wide):.2f}x `read_floor`", flat)
+        spread = [res[("sum/65536", "kernel", w)] / res[("sum/65536", "read_floor", w)]
+                  for w in ("12", "24")]
+        self.assertIn(f"at 12 and 24 bits: {min(spread):.2f}-{max(spread):.2f}x `read_floor`", flat)
 
     def test_targets_and_tables_follow_the_medians(self):
         res = self.use("kernels", KERNELS)

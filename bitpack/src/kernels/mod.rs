@@ -64,8 +64,8 @@
 //! | [`unpack`] to `u32` | AVX2 (1..=31) | `pshufb` gathers each value's bytes into its dword, `vpsrlvd` shifts, mask |
 //! | [`pack`] from `u8` | AVX-512 F/BW/VBMI (1..=7), AVX2+BMI2 (1..=7), BMI2 (1..=7, slower) | AVX-512: `vptestmb` (1 bit) or the multiply-add merges below, one `vpermb` to gather 64 values' `8w` bytes, a masked store; AVX2: `vpmovmskb` bit planes (1, 2 bits) or `vpmaddubsw`/`vpmaddwd`/shift merges of neighbours, then `pshufb` |
 //! | [`pack`] from `u32` | AVX-512 F/BW/VBMI (1..=31), AVX2+BMI2 (1..=8), AVX2 (9..=31) | 1..=8: narrow to bytes (`vpackusdw`, `vpackuswb`, `vpermd`), then as from `u8`; 9..=31: `vpsllvd` puts each value at its bit offset (`vpsrlvd` gives the bits above the dword past 25 bits), then zero-masked `vpermb`/`vpermt2b` (AVX-512, 16 values, masked store) or `pshufb` per 128-bit half (AVX2, 8 values) move the even and the odd values' bytes, `or` |
-//! | [`sum`] | AVX-512: F+VPOPCNTDQ (1), F+BW+VPOPCNTDQ (2..=6, counts in place; without VPOPCNTDQ F+BW at 2 and 4, F+BW+VBMI at 3, 5, 6), F+BW (8), F+BW+VBMI (7), F (16, 32, 64) | `vpopcntq`; the AVX2 methods below on 64-byte loads, with `vpermb` placing the folded groups |
-//! | [`sum`] | AVX2 (1..=8; carry-save trees at 1 and 2; 16, 32, 64), POPCNT (1, fallback) | see below |
+//! | [`sum`] | AVX-512: F+VPOPCNTDQ (1), F+BW+VPOPCNTDQ (2..=6, counts in place; without VPOPCNTDQ F+BW at 2 and 4, F+BW+VBMI at 3, 5, 6), F+BW (8), F+BW+VBMI (7; 9..=25 but 16), F (16, 32, 64) | `vpopcntq`; the AVX2 methods below on 64-byte loads, with `vpermb` placing the folded groups |
+//! | [`sum`] | AVX2 (1..=25, 32, 64; carry-save trees at 1 and 2), POPCNT (1, fallback) | see below |
 //! | [`decode`] to 4-byte values | AVX-512 F+BW+VBMI (1..=4) | 16 values per step: one 8-byte load broadcast, `vpmultishiftqb` moves code `i` to dword `i`, one `vpermd` over the 16-entry table |
 //! | [`decode`] to 4-byte values | AVX2 (1..=4) | the table lives in registers: `vpsrlvd` places the codes, `vpermd` looks up (two and a blend for 16 entries); at 4 bits, a table whose values end in 16 zero bits (the `f32`s of a 4-bit float format) by `vpshufb` instead, 64 values per step: the bytes ordered (`vpshufb`, `vpermq`), the nibbles split and interleaved, the two high bytes looked up, `vpunpck{l,h}bw`/`vpunpck{l,h}wd` with zero |
 //! | float encode/decode | AVX-512 F+BW (+VBMI), AVX2, F16C | see *Float formats*; the AVX-512 builds (`x86/float.rs`) run the AVX2 arithmetic on 16 lanes, selects as mask blends, and decode by `vpermi2b` tables (VBMI) or `vcvtph2ps` on 16 lanes; the AVX2 decode by `vpshufb` nibble tables (`SplitTables`) where they fit the format, else `vcvtph2ps` (F16C) |
@@ -148,6 +148,14 @@
 //! low parts while it fits a lane, so each batch (65,536 steps at 16 bits)
 //! is added into a `u128` before it could wrap. NEON adds 16- and 32-bit
 //! values pairwise into wider lanes (`uadalp`) and 64-bit ones as x86 does.
+//!
+//! Other widths from 9 to 25 bits are *spread*: the bytes of each value are
+//! gathered into its own `u32` lane, as the unpack to `u32` gathers them
+//! (`vpermb`, 16 values a step; `pshufb`, 8), then masked and added in
+//! those lanes. A value so gathered sits `s` bits up (below 8), always the
+//! same `s` in the same lane, so up to 16 bits the lanes are not shifted
+//! per step: the sum of `v << s` is the sum of `v` shifted, and each batch
+//! of steps (as many as a lane cannot overflow) is shifted once.
 //!
 //! Sums are exact for every length (a `u128` result; 2^20 values of
 //! `2^w - 1` (2^22 at 16 bits, past two batches), random runs of 40,000 to

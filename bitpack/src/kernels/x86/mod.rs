@@ -54,7 +54,8 @@ use pack::{
 };
 use sum::{
     sum_bytes_avx2, sum_bytes_avx512, sum_csa_avx2, sum_csa_avx512, sum_fold_avx2, sum_fold_avx512,
-    sum_popcnt, sum_popcnt_avx512, sum_wide_avx2, sum_wide_avx512,
+    sum_popcnt, sum_popcnt_avx512, sum_spread_avx2, sum_spread_avx512, sum_wide_avx2,
+    sum_wide_avx512,
 };
 pub(crate) use unpack::{unpack_aligned_raw_avx2, unpack_aligned_u8_bmi2};
 use unpack::{
@@ -216,6 +217,8 @@ pub(crate) static SUM: Table<SumX, 64> = variants!(64;
     [AVX512_BW_POPCNT sum_csa_avx512, AVX512_VBMI sum_fold_avx512, AVX2 sum_fold_avx2] for 3 5 6;
     [AVX512_VBMI sum_fold_avx512, AVX2 sum_fold_avx2] for 7;
     [AVX512F sum_wide_avx512, AVX2 sum_wide_avx2] for 16 32 64;
+    [AVX512_VBMI sum_spread_avx512, AVX2 sum_spread_avx2] for 9 10 11 12 13 14 15 17 18 19 20 21
+        22 23 24 25;
 );
 
 pub(crate) static DECODE_X32: Table<DecodeX, 16> = variants!(16;

@@ -2,12 +2,15 @@
 //! by carry-save adders (AVX-512 VPOPCNTDQ: 2 to 6 bits; AVX2: 1 and 2
 //! bits), byte sums (AVX2 and AVX-512 BW: 1, 2, 4, 8 bits), and the split
 //! digit fold (AVX2 and AVX-512 VBMI: 3, 5, 6, 7 bits), and the wide sums
-//! (AVX2 and AVX-512 F: 16, 32, 64 bits); see the module docs of `kernels`.
+//! (AVX2 and AVX-512 F: 16, 32, 64 bits), and the spread sums (AVX2 and
+//! AVX-512 VBMI: 9 to 25 bits); see the module docs of `kernels`.
 
 use core::arch::x86_64::*;
 
 use super::simd::*;
-use super::unpack::low_base;
+use super::unpack::{
+    low_base, u32_window, unpack_u32_bcast, unpack_u32_consts, unpack_u32_consts512,
+};
 
 // ---------------------------------------------------------------------------
 // sum, W in 1..=8
@@ -987,6 +990,137 @@ pub(crate) unsafe fn sum_wide_avx512<const W: u32>(words: &[u64], offset: usize,
         [
             _mm512_add_epi32, _mm512_add_epi64, _mm512_sub_epi32, _mm512_sub_epi64,
             _mm512_srli_epi32, _mm512_srli_epi64, _mm512_slli_epi32, _mm512_slli_epi64
+        ]
+    }
+}
+
+// ---------------------------------------------------------------------------
+// sum, W in 9..=25
+// ---------------------------------------------------------------------------
+
+/// Steps a batch of [`sum_spread_avx2`] and [`sum_spread_avx512`] at `W`
+/// bits, and whether a step shifts each value down before it adds: a
+/// value gathered into its `u32` lane sits `s` bits up (`s` below 8, the
+/// place of its first bit in its first byte), so unshifted it is below
+/// `2^(W + 7)` and a lane takes `2^(25 - W)` of them; shifted, `2^(32 - W)`.
+/// Up to 16 bits the lanes keep their values unshifted (one instruction a
+/// step fewer, batches of 512 steps or more), and each batch's lanes are
+/// shifted once: the sum of `v << s` is the sum of `v`, shifted.
+const fn spread_batch(w: u32) -> (usize, bool) {
+    if w <= 16 {
+        (1 << (25 - w), false)
+    } else {
+        (1 << (32 - w), true)
+    }
+}
+
+/// The spread sums ([`sum_spread_avx2`], [`sum_spread_avx512`]) in the
+/// [`sum_frame`], one body for both vector widths: `$gather(bytes, at)`
+/// puts each value of the step at `at` into its `u32` lane, `s` bits up
+/// (the bytes of the unpack to `u32`); the lanes are masked to the values'
+/// bits (`$masks`, `2^W - 1` shifted by each lane's `s`), or shifted down
+/// first and masked to `W` bits, and added; each batch's lanes, shifted
+/// down where they were not, are added into a `u128`.
+macro_rules! spread_sum {
+    (
+        ($words:expr, $offset:expr, $n:expr), ($per:expr, $span:expr), $gather:expr,
+        ($sh:expr, $masks:expr), $vbytes:literal, $bytes:expr,
+        [$set1_32:ident, $zero:ident, $and:ident, $srlv:ident, $add32:ident]
+    ) => {{
+        const { assert!(W >= 9 && W <= 25) };
+        let (batch, shift_first) = const { spread_batch(W) };
+        let (sh, masks) = ($sh, $masks);
+        let low = $set1_32(mask64(W) as i32);
+        sum_frame::<W>($words, $offset, $n, ($per, $span, 0), false, |bytes, at| {
+            let mut total = 0u128;
+            let mut i = 0;
+            while i < at.steps {
+                let end = (i + batch).min(at.steps);
+                let mut acc = $zero();
+                while i < end {
+                    let g = $gather(bytes, at.first + at.stride() * i);
+                    let x = if shift_first {
+                        $and($srlv(g, sh), low)
+                    } else {
+                        $and(g, masks)
+                    };
+                    acc = $add32(acc, x);
+                    i += 1;
+                }
+                if !shift_first {
+                    acc = $srlv(acc, sh);
+                }
+                let b: [u8; $vbytes] = $bytes(acc);
+                let lanes: [u32; $vbytes / 4] = bytemuck::cast(b);
+                total += lanes.iter().map(|&x| x as u128).sum::<u128>();
+            }
+            total
+        })
+    }};
+}
+
+/// Sum of `W`-bit elements for `W` in `9..=25`, 8 a step: each element's
+/// bytes gathered into its dword by `pshufb` from one 16-byte window
+/// broadcast to both halves (or each half's own window), as the unpack to
+/// `u32` does, then masked and added in `u32` lanes (see `spread_sum!`):
+/// three or four instructions a step where the portable sum folds every
+/// word.
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn sum_spread_avx2<const W: u32>(words: &[u64], offset: usize, n: usize) -> u128 {
+    let (c0, _, sh) = const { unpack_u32_consts(W, 0) };
+    let ctrl = v256(c0);
+    let hi = const { u32_window(W, 1, 0).0 };
+    let masks = v256_u32(sh.map(|s| (mask64(W) as u32) << s));
+    spread_sum! {
+        (words, offset, n), (8, hi + 16),
+        |bytes: &[u8], at: usize| {
+            let v = if unpack_u32_bcast(W) {
+                // SAFETY: `at + 16 <= bytes.len()` (`sum_frame`: a step
+                // reads its `hi + 16` bytes, `hi` 0 here).
+                unsafe { bcast16(bytes, at) }
+            } else {
+                // SAFETY: `at + hi + 16 <= bytes.len()` (`sum_frame`).
+                unsafe { load2(bytes, at, at + hi) }
+            };
+            _mm256_shuffle_epi8(v, ctrl)
+        },
+        (v256_u32(sh), masks), 32, bytemuck::cast::<__m256i, [u8; 32]>,
+        [
+            _mm256_set1_epi32, _mm256_setzero_si256, _mm256_and_si256, _mm256_srlv_epi32,
+            _mm256_add_epi32
+        ]
+    }
+}
+
+/// [`sum_spread_avx2`] on 64-byte loads, 16 elements a step: one `vpermb`
+/// gathers each element's bytes into its dword.
+///
+/// # Safety
+///
+/// The CPU must support AVX-512 F, BW and VBMI.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+pub(crate) unsafe fn sum_spread_avx512<const W: u32>(
+    words: &[u64],
+    offset: usize,
+    n: usize,
+) -> u128 {
+    let (c0, _, sh) = const { unpack_u32_consts512(W, 0) };
+    let ctrl = v512(c0);
+    let masks = v512_u32(sh.map(|s| (mask64(W) as u32) << s));
+    spread_sum! {
+        (words, offset, n), (16, 64),
+        |bytes: &[u8], at: usize| {
+            // SAFETY: `at + 64 <= bytes.len()` (`sum_frame`).
+            _mm512_permutexvar_epi8(ctrl, unsafe { load64(bytes, at) })
+        },
+        (v512_u32(sh), masks), 64, bytes512,
+        [
+            _mm512_set1_epi32, _mm512_setzero_si512, _mm512_and_si512, _mm512_srlv_epi32,
+            _mm512_add_epi32
         ]
     }
 }

@@ -326,14 +326,14 @@ pub(crate) unsafe fn unpack_u8_bmi2<const W: u32>(words: &[u64], offset: usize, 
 /// Whether [`unpack_u32_avx2`] reads a whole 8-element group from one
 /// 16-byte window broadcast to both halves: element 7's 4 bytes must lie in
 /// the window.
-const fn unpack_u32_bcast(w: u32) -> bool {
+pub(super) const fn unpack_u32_bcast(w: u32) -> bool {
     w <= 14
 }
 
 /// Byte where half `h`'s window starts (4 elements per half) and the bit of
 /// that byte where its first element starts, for a group whose first
 /// element starts at bit `start` (0 or 4) of the step's first byte.
-const fn u32_window(w: u32, h: usize, start: usize) -> (usize, usize) {
+pub(super) const fn u32_window(w: u32, h: usize, start: usize) -> (usize, usize) {
     if unpack_u32_bcast(w) {
         (0, start)
     } else {
@@ -350,7 +350,7 @@ const fn u32_window(w: u32, h: usize, start: usize) -> (usize, usize) {
 /// byte. (With `start` 4 a window still holds its elements: `4 + 8W <= 116`
 /// bits for a broadcast one, and a window's phase is 4 only where the
 /// other's is 0, so `4 + 4W <= 128` bits.)
-const fn unpack_u32_consts(w: u32, start: usize) -> ([u8; 32], [u8; 32], [u32; 8]) {
+pub(super) const fn unpack_u32_consts(w: u32, start: usize) -> ([u8; 32], [u8; 32], [u32; 8]) {
     let (mut c0, mut c1, mut sh) = ([0x80u8; 32], [0x80u8; 32], [0u32; 8]);
     let mut h = 0;
     while h < 2 {
@@ -490,7 +490,7 @@ pub(crate) unsafe fn unpack_u8_avx512<const W: u32>(words: &[u64], offset: usize
 /// shifts right by the bit's place in that byte; for `W > 25` an element can
 /// reach byte `k + 4`, which the second control brings to the dword's low
 /// byte (its other bytes land above the element and are masked off).
-const fn unpack_u32_consts512(w: u32, start: usize) -> ([u8; 64], [u8; 64], [u32; 16]) {
+pub(super) const fn unpack_u32_consts512(w: u32, start: usize) -> ([u8; 64], [u8; 64], [u32; 16]) {
     let (mut c0, mut c1, mut sh) = ([0u8; 64], [0u8; 64], [0u32; 16]);
     let mut j = 0;
     while j < 16 {
