@@ -14,9 +14,9 @@ Standard library only.
 import datetime
 import glob
 import json
-import statistics
 import os
 import re
+import statistics
 import subprocess
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

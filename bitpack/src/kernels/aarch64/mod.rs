@@ -540,6 +540,13 @@ fn byte_sums<const W: u32>(v: uint8x16_t) -> uint8x16_t {
     }
 }
 
+/// The sum of the two `u64` lanes.
+#[target_feature(enable = "neon")]
+#[inline]
+fn lanes_total(v: uint64x2_t) -> u128 {
+    vgetq_lane_u64::<0>(v) as u128 + vgetq_lane_u64::<1>(v) as u128
+}
+
 /// Sums values of `W <= 8` bits. 1, 2, 4 and 8 bits read 16 bytes a step
 /// (`128 / W` values) and take each byte's field sum; other widths unpack 16
 /// values from each `2 * W` bytes. Byte sums accumulate pairwise into `u16`
@@ -576,7 +583,7 @@ pub(crate) fn sum_neon<const W: u32>(words: &[u64], offset: usize, n: usize) -> 
         }
         acc64 = vpadalq_u32(acc64, vpaddlq_u16(acc16));
     }
-    total += vgetq_lane_u64::<0>(acc64) as u128 + vgetq_lane_u64::<1>(acc64) as u128;
+    total += lanes_total(acc64);
     let done = head + per * steps;
     total + scalar::sum::<W>(words, offset + done, n - done)
 }
@@ -600,7 +607,6 @@ pub(crate) fn sum_wide_neon<const W: u32>(words: &[u64], offset: usize, n: usize
         assert!(first + (steps - 1) * 16 + 16 <= bytes.len());
     }
     let batch: usize = if W == 16 { 1 << 15 } else { 1 << 24 };
-    let lanes = |v: uint64x2_t| vgetq_lane_u64::<0>(v) as u128 + vgetq_lane_u64::<1>(v) as u128;
     // SAFETY: step `s < steps` reads 16 bytes from `first + 16 s`, inside
     // `bytes` by the assertion above.
     let load = |s: usize| unsafe { load16(bytes, first + 16 * s) };
@@ -613,13 +619,13 @@ pub(crate) fn sum_wide_neon<const W: u32>(words: &[u64], offset: usize, n: usize
             for s in s..end {
                 acc = vpadalq_u16(acc, vreinterpretq_u16_u8(load(s)));
             }
-            total += lanes(vpaddlq_u32(acc));
+            total += lanes_total(vpaddlq_u32(acc));
         } else if W == 32 {
             let mut acc = vdupq_n_u64(0);
             for s in s..end {
                 acc = vpadalq_u32(acc, vreinterpretq_u32_u8(load(s)));
             }
-            total += lanes(acc);
+            total += lanes_total(acc);
         } else {
             let (mut all, mut highs) = (vdupq_n_u64(0), vdupq_n_u64(0));
             for s in s..end {
@@ -628,7 +634,7 @@ pub(crate) fn sum_wide_neon<const W: u32>(words: &[u64], offset: usize, n: usize
                 highs = vaddq_u64(highs, vshrq_n_u64::<32>(v));
             }
             let lows = vsubq_u64(all, vshlq_n_u64::<32>(highs));
-            total += lanes(lows) + (lanes(highs) << 32);
+            total += lanes_total(lows) + (lanes_total(highs) << 32);
         }
         s = end;
     }

@@ -84,8 +84,21 @@ fn first_line(bytes: &[u8], b: usize) -> usize {
 /// Horizontal sum of the four 64-bit lanes.
 #[inline(always)]
 fn hsum4(v: __m256i) -> u128 {
-    let l: [u64; 4] = bytemuck::cast(v);
-    l.iter().map(|&x| x as u128).sum()
+    lane_total(&bytemuck::cast::<__m256i, [u8; 32]>(v), 8)
+}
+
+/// The sum of a vector's unsigned lanes of `size` bytes (4 or 8), from
+/// its bytes.
+#[inline(always)]
+fn lane_total(bytes: &[u8], size: usize) -> u128 {
+    bytes
+        .chunks_exact(size)
+        .map(|c| {
+            let mut x = [0u8; 8];
+            x[..size].copy_from_slice(c);
+            u128::from(u64::from_le_bytes(x))
+        })
+        .sum()
 }
 
 /// Sum of one-bit elements: `popcnt` over the words.
@@ -842,8 +855,7 @@ pub(crate) unsafe fn sum_csa_avx512<const W: u32>(words: &[u64], offset: usize, 
 #[target_feature(enable = "avx512f")]
 #[inline]
 fn lanes_sum(v: __m512i) -> u128 {
-    let lanes: [u64; 8] = bytemuck::cast(bytes512(v));
-    lanes.iter().map(|&x| x as u128).sum()
+    lane_total(&bytes512(v), 8)
 }
 
 /// The 64 bytes of `v` (`bytemuck` has no `__m512i`).
@@ -887,14 +899,14 @@ pub(crate) unsafe fn sum_bytes_avx512<const W: u32>(
 
 /// The lanes of [`sum_wide_avx2`] and [`sum_wide_avx512`] at `W` bits: each
 /// lane (`2W` bits, at most 64) holds a low half `a` and a high half `b` of
-/// `S` bits each (`S = W` for 16 and 32 bits, two values a lane; `S = 32`
-/// for 64 bits, a value's halves); `(lane bits, S, the weight of b's sum as
-/// a shift)`.
-const fn wide_lanes(w: u32) -> (u32, u32, u32) {
+/// `S` bits each, half a lane (two values a lane at 16 and 32 bits; at 64
+/// bits a value's halves); `(lane bits, the weight of b's sum as a
+/// shift)`.
+const fn wide_lanes(w: u32) -> (u32, u32) {
     match w {
-        16 => (32, 16, 0),
-        32 => (64, 32, 0),
-        _ => (64, 32, 32),
+        16 => (32, 0),
+        32 => (64, 0),
+        _ => (64, 32),
     }
 }
 
@@ -913,18 +925,12 @@ macro_rules! wide_sum {
         $srli64:ident, $slli32:ident, $slli64:ident]
     ) => {{
         const { assert!(W == 16 || W == 32 || W == 64) };
-        let (lane, s, weight) = const { wide_lanes(W) };
-        let batch: usize = 1 << s.min(24);
+        let (lane, weight) = const { wide_lanes(W) };
+        let batch: usize = 1 << (lane / 2).min(24);
         // The sum of a vector's lanes of `lane` bits.
         let lanes = |v| -> u128 {
             let b: [u8; $vbytes] = $bytes(v);
-            if lane == 32 {
-                let l: [u32; $vbytes / 4] = bytemuck::cast(b);
-                l.iter().map(|&x| x as u128).sum()
-            } else {
-                let l: [u64; $vbytes / 8] = bytemuck::cast(b);
-                l.iter().map(|&x| x as u128).sum()
-            }
+            lane_total(&b, lane as usize / 8)
         };
         let geometry = (8 * $vbytes / W as usize, $vbytes, 0);
         sum_frame::<W>($words, $offset, $n, geometry, $vbytes == 64, |bytes, at| {
@@ -1018,19 +1024,20 @@ const fn spread_batch(w: u32) -> (usize, bool) {
 /// [`sum_frame`], one body for both vector widths: `$gather(bytes, at)`
 /// puts each value of the step at `at` into its `u32` lane, `s` bits up
 /// (the bytes of the unpack to `u32`); the lanes are masked to the values'
-/// bits (`$masks`, `2^W - 1` shifted by each lane's `s`), or shifted down
-/// first and masked to `W` bits, and added; each batch's lanes, shifted
+/// bits (`2^W - 1` shifted by each lane's `s`, the shifts `$sh`), or
+/// shifted down first and masked to `W` bits, and added; each batch's lanes, shifted
 /// down where they were not, are added into a `u128`.
 macro_rules! spread_sum {
     (
         ($words:expr, $offset:expr, $n:expr), ($per:expr, $span:expr), $gather:expr,
-        ($sh:expr, $masks:expr), $vbytes:literal, $bytes:expr,
-        [$set1_32:ident, $zero:ident, $and:ident, $srlv:ident, $add32:ident]
+        $sh:expr, $vbytes:literal, $bytes:expr,
+        [$from_u32:ident, $set1_32:ident, $zero:ident, $and:ident, $srlv:ident, $add32:ident]
     ) => {{
         const { assert!(W >= 9 && W <= 25) };
         let (batch, shift_first) = const { spread_batch(W) };
-        let (sh, masks) = ($sh, $masks);
-        let low = $set1_32(mask64(W) as i32);
+        let sh = $sh;
+        let masks = $from_u32(sh.map(|s| (mask64(W) as u32) << s));
+        let (sh, low) = ($from_u32(sh), $set1_32(mask64(W) as i32));
         sum_frame::<W>($words, $offset, $n, ($per, $span, 0), false, |bytes, at| {
             let mut total = 0u128;
             let mut i = 0;
@@ -1051,8 +1058,7 @@ macro_rules! spread_sum {
                     acc = $srlv(acc, sh);
                 }
                 let b: [u8; $vbytes] = $bytes(acc);
-                let lanes: [u32; $vbytes / 4] = bytemuck::cast(b);
-                total += lanes.iter().map(|&x| x as u128).sum::<u128>();
+                total += lane_total(&b, 4);
             }
             total
         })
@@ -1074,7 +1080,6 @@ pub(crate) unsafe fn sum_spread_avx2<const W: u32>(words: &[u64], offset: usize,
     let (c0, _, sh) = const { unpack_u32_consts(W, 0) };
     let ctrl = v256(c0);
     let hi = const { u32_window(W, 1, 0).0 };
-    let masks = v256_u32(sh.map(|s| (mask64(W) as u32) << s));
     spread_sum! {
         (words, offset, n), (8, hi + 16),
         |bytes: &[u8], at: usize| {
@@ -1088,9 +1093,9 @@ pub(crate) unsafe fn sum_spread_avx2<const W: u32>(words: &[u64], offset: usize,
             };
             _mm256_shuffle_epi8(v, ctrl)
         },
-        (v256_u32(sh), masks), 32, bytemuck::cast::<__m256i, [u8; 32]>,
+        sh, 32, bytemuck::cast::<__m256i, [u8; 32]>,
         [
-            _mm256_set1_epi32, _mm256_setzero_si256, _mm256_and_si256, _mm256_srlv_epi32,
+            v256_u32, _mm256_set1_epi32, _mm256_setzero_si256, _mm256_and_si256, _mm256_srlv_epi32,
             _mm256_add_epi32
         ]
     }
@@ -1110,16 +1115,15 @@ pub(crate) unsafe fn sum_spread_avx512<const W: u32>(
 ) -> u128 {
     let (c0, _, sh) = const { unpack_u32_consts512(W, 0) };
     let ctrl = v512(c0);
-    let masks = v512_u32(sh.map(|s| (mask64(W) as u32) << s));
     spread_sum! {
         (words, offset, n), (16, 64),
         |bytes: &[u8], at: usize| {
             // SAFETY: `at + 64 <= bytes.len()` (`sum_frame`).
             _mm512_permutexvar_epi8(ctrl, unsafe { load64(bytes, at) })
         },
-        (v512_u32(sh), masks), 64, bytes512,
+        sh, 64, bytes512,
         [
-            _mm512_set1_epi32, _mm512_setzero_si512, _mm512_and_si512, _mm512_srlv_epi32,
+            v512_u32, _mm512_set1_epi32, _mm512_setzero_si512, _mm512_and_si512, _mm512_srlv_epi32,
             _mm512_add_epi32
         ]
     }
