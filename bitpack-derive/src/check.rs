@@ -96,6 +96,7 @@ fn reject_type_params(cx: &Ctxt, input: &Input<'_>, why: &str) {
 /// when the form could not be decided; errors are in `cx` either way.
 pub fn bit_element<'a>(cx: &Ctxt, input: &'a Input<'a>) -> Option<Form<'a>> {
     reject_lifetimes(cx, input, "BitElement");
+    reject_pointers(cx, input);
     if let (Some(span), Data::Enum(_) | Data::Union(_)) = (input.attrs.record, &input.data) {
         cx.error_at(
             span,
@@ -116,6 +117,30 @@ pub fn bit_element<'a>(cx: &Ctxt, input: &'a Input<'a>) -> Option<Form<'a>> {
         }
         Data::Enum(variants) => bit_element_enum(cx, input, variants),
         Data::Struct(fields) => bit_element_struct(cx, input, fields),
+    }
+}
+
+/// A raw pointer field, named here: its type is `Copy` and `'static` like a
+/// value's, but an element's bits are its value (and a `BitElement` is
+/// `Send` and `Sync`, which a pointer is not, so the type system's own
+/// errors would be about threads).
+fn reject_pointers(cx: &Ctxt, input: &Input<'_>) {
+    let Data::Struct(fields) = &input.data else {
+        return;
+    };
+    for field in fields {
+        if let Type::Ptr(ptr) = field.ty {
+            cx.error_spanned_by(
+                ptr,
+                format!(
+                    "field {} is a raw pointer (`{}`): its bits are an address, which means \
+                     nothing once packed or sent to a device, so it cannot be part of a \
+                     `BitElement`; store the value itself, or an index",
+                    field.describe(),
+                    field.type_name(),
+                ),
+            );
+        }
     }
 }
 
@@ -926,6 +951,20 @@ mod tests {
             ),
             "does not apply to a `#[repr(C)]` aggregate",
         );
+    }
+
+    #[test]
+    fn raw_pointer_fields_are_named() {
+        assert_one(
+            &errors_of(parse_quote! { #[repr(C)] struct N { v: u64, next: *const N } }),
+            "field `next` is a raw pointer (`*const N`)",
+        );
+        assert_one(
+            &errors_of(parse_quote! { #[repr(transparent)] struct P(*mut u8); }),
+            "field `0` is a raw pointer (`*mut u8`)",
+        );
+        // A struct without one has no such error.
+        assert!(errors_of(parse_quote! { #[repr(C)] struct V { v: u64 } }).is_empty());
     }
 
     #[test]

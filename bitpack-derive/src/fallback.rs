@@ -2,19 +2,28 @@
 //! one mistake in a derive input is reported once, not again at every use of
 //! the type as a `BitElement` or `DeviceCopy`.
 
-use crate::ast::Input;
+use crate::ast::{Data, Input};
 use proc_macro2::TokenStream;
 use quote::quote;
+use syn::Type;
 
-/// `where Self: Copy + 'static` for a generic type, so that the stub's
-/// supertraits hold without asking more of the parameters.
-fn where_clause(input: &Input<'_>) -> TokenStream {
+/// `where for<'a> Self: Copy + 'static` (and `Send + Sync` for a
+/// `BitElement`, `threads`), the stub's supertraits: they then hold without
+/// asking more of a generic type's parameters. The bound names a lifetime of
+/// its own, so it is checked where the impl is used, not where it is
+/// written (a bound without one that cannot hold is an error in itself).
+fn where_clause(input: &Input<'_>, threads: bool) -> TokenStream {
     let ident = input.ident;
     let (_, ty_generics, where_clause) = input.generics.split_for_impl();
-    if input.generics.params.is_empty() {
-        return quote!(#where_clause);
-    }
-    let mut preds = quote!(#ident #ty_generics: ::core::marker::Copy + 'static,);
+    let core = quote!(::core);
+    let threads = if threads {
+        quote!(+ #core::marker::Send + #core::marker::Sync)
+    } else {
+        quote!()
+    };
+    let mut preds = quote! {
+        for<'__bitpack> #ident #ty_generics: #core::marker::Copy #threads + 'static,
+    };
     if let Some(wc) = where_clause {
         let existing = &wc.predicates;
         preds = quote!(#existing, #preds);
@@ -22,12 +31,22 @@ fn where_clause(input: &Input<'_>) -> TokenStream {
     quote!(where #preds)
 }
 
+/// Whether a field of the struct is a raw pointer: such a type is no
+/// `BitElement` stub's (it is not `Send`, so every item of the stub would be
+/// reported again), and its one error says why.
+fn has_pointer(input: &Input<'_>) -> bool {
+    matches!(&input.data, Data::Struct(fields) if fields.iter().any(|f| matches!(f.ty, Type::Ptr(_))))
+}
+
 /// A `BitElement` impl that is never run: the input had errors, which were
-/// emitted beside it.
+/// emitted beside it. None for a struct with a raw pointer field.
 pub fn bit_element(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
+    if has_pointer(input) {
+        return TokenStream::new();
+    }
     let ident = input.ident;
     let (impl_generics, ty_generics, _) = input.generics.split_for_impl();
-    let where_clause = where_clause(input);
+    let where_clause = where_clause(input, true);
     let core = quote!(::core);
     let lanes = if input.generics.params.is_empty() {
         quote!(#krate::__impl_lanes!(#ident);)
@@ -58,7 +77,7 @@ pub fn bit_element(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
 pub fn device_copy(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
     let ident = input.ident;
     let (impl_generics, ty_generics, _) = input.generics.split_for_impl();
-    let where_clause = where_clause(input);
+    let where_clause = where_clause(input, false);
     quote! {
         #[automatically_derived]
         unsafe impl #impl_generics #krate::DeviceCopy for #ident #ty_generics #where_clause {}

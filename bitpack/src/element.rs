@@ -25,6 +25,10 @@ use crate::unsigned::Unsigned;
 /// - `from_raw_bits(r)` depends only on the low `BITS` bits of `r`, and
 ///   `from_raw_bits(r).raw_bits() == r & mask(BITS)`.
 ///
+/// A value is its bits, so it is `Send` and `Sync` like the integers it is
+/// made of (the compiler checks this for every impl): with the `rayon`
+/// feature, large bulk calls hand slices of values to other threads.
+///
 /// # Implementations
 ///
 /// `u8`..`u128` and `i8`..`i128` (their full width), `bool` (1 bit, although
@@ -52,7 +56,7 @@ use crate::unsigned::Unsigned;
             `#[derive(BitElement)]` types; references, pointers and heap types (`Vec`, `Box`) \
             point elsewhere and cannot be packed as bits"
 )]
-pub trait BitElement: Copy + Sized + 'static {
+pub trait BitElement: Copy + Send + Sync + Sized + 'static {
     /// Number of value bits, 1..=128.
     const BITS: u32;
 
