@@ -1,6 +1,6 @@
 //! The `rayon` feature: each bulk call on one thread beside the same call
 //! split across the pool's threads, at 64 M values (`large`), and the
-//! threshold sweep (`threshold`): the cheapest calls at 2^14..2^20 values,
+//! threshold sweep (`threshold`): the cheapest calls at 2^14..2^22 values,
 //! one thread beside a forced split, to see where the split starts to pay.
 //!
 //! Run: `cargo bench -p bitpack-bench --features rayon --bench parallel`
@@ -116,16 +116,25 @@ fn large(c: &mut Criterion) {
     both(&mut g, "sum_u4", || {
         black_box(packed.sum());
     });
+    // Unpack into and pack from a slice of `u4` (a byte each) that exists.
+    let mut back = vec![u4::new(0); n];
+    both(&mut g, "unpack_u4", || {
+        packed.unpack_into(black_box(&mut back)).unwrap()
+    });
+    let mut repacked = NarrowArray::<u4>::zeroed(n);
+    both(&mut g, "pack_u4", || {
+        repacked.pack_from(black_box(&ints)).unwrap()
+    });
     g.finish();
 }
 
 /// One thread beside a split into 8 pieces (what 2 threads get by default)
-/// at 2^14..2^20 values.
+/// at 2^14, 2^16, .., 2^22 values.
 fn threshold(c: &mut Criterion) {
     let mut g = c.benchmark_group("threshold");
     g.measurement_time(Duration::from_secs(1));
     g.warm_up_time(Duration::from_millis(200));
-    for log in 14..=20 {
+    for log in (14..=22).step_by(2) {
         let n = 1usize << log;
         g.throughput(Throughput::Elements(n as u64));
         let src = data(n, 2);
@@ -133,6 +142,8 @@ fn threshold(c: &mut Criterion) {
         let mut out = vec![0f32; n];
         let ints: Vec<u4> = (0..n).map(|i| u4::new((i % 16) as u8)).collect();
         let packed = NarrowArray::<u4>::from_slice(&ints);
+        let mut ints_out = vec![u4::new(0); n];
+        let mut repacked = NarrowArray::<u4>::zeroed(n);
         for (split, pieces, threshold) in [("one", 1, usize::MAX), ("split", 8, 0)] {
             let id = |what: &str| BenchmarkId::new(format!("{what}/{split}"), n);
             g.bench_function(id("encode_e2m1"), |b| {
@@ -151,6 +162,20 @@ fn threshold(c: &mut Criterion) {
             });
             g.bench_function(id("sum_u4"), |b| {
                 b.iter(|| with_threshold(threshold, pieces, || black_box(packed.sum())))
+            });
+            g.bench_function(id("unpack_u4"), |b| {
+                b.iter(|| {
+                    with_threshold(threshold, pieces, || {
+                        packed.unpack_into(black_box(&mut ints_out)).unwrap()
+                    })
+                })
+            });
+            g.bench_function(id("pack_u4"), |b| {
+                b.iter(|| {
+                    with_threshold(threshold, pieces, || {
+                        repacked.pack_from(black_box(&ints)).unwrap()
+                    })
+                })
             });
         }
     }

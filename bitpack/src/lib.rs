@@ -201,8 +201,11 @@
 //!   [`formats::decode`], [`formats::decode_into`],
 //!   [`formats::Encoder::array`], [`formats::MxArray::quantize_with`],
 //!   [`formats::Nvfp4Array::quantize_with`] (its default tensor scale by a
-//!   parallel amax first), both arrays' `dequantize`, and
-//!   [`NarrowArray::sum`]) cut their work into pieces on the
+//!   parallel amax first), both arrays' `dequantize`, [`NarrowArray::sum`],
+//!   and the packs and unpacks of [`NarrowArray`]: `from_slice`, `extend`,
+//!   `pack_from`, `to_vec` and `unpack_into`, and
+//!   [`NarrowRef::unpack_into`] where the view borrows whole words) cut
+//!   their work into pieces on the
 //!   current `rayon` pool (`ThreadPool::install` chooses the threads; a
 //!   pool of one thread stays on one). The cuts fall on packed word
 //!   boundaries (no two threads write one word) and on whole MX and NVFP4
@@ -213,11 +216,8 @@
 //!   from `i`, so results are bit-identical with and without the feature,
 //!   and so are errors. The slice and byte-buffer calls that need no
 //!   allocator (`encode_slice`, `encode_packed`, `decode_packed`, ...)
-//!   stay on one thread, and so do [`NarrowArray`]'s `pack_from` and
-//!   `unpack_into` (their pieces would hand slices of the element type to
-//!   other threads, which asks `Send + Sync` of every
-//!   [`BitElement`](trait@BitElement); a bound the derive's errors would
-//!   pay for). Implies `std`; the `no_std` builds never have it.
+//!   and the raw kernels ([`kernels`]) stay on one thread. Implies `std`;
+//!   the `no_std` builds never have it.
 //!
 //! With no features the crate is `no_std` without an allocator and builds for
 //! `nvptx64-nvidia-cuda`, so GPU kernel crates can embed it.

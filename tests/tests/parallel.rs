@@ -300,8 +300,7 @@ fn half_and_f64_inputs_split_bit_for_bit() {
     }
 }
 
-/// Sums of both layouts (pack and unpack stay on one thread: their pieces
-/// would send slices of `T`, which `BitElement` does not ask to be `Send`).
+/// Sums, packs and unpacks of both layouts.
 fn ints<T: UnsignedElement + core::fmt::Debug + PartialEq>(raws: &[u64]) {
     let vals: Vec<T> = raws
         .iter()
@@ -324,6 +323,53 @@ fn layout<T: UnsignedElement + core::fmt::Debug + PartialEq, L: Packing>(vals: &
         .map(|v| v.raw_bits().to_u128())
         .sum();
     assert_eq!(same(&what, || b.sum()), expect + head, "{what}");
+    packs::<T, L>(&what, vals);
+}
+
+/// `from_slice`, `extend_from_slice` (from an odd start), `pack_from`
+/// (over other values), `to_vec` and `unpack_into` (over other values), and
+/// a `NarrowRef`'s `unpack_into`: the same words and values split and
+/// whole, and the values put in.
+fn packs<T: UnsignedElement + core::fmt::Debug + PartialEq, L: Packing>(what: &str, vals: &[T]) {
+    let words = same(what, || {
+        NarrowArray::<T, L>::from_slice_in(vals).as_words().to_vec()
+    });
+    let arr = NarrowArray::<T, L>::from_slice_in(vals);
+    assert_eq!(arr.to_vec(), vals, "{what}");
+    assert_eq!(same(what, || arr.to_vec()), vals, "{what}");
+    let other = |v: &T| T::from_raw_bits(!v.raw_bits());
+    let unpacked = same(what, || {
+        let mut dst: Vec<T> = vals.iter().map(other).collect();
+        arr.unpack_into(&mut dst).unwrap();
+        dst
+    });
+    assert_eq!(unpacked, vals, "{what}");
+    let repacked = same(what, || {
+        let flipped: Vec<T> = vals.iter().map(other).collect();
+        let mut a = NarrowArray::<T, L>::from_slice_in(&flipped);
+        a.pack_from(vals).unwrap();
+        a.as_words().to_vec()
+    });
+    assert_eq!(repacked, words, "{what}");
+    let head = &vals[..vals.len().min(3)];
+    let extended = same(what, || {
+        let mut a = NarrowArray::<T, L>::from_slice_in(head);
+        a.extend_from_slice(vals);
+        a
+    });
+    assert_eq!(extended.to_vec(), [head, vals].concat(), "{what}");
+    if !L::WORD_ALIGNED && cfg!(target_endian = "little") {
+        // Whole words' bytes: the view reads them as words, the path that
+        // splits.
+        let bytes: &[u8] = bytemuck::cast_slice(arr.as_words());
+        let view = bitpack::NarrowRef::<T>::from_bytes(bytes, vals.len()).unwrap();
+        let unpacked = same(what, || {
+            let mut dst: Vec<T> = vals.iter().map(other).collect();
+            view.unpack_into(&mut dst).unwrap();
+            dst
+        });
+        assert_eq!(unpacked, vals, "{what}");
+    }
 }
 
 macro_rules! all_widths {
@@ -337,7 +383,7 @@ fn every_width(raws: &[u64]) {
 }
 
 #[test]
-fn sums_split_bit_for_bit_at_every_width() {
+fn sums_packs_and_unpacks_split_bit_for_bit_at_every_width() {
     for n in LENGTHS {
         let mut x = n as u64 | 1;
         let raws: Vec<u64> = (0..n)

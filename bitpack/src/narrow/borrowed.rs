@@ -297,7 +297,7 @@ impl<'a, T: BitElement> NarrowRef<'a, T> {
     pub fn unpack_into(&self, dst: &mut [T]) -> Result<()> {
         check_len(LengthOf::UnpackOutput, self.len, dst.len())?;
         if let Some(words) = self.direct_words() {
-            bulk::unpack(words, 0, dst);
+            bulk::unpack_at(false, words, 0, dst);
         } else {
             for_each_chunk::<T>(self.bytes, self.len, |w, first, n| {
                 bulk::unpack(w, 0, &mut dst[first..first + n]);

@@ -47,6 +47,71 @@ pub(crate) fn unpack<T: BitElement>(src: &[u64], first: usize, dst: &mut [T]) {
     crate::kernels::unpack_map(T::BITS, src, first, dst, T::from_raw_bits);
 }
 
+/// Packs `values` into the stream of layout `aligned` (word-aligned, else
+/// dense) at index `first`: [`pack_aligned`] or [`pack`], the bulk path of
+/// `NarrowArray`'s `from_slice`, `extend` and `pack_from`.
+///
+/// With the `rayon` feature a large call is cut where a value starts a
+/// word (`crate::par`), each piece writing its own words: the first piece
+/// holds the words before `first` too and, as the whole call does, changes
+/// only its values' bits there.
+///
+/// # Panics
+///
+/// When the values run past the end of `words`.
+pub(crate) fn pack_at<T: BitElement>(aligned: bool, values: &[T], words: &mut [u64], first: usize) {
+    let bit = |u: usize| bit_of(aligned, T::BITS, first + u);
+    let words = crate::par::Out {
+        slice: words,
+        at: |u| bit(u) / 64,
+    };
+    crate::par::split(
+        values.len(),
+        values.len(),
+        |u| bit(u).is_multiple_of(64),
+        words,
+        |r, part, _| {
+            // A piece after the first starts on a word: its first value is
+            // value 0 of its part.
+            let at = if r.start == 0 { first } else { 0 };
+            if aligned {
+                pack_aligned(&values[r], part, at);
+            } else {
+                pack(&values[r], part, at);
+            }
+        },
+    );
+}
+
+/// Unpacks the values at `first..first + dst.len()` of the stream of layout
+/// `aligned` into `dst`: [`unpack_aligned`] or [`unpack`], the bulk path of
+/// `to_vec` and `unpack_into`. Split as [`pack_at`] is, each piece writing
+/// its own part of `dst`.
+///
+/// # Panics
+///
+/// When the values run past the end of `words`.
+pub(crate) fn unpack_at<T: BitElement>(aligned: bool, words: &[u64], first: usize, dst: &mut [T]) {
+    let n = dst.len();
+    let dst = crate::par::Out {
+        slice: dst,
+        at: |u| u,
+    };
+    crate::par::split(
+        n,
+        n,
+        |u| bit_of(aligned, T::BITS, first + u).is_multiple_of(64),
+        dst,
+        |r, part, _| {
+            if aligned {
+                unpack_aligned(words, first + r.start, part);
+            } else {
+                unpack(words, first + r.start, part);
+            }
+        },
+    );
+}
+
 /// Packs `src` into the word-aligned stream, `src[j]` at index `first + j`.
 ///
 /// # Panics

@@ -272,24 +272,18 @@ impl<T: BitElement, L: Packing> NarrowArray<T, L> {
         words: "the words of a NarrowArray",
     };
 
-    /// Packs `values` into `words` at index `first`.
+    /// Packs `values` into `words` at index `first` (split across threads
+    /// by the `rayon` feature: [`bulk::pack_at`]).
     #[inline]
     fn pack_at(values: &[T], words: &mut [u64], first: usize) {
-        if L::WORD_ALIGNED {
-            bulk::pack_aligned(values, words, first);
-        } else {
-            bulk::pack(values, words, first);
-        }
+        bulk::pack_at(L::WORD_ALIGNED, values, words, first);
     }
 
-    /// Unpacks the values at `first..first + dst.len()` of `words`.
+    /// Unpacks the values at `first..first + dst.len()` of `words` (split
+    /// as [`Self::pack_at`]).
     #[inline]
     fn unpack_at(words: &[u64], first: usize, dst: &mut [T]) {
-        if L::WORD_ALIGNED {
-            bulk::unpack_aligned(words, first, dst);
-        } else {
-            bulk::unpack(words, first, dst);
-        }
+        bulk::unpack_at(L::WORD_ALIGNED, words, first, dst);
     }
 
     /// The zero value of `T` (all value bits clear).
