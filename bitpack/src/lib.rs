@@ -202,10 +202,10 @@
 //!   [`formats::Encoder::array`], [`formats::MxArray::quantize_with`],
 //!   [`formats::Nvfp4Array::quantize_with`] (its default tensor scale by a
 //!   parallel amax first), both arrays' `dequantize`, [`NarrowArray::sum`],
-//!   and the packs and unpacks of [`NarrowArray`]: `from_slice`, `extend`,
-//!   `pack_from`, `to_vec` and `unpack_into`, and
-//!   [`NarrowRef::unpack_into`] where the view borrows whole words) cut
-//!   their work into pieces on the
+//!   the packs and unpacks of [`NarrowArray`] (`from_slice`, `extend`,
+//!   `pack_from`, `to_vec` and `unpack_into`) and of [`DynNarrowArray`]
+//!   (and its `sum`), and [`NarrowRef::unpack_into`] where the view borrows
+//!   whole words) cut their work into pieces on the
 //!   current `rayon` pool (`ThreadPool::install` chooses the threads; a
 //!   pool of one thread stays on one). The cuts fall on packed word
 //!   boundaries (no two threads write one word) and on whole MX and NVFP4
@@ -215,7 +215,8 @@
 //!   on one thread, and stochastic rounding draws value `i`'s random bits
 //!   from `i`, so results are bit-identical with and without the feature,
 //!   and so are errors. The slice and byte-buffer calls that need no
-//!   allocator (`encode_slice`, `encode_packed`, `decode_packed`, ...)
+//!   allocator (`encode_slice`, `encode_packed`, `decode_packed`,
+//!   [`NarrowMut::pack_from`], ...)
 //!   and the raw kernels ([`kernels`]) stay on one thread. Implies `std`;
 //!   the `no_std` builds never have it.
 //!
@@ -702,7 +703,8 @@ pub use half;
 /// `bitwidth` 0, above 128, above the field's width, not an integer literal,
 /// given twice, or on an aggregate or enum; a missing or wrong `repr`; more
 /// or fewer than one field in a newtype; padding; more than 16 bytes; a field
-/// that is not a `BitElement` or does not fill its bytes; an enum with a gap,
+/// that is not a `BitElement` or does not fill its bytes (a raw pointer field
+/// is named as one, once); an enum with a gap,
 /// a duplicate, a count that is not a power of two, a single variant, data,
 /// a non-literal discriminant or `#[non_exhaustive]`; unions; lifetime
 /// parameters; unknown or duplicate `#[bitpack(...)]` keys. For records: a

@@ -12,7 +12,7 @@ use bitpack::formats::{
     self, E2M1, E2M3, E3M2, E4M3, E5M2, Encoder, MiniFloat, Mode, MxArray, MxElement, MxOptions,
     Nvfp4Array, Nvfp4Blocks, Nvfp4Options, Rounding,
 };
-use bitpack::{__with_parallel_threshold, Dense, NarrowArray, Packing, Unsigned};
+use bitpack::{__with_parallel_threshold, Dense, DynNarrowArray, NarrowArray, Packing, Unsigned};
 use bitpack::{UnsignedElement, WordAligned};
 use proptest::prelude::*;
 
@@ -396,6 +396,61 @@ fn sums_packs_and_unpacks_split_bit_for_bit_at_every_width() {
             .collect();
         every_width(&raws);
         every_width(&vec![u64::MAX; n]);
+    }
+}
+
+/// `DynNarrowArray` at `width`: `from_slice`, `extend_from_slice` from an
+/// odd start, `to_vec`, `unpack_into` and `sum`, split and whole.
+fn dyn_layout<L: Packing>(width: u32, raws: &[u64]) {
+    let vals: Vec<u64> = raws
+        .iter()
+        .map(|&r| r & (u64::MAX >> (64 - width)))
+        .collect();
+    let what = format!("DynNarrowArray, {width} bits, {} values", vals.len());
+    let words = same(&what, || {
+        DynNarrowArray::<L>::from_slice_in(width, &vals)
+            .unwrap()
+            .as_words()
+            .to_vec()
+    });
+    let arr = DynNarrowArray::<L>::from_slice_in(width, &vals).unwrap();
+    assert_eq!(arr.as_words(), words, "{what}");
+    assert_eq!(same(&what, || arr.to_vec()), vals, "{what}");
+    let unpacked = same(&what, || {
+        let mut dst: Vec<u64> = vals.iter().map(|v| !v).collect();
+        arr.unpack_into(&mut dst).unwrap();
+        dst
+    });
+    assert_eq!(unpacked, vals, "{what}");
+    let expect: u128 = vals.iter().map(|&v| v as u128).sum();
+    assert_eq!(same(&what, || arr.sum()), expect, "{what}");
+    let head = &vals[..vals.len().min(3)];
+    let extended = same(&what, || {
+        let mut a = DynNarrowArray::<L>::from_slice_in(width, head).unwrap();
+        a.extend_from_slice(&vals);
+        a.as_words().to_vec()
+    });
+    let whole = DynNarrowArray::<L>::from_slice_in(width, &[head, &vals[..]].concat()).unwrap();
+    assert_eq!(extended, whole.as_words(), "{what}");
+}
+
+#[test]
+fn dyn_arrays_split_bit_for_bit_at_every_width() {
+    for n in LENGTHS {
+        let mut x = n as u64 | 1;
+        let raws: Vec<u64> = (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x
+            })
+            .collect();
+        for width in 1..=64 {
+            dyn_layout::<Dense>(width, &raws);
+            dyn_layout::<WordAligned>(width, &raws);
+            dyn_layout::<Dense>(width, &vec![u64::MAX; n]);
+        }
     }
 }
 

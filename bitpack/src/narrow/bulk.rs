@@ -13,6 +13,7 @@
 use crate::kernels::bits::{bit_of, per_word, same_as_dense};
 use crate::kernels::{aligned, bits, stream};
 use crate::{BitElement, Unsigned};
+use core::ops::Range;
 
 #[cfg(target_endian = "little")]
 pub(crate) use crate::kernels::bits::word_bytes_mut;
@@ -49,31 +50,20 @@ pub(crate) fn unpack<T: BitElement>(src: &[u64], first: usize, dst: &mut [T]) {
 
 /// Packs `values` into the stream of layout `aligned` (word-aligned, else
 /// dense) at index `first`: [`pack_aligned`] or [`pack`], the bulk path of
-/// `NarrowArray`'s `from_slice`, `extend` and `pack_from`.
-///
-/// With the `rayon` feature a large call is cut where a value starts a
-/// word (`crate::par`), each piece writing its own words: the first piece
-/// holds the words before `first` too and, as the whole call does, changes
-/// only its values' bits there.
+/// `NarrowArray`'s `from_slice`, `extend` and `pack_from`, split across
+/// threads by [`split_pack`].
 ///
 /// # Panics
 ///
 /// When the values run past the end of `words`.
 pub(crate) fn pack_at<T: BitElement>(aligned: bool, values: &[T], words: &mut [u64], first: usize) {
-    let bit = |u: usize| bit_of(aligned, T::BITS, first + u);
-    let words = crate::par::Out {
-        slice: words,
-        at: |u| bit(u) / 64,
-    };
-    crate::par::split(
+    split_pack(
+        aligned,
+        T::BITS,
         values.len(),
-        values.len(),
-        |u| bit(u).is_multiple_of(64),
+        first,
         words,
-        |r, part, _| {
-            // A piece after the first starts on a word: its first value is
-            // value 0 of its part.
-            let at = if r.start == 0 { first } else { 0 };
+        |r, part, at| {
             if aligned {
                 pack_aligned(&values[r], part, at);
             } else {
@@ -85,13 +75,64 @@ pub(crate) fn pack_at<T: BitElement>(aligned: bool, values: &[T], words: &mut [u
 
 /// Unpacks the values at `first..first + dst.len()` of the stream of layout
 /// `aligned` into `dst`: [`unpack_aligned`] or [`unpack`], the bulk path of
-/// `to_vec` and `unpack_into`. Split as [`pack_at`] is, each piece writing
-/// its own part of `dst`.
+/// `to_vec` and `unpack_into`, split across threads by [`split_unpack`].
 ///
 /// # Panics
 ///
 /// When the values run past the end of `words`.
 pub(crate) fn unpack_at<T: BitElement>(aligned: bool, words: &[u64], first: usize, dst: &mut [T]) {
+    split_unpack(aligned, T::BITS, first, dst, |at, part| {
+        if aligned {
+            unpack_aligned(words, at, part);
+        } else {
+            unpack(words, at, part);
+        }
+    });
+}
+
+/// A pack of `n` values of `bits` bits into `words` from index `first` (layout
+/// `aligned`) as `f(range, part, at)`, which packs values `range` into `part`
+/// from its index `at`: one call with every value, or with the `rayon`
+/// feature above the threshold (`crate::par`) one a piece, the pieces cut
+/// where a value starts a word, each writing its own words. The first piece
+/// holds the words before `first` too, where a pack changes only its values'
+/// bits; a later piece's first value is value 0 of its part.
+pub(crate) fn split_pack(
+    aligned: bool,
+    bits: u32,
+    n: usize,
+    first: usize,
+    words: &mut [u64],
+    f: impl Fn(Range<usize>, &mut [u64], usize) + Sync,
+) {
+    let bit = |u: usize| bit_of(aligned, bits, first + u);
+    let words = crate::par::Out {
+        slice: words,
+        at: |u| bit(u) / 64,
+    };
+    crate::par::split(
+        n,
+        n,
+        |u| bit(u).is_multiple_of(64),
+        words,
+        |r, part, _| {
+            let at = if r.start == 0 { first } else { 0 };
+            f(r, part, at)
+        },
+    );
+}
+
+/// An unpack of `dst.len()` values of `bits` bits from index `first` (layout
+/// `aligned`) as `f(index, part)`, which unpacks the values from `index` into
+/// `part`: one call, or one a piece as [`split_pack`] cuts them, each
+/// writing its own part of `dst`.
+pub(crate) fn split_unpack<T: Send>(
+    aligned: bool,
+    bits: u32,
+    first: usize,
+    dst: &mut [T],
+    f: impl Fn(usize, &mut [T]) + Sync,
+) {
     let n = dst.len();
     let dst = crate::par::Out {
         slice: dst,
@@ -100,15 +141,9 @@ pub(crate) fn unpack_at<T: BitElement>(aligned: bool, words: &[u64], first: usiz
     crate::par::split(
         n,
         n,
-        |u| bit_of(aligned, T::BITS, first + u).is_multiple_of(64),
+        |u| bit_of(aligned, bits, first + u).is_multiple_of(64),
         dst,
-        |r, part, _| {
-            if aligned {
-                unpack_aligned(words, first + r.start, part);
-            } else {
-                unpack(words, first + r.start, part);
-            }
-        },
+        |r, part, _| f(first + r.start, part),
     );
 }
 

@@ -12,6 +12,7 @@ use core::marker::PhantomData;
 
 use super::raw::{Raw, check_index};
 use super::{Dense, Packing, bulk, bytes};
+use crate::kernels::bits::bit_of;
 use crate::kernels::stream;
 use crate::reduce::RunSum;
 use crate::shape::check_len;
@@ -319,7 +320,7 @@ impl<L: Packing> DynNarrowArray<L> {
             });
         }
         let mut a = Self::zeroed_in(width, values.len())?;
-        stream::pack(L::WORD_ALIGNED, width, values, &mut a.words, 0);
+        Self::pack_at(width, values, &mut a.words, 0);
         Ok(a)
     }
 
@@ -511,13 +512,7 @@ impl<L: Packing> DynNarrowArray<L> {
         // A u64 needs at most 64 bits, so only the allocation can fail.
         self.widen(need).unwrap_or_else(|e| panic!("{e}"));
         let len = self.raw().grow(&mut self.words, self.len, values.len());
-        stream::pack(
-            L::WORD_ALIGNED,
-            self.width,
-            values,
-            &mut self.words,
-            self.len,
-        );
+        Self::pack_at(self.width, values, &mut self.words, self.len);
         self.set_flat_len(len);
     }
 
@@ -532,7 +527,7 @@ impl<L: Packing> DynNarrowArray<L> {
     /// ```
     pub fn to_vec(&self) -> Vec<u64> {
         let mut out = vec![0; self.len];
-        stream::unpack(L::WORD_ALIGNED, self.width, &self.words, 0, &mut out);
+        self.unpack_at(&mut out);
         out
     }
 
@@ -553,7 +548,7 @@ impl<L: Packing> DynNarrowArray<L> {
     /// ```
     pub fn unpack_into(&self, dst: &mut [u64]) -> Result<()> {
         check_len(LengthOf::UnpackOutput, self.len, dst.len())?;
-        stream::unpack(L::WORD_ALIGNED, self.width, &self.words, 0, dst);
+        self.unpack_at(dst);
         Ok(())
     }
 
@@ -569,7 +564,37 @@ impl<L: Packing> DynNarrowArray<L> {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn sum(&self) -> u128 {
-        RunSum::new(L::WORD_ALIGNED, self.width).run(&self.words, 0, 1, self.len)
+        if self.len == 0 {
+            return 0;
+        }
+        // Split as `NarrowArray::sum` is: on words, a value an eighth of
+        // the work.
+        let run = RunSum::new(L::WORD_ALIGNED, self.width);
+        let (aligned, width, words) = (L::WORD_ALIGNED, self.width, &self.words);
+        crate::par::fold(
+            self.len / 8,
+            self.len,
+            |u| bit_of(aligned, width, u).is_multiple_of(64),
+            |r| run.run(words, r.start, 1, r.len()),
+            |a, b| a + b,
+        )
+    }
+
+    /// Packs `values` into `words` from index `first` (split across threads
+    /// by the `rayon` feature, as `NarrowArray`'s packs are).
+    fn pack_at(width: u32, values: &[u64], words: &mut [u64], first: usize) {
+        let aligned = L::WORD_ALIGNED;
+        bulk::split_pack(aligned, width, values.len(), first, words, |r, part, at| {
+            stream::pack(aligned, width, &values[r], part, at)
+        });
+    }
+
+    /// Unpacks every value into `dst` (split as [`Self::pack_at`]).
+    fn unpack_at(&self, dst: &mut [u64]) {
+        let (aligned, width, words) = (L::WORD_ALIGNED, self.width, &self.words);
+        bulk::split_unpack(aligned, width, 0, dst, |at, part| {
+            stream::unpack(aligned, width, words, at, part)
+        });
     }
 
     shape_accessors! { fields:
