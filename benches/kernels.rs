@@ -702,6 +702,96 @@ unsafe fn sum7_parts<const PART: u32>(bytes: &[u8], steps: usize) -> [u64; 8] {
     out
 }
 
+/// The 5-bit AVX2 sum's step taken apart (PART 0: the step of
+/// `sum_fold_avx2::<5>` without its periodic fold: a `pshufb` of a 32-byte
+/// load at a 20-byte stride giving each 64-bit lane one 5-byte group, the
+/// lanes' add, the odd fields' `and` and add; 1: the same without the
+/// `pshufb`; 2: the step of PART 0 at a 32-byte stride, so that no load
+/// crosses a 32-byte boundary), over `steps` steps of `bytes`.
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn sum5_parts<const PART: u32>(bytes: &[u8], steps: usize) -> [u64; 4] {
+    use std::arch::x86_64::*;
+    // Lane `L` of each half: bytes `5L..5L + 5` of the half.
+    let ctrl: [u8; 32] = std::array::from_fn(|i| {
+        let j = i % 16;
+        if j % 8 < 5 {
+            (j / 8 * 5 + j % 8) as u8
+        } else {
+            0x80
+        }
+    });
+    // SAFETY: `ctrl` is 32 bytes.
+    let shuf = black_box(unsafe { _mm256_loadu_si256(ctrl.as_ptr().cast()) });
+    let odd = _mm256_set1_epi64x(0x3e0_7c0f_83e0);
+    let stride = if PART == 2 { 32 } else { 20 };
+    // Checked once, so that the loop has no more scalar work than the
+    // kernel's.
+    assert!(steps == 0 || stride * (steps - 1) + 32 <= bytes.len());
+    let (mut all, mut odds) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+    for s in 0..steps {
+        let at = bytes.as_ptr().wrapping_add(stride * s);
+        // SAFETY: the 32 bytes from `at`, `stride * s` bytes into `bytes`,
+        // are inside it (the assert above).
+        let v = unsafe { _mm256_loadu_si256(at.cast()) };
+        let v = if PART == 1 {
+            v
+        } else {
+            _mm256_shuffle_epi8(v, shuf)
+        };
+        all = _mm256_add_epi64(all, v);
+        odds = _mm256_add_epi64(odds, _mm256_and_si256(v, odd));
+    }
+    let (mut out, sum) = ([0u64; 4], _mm256_add_epi64(all, odds));
+    let to = out.as_mut_ptr();
+    // SAFETY: `out` is 32 bytes.
+    unsafe { _mm256_storeu_si256(to.cast(), sum) };
+    out
+}
+
+/// `sum_parts/5`: what the 5-bit AVX2 sum's instructions cost on this core
+/// ([`sum5_parts`]), beside the AVX2 kernel (the AVX-512 variants switched
+/// off) and the read floor of the same bytes, at 32,768 values (20 KiB, in
+/// L1) and 65,536 (40 KiB, the `sum/65536` stream). Run only where the CPU
+/// has AVX2.
+fn sum_parts_avx2(c: &mut Criterion) {
+    if !std::is_x86_feature_detected!("avx2") {
+        return;
+    }
+    let mut g = small_group(c, "sum_parts/5");
+    for n in [SMALL / 2, SMALL] {
+        let words = stream(n, 5, 5);
+        let steps = n / 32;
+        // Room for the 32-byte stride of PART 2.
+        let bytes: Vec<u8> = (0..32 * steps + 32).map(|i| (i * 37) as u8).collect();
+        g.throughput(Throughput::Elements(n as u64));
+        with_features(NO_AVX512, || {
+            g.bench_with_input(BenchmarkId::new("kernel", n), &words, |b, s| {
+                b.iter(|| kernels::sum(5, black_box(s), 0, n).unwrap())
+            })
+        });
+        g.bench_with_input(BenchmarkId::new("read_floor", n), &words, |b, s| {
+            b.iter(|| read_floor(black_box(s)))
+        });
+        g.bench_with_input(BenchmarkId::new("step", n), &bytes, |b, s| {
+            // SAFETY: AVX2 was detected above.
+            b.iter(|| unsafe { sum5_parts::<0>(black_box(s), steps) })
+        });
+        g.bench_with_input(BenchmarkId::new("no_shuffle", n), &bytes, |b, s| {
+            // SAFETY: as above.
+            b.iter(|| unsafe { sum5_parts::<1>(black_box(s), steps) })
+        });
+        g.bench_with_input(BenchmarkId::new("stride_32", n), &bytes, |b, s| {
+            // SAFETY: as above.
+            b.iter(|| unsafe { sum5_parts::<2>(black_box(s), steps) })
+        });
+    }
+    g.finish();
+}
+
 /// `sum_parts/7`: what the 7-bit sum's instructions cost on this core
 /// ([`sum7_parts`]), beside the kernel and the read floor of the same
 /// bytes, at 32,768 values (28 KiB, in L1) and 65,536 (56 KiB, the
@@ -1210,6 +1300,7 @@ fn main() {
     clock(&mut c);
     sum(&mut c);
     sum_parts(&mut c);
+    sum_parts_avx2(&mut c);
     sum_sizes(&mut c);
     unpack_u8(&mut c);
     unpack_u32(&mut c);

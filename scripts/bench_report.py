@@ -112,7 +112,8 @@ def fmt_r(x):
 KERNEL_GROUPS = [
     "sum/65536", "sum/67108864", "unpack_u8/65536", "unpack_u8/67108864",
     "unpack_u32/65536", "pack_u8/65536", "pack_u8/67108864", "pack_u32/65536",
-    "decode_f32/65536", "decode_f32/67108864", "encode_f32/65536", "sum_parts/7", "clock",
+    "decode_f32/65536", "decode_f32/67108864", "encode_f32/65536", "sum_parts/7", "sum_parts/5",
+    "clock",
 ]
 
 
@@ -271,6 +272,21 @@ def kernels_section(res, mtimes, notes):
         "periodic fold, `no_permute` the same without the `vpermb`, `permute_only` the "
         "`vpermb` alone; 32,768 values (28 KiB) stay in L1, 65,536 (56 KiB, the `sum/65536` "
         "stream) do not.",
+    )
+    r.table(
+        "sum_parts/5",
+        ["kernel", "step", "no_shuffle", "stride_32", "read_floor"],
+        "read_floor",
+        [("kernel/floor", "kernel", "read_floor"), ("step/floor", "step", "read_floor"),
+         ("no_shuffle/floor", "no_shuffle", "read_floor"),
+         ("stride_32/floor", "stride_32", "read_floor")],
+        "the 5-bit sum's loop taken apart (AVX2), by number of values",
+        "`kernel` is the AVX2 build (the AVX-512 variants switched off); `step` runs its step "
+        "(a `pshufb` of a 32-byte load at a 20-byte stride, the lanes' add, the odd fields' "
+        "`and` and add) without its periodic fold, `no_shuffle` the same without the "
+        "`pshufb`, `stride_32` the step at a 32-byte stride (no load crosses a 32-byte "
+        "boundary; it reads 1.6x the bytes); 32,768 values (20 KiB) stay in L1, 65,536 (40 KiB, "
+        "the `sum/65536` stream) do not.",
     )
     r.table(
         "unpack_u8/65536",
