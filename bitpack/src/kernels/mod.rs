@@ -203,32 +203,34 @@
 //! <!-- bench:kernels:begin -->
 //! Measured 2026-12-07 on AMD EPYC (2 cores; avx2 bmi2 popcnt avx512f):
 //!
-//! - `sum/65536`: the 5-bit sum takes 540 ns, 1.42x `read_floor` (reading its
-//!   40 KiB) and 726x faster than the bit-at-a-time `naive` loop; widths 1..=8
-//!   run at 0.99-1.82x `read_floor`.
-//! - `sum/65536` at 16, 32 and 64 bits: 0.89-1.20x `read_floor`, 2.21-3.53x
-//!   faster than the portable sum and 2.17-14.50x faster than an iterator sum
-//!   of the values as a slice.
-//! - `sum/67108864`: 0.85-1.25x `read_floor` for widths 1..=8.
-//! - `unpack_u8/65536`: 1.07-2.40x `write_floor` (`memset` of the 64 KiB
-//!   output) and 1.22-2.30x `store_loop` (plain AVX2 stores of as many bytes);
-//!   the 5-bit unpack takes 1.06 µs.
+//! - `sum/65536`: the 5-bit sum takes 531 ns, 1.48x `read_floor` (reading its
+//!   40 KiB) and 446x faster than the bit-at-a-time `naive` loop; widths 1..=8
+//!   run at 1.00-2.02x `read_floor`.
+//! - `sum/65536` at 16, 32 and 64 bits: 0.99-1.10x `read_floor`, 2.65-3.70x
+//!   faster than the portable sum and 3.44-8.69x faster than an iterator sum of
+//!   the values as a slice.
+//! - `sum/65536` at 12 and 24 bits: 1.24-2.51x `read_floor`, 3.48-4.44x faster
+//!   than the portable sum.
+//! - `sum/67108864`: 0.89-1.47x `read_floor` for widths 1..=8.
+//! - `unpack_u8/65536`: 1.37-2.15x `write_floor` (`memset` of the 64 KiB
+//!   output) and 1.31-2.09x `store_loop` (plain AVX2 stores of as many bytes);
+//!   the 5-bit unpack takes 1.15 µs.
 //! - `unpack_u8/65536` against `fastlanes` (the same values in its own
-//!   transposed layout): 0.56-1.03x of its time for widths 1..=8.
-//! - `unpack_u32/65536`: 0.55-1.12x the time of `bitpacker8x` (its own
-//!   interleaved layout) and 2.64-15.04x faster than `bitpacker1x` (the same
-//!   bytes); 5 bits: 3.06 µs against 3.79 µs and 21.12 µs.
-//! - `pack_u32/65536`: 3.38-6.96x faster than `bitpacker1x` for widths 1..=8
-//!   and 3.43-7.80x for 9..=31 (the same bytes written); 0.86-2.16x the
+//!   transposed layout): 0.68-1.04x of its time for widths 1..=8.
+//! - `unpack_u32/65536`: 0.67-1.52x the time of `bitpacker8x` (its own
+//!   interleaved layout) and 2.32-10.16x faster than `bitpacker1x` (the same
+//!   bytes); 5 bits: 3.77 µs against 3.66 µs and 21.25 µs.
+//! - `pack_u32/65536`: 3.48-7.36x faster than `bitpacker1x` for widths 1..=8
+//!   and 2.36-7.63x for 9..=31 (the same bytes written); 1.02-1.34x the
 //!   read+write floor (`read_write`) for widths 1..=32.
-//! - `pack_u8/65536`: 1.01-1.92x the read+write floor (`read_write`: the input
+//! - `pack_u8/65536`: 1.07-1.98x the read+write floor (`read_write`: the input
 //!   read and the packed bytes written once each) for widths 1..=8.
-//! - `decode_f32/65536`: E2M1 2.80 µs (1.15x `write_floor`, the `memset` of the
-//!   256 KiB output), E4M3 3.01 µs (1.31x; `store_loop` alone is 1.18x); E4M3
-//!   347x faster than the per-value `MiniFloat::to_f32` loop.
-//! - `encode_f32/65536`: E2M1 5.49 and E4M3 6.69 Gval/s, 1.52 and 1.86 values
-//!   per cycle at the measured 3.60 GHz (E4M3: 135x the per-value rounding
-//!   routine; `half`'s `f32` to `f16` slice conversion: 1.33 per cycle).
+//! - `decode_f32/65536`: E2M1 2.79 µs (1.20x `write_floor`, the `memset` of the
+//!   256 KiB output), E4M3 3.11 µs (1.28x; `store_loop` alone is 1.00x); E4M3
+//!   318x faster than the per-value `MiniFloat::to_f32` loop.
+//! - `encode_f32/65536`: E2M1 5.27 and E4M3 6.69 Gval/s, 1.46 and 1.85 values
+//!   per cycle at the measured 3.61 GHz (E4M3: 107x the per-value rounding
+//!   routine; `half`'s `f32` to `f16` slice conversion: 1.32 per cycle).
 //! <!-- bench:kernels:end -->
 //!
 //! What was measured and not kept (each against the kept code in one timing
