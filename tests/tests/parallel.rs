@@ -382,18 +382,23 @@ fn every_width(raws: &[u64]) {
         u33, u48, u63, u64);
 }
 
+/// `n` xorshift words from a seed of `n`.
+fn raws(n: usize) -> Vec<u64> {
+    let mut x = n as u64 | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        })
+        .collect()
+}
+
 #[test]
 fn sums_packs_and_unpacks_split_bit_for_bit_at_every_width() {
     for n in LENGTHS {
-        let mut x = n as u64 | 1;
-        let raws: Vec<u64> = (0..n)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x
-            })
-            .collect();
+        let raws = raws(n);
         every_width(&raws);
         every_width(&vec![u64::MAX; n]);
     }
@@ -437,15 +442,7 @@ fn dyn_layout<L: Packing>(width: u32, raws: &[u64]) {
 #[test]
 fn dyn_arrays_split_bit_for_bit_at_every_width() {
     for n in LENGTHS {
-        let mut x = n as u64 | 1;
-        let raws: Vec<u64> = (0..n)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x
-            })
-            .collect();
+        let raws = raws(n);
         for width in 1..=64 {
             dyn_layout::<Dense>(width, &raws);
             dyn_layout::<WordAligned>(width, &raws);

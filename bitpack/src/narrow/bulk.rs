@@ -147,6 +147,26 @@ pub(crate) fn split_unpack<T: Send>(
     );
 }
 
+/// The exact sum of the `len` values of `bits` bits in `words` (layout
+/// `aligned`): the bulk path of `NarrowArray::sum` and `DynNarrowArray::sum`.
+/// With the `rayon` feature a large sum is cut on words (`crate::par`); the
+/// pieces' sums are exact, so their total is the one-thread sum. A sum is
+/// cheap per value: it counts as an eighth of the work of the other bulk
+/// calls (`par::THRESHOLD`).
+pub(crate) fn split_sum(aligned: bool, bits: u32, words: &[u64], len: usize) -> u128 {
+    if len == 0 {
+        return 0;
+    }
+    let run = crate::reduce::RunSum::new(aligned, bits);
+    crate::par::fold(
+        len / 8,
+        len,
+        |u| bit_of(aligned, bits, u).is_multiple_of(64),
+        |r| run.run(words, r.start, 1, r.len()),
+        |a, b| a + b,
+    )
+}
+
 /// Packs `src` into the word-aligned stream, `src[j]` at index `first + j`.
 ///
 /// # Panics

@@ -4,7 +4,6 @@
 
 use super::NarrowArray;
 use crate::UnsignedElement;
-use crate::kernels::bits::bit_of;
 use crate::reduce;
 use crate::shape::Packing;
 
@@ -36,24 +35,7 @@ impl<T: UnsignedElement, L: Packing> NarrowArray<T, L> {
     /// ```
     pub fn sum(&self) -> u128 {
         const { reduce::assert_summable::<T>() };
-        if self.is_empty() {
-            return 0;
-        }
-        // Split across threads by `par` at cuts on words; the pieces' sums
-        // are exact, so their total is the one-thread sum.
-        let run = reduce::RunSum::new(L::WORD_ALIGNED, T::BITS);
-        let words = self.as_words();
-        let on_word = |u: usize| bit_of(L::WORD_ALIGNED, T::BITS, u).is_multiple_of(64);
-        let n = self.len();
-        // A sum is cheap per value: it counts as an eighth of the work of the
-        // other bulk calls (`par::THRESHOLD`).
-        crate::par::fold(
-            n / 8,
-            n,
-            on_word,
-            |r| run.run(words, r.start, 1, r.len()),
-            |a, b| a + b,
-        )
+        super::bulk::split_sum(L::WORD_ALIGNED, T::BITS, self.as_words(), self.len())
     }
 }
 

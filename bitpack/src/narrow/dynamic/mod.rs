@@ -12,9 +12,7 @@ use core::marker::PhantomData;
 
 use super::raw::{Raw, check_index};
 use super::{Dense, Packing, bulk, bytes};
-use crate::kernels::bits::bit_of;
 use crate::kernels::stream;
-use crate::reduce::RunSum;
 use crate::shape::check_len;
 use crate::shape::shape_accessors;
 use crate::view::{View, ViewIter, ViewMut};
@@ -564,20 +562,7 @@ impl<L: Packing> DynNarrowArray<L> {
     /// # Ok::<(), bitpack::Error>(())
     /// ```
     pub fn sum(&self) -> u128 {
-        if self.len == 0 {
-            return 0;
-        }
-        // Split as `NarrowArray::sum` is: on words, a value an eighth of
-        // the work.
-        let run = RunSum::new(L::WORD_ALIGNED, self.width);
-        let (aligned, width, words) = (L::WORD_ALIGNED, self.width, &self.words);
-        crate::par::fold(
-            self.len / 8,
-            self.len,
-            |u| bit_of(aligned, width, u).is_multiple_of(64),
-            |r| run.run(words, r.start, 1, r.len()),
-            |a, b| a + b,
-        )
+        bulk::split_sum(L::WORD_ALIGNED, self.width, &self.words, self.len)
     }
 
     /// Packs `values` into `words` from index `first` (split across threads
