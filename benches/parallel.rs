@@ -11,9 +11,9 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use bitpack::__with_parallel_threshold as with_threshold;
-use bitpack::NarrowArray;
 use bitpack::arbitrary_int::u4;
 use bitpack::formats::{self, E2M1, E4M3, Mode, MxArray, MxOptions, Nvfp4Array, Nvfp4Options};
+use bitpack::{NarrowArray, NarrowMut, NarrowRef};
 use criterion::{BenchmarkId, Criterion, Throughput};
 
 /// 64 M values: 256 MB of `f32`.
@@ -124,6 +124,24 @@ fn large(c: &mut Criterion) {
     let mut repacked = NarrowArray::<u4>::zeroed(n);
     both(&mut g, "pack_u4", || {
         repacked.pack_from(black_box(&ints)).unwrap()
+    });
+    drop(repacked);
+    // The borrowed arrays over bytes one past a word: the chunked paths
+    // through a stack buffer (`NarrowRef::sum`, `unpack_into`,
+    // `NarrowMut::pack_from`).
+    let mut bytes = vec![0u8; packed.as_bytes().len() + 1];
+    bytes[1..].copy_from_slice(packed.as_bytes());
+    let view = NarrowRef::<u4>::from_bytes(&bytes[1..], n).unwrap();
+    both(&mut g, "ref_sum_u4", || {
+        black_box(black_box(&view).sum());
+    });
+    both(&mut g, "ref_unpack_u4", || {
+        view.unpack_into(black_box(&mut back)).unwrap()
+    });
+    let mut target = bytes.clone();
+    let mut m = NarrowMut::<u4>::from_bytes(&mut target[1..], n).unwrap();
+    both(&mut g, "mut_pack_u4", || {
+        m.pack_from(black_box(&ints)).unwrap()
     });
     g.finish();
 }

@@ -204,8 +204,9 @@
 //!   parallel amax first), both arrays' `dequantize`, [`NarrowArray::sum`],
 //!   the packs and unpacks of [`NarrowArray`] (`from_slice`, `extend`,
 //!   `pack_from`, `to_vec` and `unpack_into`) and of [`DynNarrowArray`]
-//!   (and its `sum`), and [`NarrowRef::unpack_into`] where the view borrows
-//!   whole words) cut their work into pieces on the
+//!   (and its `sum`), [`NarrowRef::unpack_into`] and [`NarrowRef::sum`]
+//!   (over bytes of any alignment), and [`NarrowMut::pack_from`]) cut their
+//!   work into pieces on the
 //!   current `rayon` pool (`ThreadPool::install` chooses the threads; a
 //!   pool of one thread stays on one). The cuts fall on packed word
 //!   boundaries (no two threads write one word) and on whole MX and NVFP4
@@ -215,9 +216,9 @@
 //!   on one thread, and stochastic rounding draws value `i`'s random bits
 //!   from `i`, so results are bit-identical with and without the feature,
 //!   and so are errors. The slice and byte-buffer calls that need no
-//!   allocator (`encode_slice`, `encode_packed`, `decode_packed`,
-//!   [`NarrowMut::pack_from`], ...)
-//!   and the raw kernels ([`kernels`]) stay on one thread. Implies `std`;
+//!   allocator (`encode_slice`, `encode_packed`, `decode_packed`, ...),
+//!   the strided views ([`View`], [`ViewMut`]) and the raw kernels
+//!   ([`kernels`]) stay on one thread. Implies `std`;
 //!   the `no_std` builds never have it.
 //!
 //! With no features the crate is `no_std` without an allocator and builds for

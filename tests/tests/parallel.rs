@@ -327,9 +327,10 @@ fn layout<T: UnsignedElement + core::fmt::Debug + PartialEq, L: Packing>(vals: &
 }
 
 /// `from_slice`, `extend_from_slice` (from an odd start), `pack_from`
-/// (over other values), `to_vec` and `unpack_into` (over other values), and
-/// a `NarrowRef`'s `unpack_into`: the same words and values split and
-/// whole, and the values put in.
+/// (over other values), `to_vec` and `unpack_into` (over other values); a
+/// `NarrowRef`'s `unpack_into` and `sum` over whole words and over bytes one
+/// past a word, and a `NarrowMut`'s `pack_from` over both: the same words
+/// and values split and whole, and the values put in.
 fn packs<T: UnsignedElement + core::fmt::Debug + PartialEq, L: Packing>(what: &str, vals: &[T]) {
     let words = same(what, || {
         NarrowArray::<T, L>::from_slice_in(vals).as_words().to_vec()
@@ -369,6 +370,34 @@ fn packs<T: UnsignedElement + core::fmt::Debug + PartialEq, L: Packing>(what: &s
             dst
         });
         assert_eq!(unpacked, vals, "{what}");
+        let expect: u128 = vals.iter().map(|v| v.raw_bits().to_u128()).sum();
+        assert_eq!(same(what, || view.sum()), expect, "{what}");
+        // The same bytes one past a word boundary: the chunked paths.
+        let mut odd = vec![0u8; bytes.len() + 1];
+        odd[1..].copy_from_slice(bytes);
+        let view = bitpack::NarrowRef::<T>::from_bytes(&odd[1..], vals.len()).unwrap();
+        assert!(vals.is_empty() || !view.views_borrow(), "{what}");
+        let unpacked = same(what, || {
+            let mut dst: Vec<T> = vals.iter().map(other).collect();
+            view.unpack_into(&mut dst).unwrap();
+            dst
+        });
+        assert_eq!(unpacked, vals, "{what}");
+        assert_eq!(same(what, || view.sum()), expect, "{what}");
+        // `NarrowMut::pack_from` over other values, on words and one past.
+        let flipped: Vec<T> = vals.iter().map(other).collect();
+        let flipped = NarrowArray::<T, Dense>::from_slice(&flipped);
+        for skew in [0, 1] {
+            let packed = same(what, || {
+                let mut buf = vec![0u8; bytes.len() + skew];
+                buf[skew..].copy_from_slice(bytemuck::cast_slice(flipped.as_words()));
+                let mut a =
+                    bitpack::NarrowMut::<T>::from_bytes(&mut buf[skew..], vals.len()).unwrap();
+                a.pack_from(vals).unwrap();
+                buf[skew..].to_vec()
+            });
+            assert_eq!(packed, bytes, "{what}, {skew} bytes past a word");
+        }
     }
 }
 

@@ -10,7 +10,7 @@ use core::cell::OnceCell;
 use core::fmt;
 use core::marker::PhantomData;
 
-use super::bytes::{check_stream, for_each_chunk, read_bits, stream_to_words};
+use super::bytes::{check_stream, read_bits, stream_to_words, sum_from_bytes, unpack_from_bytes};
 use super::raw::Raw;
 use super::{NarrowArray, bulk};
 use crate::error::LengthOf;
@@ -279,6 +279,8 @@ impl<'a, T: BitElement> NarrowRef<'a, T> {
     }
 
     /// Unpacks every value into `dst`, which must have the same length.
+    /// With the `rayon` feature a large unpack splits across threads, as
+    /// [`NarrowArray::unpack_into`] does.
     ///
     /// # Errors
     ///
@@ -299,9 +301,7 @@ impl<'a, T: BitElement> NarrowRef<'a, T> {
         if let Some(words) = self.direct_words() {
             bulk::unpack_at(false, words, 0, dst);
         } else {
-            for_each_chunk::<T>(self.bytes, self.len, |w, first, n| {
-                bulk::unpack(w, 0, &mut dst[first..first + n]);
-            });
+            unpack_from_bytes(self.bytes, dst);
         }
         Ok(())
     }
@@ -455,7 +455,9 @@ impl<'a, T: BitElement> NarrowRef<'a, T> {
 
 impl<T: UnsignedElement> NarrowRef<'_, T> {
     /// The exact sum of the values, read in place by the kernels of
-    /// [`NarrowArray::sum`].
+    /// [`NarrowArray::sum`] (through a stack buffer where the bytes are not
+    /// 8-byte aligned whole words). With the `rayon` feature a large sum
+    /// splits across threads, as [`NarrowArray::sum`] does.
     ///
     /// # Examples
     ///
@@ -469,13 +471,10 @@ impl<T: UnsignedElement> NarrowRef<'_, T> {
         if self.len == 0 {
             return 0;
         }
-        let run = reduce::RunSum::new(false, T::BITS);
-        if let Some(words) = self.direct_words() {
-            return run.run(words, 0, 1, self.len);
+        match self.direct_words() {
+            Some(words) => bulk::split_sum(false, T::BITS, words, self.len),
+            None => sum_from_bytes::<T>(self.bytes, self.len),
         }
-        let mut total = 0u128;
-        for_each_chunk::<T>(self.bytes, self.len, |w, _, n| total += run.run(w, 0, 1, n));
-        total
     }
 }
 

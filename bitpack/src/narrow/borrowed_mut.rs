@@ -196,7 +196,9 @@ impl<'a, T: BitElement> NarrowMut<'a, T> {
     }
 
     /// Packs `src` over every value (a word at a time, through a stack
-    /// buffer).
+    /// buffer). With the `rayon` feature a large pack splits across
+    /// threads, as [`NarrowArray::pack_from`](crate::NarrowArray::pack_from)
+    /// does.
     ///
     /// # Errors
     ///

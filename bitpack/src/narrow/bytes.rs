@@ -3,7 +3,8 @@
 //! [`words_from_stream`]), one value at a stream bit of bytes
 //! ([`read_bits`], [`write_bits`]) and the chunked walks that run the word
 //! kernels over bytes of any alignment ([`for_each_chunk`],
-//! [`pack_into_bytes`]).
+//! [`unpack_from_bytes`], [`sum_from_bytes`], [`pack_into_bytes`]; the
+//! last three split across threads with the `rayon` feature).
 //!
 //! Every container's `from_bytes`, [`NarrowRef`](super::NarrowRef),
 //! [`NarrowMut`](super::NarrowMut) and DLPack's import read bytes through
@@ -164,10 +165,80 @@ pub(crate) fn for_each_chunk<T: BitElement>(
     });
 }
 
+/// The byte of a dense stream where the values from `start` begin, for a
+/// piece of a split call: its first value starts a word (`crate::par::on_word`),
+/// so a byte too.
+fn piece_byte(bits: u32, start: usize) -> usize {
+    start * bits as usize / 8
+}
+
+/// Unpacks the `dst.len()` values of the dense stream in `bytes` (any
+/// alignment) into `dst` through [`for_each_chunk`], split across threads
+/// with the `rayon` feature (`crate::par`): a piece starts where a value
+/// starts a word, so at a byte, and walks its own bytes from there.
+pub(crate) fn unpack_from_bytes<T: BitElement>(bytes: &[u8], dst: &mut [T]) {
+    let n = dst.len();
+    let out = crate::par::Out {
+        slice: dst,
+        at: |u| u,
+    };
+    crate::par::split(
+        n,
+        n,
+        |u| crate::par::on_word(T::BITS, u),
+        out,
+        |r, part, _| {
+            let bytes = &bytes[piece_byte(T::BITS, r.start)..];
+            for_each_chunk::<T>(bytes, r.len(), |w, first, count| {
+                super::bulk::unpack(w, 0, &mut part[first..first + count]);
+            });
+        },
+    );
+}
+
+/// The exact sum of the `len` values of `bits` bits in the dense stream in
+/// `bytes` (any alignment), through [`for_each_chunk`], split as
+/// [`unpack_from_bytes`] is (a sum counts an eighth of a value's work, as in
+/// `super::bulk::split_sum`).
+pub(crate) fn sum_from_bytes<T: BitElement>(bytes: &[u8], len: usize) -> u128 {
+    let run = crate::reduce::RunSum::new(false, T::BITS);
+    crate::par::fold(
+        len / 8,
+        len,
+        |u| crate::par::on_word(T::BITS, u),
+        |r| {
+            let mut total = 0u128;
+            let bytes = &bytes[piece_byte(T::BITS, r.start)..];
+            for_each_chunk::<T>(bytes, r.len(), |w, _, n| total += run.run(w, 0, 1, n));
+            total
+        },
+        |a, b| a + b,
+    )
+}
+
 /// Packs `src` over the dense stream of `src.len()` values in `bytes`, a
 /// piece at a time through a 2 KiB stack buffer of words; bits past the
-/// stream are unchanged.
+/// stream are unchanged. With the `rayon` feature a large pack is split
+/// across threads (`crate::par`), cut where a value starts a word: each
+/// piece writes its own bytes.
 pub(crate) fn pack_into_bytes<T: BitElement>(src: &[T], bytes: &mut [u8]) {
+    let n = src.len();
+    let out = crate::par::Out {
+        slice: bytes,
+        at: |u| piece_byte(T::BITS, u),
+    };
+    crate::par::split(
+        n,
+        n,
+        |u| crate::par::on_word(T::BITS, u),
+        out,
+        |r, part, _| pack_piece(&src[r], part),
+    );
+}
+
+/// [`pack_into_bytes`] on one thread: `src` over the stream from byte 0 of
+/// `bytes`.
+fn pack_piece<T: BitElement>(src: &[T], bytes: &mut [u8]) {
     let mut buf = [0u64; CHUNK_WORDS];
     for_each_piece::<T>(src.len(), |first, count, span| {
         let words = span.len().div_ceil(8);
