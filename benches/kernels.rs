@@ -1267,10 +1267,10 @@ fn encode(c: &mut Criterion) {
 /// `sum_sizes/W`: the 3-, 5- and 6-bit sums from the caches to memory,
 /// `kernel` beside the kernel without VPOPCNTDQ (`no_popcnt`: the AVX-512
 /// digit fold where `kernel` counts in place by carry-save trees), by
-/// number of values: 1 Mi and 4 Mi (0.4-3 MiB, in L2 or L3) and 16 Mi (6-12
-/// MiB; the 5- and 6-bit streams are past the 8 MiB from which the
-/// carry-save sum hands over to the fold). Run only where the CPU has
-/// AVX-512 VPOPCNTDQ and VBMI.
+/// number of values: 1 Mi and 4 Mi (0.4-3 MiB, in L2 or L3), 16 Mi (6-12
+/// MiB) and a 12 MiB stream (the longest the carry-save sum takes by its
+/// trees before it hands over to the fold, `csa_max_bytes`). Run only where
+/// the CPU has AVX-512 VPOPCNTDQ and VBMI.
 fn sum_sizes(c: &mut Criterion) {
     if !(has_avx512() && std::is_x86_feature_detected!("avx512vpopcntdq")) {
         return;
@@ -1279,7 +1279,14 @@ fn sum_sizes(c: &mut Criterion) {
     const NO_POPCNT: u32 = !256;
     for w in [3u32, 5, 6] {
         let mut g = large_group(c, &format!("sum_sizes/{w}"));
-        for n in [1usize << 20, 4 << 20, 16 << 20] {
+        let mut sizes = vec![
+            1usize << 20,
+            4 << 20,
+            16 << 20,
+            (12 << 23) / w as usize / 64 * 64,
+        ];
+        sizes.dedup();
+        for n in sizes {
             let words = stream(n, w, w as u64);
             g.throughput(Throughput::Elements(n as u64));
             g.bench_with_input(BenchmarkId::new("kernel", n), &words, |b, s| {

@@ -305,13 +305,13 @@ pub(super) fn check_sum<const W: u32>() {
         }
     }
     // Streams at and just past the longest the AVX-512 carry-save sum
-    // takes by its trees (`CSA_MAX_BYTES`; a longer one takes the byte sum
+    // takes by its trees (`csa_max_bytes`; a longer one takes the byte sum
     // or the digit fold), from offsets 0 and 5: every SIMD variant and the
     // public call against the portable sum (checked against the reference
     // above; the bit-at-a-time reference would take seconds here).
     #[cfg(all(simd_variants, target_arch = "x86_64"))]
     if !cfg!(miri) && (2..=6).contains(&W) {
-        let bits = 8 * crate::kernels::x86::CSA_MAX_BYTES;
+        let bits = 8 * crate::kernels::x86::csa_max_bytes(W);
         let long = bits / W as usize + 64;
         let words = rng.words(crate::kernels::words_for(W, long + 5));
         for (off, n) in [(0, bits / W as usize - 8), (0, long), (5, long - 5)] {

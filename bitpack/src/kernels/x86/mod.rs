@@ -31,7 +31,7 @@ mod sum;
 mod unpack;
 
 #[cfg(test)]
-pub(crate) use sum::CSA_MAX_BYTES;
+pub(crate) use sum::csa_max_bytes;
 
 use super::dispatch::Table;
 pub(crate) use block::{

@@ -574,18 +574,25 @@ fn csa(a: __m512i, b: __m512i, c: __m512i) -> (__m512i, __m512i) {
 }
 
 /// The longest stream, in bytes, that [`sum_csa_avx512`] sums by its
-/// carry-save trees; a longer one, which may come from memory rather than
-/// the caches, takes [`sum_from_memory`]. Measured on AMD Zen 4 (a 32 MiB
-/// L3 shared with other machines): the trees took 0.53-0.84x the time of
-/// the digit fold at 1 Mi and 4 Mi values of 3, 5 and 6 bits (0.4-3 MiB)
-/// and 0.58x at 16 Mi values of 3 bits (6 MiB; `sum_sizes`), but 2.5x,
-/// 2.6x and 1.7x at 64 Mi values of 3, 5 and 6 bits (24-48 MiB), where
-/// the fold runs at 1.1-1.3x the read floor (`sum/67108864`, before and
-/// after this hand-over). Between 8 MiB and the size of the L3 the trees
-/// may still win; that range is not measured.
-pub(crate) const CSA_MAX_BYTES: usize = 8 << 20;
+/// carry-save trees at `w` bits; a longer one, which may come from memory
+/// rather than the caches, takes [`sum_from_memory`]: 12 MiB, and 8 MiB at
+/// 4 bits, whose byte sum is cheaper. Measured on AMD Zen 4 (a 32 MiB L3
+/// shared with other machines), the same stream summed again and again
+/// (warm, as a benchmark runs it), trees against the fold or byte sum:
+///
+/// - 2, 3, 5 and 6 bits: the trees took 0.53-0.84x the time from 0.4 to 6
+///   MiB (`sum_sizes`), 0.62-0.89x from 8 to 12 MiB in two runs, 0.81-1.03x
+///   at 14 MiB, 0.88-2.75x at 16 MiB and 1.07-1.84x at 20 MiB; 1.3-2.6x
+///   at 24-48 MiB, where the fold runs at 1.1-1.3x the read floor
+///   (`sum/67108864`).
+/// - 4 bits: 0.94x at 8 MiB, 1.02x at 10 MiB and 1.14-1.31x from 12 MiB.
+///
+/// See `BENCHMARKS.md` ("AVX-512 carry-save sums").
+pub(crate) const fn csa_max_bytes(w: u32) -> usize {
+    if w == 4 { 8 << 20 } else { 12 << 20 }
+}
 
-/// [`sum_csa_avx512`]'s sum of a stream longer than [`CSA_MAX_BYTES`]: the
+/// [`sum_csa_avx512`]'s sum of a stream longer than [`csa_max_bytes`]: the
 /// byte sum at 2 and 4 bits, the digit fold at 3, 5 and 6 (with VBMI's
 /// `vpermb` where the CPU has it).
 ///
@@ -642,7 +649,7 @@ unsafe fn sum_from_memory<const W: u32>(words: &[u64], offset: usize, n: usize) 
 /// (the vector before it), those after the last are up to a step of
 /// zero-masked loads, and the at most 7 bits at either end that are not a
 /// whole byte are added one by one. Short calls take the portable sum,
-/// and calls of more than [`CSA_MAX_BYTES`] the byte sum or the digit fold
+/// and calls of more than [`csa_max_bytes`] the byte sum or the digit fold
 /// ([`sum_from_memory`]).
 ///
 /// # Safety
@@ -660,7 +667,7 @@ pub(crate) unsafe fn sum_csa_avx512<const W: u32>(words: &[u64], offset: usize, 
     // The call's bits, its whole bytes, and the first line among them.
     let (s0, e) = (offset * w, (offset + n) * w);
     let (c0, c1) = (s0.div_ceil(8), (e / 8).min(bytes.len()));
-    if c1.saturating_sub(c0) > CSA_MAX_BYTES {
+    if c1.saturating_sub(c0) > csa_max_bytes(W) {
         // SAFETY: the CPU has AVX-512 F and BW (this function's features).
         return unsafe { sum_from_memory::<W>(words, offset, n) };
     }
