@@ -901,6 +901,11 @@ fn unpack_u8(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("write_floor", w), &words, |b, _| {
             b.iter(|| black_box(&mut out[..]).fill(0))
         });
+        // `memset` of ones: past the caches a fill with zeros can run
+        // about twice as fast as one with other bytes (see `BENCHMARKS.md`).
+        g.bench_with_input(BenchmarkId::new("fill_ones", w), &words, |b, _| {
+            b.iter(|| black_box(&mut out[..]).fill(1))
+        });
     }
     g.finish();
 }
@@ -1143,6 +1148,14 @@ fn decode_format<F: MiniFloat>(g: &mut BenchmarkGroup<'_, WallTime>, name: &str,
         // SAFETY: AVX2 was detected on the line above.
         b.iter(|| unsafe { store_loop_f32_avx2(black_box(&mut out[..]), 1.0) })
     });
+    if n == LARGE {
+        // `memset` of other bytes than zero: past the caches a fill with
+        // zeros can run about twice as fast (see `BENCHMARKS.md`), and a
+        // decode writes other bytes.
+        g.bench_with_input(BenchmarkId::new("fill_ones", name), &a, |b, _| {
+            b.iter(|| black_box(&mut out[..]).fill(1.0))
+        });
+    }
     if n == SMALL {
         g.bench_with_input(BenchmarkId::new("table", name), &a, |b, a| {
             b.iter(|| kernels::decode(w, &table, black_box(a.as_words()), 0, &mut out).unwrap())
