@@ -126,6 +126,13 @@ fn large(c: &mut Criterion) {
         repacked.pack_from(black_box(&ints)).unwrap()
     });
     drop(repacked);
+    // A strided view's sum: 8192 rows less their first and last values.
+    let mut shaped = packed.clone();
+    shaped.reshape(&[8192, n / 8192]).unwrap();
+    let inner = shaped.view().slice(1, 1..n / 8192 - 1).unwrap();
+    both(&mut g, "view_sum_u4", || {
+        black_box(black_box(&inner).sum());
+    });
     // The borrowed arrays over bytes one past a word: the chunked paths
     // through a stack buffer (`NarrowRef::sum`, `unpack_into`,
     // `NarrowMut::pack_from`).

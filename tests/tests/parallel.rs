@@ -300,12 +300,16 @@ fn half_and_f64_inputs_split_bit_for_bit() {
     }
 }
 
+/// `raws` cut to `T`'s width.
+fn typed<T: UnsignedElement>(raws: &[u64]) -> Vec<T> {
+    raws.iter()
+        .map(|&r| T::from_raw_bits(<T::Raw as Unsigned>::from_u128_truncate(r as u128)))
+        .collect()
+}
+
 /// Sums, packs and unpacks of both layouts.
 fn ints<T: UnsignedElement + core::fmt::Debug + PartialEq>(raws: &[u64]) {
-    let vals: Vec<T> = raws
-        .iter()
-        .map(|&r| T::from_raw_bits(<T::Raw as Unsigned>::from_u128_truncate(r as u128)))
-        .collect();
+    let vals: Vec<T> = typed(raws);
     layout::<T, Dense>(&vals);
     layout::<T, WordAligned>(&vals);
 }
@@ -477,6 +481,59 @@ fn dyn_arrays_split_bit_for_bit_at_every_width() {
             dyn_layout::<WordAligned>(width, &raws);
             dyn_layout::<Dense>(width, &vec![u64::MAX; n]);
         }
+    }
+}
+
+/// A strided view's `sum` at `T`'s width over `vals` in a `rows x cols`
+/// array: the whole view, its transpose, a column, every other row
+/// backwards, a slice, and a broadcast of a column; split and whole, and
+/// against the sum of the view's values.
+fn view_sums<T: UnsignedElement + core::fmt::Debug + PartialEq, L: Packing>(
+    vals: &[T],
+    cols: usize,
+) {
+    let rows = vals.len() / cols;
+    let mut arr = NarrowArray::<T, L>::from_slice_in(&vals[..rows * cols]);
+    arr.reshape(&[rows, cols]).unwrap();
+    let what = format!("{} bits, {rows} x {cols}", T::BITS);
+    let v = arr.view();
+    let sum_of = |v: bitpack::View<'_, T, L>| -> u128 {
+        v.to_vec().iter().map(|x| x.raw_bits().to_u128()).sum()
+    };
+    let mut views = vec![("whole", v), ("transpose", v.transpose())];
+    if rows > 0 && cols > 0 {
+        views.push(("column", v.select(1, cols / 2).unwrap()));
+        views.push(("rows back by 2", v.step_by(0, -2).unwrap()));
+        views.push(("slice", v.slice(1, cols / 3..cols).unwrap()));
+        let col = cols / 2;
+        let bcast = arr.view_strided(&[3, rows], &[0, cols as isize], col as isize);
+        views.push(("broadcast", bcast.unwrap()));
+    }
+    for (name, view) in views {
+        let expect = sum_of(view);
+        assert_eq!(same(&what, || view.sum()), expect, "{what}: {name}");
+    }
+}
+
+#[test]
+fn view_sums_split_bit_for_bit() {
+    for (n, cols) in [
+        (0, 1),
+        (1, 1),
+        (5000, 1),
+        (5000, 7),
+        (4097, 64),
+        (9 * 512 + 7, 512),
+    ] {
+        let raws = raws(n);
+        macro_rules! widths {
+            ($($t:ty),*) => {$({
+                let vals: Vec<$t> = typed(&raws);
+                view_sums::<$t, Dense>(&vals, cols);
+                view_sums::<$t, WordAligned>(&vals, cols);
+            })*};
+        }
+        widths!(bool, u3, u5, u8, u13, u33, u64);
     }
 }
 

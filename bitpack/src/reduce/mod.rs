@@ -116,11 +116,43 @@ impl RunSum {
     }
 }
 
-/// The sum of every element the layout addresses (repeats counted).
+/// The sum of every element the layout addresses (repeats counted). With
+/// the `rayon` feature a large sum splits across threads (`crate::par`):
+/// along the outermost axis of the normalized layout, or along its one run;
+/// a sum writes nothing, so a cut may fall anywhere, and the pieces' exact
+/// sums add up to the one-thread sum. Counted as an eighth of a value's
+/// work, as the contiguous sums are.
 pub(crate) fn sum_layout(aligned: bool, bits: u32, words: &[u64], layout: &Layout) -> u128 {
     let Some(n) = nd::Normal::of(layout) else {
         return 0;
     };
     let r = RunSum::new(aligned, bits);
-    r.normal(words, &n, n.offset) * n.repeat
+    let add = |a: u128, b: u128| a + b;
+    let sum = if n.nd <= 1 {
+        let (count, stride) = n.inner();
+        crate::par::fold(
+            count / 8,
+            count,
+            |_| true,
+            |p| r.run(words, n.offset + p.start * stride, stride as isize, p.len()),
+            add,
+        )
+    } else {
+        // Distinct elements (broadcast axes are in `repeat`): at most the
+        // layout's span, so the product fits.
+        let values: usize = n.dims[..n.nd].iter().map(|&(e, _)| e).product();
+        let (outer, stride) = n.dims[0];
+        crate::par::fold(
+            values / 8,
+            outer,
+            |_| true,
+            |p| {
+                let mut piece = n;
+                piece.dims[0].0 = p.len();
+                r.normal(words, &piece, n.offset + p.start * stride)
+            },
+            add,
+        )
+    };
+    sum * n.repeat
 }

@@ -449,7 +449,9 @@ impl<'a, T: UnsignedElement, L: Packing> View<'a, T, L> {
     /// the axes are normalized (broadcast axes become a factor, reversed
     /// axes are flipped, tiling axes merge), then each innermost run is
     /// summed by the width's kernel for its stride (see `BENCHMARKS.md`).
-    /// The accumulator rule is in the crate docs ("Reductions").
+    /// The accumulator rule is in the crate docs ("Reductions"). With the
+    /// `rayon` feature a large sum splits across threads along the
+    /// outermost normalized axis (or the one run).
     ///
     /// # Examples
     ///
