@@ -196,8 +196,8 @@ pub(crate) fn unpack_from_bytes<T: BitElement>(bytes: &[u8], dst: &mut [T]) {
     );
 }
 
-/// The exact sum of the `len` values of `bits` bits in the dense stream in
-/// `bytes` (any alignment), through [`for_each_chunk`], split as
+/// The exact sum of the `len` values of `T` in the dense stream in `bytes`
+/// (any alignment), through [`for_each_chunk`], split as
 /// [`unpack_from_bytes`] is (a sum counts an eighth of a value's work, as in
 /// `super::bulk::split_sum`).
 pub(crate) fn sum_from_bytes<T: BitElement>(bytes: &[u8], len: usize) -> u128 {
