@@ -133,6 +133,11 @@ fn large(c: &mut Criterion) {
     both(&mut g, "view_sum_u4", || {
         black_box(black_box(&inner).sum());
     });
+    // Its copy into a slice that exists.
+    let mut rows = vec![u4::new(0); inner.len()];
+    both(&mut g, "view_unpack_u4", || {
+        inner.unpack_into(black_box(&mut rows)).unwrap()
+    });
     // The borrowed arrays over bytes one past a word: the chunked paths
     // through a stack buffer (`NarrowRef::sum`, `unpack_into`,
     // `NarrowMut::pack_from`).

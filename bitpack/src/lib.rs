@@ -205,9 +205,9 @@
 //!   the packs and unpacks of [`NarrowArray`] (`from_slice`, `extend`,
 //!   `pack_from`, `to_vec` and `unpack_into`) and of [`DynNarrowArray`]
 //!   (and its `sum`), [`NarrowRef::unpack_into`] and [`NarrowRef::sum`]
-//!   (over bytes of any alignment), [`NarrowMut::pack_from`], and the sums
-//!   of strided views, [`View::sum`] and [`ViewMut::sum`]) cut their work
-//!   into pieces on the
+//!   (over bytes of any alignment), [`NarrowMut::pack_from`], and strided
+//!   views' sums and unpacks, [`View::sum`], [`View::unpack_into`] and
+//!   their [`ViewMut`] forms) cut their work into pieces on the
 //!   current `rayon` pool (`ThreadPool::install` chooses the threads; a
 //!   pool of one thread stays on one). The cuts fall on packed word
 //!   boundaries (no two threads write one word) and on whole MX and NVFP4
@@ -218,8 +218,8 @@
 //!   from `i`, so results are bit-identical with and without the feature,
 //!   and so are errors. The slice and byte-buffer calls that need no
 //!   allocator (`encode_slice`, `encode_packed`, `decode_packed`, ...),
-//!   the strided views' copies and axis sums, and the raw kernels
-//!   ([`kernels`]) stay on one thread. Implies `std`;
+//!   the strided views' other copies (`to_vec`, assignments) and axis
+//!   sums, and the raw kernels ([`kernels`]) stay on one thread. Implies `std`;
 //!   the `no_std` builds never have it.
 //!
 //! With no features the crate is `no_std` without an allocator and builds for

@@ -484,10 +484,11 @@ fn dyn_arrays_split_bit_for_bit_at_every_width() {
     }
 }
 
-/// A strided view's `sum` at `T`'s width over `vals` in a `rows x cols`
-/// array: the whole view, its transpose, a column, every other row
-/// backwards, a slice, and a broadcast of a column; split and whole, and
-/// against the sum of the view's values.
+/// A strided view's `sum` and `unpack_into` (over other values) at `T`'s
+/// width over `vals` in a `rows x cols` array: the whole view, its
+/// transpose, a column, every other row backwards, a slice, and a broadcast
+/// of a column; split and whole, and against the sum of the view's values
+/// and its iterator.
 fn view_sums<T: UnsignedElement + core::fmt::Debug + PartialEq, L: Packing>(
     vals: &[T],
     cols: usize,
@@ -512,11 +513,33 @@ fn view_sums<T: UnsignedElement + core::fmt::Debug + PartialEq, L: Packing>(
     for (name, view) in views {
         let expect = sum_of(view);
         assert_eq!(same(&what, || view.sum()), expect, "{what}: {name}");
+        let values: Vec<T> = view.iter().collect();
+        let unpacked = same(&what, || {
+            let mut dst: Vec<T> = values
+                .iter()
+                .map(|v| T::from_raw_bits(!v.raw_bits()))
+                .collect();
+            view.unpack_into(&mut dst).unwrap();
+            dst
+        });
+        assert_eq!(unpacked, values, "{what}: {name}");
+        // One slot too many: an error naming both lengths, nothing written.
+        let mut long = vec![T::from_raw_bits(<T::Raw as Unsigned>::ZERO); values.len() + 1];
+        let err = view.unpack_into(&mut long).unwrap_err();
+        assert!(
+            matches!(err, bitpack::Error::Length { expected, actual, .. }
+                if expected == values.len() && actual == values.len() + 1),
+            "{what}: {name}: {err}"
+        );
+        assert!(
+            long.iter()
+                .all(|v| v.raw_bits() == <T::Raw as Unsigned>::ZERO)
+        );
     }
 }
 
 #[test]
-fn view_sums_split_bit_for_bit() {
+fn view_sums_and_unpacks_split_bit_for_bit() {
     for (n, cols) in [
         (0, 1),
         (1, 1),

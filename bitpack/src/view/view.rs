@@ -275,6 +275,76 @@ impl<'a, T: BitElement, L: Packing> View<'a, T, L> {
         Ok(out)
     }
 
+    /// Unpacks the elements, in logical order, into `dst`, which must have
+    /// the view's length: [`to_vec`](Self::to_vec) into a buffer the
+    /// caller already has (a large new `Vec` costs its first touch of
+    /// memory on top of the copy). With the `rayon` feature a large copy
+    /// splits across threads along axis 0.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Length`] (naming both lengths) when `dst.len()` is not the
+    /// view's length; `dst` is unchanged.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut a = bitpack::NarrowArray::from_slice(&[1u8, 2, 3, 4, 5, 6]);
+    /// a.reshape(&[2, 3])?;
+    /// let mut out = [0u8; 2];
+    /// a.view().select(1, 2)?.unpack_into(&mut out)?; // the last column
+    /// assert_eq!(out, [3, 6]);
+    /// assert!(a.view().unpack_into(&mut out).is_err()); // 6 values, 2 slots
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn unpack_into(&self, dst: &mut [T]) -> Result<()> {
+        let n = self.len();
+        crate::shape::check_len(crate::error::LengthOf::UnpackOutput, n, dst.len())?;
+        let outer = self.shape().first().copied().unwrap_or(1);
+        if outer < 2 || n == 0 {
+            self.unpack_piece(dst);
+            return Ok(());
+        }
+        let inner = n / outer;
+        let parts = crate::par::Out {
+            slice: dst,
+            at: |u| u * inner,
+        };
+        crate::par::split(
+            n,
+            outer,
+            |_| true,
+            parts,
+            |r, part, _| {
+                self.slice(0, r)
+                    .expect("a range of axis 0")
+                    .unpack_piece(part);
+            },
+        );
+        Ok(())
+    }
+
+    /// [`unpack_into`](Self::unpack_into) on one thread, `dst` of the
+    /// view's length.
+    fn unpack_piece(&self, dst: &mut [T]) {
+        let mut at = 0;
+        let mut buf = [T::Raw::ZERO; CHUNK];
+        for_each_chunk(&self.layout, |start, stride, n| {
+            stream::gather(
+                L::WORD_ALIGNED,
+                self.bits,
+                self.words,
+                start,
+                stride,
+                &mut buf[..n],
+            );
+            for (o, &r) in dst[at..at + n].iter_mut().zip(&buf[..n]) {
+                *o = T::from_raw_bits(r);
+            }
+            at += n;
+        });
+    }
+
     /// Packs the view's values, in logical order, at indices `0..len` of a
     /// stream of `bits`-bit values (at least the view's width).
     pub(crate) fn pack_into(&self, aligned: bool, bits: u32, words: &mut [u64]) {

@@ -191,6 +191,25 @@ impl<'a, T: BitElement, L: Packing> ViewMut<'a, T, L> {
         self.as_view().to_vec()
     }
 
+    /// Unpacks the elements into `dst` (see [`View::unpack_into`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`View::unpack_into`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut a = bitpack::NarrowArray::from_slice(&[1u8, 2, 3]);
+    /// let mut out = [0u8; 3];
+    /// a.view_mut().unpack_into(&mut out)?;
+    /// assert_eq!(out, [1, 2, 3]);
+    /// # Ok::<(), bitpack::Error>(())
+    /// ```
+    pub fn unpack_into(&self, dst: &mut [T]) -> Result<()> {
+        self.as_view().unpack_into(dst)
+    }
+
     /// The raw bits of `value`, checked to fit the view's width.
     #[inline]
     fn raw_of(&self, value: T) -> Result<u128> {
