@@ -266,12 +266,7 @@ impl<'a, T: BitElement, L: Packing> View<'a, T, L> {
                 count: Some(self.len()),
                 value_bytes: core::mem::size_of::<T>(),
             })?;
-        let mut buf = [T::Raw::ZERO; CHUNK];
-        let aligned = L::WORD_ALIGNED;
-        for_each_chunk(&self.layout, |start, stride, n| {
-            stream::gather(aligned, self.bits, self.words, start, stride, &mut buf[..n]);
-            out.extend(buf[..n].iter().map(|&r| T::from_raw_bits(r)));
-        });
+        self.gather(|raws| out.extend(raws.iter().map(|&r| T::from_raw_bits(r))));
         Ok(out)
     }
 
@@ -328,28 +323,29 @@ impl<'a, T: BitElement, L: Packing> View<'a, T, L> {
     /// view's length.
     fn unpack_piece(&self, dst: &mut [T]) {
         let mut at = 0;
-        let mut buf = [T::Raw::ZERO; CHUNK];
-        for_each_chunk(&self.layout, |start, stride, n| {
-            stream::gather(
-                L::WORD_ALIGNED,
-                self.bits,
-                self.words,
-                start,
-                stride,
-                &mut buf[..n],
-            );
-            for (o, &r) in dst[at..at + n].iter_mut().zip(&buf[..n]) {
+        self.gather(|raws| {
+            for (o, &r) in dst[at..at + raws.len()].iter_mut().zip(raws) {
                 *o = T::from_raw_bits(r);
             }
-            at += n;
+            at += raws.len();
         });
     }
 
     /// Packs the view's values, in logical order, at indices `0..len` of a
     /// stream of `bits`-bit values (at least the view's width).
     pub(crate) fn pack_into(&self, aligned: bool, bits: u32, words: &mut [u64]) {
-        let mut buf = [T::Raw::ZERO; CHUNK];
         let mut at = 0;
+        self.gather(|raws| {
+            stream::pack(aligned, bits, raws, words, at);
+            at += raws.len();
+        });
+    }
+
+    /// Hands `f` the view's raw values in logical order, a chunk of at most
+    /// [`CHUNK`] at a time: the one walk of `try_to_vec`, `unpack_into` and
+    /// `pack_into`.
+    fn gather(&self, mut f: impl FnMut(&[T::Raw])) {
+        let mut buf = [T::Raw::ZERO; CHUNK];
         for_each_chunk(&self.layout, |start, stride, n| {
             stream::gather(
                 L::WORD_ALIGNED,
@@ -359,8 +355,7 @@ impl<'a, T: BitElement, L: Packing> View<'a, T, L> {
                 stride,
                 &mut buf[..n],
             );
-            stream::pack(aligned, bits, &buf[..n], words, at);
-            at += n;
+            f(&buf[..n]);
         });
     }
 
