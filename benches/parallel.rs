@@ -138,9 +138,9 @@ fn large(c: &mut Criterion) {
     both(&mut g, "view_unpack_u4", || {
         inner.unpack_into(black_box(&mut rows)).unwrap()
     });
-    // The borrowed arrays over bytes one past a word: the chunked paths
-    // through a stack buffer (`NarrowRef::sum`, `unpack_into`,
-    // `NarrowMut::pack_from`).
+    // The borrowed arrays over bytes one past a word (`NarrowRef::sum`,
+    // `unpack_into`, `NarrowMut::pack_from`): the aligned words inside the
+    // bytes in place, the values around them through a stack buffer.
     let mut bytes = vec![0u8; packed.as_bytes().len() + 1];
     bytes[1..].copy_from_slice(packed.as_bytes());
     let view = NarrowRef::<u4>::from_bytes(&bytes[1..], n).unwrap();

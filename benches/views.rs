@@ -18,10 +18,12 @@
 //! - `views/dispatch_65536`, `views/dispatch_64`: the run-time-width array
 //!   (`DynNarrowArray`, one table lookup per call) against the typed array
 //!   (`NarrowArray<uN>`) and the kernel called directly.
-//! - `views/borrowed_65536`: one value at a time over bytes owned elsewhere:
-//!   `ref_get` and `ref_iter` (`NarrowRef`), `mut_set` (`NarrowMut`),
+//! - `views/borrowed_65536`: over bytes owned elsewhere, one value at a
+//!   time: `ref_get` and `ref_iter` (`NarrowRef`), `mut_set` (`NarrowMut`),
 //!   against `array_get` and `array_set` (the same calls on a `NarrowArray`
-//!   of the same values).
+//!   of the same values); and in bulk over bytes one past an 8-byte
+//!   boundary: `ref_sum`, `ref_unpack` (`NarrowRef`) and `mut_pack`
+//!   (`NarrowMut`) against `array_sum`, `array_unpack` and `array_pack`.
 //!
 //! Run: `cargo bench -p bitpack-bench --bench views`, then
 //! `python3 scripts/bench_report.py --section views` rewrites the "Views and
@@ -369,11 +371,38 @@ where
             }
         })
     });
+
+    // The bulk calls over bytes one past an 8-byte boundary (the word
+    // kernels run on the aligned words inside them in place, the few values
+    // around them through a stack buffer), beside the same calls on the
+    // `NarrowArray`.
+    let stream = a.as_bytes();
+    let mut words = vec![0u64; stream.len().div_ceil(8) + 2];
+    let odd = &mut bytemuck::cast_slice_mut::<u64, u8>(&mut words)[1..1 + stream.len()];
+    odd.copy_from_slice(stream);
+    let r = NarrowRef::<T>::from_bytes(odd, N).unwrap();
+    g.bench_function(id("ref_sum"), |b| b.iter(|| black_box(&r).sum()));
+    g.bench_function(id("array_sum"), |b| b.iter(|| black_box(&a).sum()));
+    let mut back = values.clone();
+    g.bench_function(id("ref_unpack"), |b| {
+        b.iter(|| r.unpack_into(black_box(&mut back)).unwrap())
+    });
+    g.bench_function(id("array_unpack"), |b| {
+        b.iter(|| a.unpack_into(black_box(&mut back)).unwrap())
+    });
+    let mut m = NarrowMut::<T>::from_bytes(odd, N).unwrap();
+    g.bench_function(id("mut_pack"), |b| {
+        b.iter(|| m.pack_from(black_box(&values)).unwrap())
+    });
+    g.bench_function(id("array_pack"), |b| {
+        b.iter(|| owned.pack_from(black_box(&values)).unwrap())
+    });
 }
 
 fn borrowed(c: &mut Criterion) {
     let mut g = group(c, "views/borrowed_65536");
     borrowed_width::<u3>(&mut g, 3);
+    borrowed_width::<u4>(&mut g, 4);
     borrowed_width::<u5>(&mut g, 5);
     borrowed_width::<u12>(&mut g, 12);
     g.finish();

@@ -4,7 +4,7 @@
 //! 0..8 with and without trailing zero bytes; writes; and the bad inputs
 //! (short buffers, set padding bits, shapes, unaligned word views).
 
-use arbitrary_int::{u3, u4, u5, u12, u13, u33, u127};
+use arbitrary_int::{u3, u4, u5, u6, u7, u12, u13, u24, u33, u48, u127};
 use bitpack::{
     BitElement, DynNarrowArray, E2M1, Error, LengthOf, NarrowArray, NarrowMut, NarrowRef,
     UnsignedElement,
@@ -316,6 +316,93 @@ fn writes_match_the_owned_array() {
             },
         )
         .unwrap();
+}
+
+/// The bulk calls of a `NarrowMut` and a `NarrowRef` over bytes at `align`
+/// bytes past an 8-byte boundary (`extra` zero bytes after the stream, `0xa5`
+/// around the borrowed bytes): `pack_from`, `sum`, `unpack_into` and `to_vec`
+/// against the bit-by-bit stream and the values. These run the values that
+/// whole aligned words of the bytes hold in place, and those before and
+/// after through a stack buffer, so lengths and alignments vary where those
+/// parts meet.
+fn check_bulk_in_place<T: UnsignedElement + core::fmt::Debug + PartialEq>(
+    vals: &[u128],
+    align: usize,
+    extra: usize,
+) {
+    let vals: Vec<u128> = vals.iter().map(|&v| low_bits(v, T::BITS)).collect();
+    let typed: Vec<T> = vals.iter().map(|&v| value::<T>(v)).collect();
+    let stream = reference_bytes(&vals, T::BITS);
+    let span = align..align + stream.len() + extra;
+    let mut words = vec![0u64; span.end.div_ceil(8) + 1];
+    let buf: &mut [u8] = bytemuck::cast_slice_mut(&mut words);
+    buf.fill(0xa5);
+    buf[span.clone()].fill(0);
+    {
+        let mut m = NarrowMut::<T>::from_bytes(&mut buf[span.clone()], vals.len()).unwrap();
+        m.pack_from(&typed).unwrap();
+    }
+    let ctx = format!(
+        "{} bits, {} values, align {align}, extra {extra}",
+        T::BITS,
+        vals.len()
+    );
+    assert_eq!(&buf[align..align + stream.len()], &stream[..], "{ctx}");
+    assert!(
+        buf[align + stream.len()..span.end].iter().all(|&b| b == 0),
+        "{ctx}"
+    );
+    assert!(buf[..align].iter().all(|&b| b == 0xa5), "{ctx}");
+    assert!(buf[span.end..].iter().all(|&b| b == 0xa5), "{ctx}");
+
+    let r = NarrowRef::<T>::from_bytes(&buf[span], vals.len()).unwrap();
+    assert_eq!(r.sum(), vals.iter().sum::<u128>(), "{ctx}");
+    assert_eq!(r.to_vec(), typed, "{ctx}");
+    let mut out = vec![value::<T>(1); vals.len()];
+    r.unpack_into(&mut out).unwrap();
+    assert_eq!(out, typed, "{ctx}");
+}
+
+macro_rules! bulk_in_place {
+    ($($name:ident => $t:ty;)*) => {$(
+        #[test]
+        fn $name() {
+            runner(40)
+                .run(
+                    &(prop::collection::vec(any::<u128>(), 0..600), 0usize..8, 0usize..12),
+                    |(vals, align, extra)| {
+                        check_bulk_in_place::<$t>(&vals, align, extra);
+                        Ok(())
+                    },
+                )
+                .unwrap();
+            // Several 2 KiB chunks on either side of the in-place words, at
+            // every alignment.
+            let long: Vec<u128> =
+                (0..9_000u128).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (i % 64)).collect();
+            for align in 0..8 {
+                check_bulk_in_place::<$t>(&long, align, align % 3);
+                check_bulk_in_place::<$t>(&long[..long.len() - align - 1], align, 0);
+            }
+        }
+    )*};
+}
+
+bulk_in_place! {
+    bulk_in_place_bool => bool;
+    bulk_in_place_u3 => u3;
+    bulk_in_place_u4 => u4;
+    bulk_in_place_u5 => u5;
+    bulk_in_place_u6 => u6;
+    bulk_in_place_u7 => u7;
+    bulk_in_place_u8 => u8;
+    bulk_in_place_u12 => u12;
+    bulk_in_place_u13 => u13;
+    bulk_in_place_u16 => u16;
+    bulk_in_place_u24 => u24;
+    bulk_in_place_u33 => u33;
+    bulk_in_place_u48 => u48;
+    bulk_in_place_u64 => u64;
 }
 
 #[test]

@@ -30,8 +30,10 @@ use crate::{BitElement, Error, Layout, Result, Unsigned};
 /// [`decode`](Self::decode) (float formats) and
 /// [`reinterpret`](Self::reinterpret). Nothing is copied by `get`, `iter`,
 /// `sum`, `decode`, `unpack_into` or `reinterpret`: the bulk paths run the
-/// same kernels as `NarrowArray`, through a 2 KiB stack buffer when the bytes
-/// are not 8-byte aligned.
+/// same kernels as `NarrowArray`, on the bytes in place. Where the bytes do
+/// not start on an 8-byte boundary, the kernels read the aligned words
+/// inside them in place and the few values before and after those through a
+/// 2 KiB stack buffer.
 ///
 /// Views ([`View`]) read 64-bit words. They borrow the bytes directly when
 /// the buffer starts on an 8-byte boundary and covers whole words (the
@@ -455,8 +457,9 @@ impl<'a, T: BitElement> NarrowRef<'a, T> {
 
 impl<T: UnsignedElement> NarrowRef<'_, T> {
     /// The exact sum of the values, read in place by the kernels of
-    /// [`NarrowArray::sum`] (through a stack buffer where the bytes are not
-    /// 8-byte aligned whole words). With the `rayon` feature a large sum
+    /// [`NarrowArray::sum`] (where the bytes are not 8-byte aligned whole
+    /// words, the aligned words inside them in place and the values around
+    /// those through a stack buffer). With the `rayon` feature a large sum
     /// splits across threads, as [`NarrowArray::sum`] does.
     ///
     /// # Examples

@@ -1,10 +1,12 @@
 //! The dense byte stream: the checks of bytes handed in
 //! ([`check_stream`]), their copy into words ([`stream_to_words`],
 //! [`words_from_stream`]), one value at a stream bit of bytes
-//! ([`read_bits`], [`write_bits`]) and the chunked walks that run the word
-//! kernels over bytes of any alignment ([`for_each_chunk`],
-//! [`unpack_from_bytes`], [`sum_from_bytes`], [`pack_into_bytes`]; the
-//! last three split across threads with the `rayon` feature).
+//! ([`read_bits`], [`write_bits`]) and the walks that run the word kernels
+//! over bytes of any alignment ([`for_each_chunk`], [`unpack_from_bytes`],
+//! [`sum_from_bytes`], [`pack_into_bytes`]; the last three split across
+//! threads with the `rayon` feature): on the aligned words inside the bytes
+//! in place ([`interior`]), on the values before and after those through a
+//! 2 KiB stack buffer.
 //!
 //! Every container's `from_bytes`, [`NarrowRef`](super::NarrowRef),
 //! [`NarrowMut`](super::NarrowMut) and DLPack's import read bytes through
@@ -147,22 +149,104 @@ fn for_each_piece<T: BitElement>(
     }
 }
 
+/// The in-place part of the dense stream of `len` values of `bits` bits in
+/// the `avail` bytes from address `addr`, as `(byte, first, count)`: from
+/// `byte`, the first byte at an 8-byte aligned address where a value
+/// (`first`) starts, the `count` values that whole words of the bytes hold,
+/// cut so that the values after them start on a byte (or are none). `None`
+/// where no such byte exists (a width of a multiple of 16 bits whose values
+/// never start at an aligned address of these bytes) or no value fits.
+///
+/// The word kernels read and write those values in place, as words borrowed
+/// from the bytes (stored words are the stream's little-endian bytes on
+/// every target), where a copy through a stack buffer would cost a second
+/// pass over them.
+fn interior(addr: usize, avail: usize, bits: u32, len: usize) -> Option<(usize, usize, usize)> {
+    let bits = bits as usize;
+    // Byte `b` starts a value when `8 b` is a multiple of `bits`; over the
+    // aligned bytes `b + 8 j` that repeats with period `bits` in `j`.
+    let mut byte = addr.wrapping_neg() % 8;
+    let mut tries = bits;
+    while !(8 * byte).is_multiple_of(bits) {
+        tries -= 1;
+        if tries == 0 {
+            return None;
+        }
+        byte += 8;
+    }
+    let first = 8 * byte / bits;
+    if first >= len || byte >= avail {
+        return None;
+    }
+    let mut count = (len - first).min((avail - byte) / 8 * 64 / bits);
+    if count < len - first {
+        // Values `first + c` start on a byte where `c * bits` is a multiple
+        // of 8.
+        let period = 8 >> (bits.trailing_zeros().min(3));
+        count -= count % period;
+    }
+    (count > 0).then_some((byte, first, count))
+}
+
 /// Calls `f(words, first, count)` for consecutive pieces of the stream of
-/// `len` values in `bytes`, each copied into a 2 KiB stack buffer of words
-/// (starting at a value and a byte boundary), so the word kernels can run
-/// over bytes of any alignment.
+/// `len` values in `bytes`, each starting at a value and a byte boundary (so
+/// the word kernels can run over bytes of any alignment): the values that
+/// whole aligned words of `bytes` hold as one piece borrowed in place
+/// ([`interior`]), those before and after it each copied into a 2 KiB stack
+/// buffer of words.
 pub(crate) fn for_each_chunk<T: BitElement>(
     bytes: &[u8],
     len: usize,
     mut f: impl FnMut(&[u64], usize, usize),
 ) {
-    let mut buf = [0u64; CHUNK_WORDS];
-    for_each_piece::<T>(len, |first, count, span| {
-        let span = span.start..span.end.min(bytes.len());
-        let words = span.len().div_ceil(8);
-        bits::bytes_to_words(&bytes[span], &mut buf[..words]);
-        f(&buf[..words], first, count);
+    let bits = T::BITS as usize;
+    match interior(bytes.as_ptr().addr(), bytes.len(), T::BITS, len) {
+        Some((byte, first, count)) => {
+            copied_chunks::<T>(bytes, first, &mut f);
+            let words = bits::words_for_bits(count * bits);
+            // `byte` is at an 8-byte aligned address (`interior`), so the
+            // cast cannot fail.
+            f(
+                bytemuck::cast_slice(&bytes[byte..byte + 8 * words]),
+                first,
+                count,
+            );
+            let next = first + count;
+            copied_chunks::<T>(&bytes[next * bits / 8..], len - next, |w, i, c| {
+                f(w, next + i, c)
+            });
+        }
+        None => copied_chunks::<T>(bytes, len, f),
+    }
+}
+
+/// [`for_each_chunk`] with every piece copied into the stack buffer.
+fn copied_chunks<T: BitElement>(bytes: &[u8], len: usize, mut f: impl FnMut(&[u64], usize, usize)) {
+    with_buffer::<T>(len, |buf| {
+        for_each_piece::<T>(len, |first, count, span| {
+            let span = span.start..span.end.min(bytes.len());
+            let words = span.len().div_ceil(8);
+            bits::bytes_to_words(&bytes[span], &mut buf[..words]);
+            f(&buf[..words], first, count);
+        });
     });
+}
+
+/// Words of the small stack buffer (256 bytes) that [`with_buffer`] takes
+/// for a few values.
+const SMALL_WORDS: usize = 32;
+
+/// Runs `f` with a zeroed stack buffer for the pieces of `len` values of
+/// `T` ([`for_each_piece`]): nothing for no values, [`SMALL_WORDS`] where
+/// the whole stream fits them (the few values around the in-place words of
+/// [`interior`]), else `CHUNK_WORDS`, so that those values do not cost a
+/// 2 KiB buffer's zeroing each.
+fn with_buffer<T: BitElement>(len: usize, f: impl FnOnce(&mut [u64])) {
+    match bits::words_for_bits(len * T::BITS as usize) {
+        0 => {}
+        w if w <= SMALL_WORDS => f(&mut [0u64; SMALL_WORDS]),
+        _ => f(&mut [0u64; CHUNK_WORDS]),
+    }
 }
 
 /// The byte of a dense stream where the values from `start` begin, for a
@@ -237,14 +321,78 @@ pub(crate) fn pack_into_bytes<T: BitElement>(src: &[T], bytes: &mut [u8]) {
 }
 
 /// [`pack_into_bytes`] on one thread: `src` over the stream from byte 0 of
-/// `bytes`.
+/// `bytes`, the values that whole aligned words of `bytes` hold packed in
+/// place ([`interior`]; a pack changes only its values' bits), those before
+/// and after them through the stack buffer.
 fn pack_piece<T: BitElement>(src: &[T], bytes: &mut [u8]) {
-    let mut buf = [0u64; CHUNK_WORDS];
-    for_each_piece::<T>(src.len(), |first, count, span| {
-        let words = span.len().div_ceil(8);
-        buf[..words].fill(0);
-        super::bulk::pack(&src[first..first + count], &mut buf[..words], 0);
-        let n = span.len();
-        bytes[span].copy_from_slice(&bits::word_bytes(&buf[..words])[..n]);
+    let bits = T::BITS as usize;
+    match interior(bytes.as_ptr().addr(), bytes.len(), T::BITS, src.len()) {
+        Some((byte, first, count)) => {
+            pack_copied(&src[..first], bytes);
+            let words = bits::words_for_bits(count * bits);
+            // `byte` is at an 8-byte aligned address (`interior`), so the
+            // cast cannot fail.
+            let words = bytemuck::cast_slice_mut(&mut bytes[byte..byte + 8 * words]);
+            super::bulk::pack(&src[first..first + count], words, 0);
+            let next = first + count;
+            pack_copied(&src[next..], &mut bytes[next * bits / 8..]);
+        }
+        None => pack_copied(src, bytes),
+    }
+}
+
+/// [`pack_piece`] with every value packed through the stack buffer.
+fn pack_copied<T: BitElement>(src: &[T], bytes: &mut [u8]) {
+    with_buffer::<T>(src.len(), |buf| {
+        for_each_piece::<T>(src.len(), |first, count, span| {
+            let words = span.len().div_ceil(8);
+            buf[..words].fill(0);
+            super::bulk::pack(&src[first..first + count], &mut buf[..words], 0);
+            let n = span.len();
+            bytes[span].copy_from_slice(&bits::word_bytes(&buf[..words])[..n]);
+        });
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::interior;
+
+    /// [`interior`] against a search of every byte and count: the first
+    /// byte at an aligned address where a value starts, and the most values
+    /// from there whose words fit the bytes and after which the rest starts
+    /// on a byte.
+    #[test]
+    fn interior_is_the_first_aligned_value_and_the_most_whole_words() {
+        for bits in 1..=128u32 {
+            let b = bits as usize;
+            for addr in 0..8usize {
+                for avail in [0usize, 1, 7, 8, 9, 15, 16, 17, 40, 100, 257, 1000] {
+                    let stream = |len: usize| (len * b).div_ceil(8);
+                    for len in [0usize, 1, 2, 7, 8, 9, 63, 64, 65, 200, 513, 1000] {
+                        if stream(len) > avail {
+                            continue;
+                        }
+                        let want = (0..avail)
+                            .find(|&k| (addr + k).is_multiple_of(8) && (8 * k).is_multiple_of(b))
+                            .and_then(|byte| {
+                                let first = 8 * byte / b;
+                                let count = (1..=len.saturating_sub(first))
+                                    .filter(|&c| {
+                                        byte + 8 * (c * b).div_ceil(64) <= avail
+                                            && (first + c == len || (c * b).is_multiple_of(8))
+                                    })
+                                    .max()?;
+                                Some((byte, first, count))
+                            });
+                        assert_eq!(
+                            interior(addr, avail, bits, len),
+                            want,
+                            "{bits} bits, address {addr}, {avail} bytes, {len} values"
+                        );
+                    }
+                }
+            }
+        }
+    }
 }
