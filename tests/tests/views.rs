@@ -78,6 +78,14 @@ fn check_reads<T: UnsignedElement + PartialEq + Debug, L: Packing>(
         expected
     );
     assert_eq!(v.iter().len(), expected.len());
+    // Into a slice over other values: contiguous runs come straight from
+    // the width's kernel, strided ones through the chunked gather.
+    let mut out = vec![T::from_raw_bits(bitpack::Unsigned::from_u128_truncate(1)); expected.len()];
+    v.unpack_into(&mut out).unwrap();
+    assert_eq!(
+        out.iter().map(|&x| raw(x) as u64).collect::<Vec<_>>(),
+        expected
+    );
     for (c, &e) in coords(shape).iter().zip(&expected) {
         assert_eq!(v.get(c).map(|x| raw(x) as u64), Some(e), "get({c:?})");
     }
@@ -544,6 +552,34 @@ fn assign_within_copies_first<T: UnsignedElement + PartialEq + Debug, L: Packing
 }
 
 test_widths!(assign_within_copies_first);
+
+/// Views whose runs are longer than the 256-value chunks of the bulk reads:
+/// contiguous (read straight by the width's kernel), strided, backwards and
+/// a column, from roots at every shift, against the reference.
+fn long_runs<T: UnsignedElement + PartialEq + Debug, L: Packing>() {
+    let root: Vec<u64> = (0..2100u64)
+        .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 5)
+        .collect();
+    for &shift in &SHIFTS {
+        let vals = root_values(shift, &root, T::BITS);
+        let a = array::<T, L>(&vals);
+        let s = shift as isize;
+        let descriptors: [(&[usize], &[isize], isize); 6] = [
+            (&[2000], &[1], s + 3),
+            (&[700], &[3], s),
+            (&[1000], &[-1], s + 1500),
+            (&[600, 3], &[3, 1], s + 1),
+            (&[3, 600], &[1, 3], s + 2),
+            (&[2, 900], &[1000, 1], s + 50),
+        ];
+        for (shape, strides, offset) in descriptors {
+            let v = a.view_strided(shape, strides, offset).unwrap();
+            check_reads(&v, &vals, (shape, strides, offset));
+        }
+    }
+}
+
+test_widths!(long_runs);
 
 /// The scalar, empty and 64-d cases, and descriptors that must be rejected.
 fn edge_cases<T: UnsignedElement + PartialEq + Debug, L: Packing>() {

@@ -239,6 +239,28 @@ pub(crate) fn unpack<U: Unsigned>(
     gather(aligned, bits, words, first, 1, out);
 }
 
+/// Unpacks the raw values at `first..first + out.len()` into `out` through
+/// `from`, straight from the width's kernel, where the kernels read this
+/// stream in place (a dense run, or word-aligned at a width where that is
+/// the same, on a little-endian target); `false`, with nothing written,
+/// where they do not.
+pub(crate) fn unpack_mapped<T, U: Unsigned>(
+    aligned: bool,
+    bits: u32,
+    words: &[u64],
+    first: usize,
+    out: &mut [T],
+    from: impl Fn(U) -> T,
+) -> bool {
+    if (aligned && !same_as_dense(bits)) || !KERNEL_WORDS {
+        return false;
+    }
+    if !out.is_empty() {
+        crate::kernels::unpack_map(bits, words, first, out, from);
+    }
+    true
+}
+
 /// Packs `src` (the low `bits` bits of each, `bits` at most `U::BITS`) at
 /// `first..first + src.len()`; other values are unchanged.
 pub(crate) fn pack<U: Unsigned>(

@@ -322,13 +322,35 @@ impl<'a, T: BitElement, L: Packing> View<'a, T, L> {
     /// [`unpack_into`](Self::unpack_into) on one thread, `dst` of the
     /// view's length.
     fn unpack_piece(&self, dst: &mut [T]) {
+        let mut buf = [T::Raw::ZERO; CHUNK];
         let mut at = 0;
-        self.gather(|raws| {
-            for (o, &r) in dst[at..at + raws.len()].iter_mut().zip(raws) {
-                *o = T::from_raw_bits(r);
+        for (start, stride, count) in self.layout.runs() {
+            let out = &mut dst[at..at + count];
+            at += count;
+            // A contiguous run straight from the width's kernel.
+            if stride == 1
+                && stream::unpack_mapped(
+                    L::WORD_ALIGNED,
+                    self.bits,
+                    self.words,
+                    start,
+                    out,
+                    T::from_raw_bits,
+                )
+            {
+                continue;
             }
-            at += raws.len();
-        });
+            let mut first = start;
+            for out in out.chunks_mut(CHUNK) {
+                let raws = &mut buf[..out.len()];
+                stream::gather(L::WORD_ALIGNED, self.bits, self.words, first, stride, raws);
+                for (o, &r) in out.iter_mut().zip(raws.iter()) {
+                    *o = T::from_raw_bits(r);
+                }
+                // Inside the run, so inside the validated extent.
+                first = first.wrapping_add_signed(out.len() as isize * stride);
+            }
+        }
     }
 
     /// Packs the view's values, in logical order, at indices `0..len` of a
