@@ -2,7 +2,8 @@
 //! inputs checked against a bit-at-a-time reference: typed views,
 //! zero-copy reinterpret, `NArray` checked casts, the word-aligned layout
 //! (whose bulk paths use BMI2 and AVX2 where the build enables them),
-//! strided views and the float formats' bulk paths.
+//! strided views, the float formats' bulk paths, and the bulk calls of
+//! `NarrowRef`/`NarrowMut`, whose kernels run on the caller's bytes in place.
 //!
 //! Cheap enough for Miri, which `.ci/run` runs them under with the x86 SIMD
 //! features enabled, and on big-endian s390x; no proptest, no file system.
@@ -151,6 +152,21 @@ fn strided_views_read_and_write_through_the_stream() {
     );
     let broadcast = a.view_strided(&[3, 5], &[0, 1], 2).unwrap();
     assert_eq!(broadcast.sum(), 3 * (3 + 4 + 5 + 6 + 7));
+    // Unpacked: contiguous rows straight from the width's kernel (on a
+    // little-endian target), strided ones through the gather.
+    let mut out = vec![u5::new(0); 15];
+    broadcast.unpack_into(&mut out).unwrap();
+    assert_eq!(out, [&values[2..7], &values[2..7], &values[2..7]].concat());
+    let mut out = vec![u5::new(0); 24];
+    v.unpack_into(&mut out).unwrap();
+    assert_eq!(out, v.to_vec());
+    let rows = a.view().slice(1, 1..6).unwrap();
+    let mut out = vec![u5::new(0); 20];
+    rows.unpack_into(&mut out).unwrap();
+    let want: Vec<u5> = (0..4)
+        .flat_map(|r| values[r * 6 + 1..r * 6 + 6].to_vec())
+        .collect();
+    assert_eq!(out, want);
     // Overlapping assignment, as if the source were copied first.
     let mut model: Vec<u5> = values.clone();
     let dst = Layout::new(&[10], &[1], 1, 24).unwrap();
@@ -280,4 +296,51 @@ fn dlpack_round_trips_free_everything_and_read_in_bounds() {
     assert!(t.to_narrow_array::<Greedy>().is_err());
     assert!(t.to_narrow_array::<u8>().is_err());
     assert!(t.to_narrow_array_within::<u8>(64).is_err());
+}
+
+/// `NarrowRef::sum`, `unpack_into` and `NarrowMut::pack_from` over bytes at
+/// every alignment: the word kernels read and write the aligned words inside
+/// the caller's bytes in place (the SIMD kernels' loads and stores stay
+/// inside them), the values around those through a stack buffer; and the
+/// stream's bytes as words on either byte order.
+#[test]
+fn borrowed_bytes_in_place_at_every_alignment() {
+    use bitpack::{NarrowMut, NarrowRef};
+    fn check<T: bitpack::UnsignedElement + PartialEq + core::fmt::Debug>(n: usize) {
+        let w = T::BITS as usize;
+        let mut stream = bytes((n * w).div_ceil(8), n as u64 + 7);
+        if !(n * w).is_multiple_of(8) {
+            let last = stream.len() - 1;
+            stream[last] &= (1u8 << ((n * w) % 8)) - 1;
+        }
+        let vals: Vec<u128> = (0..n).map(|i| ref_get(&stream, i, w)).collect();
+        let typed: Vec<T> = vals
+            .iter()
+            .map(|&v| T::from_raw_bits(bitpack::Unsigned::from_u128_truncate(v)))
+            .collect();
+        for align in 0..8 {
+            let mut buf = vec![0u64; (align + stream.len()).div_ceil(8) + 1];
+            let all: &mut [u8] = bytemuck::cast_slice_mut(&mut buf);
+            let span = align..align + stream.len();
+            {
+                let mut m = NarrowMut::<T>::from_bytes(&mut all[span.clone()], n).unwrap();
+                m.pack_from(&typed).unwrap();
+            }
+            assert_eq!(&all[span.clone()], &stream[..], "{w} bits, align {align}");
+            let r = NarrowRef::<T>::from_bytes(&all[span], n).unwrap();
+            assert_eq!(
+                r.sum(),
+                vals.iter().sum::<u128>(),
+                "{w} bits, align {align}"
+            );
+            let mut out = typed.clone();
+            out.reverse();
+            r.unpack_into(&mut out).unwrap();
+            assert_eq!(out, typed, "{w} bits, align {align}");
+        }
+    }
+    check::<u4>(300);
+    check::<u5>(300);
+    check::<u20>(90);
+    check::<u16>(70);
 }
