@@ -33,7 +33,7 @@ use crate::{BitElement, Error, Layout, Result, Unsigned};
 /// same kernels as `NarrowArray`, on the bytes in place. Where the bytes do
 /// not start on an 8-byte boundary, the kernels read the aligned words
 /// inside them in place and the few values before and after those through a
-/// 2 KiB stack buffer.
+/// small stack buffer.
 ///
 /// Views ([`View`]) read 64-bit words. They borrow the bytes directly when
 /// the buffer starts on an 8-byte boundary and covers whole words (the

@@ -6,7 +6,7 @@
 //! [`sum_from_bytes`], [`pack_into_bytes`]; the last three split across
 //! threads with the `rayon` feature): on the aligned words inside the bytes
 //! in place ([`interior`]), on the values before and after those through a
-//! 2 KiB stack buffer.
+//! stack buffer ([`with_buffer`]).
 //!
 //! Every container's `from_bytes`, [`NarrowRef`](super::NarrowRef),
 //! [`NarrowMut`](super::NarrowMut) and DLPack's import read bytes through
@@ -192,8 +192,8 @@ fn interior(addr: usize, avail: usize, bits: u32, len: usize) -> Option<(usize, 
 /// `len` values in `bytes`, each starting at a value and a byte boundary (so
 /// the word kernels can run over bytes of any alignment): the values that
 /// whole aligned words of `bytes` hold as one piece borrowed in place
-/// ([`interior`]), those before and after it each copied into a 2 KiB stack
-/// buffer of words.
+/// ([`interior`]), those before and after it copied into a stack buffer of
+/// words ([`with_buffer`]).
 pub(crate) fn for_each_chunk<T: BitElement>(
     bytes: &[u8],
     len: usize,
