@@ -388,6 +388,42 @@ macro_rules! bulk_in_place {
     )*};
 }
 
+/// The same for 127-bit values (no sum): each value starts at a different
+/// bit of a byte, the in-place words begin up to 127 bytes in.
+#[test]
+fn bulk_in_place_u127() {
+    let vals: Vec<u128> = (0..300u128)
+        .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c835))
+        .collect();
+    for align in 0..8 {
+        for n in [0, 1, 9, 64, 65, 150, 300] {
+            let vals: Vec<u128> = vals[..n].iter().map(|&v| low_bits(v, 127)).collect();
+            let typed: Vec<u127> = vals.iter().map(|&v| value::<u127>(v)).collect();
+            let stream = reference_bytes(&vals, 127);
+            let mut words = vec![0u64; (align + stream.len()).div_ceil(8) + 1];
+            let buf: &mut [u8] = bytemuck::cast_slice_mut(&mut words);
+            buf.fill(0xa5);
+            let span = align..align + stream.len();
+            buf[span.clone()].fill(0);
+            NarrowMut::<u127>::from_bytes(&mut buf[span.clone()], n)
+                .unwrap()
+                .pack_from(&typed)
+                .unwrap();
+            assert_eq!(&buf[span.clone()], &stream[..], "{n} values, align {align}");
+            assert!(
+                buf[..align]
+                    .iter()
+                    .chain(&buf[span.end..])
+                    .all(|&b| b == 0xa5)
+            );
+            let r = NarrowRef::<u127>::from_bytes(&buf[span], n).unwrap();
+            let mut out = vec![value::<u127>(1); n];
+            r.unpack_into(&mut out).unwrap();
+            assert_eq!(out, typed, "{n} values, align {align}");
+        }
+    }
+}
+
 bulk_in_place! {
     bulk_in_place_bool => bool;
     bulk_in_place_u3 => u3;
