@@ -273,8 +273,10 @@ impl<'a, T: BitElement, L: Packing> View<'a, T, L> {
     /// Unpacks the elements, in logical order, into `dst`, which must have
     /// the view's length: [`to_vec`](Self::to_vec) into a buffer the
     /// caller already has (a large new `Vec` costs its first touch of
-    /// memory on top of the copy). With the `rayon` feature a large copy
-    /// splits across threads along axis 0.
+    /// memory on top of the copy). Each contiguous run of the view (a row
+    /// of a slice, say) is unpacked by the width's kernel straight into
+    /// `dst`. With the `rayon` feature a large copy splits across threads
+    /// along axis 0.
     ///
     /// # Errors
     ///
