@@ -1,8 +1,10 @@
 //! `NarrowRef` and `NarrowMut` (packed arrays borrowed over bytes) against
 //! `NarrowArray` on the same bytes and a bit-by-bit reference: every read at
 //! widths 1..=8, 12, 13, 33, 64 and 127, bytes starting at every alignment
-//! 0..8 with and without trailing zero bytes; writes; and the bad inputs
-//! (short buffers, set padding bits, shapes, unaligned word views).
+//! 0..8 with and without trailing zero bytes; writes; the bulk calls
+//! (`pack_from`, `sum`, `unpack_into`), which run on the aligned words
+//! inside the bytes in place, at 15 widths and every alignment; and the bad
+//! inputs (short buffers, set padding bits, shapes, unaligned word views).
 
 use arbitrary_int::{u3, u4, u5, u6, u7, u12, u13, u24, u33, u48, u127};
 use bitpack::{
