@@ -118,13 +118,23 @@ pub(super) fn index_range(layout: &Layout) -> Option<(usize, usize)> {
 #[inline]
 pub(super) fn for_each_chunk(layout: &Layout, mut f: impl FnMut(usize, isize, usize)) {
     for (start, stride, count) in layout.runs() {
-        let mut k = 0;
-        while k < count {
-            let n = (count - k).min(CHUNK);
-            // Inside the run, so inside the validated extent.
-            f(start.wrapping_add_signed(k as isize * stride), stride, n);
-            k += n;
-        }
+        run_chunks((start, stride, count), &mut f);
+    }
+}
+
+/// Calls `f(start, stride, n)` for the chunks of at most [`CHUNK`] values of
+/// the one run of `count` values from `start` by `stride`, in order.
+#[inline]
+pub(super) fn run_chunks(
+    (start, stride, count): (usize, isize, usize),
+    mut f: impl FnMut(usize, isize, usize),
+) {
+    let mut k = 0;
+    while k < count {
+        let n = (count - k).min(CHUNK);
+        // Inside the run, so inside the validated extent.
+        f(start.wrapping_add_signed(k as isize * stride), stride, n);
+        k += n;
     }
 }
 

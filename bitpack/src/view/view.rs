@@ -7,7 +7,7 @@ use core::marker::PhantomData;
 use core::ops::Range;
 
 use super::ViewIter;
-use super::strided::{CHUNK, for_each_chunk, from_raw, raw_at, try_zeroed_vec};
+use super::strided::{CHUNK, for_each_chunk, from_raw, raw_at, run_chunks, try_zeroed_vec};
 use crate::kernels::stream;
 use crate::reduce::{self, UnsignedElement};
 use crate::shape::{Dense, Layout, Packing, shape_accessors};
@@ -342,16 +342,15 @@ impl<'a, T: BitElement, L: Packing> View<'a, T, L> {
             {
                 continue;
             }
-            let mut first = start;
-            for out in out.chunks_mut(CHUNK) {
-                let raws = &mut buf[..out.len()];
+            let mut k = 0;
+            run_chunks((start, stride, count), |first, stride, n| {
+                let raws = &mut buf[..n];
                 stream::gather(L::WORD_ALIGNED, self.bits, self.words, first, stride, raws);
-                for (o, &r) in out.iter_mut().zip(raws.iter()) {
+                for (o, &r) in out[k..k + n].iter_mut().zip(raws.iter()) {
                     *o = T::from_raw_bits(r);
                 }
-                // Inside the run, so inside the validated extent.
-                first = first.wrapping_add_signed(out.len() as isize * stride);
-            }
+                k += n;
+            });
         }
     }
 
@@ -366,8 +365,9 @@ impl<'a, T: BitElement, L: Packing> View<'a, T, L> {
     }
 
     /// Hands `f` the view's raw values in logical order, a chunk of at most
-    /// [`CHUNK`] at a time: the one walk of `try_to_vec`, `unpack_into` and
-    /// `pack_into`.
+    /// [`CHUNK`] at a time: the one walk of `try_to_vec` and `pack_into`
+    /// (`unpack_into` walks the runs itself, its contiguous ones straight
+    /// through the width's kernel).
     fn gather(&self, mut f: impl FnMut(&[T::Raw])) {
         let mut buf = [T::Raw::ZERO; CHUNK];
         for_each_chunk(&self.layout, |start, stride, n| {
