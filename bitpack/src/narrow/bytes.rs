@@ -149,19 +149,31 @@ fn for_each_piece<T: BitElement>(
     }
 }
 
+/// The in-place part of a dense stream found by [`interior`]: values
+/// `first..first + count`, in the whole words of bytes `words` (starting at
+/// an 8-byte aligned address), the values after them starting at byte
+/// `rest`.
+#[derive(Debug, PartialEq)]
+struct Interior {
+    first: usize,
+    count: usize,
+    words: core::ops::Range<usize>,
+    rest: usize,
+}
+
 /// The in-place part of the dense stream of `len` values of `bits` bits in
-/// the `avail` bytes from address `addr`, as `(byte, first, count)`: from
-/// `byte`, the first byte at an 8-byte aligned address where a value
-/// (`first`) starts, the `count` values that whole words of the bytes hold,
-/// cut so that the values after them start on a byte (or are none). `None`
-/// where no such byte exists (a width of a multiple of 16 bits whose values
-/// never start at an aligned address of these bytes) or no value fits.
+/// the `avail` bytes from address `addr`: from the first byte at an 8-byte
+/// aligned address where a value starts, the values that whole words of the
+/// bytes hold, cut so that the values after them start on a byte (or are
+/// none). `None` where no such byte exists (a width of a multiple of 16
+/// bits whose values never start at an aligned address of these bytes) or
+/// no value fits.
 ///
 /// The word kernels read and write those values in place, as words borrowed
 /// from the bytes (stored words are the stream's little-endian bytes on
 /// every target), where a copy through a stack buffer would cost a second
 /// pass over them.
-fn interior(addr: usize, avail: usize, bits: u32, len: usize) -> Option<(usize, usize, usize)> {
+fn interior(addr: usize, avail: usize, bits: u32, len: usize) -> Option<Interior> {
     let bits = bits as usize;
     // Byte `b` starts a value when `8 b` is a multiple of `bits`; over the
     // aligned bytes `b + 8 j` that repeats with period `bits` in `j`.
@@ -185,7 +197,12 @@ fn interior(addr: usize, avail: usize, bits: u32, len: usize) -> Option<(usize, 
         let period = 8 >> (bits.trailing_zeros().min(3));
         count -= count % period;
     }
-    (count > 0).then_some((byte, first, count))
+    (count > 0).then(|| Interior {
+        first,
+        count,
+        words: byte..byte + 8 * bits::words_for_bits(count * bits),
+        rest: (first + count) * bits / 8,
+    })
 }
 
 /// Calls `f(words, first, count)` for consecutive pieces of the stream of
@@ -199,22 +216,19 @@ pub(crate) fn for_each_chunk<T: BitElement>(
     len: usize,
     mut f: impl FnMut(&[u64], usize, usize),
 ) {
-    let bits = T::BITS as usize;
     match interior(bytes.as_ptr().addr(), bytes.len(), T::BITS, len) {
-        Some((byte, first, count)) => {
+        Some(Interior {
+            first,
+            count,
+            words,
+            rest,
+        }) => {
             copied_chunks::<T>(bytes, first, &mut f);
-            let words = bits::words_for_bits(count * bits);
-            // `byte` is at an 8-byte aligned address (`interior`), so the
-            // cast cannot fail.
-            f(
-                bytemuck::cast_slice(&bytes[byte..byte + 8 * words]),
-                first,
-                count,
-            );
+            // `words` starts at an 8-byte aligned address (`interior`), so
+            // the cast cannot fail.
+            f(bytemuck::cast_slice(&bytes[words]), first, count);
             let next = first + count;
-            copied_chunks::<T>(&bytes[next * bits / 8..], len - next, |w, i, c| {
-                f(w, next + i, c)
-            });
+            copied_chunks::<T>(&bytes[rest..], len - next, |w, i, c| f(w, next + i, c));
         }
         None => copied_chunks::<T>(bytes, len, f),
     }
@@ -325,17 +339,19 @@ pub(crate) fn pack_into_bytes<T: BitElement>(src: &[T], bytes: &mut [u8]) {
 /// place ([`interior`]; a pack changes only its values' bits), those before
 /// and after them through the stack buffer.
 fn pack_piece<T: BitElement>(src: &[T], bytes: &mut [u8]) {
-    let bits = T::BITS as usize;
     match interior(bytes.as_ptr().addr(), bytes.len(), T::BITS, src.len()) {
-        Some((byte, first, count)) => {
+        Some(Interior {
+            first,
+            count,
+            words,
+            rest,
+        }) => {
             pack_copied(&src[..first], bytes);
-            let words = bits::words_for_bits(count * bits);
-            // `byte` is at an 8-byte aligned address (`interior`), so the
-            // cast cannot fail.
-            let words = bytemuck::cast_slice_mut(&mut bytes[byte..byte + 8 * words]);
+            // `words` starts at an 8-byte aligned address (`interior`), so
+            // the cast cannot fail.
+            let words = bytemuck::cast_slice_mut(&mut bytes[words]);
             super::bulk::pack(&src[first..first + count], words, 0);
-            let next = first + count;
-            pack_copied(&src[next..], &mut bytes[next * bits / 8..]);
+            pack_copied(&src[first + count..], &mut bytes[rest..]);
         }
         None => pack_copied(src, bytes),
     }
@@ -356,7 +372,7 @@ fn pack_copied<T: BitElement>(src: &[T], bytes: &mut [u8]) {
 
 #[cfg(test)]
 mod tests {
-    use super::interior;
+    use super::{Interior, interior};
 
     /// [`interior`] against a search of every byte and count: the first
     /// byte at an aligned address where a value starts, and the most values
@@ -383,7 +399,12 @@ mod tests {
                                             && (first + c == len || (c * b).is_multiple_of(8))
                                     })
                                     .max()?;
-                                Some((byte, first, count))
+                                Some(Interior {
+                                    first,
+                                    count,
+                                    words: byte..byte + 8 * (count * b).div_ceil(64),
+                                    rest: (first + count) * b / 8,
+                                })
                             });
                         assert_eq!(
                             interior(addr, avail, bits, len),
